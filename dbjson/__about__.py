@@ -1,0 +1,2 @@
+__version__ = "0.1.0"
+FORMAT_VERSION = "1.0"

@@ -1,0 +1,59 @@
+"""dbjson: move whole relational databases between MySQL, MariaDB, PostgreSQL and SQLite through
+an open JSON format.
+
+The library API mirrors the CLI:
+
+* :func:`reflect` (``schema-dump``) → :class:`Database`
+* :func:`to_ddl` (``schema-load``) → :class:`DdlPlan`
+* :func:`export_database` (``export``), :func:`import_database` (``import``), :func:`verify`
+* :func:`validate` checks a document against the JSON Schemas.
+
+The library never prints and never exits; every error is a :class:`DbjsonError`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .__about__ import FORMAT_VERSION, __version__
+from .errors import (
+    ApplyError,
+    Cancelled,
+    ConnectionFailed,
+    DataError,
+    DbjsonError,
+    DocumentError,
+    TranslationError,
+    UnsupportedError,
+    UsageError,
+    VerifyError,
+)
+from .model import Database
+from .reflect import reflect
+from .validate import Problem, validate
+
+_LAZY = {
+    "to_ddl": ("dbjson.ddl", "to_ddl"),
+    "apply_ddl": ("dbjson.ddl", "apply_ddl"),
+    "DdlPlan": ("dbjson.ddl", "DdlPlan"),
+    "export_database": ("dbjson.export", "export_database"),
+    "import_database": ("dbjson.importer", "import_database"),
+    "verify": ("dbjson.verify", "verify"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        mod, attr = _LAZY[name]
+        return getattr(importlib.import_module(mod), attr)
+    raise AttributeError(name)
+
+
+__all__ = [
+    "__version__", "FORMAT_VERSION", "Database", "reflect", "validate", "Problem",
+    "to_ddl", "apply_ddl", "DdlPlan", "export_database", "import_database", "verify",
+    "DbjsonError", "UsageError", "ConnectionFailed", "DocumentError", "TranslationError", "DataError",
+    "VerifyError", "ApplyError", "Cancelled", "UnsupportedError",
+]

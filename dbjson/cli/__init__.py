@@ -1,0 +1,16 @@
+"""The ``dbjson`` command line: a thin layer over the library.
+
+Each command parses its arguments, calls one library function, and renders the events and the
+report that come back. Errors from the library are printed on stderr (never a traceback, never a
+password) and turned into the documented exit codes (docs/cli.md).
+"""
+
+from __future__ import annotations
+
+from .common import app, main
+
+# Command modules register themselves on ``app``.
+from . import schema as _schema  # noqa: E402,F401
+from . import data as _data  # noqa: E402,F401
+
+__all__ = ["app", "main"]

@@ -1,0 +1,87 @@
+"""Shared CLI plumbing: the typer app, consoles, error rendering, exit codes."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from ..__about__ import __version__
+from ..connect import mask_text
+from ..errors import DbjsonError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+app = typer.Typer(
+    name="dbjson",
+    help="Move whole databases between MySQL, MariaDB, PostgreSQL and SQLite through an open JSON format.",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def stderr_console() -> Console:
+    no_color = bool(os.environ.get("NO_COLOR"))
+    return Console(stderr=True, no_color=no_color, highlight=False, soft_wrap=True)
+
+
+def stdout_console() -> Console:
+    no_color = bool(os.environ.get("NO_COLOR"))
+    return Console(no_color=no_color, highlight=False, soft_wrap=True)
+
+
+def fail(err: DbjsonError) -> None:
+    """Print a library error on stderr and exit with its code."""
+    con = stderr_console()
+    con.print(f"[bold red]error:[/] {mask_text(str(err))}", markup=True, highlight=False)
+    problems = getattr(err, "problems", None) or []
+    for p in problems[1:20]:
+        con.print(f"  {mask_text(str(p))}", markup=False)
+    if len(problems) > 20:
+        con.print(f"  ... {len(problems) - 20} more", markup=False)
+    statement = getattr(err, "statement", None)
+    if statement:
+        con.print("  statement: " + mask_text(statement.strip())[:2000], markup=False)
+    if err.hint:
+        con.print(f"[yellow]hint:[/] {err.hint}", markup=True)
+    raise typer.Exit(err.exit_code)
+
+
+def run(fn: Callable[[], Any]) -> Any:
+    """Run a library call, turning dbjson errors and Ctrl-C into clean exits."""
+    try:
+        return fn()
+    except DbjsonError as e:
+        fail(e)
+    except KeyboardInterrupt:
+        stderr_console().print("[bold red]interrupted[/]")
+        raise typer.Exit(130) from None
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"dbjson {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=version_callback, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """dbjson: schema-dump, schema-load, export, import, verify."""
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        sys.exit(130)

@@ -1,0 +1,147 @@
+"""Database URLs and connections.
+
+URLs are SQLAlchemy URLs. Short schemes are accepted and completed with dbjson's drivers:
+``mysql://`` and ``mariadb://`` → PyMySQL, ``postgresql://``/``postgres://`` → psycopg 3,
+``sqlite:///path``. A URL may also come from the ``DBJSON_URL`` environment variable and a
+password from ``DBJSON_PASSWORD``. Passwords are masked in every string dbjson produces.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import URL, make_url
+
+from .errors import ConnectionFailed, UsageError
+
+_SCHEMES = {
+    "mysql": "mysql+pymysql",
+    "mariadb": "mysql+pymysql",
+    "mysql+pymysql": "mysql+pymysql",
+    "mariadb+pymysql": "mysql+pymysql",
+    "postgresql": "postgresql+psycopg",
+    "postgres": "postgresql+psycopg",
+    "postgresql+psycopg": "postgresql+psycopg",
+    "sqlite": "sqlite",
+    "sqlite+pysqlite": "sqlite",
+}
+
+_HINTS = {
+    "postgresql+psycopg2": "dbjson uses psycopg 3: write postgresql:// or postgresql+psycopg://",
+    "mysql+mysqldb": "dbjson uses PyMySQL: write mysql:// or mysql+pymysql://",
+    "mysql+mysqlconnector": "dbjson uses PyMySQL: write mysql:// or mysql+pymysql://",
+}
+
+
+def parse_url(url: str | URL) -> URL:
+    """Parse and normalize a database URL (raising :class:`UsageError` with a hint if wrong)."""
+    if isinstance(url, URL):
+        u = url
+    else:
+        text = url.strip()
+        if "://" not in text:
+            if text.endswith((".db", ".sqlite", ".sqlite3")) or os.path.exists(text):
+                text = "sqlite:///" + text
+            else:
+                raise UsageError(
+                    f"not a database URL: {mask_text(text)!r}",
+                    hint="use e.g. mysql://root@127.0.0.1/db, postgresql://user@host/db or sqlite:///file.db",
+                )
+        try:
+            u = make_url(text)
+        except Exception:
+            raise UsageError(f"cannot parse database URL {mask_text(text)!r}") from None
+    scheme = u.drivername
+    if scheme not in _SCHEMES:
+        raise UsageError(
+            f"unsupported URL scheme {scheme!r}",
+            hint=_HINTS.get(scheme, "supported: mysql://, mariadb://, postgresql://, sqlite:///"),
+        )
+    u = u.set(drivername=_SCHEMES[scheme])
+    if u.password is None and os.environ.get("DBJSON_PASSWORD") and not scheme.startswith("sqlite"):
+        u = u.set(password=os.environ["DBJSON_PASSWORD"])
+    return u
+
+
+def family_of(url: URL) -> str:
+    """``mysql`` (MySQL and MariaDB: decided later from the server), ``postgresql`` or ``sqlite``."""
+    name = url.get_backend_name()
+    return {"mysql": "mysql", "postgresql": "postgresql", "sqlite": "sqlite"}[name]
+
+
+def mask(url: URL | str) -> str:
+    """A URL rendered with its password hidden."""
+    if isinstance(url, str):
+        return mask_text(url)
+    return url.render_as_string(hide_password=True)
+
+
+_PW_RE = re.compile(r"(://[^:/@\s]*:)([^@\s]*)(@)")
+
+
+def mask_text(text: str) -> str:
+    """Hide any ``user:password@`` in free text."""
+    return _PW_RE.sub(r"\1***\3", text)
+
+
+def scrub(text: str, *secrets: str | None) -> str:
+    """Remove secrets (passwords) and URL credentials from a message."""
+    out = mask_text(text)
+    for s in secrets:
+        if s:
+            out = out.replace(s, "***")
+    return out
+
+
+@dataclass
+class Target:
+    """A parsed URL with its engine family; creates engines and raw DBAPI connections."""
+
+    url: URL
+
+    @property
+    def family(self) -> str:
+        return family_of(self.url)
+
+    @property
+    def database(self) -> str | None:
+        return self.url.database
+
+    def display(self) -> str:
+        return mask(self.url)
+
+    def engine(self, **kw: Any) -> sa.Engine:
+        args: dict[str, Any] = {}
+        if self.family == "mysql":
+            args["connect_args"] = {"local_infile": True, "charset": "utf8mb4", "connect_timeout": 10}
+        elif self.family == "postgresql":
+            args["connect_args"] = {"connect_timeout": 10}
+        args.update(kw)
+        return sa.create_engine(self.url, poolclass=sa.pool.NullPool, **args)
+
+    def connect_raw(self) -> Any:
+        """A raw DBAPI connection (PyMySQL, psycopg, sqlite3), errors translated."""
+        eng = self.engine()
+        try:
+            return eng.raw_connection().driver_connection
+        except Exception as e:  # noqa: BLE001 - translate every driver error
+            raise connection_error(e, self.url) from None
+
+
+def connection_error(exc: BaseException, url: URL) -> ConnectionFailed:
+    """Turn a driver's connection failure into a clear, password-free :class:`ConnectionFailed`."""
+    orig = getattr(exc, "orig", None) or exc
+    msg = scrub(str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__, url.password)
+    hint = None
+    low = msg.lower()
+    if "access denied" in low or "password authentication failed" in low or "authentication" in low:
+        hint = "check the user name and password (DBJSON_PASSWORD can supply the password)"
+    elif "unknown database" in low or ("database" in low and "does not exist" in low):
+        hint = "create the database first, or use schema-load --create"
+    elif "connection refused" in low or "can't connect" in low or "could not connect" in low or "timed out" in low:
+        hint = "is the server running and reachable at this host and port?"
+    return ConnectionFailed(f"cannot connect to {mask(url)}: {msg}", hint=hint)

@@ -1,0 +1,7 @@
+"""mysql: data (placeholder to be filled)."""
+
+from __future__ import annotations
+
+
+class MySQLData:
+    pass

@@ -1,0 +1,7 @@
+"""mysql: ddl (placeholder to be filled)."""
+
+from __future__ import annotations
+
+
+class MySQLDDL:
+    pass

@@ -1,0 +1,7 @@
+"""sqlite: data (placeholder to be filled)."""
+
+from __future__ import annotations
+
+
+class SQLiteData:
+    pass

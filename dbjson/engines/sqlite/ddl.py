@@ -1,0 +1,7 @@
+"""sqlite: ddl (placeholder to be filled)."""
+
+from __future__ import annotations
+
+
+class SQLiteDDL:
+    pass

@@ -1,0 +1,7 @@
+"""sqlite: reflect (placeholder to be filled)."""
+
+from __future__ import annotations
+
+
+class SQLiteReflector:
+    pass

@@ -1,0 +1,214 @@
+"""Test harness: real servers, never mocks.
+
+Server URLs come from ``DBJSON_TEST_MYSQL``, ``DBJSON_TEST_MARIADB`` and ``DBJSON_TEST_PG``
+(``scripts/test`` sets them after bringing the servers up). A test that needs a server that is not
+reachable is skipped locally, and *fails* when ``CI=true``.
+
+Each test that asks for ``fresh_url(engine)`` gets a new, empty database that is dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import make_url
+
+ENGINES = ("mysql", "mariadb", "postgresql", "sqlite")
+SERVER_ENGINES = ("mysql", "mariadb", "postgresql")
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+CORPUS = Path(os.environ.get("DBJSON_CORPUS", SHARED / "corpus"))
+
+DEFAULT_URLS = {
+    "mysql": "mysql+pymysql://root@127.0.0.1:3307/",
+    "mariadb": "mysql+pymysql://root@127.0.0.1:3306/",
+    "postgresql": "postgresql+psycopg://postgres@127.0.0.1:5432/postgres",
+}
+ENV = {"mysql": "DBJSON_TEST_MYSQL", "mariadb": "DBJSON_TEST_MARIADB", "postgresql": "DBJSON_TEST_PG"}
+
+
+def server_url(engine: str) -> str:
+    """The admin URL of a test server; skips (or fails under CI=true) when it is not reachable."""
+    url = os.environ.get(ENV[engine], DEFAULT_URLS[engine])
+    u = make_url(url)
+    try:
+        with socket.create_connection((u.host or "127.0.0.1", u.port or 0), timeout=3):
+            pass
+    except OSError:
+        msg = f"{engine} server not reachable at {u.host}:{u.port} (run scripts/services)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return url
+
+
+def _mysql_connect(url: str, database: str | None = None):  # type: ignore[no-untyped-def]
+    import pymysql
+
+    u = make_url(url)
+    return pymysql.connect(
+        host=u.host, port=u.port or 3306, user=u.username or "root", password=u.password or "",
+        database=database, charset="utf8mb4", autocommit=True, local_infile=True,
+    )
+
+
+def _pg_connect(url: str, database: str | None = None):  # type: ignore[no-untyped-def]
+    import psycopg
+
+    u = make_url(url)
+    return psycopg.connect(
+        host=u.host, port=u.port or 5432, user=u.username or "postgres", password=u.password or None,
+        dbname=database or u.database or "postgres", autocommit=True,
+    )
+
+
+class FreshDatabase:
+    """A new empty database on a test server (or an SQLite file) with helpers to run SQL."""
+
+    def __init__(self, engine: str, tmp_path: Path) -> None:
+        self.engine = engine
+        self.name = "dbjson_t_" + uuid.uuid4().hex[:10]
+        if engine == "sqlite":
+            self.path = tmp_path / f"{self.name}.db"
+            sqlite3.connect(self.path).close()
+            self.url = f"sqlite:///{self.path}"
+            return
+        admin = server_url(engine)
+        self.admin = admin
+        u = make_url(admin)
+        if engine == "postgresql":
+            with _pg_connect(admin) as c:
+                c.execute(f'CREATE DATABASE "{self.name}"')
+            self.url = u.set(database=self.name).render_as_string(hide_password=False)
+        else:
+            c = _mysql_connect(admin)
+            with c.cursor() as cur:
+                cur.execute(f"CREATE DATABASE `{self.name}` CHARACTER SET utf8mb4")
+            c.close()
+            self.url = u.set(database=self.name).render_as_string(hide_password=False)
+
+    def connect(self):  # type: ignore[no-untyped-def]
+        if self.engine == "sqlite":
+            return sqlite3.connect(self.path, isolation_level=None)
+        if self.engine == "postgresql":
+            return _pg_connect(self.admin, self.name)
+        return _mysql_connect(self.admin, self.name)
+
+    def execute(self, sql: str) -> None:
+        """Run a script of statements (MySQL scripts may use the client's DELIMITER lines)."""
+        conn = self.connect()
+        try:
+            if self.engine == "sqlite":
+                conn.executescript(sql)
+            elif self.engine == "postgresql":
+                conn.execute(sql)
+            else:
+                with conn.cursor() as cur:
+                    for stmt in split_mysql_script(sql):
+                        cur.execute(stmt)
+        finally:
+            conn.close()
+
+    def query(self, sql: str) -> list[tuple]:  # type: ignore[type-arg]
+        conn = self.connect()
+        try:
+            if self.engine == "sqlite":
+                return list(conn.execute(sql).fetchall())
+            cur = conn.cursor()
+            cur.execute(sql)
+            rows = list(cur.fetchall())
+            cur.close()
+            return rows
+        finally:
+            conn.close()
+
+    def drop(self) -> None:
+        if self.engine == "sqlite":
+            return
+        if self.engine == "postgresql":
+            with _pg_connect(self.admin) as c:
+                c.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+        else:
+            c = _mysql_connect(self.admin)
+            with c.cursor() as cur:
+                cur.execute(f"DROP DATABASE IF EXISTS `{self.name}`")
+            c.close()
+
+
+def split_mysql_script(sql: str) -> list[str]:
+    """Split a MySQL script into statements, honouring ``DELIMITER`` lines and quotes."""
+    out: list[str] = []
+    delim = ";"
+    buf: list[str] = []
+    for line in sql.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped.upper().startswith("DELIMITER ") and not "".join(buf).strip():
+            delim = stripped.split(None, 1)[1]
+            continue
+        buf.append(line)
+        text = "".join(buf)
+        if text.rstrip().endswith(delim) and _balanced(text):
+            stmt = text.rstrip()[: -len(delim)].strip()
+            if stmt and not all(ln.strip().startswith("--") or not ln.strip() for ln in stmt.splitlines()):
+                out.append(stmt)
+            buf = []
+    rest = "".join(buf).strip()
+    if rest and not all(ln.strip().startswith("--") or not ln.strip() for ln in rest.splitlines()):
+        out.append(rest)
+    return out
+
+
+def _balanced(text: str) -> bool:
+    """True when no quote is left open (so a delimiter at the end really ends a statement)."""
+    q: str | None = None
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if q:
+            if ch == "\\" and q != "`":
+                i += 2
+                continue
+            if ch == q:
+                q = None
+        elif ch in "'\"`":
+            q = ch
+        elif ch == "-" and text.startswith("-- ", i):
+            j = text.find("\n", i)
+            i = len(text) if j < 0 else j
+            continue
+        i += 1
+    return q is None
+
+
+@pytest.fixture
+def fresh_db(tmp_path: Path) -> Iterator[Callable[[str], FreshDatabase]]:
+    """Factory: ``fresh_db("mysql")`` → a new empty database, dropped after the test."""
+    made: list[FreshDatabase] = []
+
+    def make(engine: str) -> FreshDatabase:
+        db = FreshDatabase(engine, tmp_path)
+        made.append(db)
+        return db
+
+    yield make
+    for db in made:
+        try:
+            db.drop()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    """Parametrize a test over every engine."""
+    return str(request.param)
+
+
+@pytest.fixture(params=SERVER_ENGINES)
+def server_engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
