@@ -1,8 +1,8 @@
 """The engine base class.
 
-An engine class is assembled from three mixins, one per concern, each in its own module of the
+An engine class is assembled from four mixins, one per concern, each in its own module of the
 engine's package: ``reflect.py`` (catalog → model), ``ddl.py`` (model → DDL for this engine) and
-``data.py`` (snapshot, row export query, bulk load). Data tables (limits, capabilities, type
+``export.py`` (snapshot, row export) and ``load.py`` (bulk load). Data tables (limits, capabilities, type
 mappings, reserved words) come from ``dialects/<name>.toml``, never from code.
 """
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from ..base import Engine
-from .data import MySQLData
+from .export import MySQLExport
+from .load import MySQLLoad
 from .ddl import MySQLDDL
 from .reflect import MySQLReflector
 
 
-class MySQL(MySQLReflector, MySQLDDL, MySQLData, Engine):
+class MySQL(MySQLReflector, MySQLDDL, MySQLExport, MySQLLoad, Engine):
     name = "mysql"
     family = "mysql"
     default_version = "9.1.0"

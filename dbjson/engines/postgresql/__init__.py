@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from ..base import Engine
-from .data import PostgreSQLData
+from .export import PostgreSQLExport
+from .load import PostgreSQLLoad
 from .ddl import PostgreSQLDDL
 from .reflect import PostgreSQLReflector
 
 
-class PostgreSQL(PostgreSQLReflector, PostgreSQLDDL, PostgreSQLData, Engine):
+class PostgreSQL(PostgreSQLReflector, PostgreSQLDDL, PostgreSQLExport, PostgreSQLLoad, Engine):
     name = "postgresql"
     family = "postgresql"
     default_version = "15.0"

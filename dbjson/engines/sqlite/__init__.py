@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from ..base import Engine
-from .data import SQLiteData
+from .export import SQLiteExport
+from .load import SQLiteLoad
 from .ddl import SQLiteDDL
 from .reflect import SQLiteReflector
 
 
-class SQLite(SQLiteReflector, SQLiteDDL, SQLiteData, Engine):
+class SQLite(SQLiteReflector, SQLiteDDL, SQLiteExport, SQLiteLoad, Engine):
     name = "sqlite"
     family = "sqlite"
     default_version = "3.40.0"

@@ -1,7 +1,0 @@
-"""mysql: data (placeholder to be filled)."""
-
-from __future__ import annotations
-
-
-class MySQLData:
-    pass

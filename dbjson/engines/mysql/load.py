@@ -1,0 +1,7 @@
+"""mysql: load (placeholder to be filled)."""
+
+from __future__ import annotations
+
+
+class MySQLLoad:
+    pass

@@ -1,7 +1,0 @@
-"""postgresql: data (placeholder to be filled)."""
-
-from __future__ import annotations
-
-
-class PostgreSQLData:
-    pass

@@ -1,0 +1,7 @@
+"""postgresql: export (placeholder to be filled)."""
+
+from __future__ import annotations
+
+
+class PostgreSQLExport:
+    pass

@@ -1,0 +1,7 @@
+"""postgresql: load (placeholder to be filled)."""
+
+from __future__ import annotations
+
+
+class PostgreSQLLoad:
+    pass

@@ -1,7 +1,0 @@
-"""sqlite: data (placeholder to be filled)."""
-
-from __future__ import annotations
-
-
-class SQLiteData:
-    pass

@@ -1,0 +1,7 @@
+"""sqlite: export (placeholder to be filled)."""
+
+from __future__ import annotations
+
+
+class SQLiteExport:
+    pass

@@ -1,0 +1,7 @@
+"""sqlite: load (placeholder to be filled)."""
+
+from __future__ import annotations
+
+
+class SQLiteLoad:
+    pass
