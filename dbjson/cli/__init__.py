@@ -12,5 +12,6 @@ from .common import app, main
 # Command modules register themselves on ``app``.
 from . import schema as _schema  # noqa: E402,F401
 from . import data as _data  # noqa: E402,F401
+from . import load as _load  # noqa: E402,F401
 
 __all__ = ["app", "main"]
