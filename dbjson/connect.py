@@ -114,22 +114,43 @@ class Target:
     def display(self) -> str:
         return mask(self.url)
 
-    def engine(self, **kw: Any) -> sa.Engine:
-        args: dict[str, Any] = {}
+    def _connect_args(self) -> dict[str, Any]:
         if self.family == "mysql":
-            args["connect_args"] = {"local_infile": True, "charset": "utf8mb4", "connect_timeout": 10}
-        elif self.family == "postgresql":
-            args["connect_args"] = {"connect_timeout": 10}
+            return {"local_infile": True, "charset": "utf8mb4", "connect_timeout": 10}
+        if self.family == "postgresql":
+            return {"connect_timeout": 10}
+        return {}
+
+    def engine(self, **kw: Any) -> sa.Engine:
+        args: dict[str, Any] = {"connect_args": self._connect_args()}
         args.update(kw)
         return sa.create_engine(self.url, poolclass=sa.pool.NullPool, **args)
 
-    def connect_raw(self) -> Any:
-        """A raw DBAPI connection (PyMySQL, psycopg, sqlite3), errors translated."""
+    def connect_raw(self, *, create: bool = True) -> Any:
+        """A raw DBAPI connection (PyMySQL, psycopg, sqlite3), errors translated.
+
+        ``create=False`` refuses to create a missing SQLite file (reading must not invent a database).
+        """
+        if not create and self.family == "sqlite" and not _sqlite_exists(self.url.database):
+            raise ConnectionFailed(
+                f"cannot connect to {mask(self.url)}: no such SQLite database file",
+                hint="check the path: sqlite:///relative/path.db or sqlite:////absolute/path.db",
+            )
         eng = self.engine()
         try:
-            return eng.raw_connection().driver_connection
+            # Straight from the dialect: a pooled connection's proxy would close it when collected.
+            cargs, cparams = eng.dialect.create_connect_args(eng.url)
+            cparams.update(self._connect_args())
+            return eng.dialect.connect(*cargs, **cparams)
         except Exception as e:  # noqa: BLE001 - translate every driver error
             raise connection_error(e, self.url) from None
+
+
+def _sqlite_exists(database: str | None) -> bool:
+    """Does the SQLite database of a URL exist (in-memory databases always do)?"""
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return True
+    return os.path.isfile(database)
 
 
 def connection_error(exc: BaseException, url: URL) -> ConnectionFailed:

@@ -57,7 +57,7 @@ def reflect(
     """
     target = Target(parse_url(url))
     options = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude), grants=grants, schemas=tuple(schemas))
-    conn = target.connect_raw()
+    conn = target.connect_raw(create=False)
     try:
         engine = detect_engine(target.family, conn)
         try:

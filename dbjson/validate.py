@@ -44,11 +44,33 @@ def validate(document: Any, kind: str = "schema") -> list[Problem]:
     """
     schema = json_schema(f"{kind}.json")
     validator = jsonschema.Draft202012Validator(schema, registry=_registry())
-    problems = [
-        Problem(_pointer(e.absolute_path), e.message)
-        for e in sorted(validator.iter_errors(document), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    ]
-    return problems
+    errors = list(validator.iter_errors(document))
+    # A value of the wrong type also fails its enum/pattern/...: report the type error alone.
+    mistyped = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
+    problems: set[Problem] = set()
+    for e in errors:
+        path = tuple(e.absolute_path)
+        if path in mistyped and e.validator != "type":
+            continue
+        problems.update(_problems(e))
+    return sorted(problems, key=_order)
+
+
+def _order(p: Problem) -> tuple[list[tuple[int, int, str]], str]:
+    """Document order: array indexes compare as numbers."""
+    steps = [(0, int(s), "") if s.isdigit() else (1, 0, s) for s in p.pointer.split("/")]
+    return steps, p.message
+
+
+def _problems(error: jsonschema.ValidationError) -> list[Problem]:
+    """The problems of one error; an unknown key is reported at its own pointer."""
+    base = _pointer(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set(error.schema.get("properties", {}))
+        extra = sorted(k for k in error.instance if k not in allowed)
+        if extra:
+            return [Problem(_pointer([*error.absolute_path, k]), f"unknown key {k!r}") for k in extra]
+    return [Problem(base, error.message)]
 
 
 def check_document(document: Any, kind: str = "schema", *, file: str | None = None) -> None:
