@@ -162,7 +162,7 @@ def connection_error(exc: BaseException, url: URL) -> ConnectionFailed:
     if "access denied" in low or "password authentication failed" in low or "authentication" in low:
         hint = "check the user name and password (DBJSON_PASSWORD can supply the password)"
     elif "unknown database" in low or ("database" in low and "does not exist" in low):
-        hint = "create the database first, or use schema-load --create"
+        hint = "check the database name, or create the database first (schema-load --create)"
     elif "connection refused" in low or "can't connect" in low or "could not connect" in low or "timed out" in low:
         hint = "is the server running and reachable at this host and port?"
     return ConnectionFailed(f"cannot connect to {mask(url)}: {msg}", hint=hint)

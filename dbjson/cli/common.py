@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ..__about__ import __version__
 from ..connect import mask_text
@@ -39,7 +40,7 @@ def stdout_console() -> Console:
 def fail(err: DbjsonError) -> None:
     """Print a library error on stderr and exit with its code."""
     con = stderr_console()
-    con.print(f"[bold red]error:[/] {mask_text(str(err))}", markup=True, highlight=False)
+    con.print("[bold red]error:[/] " + escape(mask_text(str(err))), markup=True, highlight=False)
     problems = getattr(err, "problems", None) or []
     for p in problems[1:20]:
         con.print(f"  {mask_text(str(p))}", markup=False)
@@ -49,7 +50,7 @@ def fail(err: DbjsonError) -> None:
     if statement:
         con.print("  statement: " + mask_text(statement.strip())[:2000], markup=False)
     if err.hint:
-        con.print(f"[yellow]hint:[/] {err.hint}", markup=True)
+        con.print("[yellow]hint:[/] " + escape(err.hint), markup=True)
     raise typer.Exit(err.exit_code)
 
 
@@ -62,6 +63,15 @@ def run(fn: Callable[[], Any]) -> Any:
     except KeyboardInterrupt:
         stderr_console().print("[bold red]interrupted[/]")
         raise typer.Exit(130) from None
+    except (typer.Exit, typer.Abort):
+        raise
+    except Exception as e:  # a bug in dbjson: no traceback for the user unless asked for
+        if os.environ.get("DBJSON_DEBUG"):
+            raise
+        con = stderr_console()
+        con.print("[bold red]internal error:[/] " + escape(mask_text(f"{type(e).__name__}: {e}")), markup=True)
+        con.print("[yellow]hint:[/] this is a bug in dbjson; rerun with DBJSON_DEBUG=1 for the traceback", markup=True)
+        raise typer.Exit(1) from None
 
 
 def version_callback(value: bool) -> None:

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import orjson
 import typer
 
-from ..errors import DocumentError
+from ..errors import DocumentError, UsageError
 from .common import app, run, stdout_console
 
 
@@ -39,9 +39,17 @@ def schema_dump(
     if output is None or str(output) == "-":
         sys.stdout.write(text)
     else:
-        tmp = output.with_name(output.name + ".partial")
+        run(lambda: _write_atomically(output, text))
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file (a failed dump never leaves half a file)."""
+    tmp = path.with_name(path.name + ".partial")
+    try:
         tmp.write_text(text, encoding="utf-8")
-        tmp.replace(output)
+        tmp.replace(path)
+    except OSError as e:
+        raise UsageError(f"cannot write the document: {e.strerror}", file=str(path)) from None
 
 
 @app.command("validate")

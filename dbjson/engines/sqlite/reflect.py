@@ -22,7 +22,7 @@ from pathlib import PurePath
 from typing import Any
 
 from ... import model as m
-from ...errors import DbjsonError
+from ...errors import ConnectionFailed
 
 ENGINE = "sqlite"
 SCHEMA = "main"
@@ -471,7 +471,8 @@ class SQLiteReflector:
             schema = self._schema(conn, options)
             version = conn.execute("SELECT sqlite_version()").fetchone()[0]
         except sqlite3.DatabaseError as e:
-            raise DbjsonError(f"cannot read the SQLite catalog: {e}", file=target.database) from None
+            raise ConnectionFailed(f"cannot read the SQLite database: {e}", file=target.database,
+                                   hint="is this an SQLite 3 database file?") from None
         path = target.database or ""
         source = m.Source(engine=ENGINE, server_version=version, database=_database_name(path),
                           dumped_at=now_utc())
