@@ -1,0 +1,1 @@
+"""dbjson's performance benchmark (``python -m bench.run``); see bench/README.md."""
