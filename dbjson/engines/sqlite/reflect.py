@@ -262,9 +262,11 @@ def _column_def(sql: str, item: list[Token], out: ParsedTable) -> None:
             col.generated = expr.strip()
         elif t.text == "(":
             i = _close(item, i) + 1
-        else:
-            i += 1
             continue
+        else:  # NOT NULL, NULL, DEFAULT ... (read from the pragmas) or their arguments
+            i += 1
+            if not t.kw(*_COLUMN_CONSTRAINT_START):
+                continue
         name = None
 
 
