@@ -1,7 +1,377 @@
-"""mysql: ddl (placeholder to be filled)."""
+"""MySQL and MariaDB DDL (MariaDB differences behind ``self.is_mariadb``)."""
 
 from __future__ import annotations
 
+import re
+from typing import Any
 
-class MySQLDDL:
-    pass
+from ... import model as m
+from ...ddl.base import BaseDDL, ColumnParts, Context, TableInfo, family_of
+from ...ddl.plan import DdlPlan, Statement
+
+_TEXTY = {"text", "blob", "json", "geometry"}
+_TABLE_OPTIONS = {"engine": "ENGINE", "row_format": "ROW_FORMAT", "key_block_size": "KEY_BLOCK_SIZE",
+                  "stats_persistent": "STATS_PERSISTENT", "pack_keys": "PACK_KEYS", "checksum": "CHECKSUM"}
+_DEFINER = re.compile(r"\s+DEFINER\s*=\s*(`[^`]*`|'[^']*'|\S+)@(`[^`]*`|'[^']*'|\S+)", re.IGNORECASE)
+
+
+class MySQLDDL(BaseDDL):
+    """MySQL rendering of the DDL plan (MariaDB: ``is_mariadb``)."""
+
+    is_mariadb: bool
+
+    # -- schemas ---------------------------------------------------------------------------------
+    def ddl_target_schema(self, ctx: Context, schema: m.Schema, index: int) -> str | None:
+        mapping = ctx.options.get("schema_map") or {}
+        if schema.name in mapping:
+            return str(mapping[schema.name]) or None
+        if index == 0:
+            return None  # the URL's database
+        return schema.name
+
+    def ddl_create_schema(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> list[Statement]:
+        if not tschema:
+            return []
+        q = self.quote(tschema)
+        return [Statement(f"CREATE DATABASE IF NOT EXISTS {q} CHARACTER SET utf8mb4", "schema", q)]
+
+    def ddl_sequences(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> tuple[list[Statement], list[Statement]]:
+        if not self.is_mariadb:
+            return super().ddl_sequences(ctx, schema, tschema, path)
+        pre: list[Statement] = []
+        post: list[Statement] = []
+        for s in schema.sequences:
+            q = self.qualify(tschema, s.name)
+            sql = f"CREATE SEQUENCE {q} INCREMENT BY {s.increment}"
+            if s.min_value is not None:
+                sql += f" MINVALUE {s.min_value}"
+            if s.max_value is not None:
+                sql += f" MAXVALUE {s.max_value}"
+            if s.start is not None:
+                sql += f" START WITH {s.start}"
+            sql += f" CACHE {s.cache}" if s.cache is not None else ""
+            sql += " CYCLE" if s.cycle else ""
+            pre.append(Statement(sql, "sequence", q))
+            if s.next_value is not None:
+                post.append(Statement(f"SELECT SETVAL({q}, {s.next_value}, 0)", "restart", q))
+        return pre, post
+
+    # -- columns ---------------------------------------------------------------------------------
+    def ddl_native_type(self, ctx: Context, t: TableInfo, col: m.Column) -> str:
+        raw = col.native.raw
+        if self.is_mariadb and col.type.kind == "json" and raw.lower() == "longtext":
+            return "json"  # MariaDB's JSON alias (re-adds its json_valid check)
+        return raw
+
+    def ddl_column_type(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> Any:
+        if not ctx.same and ctx.same_family and col.native.engine in ("mysql", "mariadb"):
+            # MySQL ↔ MariaDB: the native spelling works unless it names a type the other lacks.
+            base = col.native.raw.lower().split("(")[0].split(" ")[0]
+            if base not in ("uuid", "inet4", "inet6", "vector", "json"):
+                from ...ddl.types import TypeChoice
+
+                return TypeChoice(col.native.raw, col.type, rule="native-family")
+        return super().ddl_column_type(ctx, t, col, path)
+
+    def ddl_column_sql(self, ctx: Context, t: TableInfo, p: ColumnParts) -> str:
+        out = [p.name, p.type_sql]
+        if p.charset:
+            out.append(f"CHARACTER SET {p.charset}")
+        if p.collation:
+            out.append(f"COLLATE {p.collation}")
+        if p.generated:
+            out.append(f"GENERATED ALWAYS AS ({p.generated}) {'STORED' if p.generated_stored else 'VIRTUAL'}")
+        if p.not_null:
+            out.append("NOT NULL")
+        elif not p.generated:
+            out.append("NULL")
+        if p.default is not None:
+            out.append(f"DEFAULT {p.default}")
+        if p.on_update:
+            out.append(p.on_update)
+        if p.identity:
+            out.append(p.identity)
+        if p.invisible:
+            out.append("INVISIBLE")
+        if p.comment:
+            out.append(f"COMMENT {self.literal(p.comment)}")
+        for chk in p.checks_inline:
+            out.append(f"CHECK {chk}")
+        return " ".join(out)
+
+    def ddl_column_parts(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> tuple[ColumnParts, list[Statement], list[Statement]]:
+        parts, post, restarts = super().ddl_column_parts(ctx, t, col, path)
+        if ctx.same and self.is_mariadb:
+            inline = [self._ddl_check_sql(c) for c in t.table.checks if c.column == col.name]
+            if inline and not (col.type.kind == "json" and col.native.raw.lower() == "longtext"):
+                parts.checks_inline = inline
+        return parts, post, restarts
+
+    @staticmethod
+    def _ddl_check_sql(chk: m.Check) -> str:
+        expr = re.sub(r"(?is)^\s*CHECK\s*", "", chk.expression).strip()
+        return expr if expr.startswith("(") and expr.endswith(")") else f"({expr})"
+
+    def ddl_check_expression(self, ctx: Context, t: TableInfo, chk: m.Check, path: str) -> str | None:
+        if ctx.same and self.is_mariadb and chk.column:
+            return None  # declared on the column (see ddl_column_parts)
+        return super().ddl_check_expression(ctx, t, chk, path)
+
+    def ddl_not_enforced(self, ctx: Context, sql: str, path: str) -> str:
+        if self.is_mariadb:
+            ctx.report.add(f"{path}/enforced", "NOT ENFORCED check dropped (MariaDB has no NOT ENFORCED)", "check-not-enforced-dropped", "approximation")
+            return sql
+        return f"{sql} NOT ENFORCED"
+
+    def ddl_check_clause(self, ctx: Context, t: TableInfo, name: str, sql: str, path: str) -> str:
+        if self.is_mariadb and sql.endswith(" NOT ENFORCED"):
+            sql = sql[: -len(" NOT ENFORCED")]
+        return super().ddl_check_clause(ctx, t, name, sql, path)
+
+    def ddl_identity(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> list[Statement]:
+        ident = col.identity
+        assert ident is not None
+        parts.identity = "AUTO_INCREMENT"
+        table = t.table
+        leading = set()
+        if table.primary_key and table.primary_key.columns:
+            leading.add(table.primary_key.columns[0])
+        leading.update(u.columns[0] for u in table.uniques if u.columns)
+        leading.update(ix.parts[0].column for ix in table.indexes if ix.parts and ix.parts[0].column)
+        if col.name not in leading:
+            t.inline.append(f"KEY ({self.quote(t.col(col.name))})")
+            ctx.report.add(f"{path}/identity", "an index was added on the AUTO_INCREMENT column (MySQL requires one)", "auto-increment-key", "approximation")
+        if not ctx.same_family:
+            if ident.always:
+                ctx.report.add(f"{path}/identity/always", "GENERATED ALWAYS made AUTO_INCREMENT (explicit values allowed)", "identity-auto-increment", "approximation")
+            if ident.increment not in (None, 1):
+                ctx.report.add(f"{path}/identity/increment", f"identity increment {ident.increment} dropped (server-wide in MySQL)", "identity-increment")
+        if ident.next_value is None:
+            return []
+        return [Statement(f"ALTER TABLE {t.qname} AUTO_INCREMENT = {ident.next_value}", "restart", t.qname, t.qname)]
+
+    def ddl_collation(self, ctx: Context, t: TableInfo, col: m.Column, choice: Any, path: str) -> tuple[str | None, str | None]:
+        if ctx.same:
+            return col.charset, col.collation
+        if ctx.same_family:
+            coll = self._ddl_map_collation(ctx, col.collation, f"{path}/collation")
+            charset = col.charset if coll or not col.collation else None
+            return charset, coll
+        if col.collation and col.type.kind in ("char", "varchar", "text", "enum", "set"):
+            ctx.report.add(f"{path}/collation", f"collation {col.collation!r} replaced by {self._ddl_default_collation()} "
+                           "(binary, NO PAD: unique keys that held still hold)", "collation-binary", "approximation")
+        return None, None
+
+    def _ddl_default_collation(self) -> str:
+        return str(self.table.get("collations", {}).get("default", "utf8mb4_bin"))
+
+    def _ddl_map_collation(self, ctx: Context, coll: str | None, path: str) -> str | None:
+        if not coll:
+            return None
+        table = self.table.get("collations", {})
+        mapped = table.get("map", {}).get(coll)
+        if mapped:
+            ctx.report.add(path, f"collation {coll!r} replaced by {mapped!r}", "collation-map", "approximation")
+            return str(mapped)
+        if any(coll.startswith(p) for p in table.get("known_prefixes", [])):
+            return coll
+        default = self._ddl_default_collation()
+        ctx.report.add(path, f"collation {coll!r} unknown to {self.name}; {default!r} used", "collation-binary", "approximation")
+        return default
+
+    def ddl_column_comment(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> str | None:
+        limit = int(self.table["limits"]["comment_length"])
+        text = col.comment or ""
+        if len(text) > limit:
+            ctx.report.add(f"{path}/comment", f"comment cut to {limit} characters", "comment-cut")
+            text = text[:limit]
+        return text
+
+    def ddl_on_update(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> list[Statement]:
+        fsp = col.on_update.fsp if col.on_update else None
+        parts.on_update = f"ON UPDATE CURRENT_TIMESTAMP{f'({fsp})' if fsp else ''}"
+        return []
+
+    # -- defaults ----------------------------------------------------------------------------------
+    def ddl_literal_default(self, ctx: Context, value: str, typ: m.Type, path: str) -> str:
+        if typ.kind == "bit" and re.fullmatch(r"[bB]'[01]*'", value.strip()):
+            return value.strip()
+        sql = super().ddl_literal_default(ctx, value, typ, path)
+        if typ.kind in _TEXTY and not self.is_mariadb:
+            return f"({sql})"  # MySQL: TEXT/BLOB/JSON defaults must be expressions
+        return sql
+
+    def ddl_bool(self, value: bool) -> str:
+        return "1" if value else "0"
+
+    def ddl_function_default(self, ctx: Context, d: m.Default, typ: m.Type) -> str | None:
+        fsp = typ.fsp or 0
+        if d.value == "current_timestamp":
+            if typ.kind == "timestamp":
+                return f"CURRENT_TIMESTAMP({fsp})" if fsp else "CURRENT_TIMESTAMP"
+            return "(now())"
+        if d.value == "current_date":
+            return "(curdate())"
+        if d.value == "current_time":
+            return "(curtime())"
+        if d.value == "uuid":
+            return "uuid()" if self.is_mariadb else "(uuid())"
+        return None
+
+    def ddl_expression_default(self, sql: str, typ: m.Type) -> str:
+        if self.is_mariadb:
+            return sql
+        return sql if sql.startswith("(") and sql.endswith(")") else f"({sql})"
+
+    # -- keys and indexes ------------------------------------------------------------------------
+    def ddl_unique_clause(self, ctx: Context, t: TableInfo, u: m.UniqueConstraint, path: str) -> str | None:
+        clause = super().ddl_unique_clause(ctx, t, u, path)
+        return clause.replace(" UNIQUE (", " UNIQUE KEY (", 1) if clause else None
+
+    def ddl_prefix_part(self, ctx: Context, col: str, length: int, path: str) -> str | None:
+        return f"{col}({length})"
+
+    def ddl_nulls_order(self, ctx: Context, nulls: str, path: str) -> str:
+        ctx.report.add(f"{path}/nulls", f"NULLS {nulls.upper()} ordering dropped", "nulls-order", "approximation")
+        return ""
+
+    def ddl_index_part(self, ctx: Context, t: TableInfo, ix: m.Index, part: m.IndexPart, path: str) -> str | None:
+        if part.expression is not None and self.is_mariadb and not ctx.same:
+            ctx.report.add(f"{path}/expression", "MariaDB has no functional key parts", "expression-index-dropped")
+            return None
+        if part.column and not ctx.same:
+            typ = t.types.get(part.column)
+            if typ is not None and typ.type.kind in ("json", "text", "blob") and ix.kind not in ("fulltext",) and not part.length:
+                ctx.report.add(path, f"column of kind {typ.type.kind} cannot be indexed by {self.name}", "unindexable-column")
+                return None
+        return super().ddl_index_part(ctx, t, ix, part, path)
+
+    def ddl_index_method(self, ctx: Context, t: TableInfo, ix: m.Index, path: str) -> str | bool | None:
+        if ix.kind in ("btree", "fulltext", "spatial"):
+            return None
+        if ix.kind == "hash":
+            return " USING HASH" if ctx.same else None
+        if ix.kind in ("gin", "gist", "spgist", "brin", "rtree"):
+            ctx.report.add(f"{path}/kind", f"{ix.kind} index made a btree index", "index-kind-btree", "approximation")
+            return None
+        return super().ddl_index_method(ctx, t, ix, path)
+
+    def ddl_index(self, ctx: Context, t: TableInfo, ix: m.Index, path: str) -> Statement | None:
+        stmt = super().ddl_index(ctx, t, ix, path)
+        if stmt is None or ix.kind not in ("fulltext", "spatial"):
+            return stmt
+        head = "CREATE UNIQUE INDEX" if ix.unique else "CREATE INDEX"
+        sql = stmt.sql.replace(head, f"CREATE {ix.kind.upper()} INDEX", 1)
+        return Statement(sql, stmt.kind, stmt.object, stmt.table)
+
+    def ddl_index_tail(self, ctx: Context, t: TableInfo, ix: m.Index, path: str) -> str:
+        tail = ""
+        if ix.include:
+            ctx.report.add(f"{path}/include", "INCLUDE columns dropped", "include-dropped", "approximation")
+        if ix.nulls_not_distinct:
+            ctx.report.add(f"{path}/nulls_not_distinct", "NULLS NOT DISTINCT dropped (several NULLs allowed)", "nulls-distinct")
+        parser = ix.options.get("mysql", {}).get("parser") if ctx.same_family else None
+        if parser:
+            tail += f" WITH PARSER {parser}"
+        if ix.comment:
+            tail += f" COMMENT {self.literal(ix.comment[:1024])}"
+        if not ix.visible:
+            tail += " IGNORED" if self.is_mariadb else " INVISIBLE"
+        return tail
+
+    def ddl_fk_target_ok(self, ctx: Context, ref_schema: str, fk: m.ForeignKey) -> bool:
+        return True
+
+    # -- tables ----------------------------------------------------------------------------------
+    def ddl_table_suffix(self, ctx: Context, t: TableInfo) -> str:
+        table = t.table
+        opts: dict[str, Any] = dict(table.options.get("mysql", {})) if ctx.same_family else {}
+        out = []
+        for key, word in _TABLE_OPTIONS.items():
+            if key in opts and opts[key] not in (None, ""):
+                out.append(f"{word}={opts[key]}")
+        if ctx.same_family:
+            charset = opts.get("charset") or opts.get("character_set")
+            coll = opts.get("collation")
+            if coll and not ctx.same:
+                coll = self._ddl_map_collation(ctx, coll, f"{t.path}/options/mysql/collation")
+            if charset:
+                out.append(f"DEFAULT CHARSET={charset}")
+            if coll:
+                out.append(f"COLLATE={coll}")
+        else:
+            out.append(f"DEFAULT CHARSET={self.table['collations'].get('charset', 'utf8mb4')}")
+            out.append(f"COLLATE={self._ddl_default_collation()}")
+        if table.comment:
+            limit = int(self.table["limits"]["table_comment_length"])
+            if len(table.comment) > limit:
+                ctx.report.add(f"{t.path}/comment", f"comment cut to {limit} characters", "comment-cut")
+            out.append(f"COMMENT={self.literal(table.comment[:limit])}")
+        if ctx.same_family:
+            for key in sorted(opts):
+                if key not in _TABLE_OPTIONS and key not in ("charset", "character_set", "collation", "auto_increment", "comment"):
+                    ctx.report.add(f"{t.path}/options/mysql/{key}", f"table option {key} not re-emitted", "table-option-dropped", "approximation")
+        part = self._ddl_partitioning(ctx, t)
+        return (" " + " ".join(out) if out else "") + part
+
+    def _ddl_partitioning(self, ctx: Context, t: TableInfo) -> str:
+        p = t.table.partitioning
+        if p is None or not ctx.same_family:
+            return ""
+        sql = f"\nPARTITION BY {p.method.upper()} ({p.expression})"
+        if p.partitions and all(x.bound for x in p.partitions):
+            sql += " (" + ", ".join(f"PARTITION {self.quote(x.name)} VALUES {x.bound}" for x in p.partitions) + ")"
+        elif p.partitions:
+            sql += f" PARTITIONS {len(p.partitions)}"
+        return sql
+
+    def ddl_comments(self, ctx: Context, t: TableInfo) -> list[Statement]:
+        return []  # inline COMMENT clauses
+
+    # -- views and routines ----------------------------------------------------------------------
+    def ddl_strip_source_schema(self, ctx: Context, schema: m.Schema, sql: str) -> str:
+        sql = _DEFINER.sub("", sql, count=1)
+        if ctx.schema_names.get(schema.name) is None:
+            sql = sql.replace(f"{self.quote(schema.name)}.", "")
+        return sql
+
+    def ddl_view_sql(self, ctx: Context, view: m.View, qname: str, cols: str, body: str, path: str) -> str:
+        opts = view.options.get("mysql", {}) if ctx.same_family else {}
+        head = "CREATE"
+        if opts.get("algorithm"):
+            head += f" ALGORITHM={opts['algorithm']}"
+        if opts.get("security"):
+            head += f" SQL SECURITY {opts['security']}"
+        if view.materialized:
+            ctx.report.add(f"{path}/materialized", "materialized view created as a plain view", "matview-plain", "approximation")
+        tail = f" WITH {view.check_option.upper()} CHECK OPTION" if view.check_option else ""
+        return f"{head} VIEW {qname}{cols} AS {body}{tail}"
+
+    def ddl_view(self, ctx: Context, schema: m.Schema, view: m.View, tschema: str | None, path: str) -> Statement | None:
+        if family_of(view.dialect or ctx.source) == "mysql" and not ctx.same:
+            body = self.ddl_strip_source_schema(ctx, schema, view.definition.strip().rstrip(";"))
+            qname = self.qualify(tschema, view.name)
+            cols = f" ({', '.join(self.quote(c) for c in view.columns)})" if view.columns else ""
+            return Statement(self.ddl_view_sql(ctx, view, qname, cols, body, path), "view", qname)
+        return super().ddl_view(ctx, schema, view, tschema, path)
+
+    # -- applying --------------------------------------------------------------------------------
+    def ddl_drop_statements(self, plan: DdlPlan) -> list[Statement]:
+        out = [Statement("SET FOREIGN_KEY_CHECKS = 0", "session", "session")]
+        out += super().ddl_drop_statements(plan)
+        out += [Statement(f"DROP SEQUENCE IF EXISTS {s.object}", "drop", s.object) for s in plan.pre_data if s.kind == "sequence"]
+        out.append(Statement("SET FOREIGN_KEY_CHECKS = 1", "session", "session"))
+        return out
+
+    def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
+        with conn.cursor() as cur:
+            cur.execute("SELECT DATABASE()")
+            current = cur.fetchone()[0]
+            cur.execute("SELECT table_schema, table_name FROM information_schema.tables")
+            rows = cur.fetchall()
+        present = set()
+        for s, n in rows:
+            present.add(self.qualify(s, n))
+            if s == current:
+                present.add(self.quote(n))
+        return present

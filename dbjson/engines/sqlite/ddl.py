@@ -1,7 +1,73 @@
-"""sqlite: ddl (placeholder to be filled)."""
+"""SQLite DDL: constraints inside CREATE TABLE, AUTOINCREMENT, one schema (``main``)."""
 
 from __future__ import annotations
 
+from typing import Any
 
-class SQLiteDDL:
-    pass
+from ... import model as m
+from ...ddl.base import BaseDDL, ColumnParts, Context, TableInfo
+from ...ddl.plan import DdlPlan, Statement
+
+
+class SQLiteDDL(BaseDDL):
+    """SQLite rendering of the DDL plan."""
+
+    def ddl_table_name(self, ctx: Context, schema: m.Schema, table: m.Table, si: int, path: str) -> str:
+        if si == 0:
+            return table.name
+        name = f"{schema.name}_{table.name}"
+        ctx.report.add(f"{path}/name", f"table of schema {schema.name!r} renamed to {name!r} (SQLite has one schema)", "schema-prefix", "rename")
+        return name
+
+    def ddl_identity(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> list[Statement]:
+        ident = col.identity
+        assert ident is not None
+        pk = t.table.primary_key
+        sole = pk is not None and tuple(pk.columns) == (col.name,)
+        if not sole or col.type.kind not in ("integer", "decimal"):
+            ctx.report.add(f"{path}/identity", "identity dropped (SQLite auto-increments only an INTEGER PRIMARY KEY)", "identity-dropped")
+            return []
+        parts.type_sql = "INTEGER"
+        t.pk_inline = True
+        if ctx.same and ident.kind != "autoincrement":
+            parts.primary_key = "PRIMARY KEY"
+            return []
+        parts.primary_key = "PRIMARY KEY AUTOINCREMENT"
+        if ident.next_value is None:
+            return []
+        name = self.literal(t.name)
+        seq = ident.next_value - 1
+        return [
+            Statement(f"DELETE FROM sqlite_sequence WHERE name = {name} AND seq < {seq}", "restart", t.qname, t.qname),
+            Statement(f"INSERT INTO sqlite_sequence (name, seq) SELECT {name}, {seq} WHERE NOT EXISTS "
+                      f"(SELECT 1 FROM sqlite_sequence WHERE name = {name})", "restart", t.qname, t.qname),
+        ]
+
+    def ddl_pk_name(self, ctx: Context, t: TableInfo, pk: m.PrimaryKey, path: str) -> str | None:
+        return pk.name if ctx.same and pk.name else None
+
+    def ddl_bool(self, value: bool) -> str:
+        return "1" if value else "0"
+
+    def ddl_collation(self, ctx: Context, t: TableInfo, col: m.Column, choice: Any, path: str) -> tuple[str | None, str | None]:
+        if ctx.same:
+            return None, col.collation
+        return super().ddl_collation(ctx, t, col, choice, path)
+
+    def ddl_column_sql(self, ctx: Context, t: TableInfo, p: ColumnParts) -> str:
+        sql = super().ddl_column_sql(ctx, t, p)
+        if p.collation:
+            sql = sql.replace(f"COLLATE {self.quote(p.collation)}", f"COLLATE {p.collation}", 1)
+        return sql
+
+    def ddl_index_method(self, ctx: Context, t: TableInfo, ix: m.Index, path: str) -> str | bool | None:
+        if ix.kind == "btree":
+            return None
+        if ix.kind == "hash":
+            ctx.report.add(f"{path}/kind", "hash index made a btree index", "index-kind-btree", "approximation")
+            return None
+        return super().ddl_index_method(ctx, t, ix, path)
+
+    def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
+        rows = conn.execute("SELECT name FROM sqlite_master").fetchall()
+        return {self.quote(r[0]) for r in rows}

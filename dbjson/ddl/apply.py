@@ -1,0 +1,164 @@
+"""Running a DDL plan on a live target: one transaction where the engine has transactional DDL."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.engine import URL
+
+from .. import model as m
+from ..connect import Target, parse_url, scrub
+from ..errors import ApplyError, ConnectionFailed, UsageError
+from .plan import DdlPlan, Statement
+
+IF_EXISTS = ("fail", "skip", "replace")
+_CREATES = ("table", "type", "sequence", "view", "schema")
+
+
+@dataclass
+class LoadResult:
+    """What ``load_schema`` did: the plan, and the statements it ran (or would run)."""
+
+    plan: DdlPlan
+    statements: list[Statement] = field(default_factory=list)
+    skipped: list[Statement] = field(default_factory=list)
+
+
+def _is_transactional(engine: Any) -> bool:
+    return bool(engine.table.get("capabilities", {}).get("transactional_ddl"))
+
+
+def apply_ddl(statements: Sequence[Statement], url_or_conn: Any, engine: Any = None) -> None:
+    """Run ``statements`` on a target (URL or raw DBAPI connection), in order.
+
+    PostgreSQL and SQLite run everything in one transaction (all or nothing); MySQL/MariaDB
+    commit each statement (DDL is not transactional there). A failure raises
+    :class:`~dbjson.errors.ApplyError` naming the statement and the object.
+    """
+    from ..engines import detect_engine, get_engine
+
+    own = not hasattr(url_or_conn, "cursor")
+    target = Target(parse_url(url_or_conn)) if own else None
+    conn = target.connect_raw() if target else url_or_conn
+    try:
+        if engine is None:
+            family = target.family if target else _family_of_conn(conn)
+            engine = detect_engine(family, conn)
+        elif isinstance(engine, str):
+            engine = get_engine(engine)
+        _run(conn, engine, list(statements), target.url.password if target else None)
+    finally:
+        if own:
+            conn.close()
+
+
+def _family_of_conn(conn: Any) -> str:
+    mod = type(conn).__module__
+    if mod.startswith("pymysql"):
+        return "mysql"
+    if mod.startswith("psycopg"):
+        return "postgresql"
+    return "sqlite"
+
+
+def _run(conn: Any, engine: Any, statements: list[Statement], password: str | None) -> None:
+    transactional = _is_transactional(engine)
+    if engine.family == "sqlite":
+        conn.isolation_level = None
+        conn.execute("BEGIN")
+    elif engine.family == "postgresql":
+        conn.autocommit = False
+    current: Statement | None = None
+    try:
+        for current in statements:
+            _execute(conn, current.sql)
+        if transactional:
+            conn.commit() if engine.family != "sqlite" else conn.execute("COMMIT")
+    except Exception as e:  # noqa: BLE001 - every driver error becomes an ApplyError
+        if transactional:
+            try:
+                conn.rollback() if engine.family != "sqlite" else conn.execute("ROLLBACK")
+            except Exception:  # noqa: BLE001
+                pass
+        assert current is not None
+        msg = scrub(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__, password)
+        done = "rolled back" if transactional else "earlier statements stay applied"
+        raise ApplyError(f"{current.kind} {current.object}: {msg} ({done})", statement=current.sql, obj=current.object,
+                         table=current.table) from None
+
+
+def _execute(conn: Any, sql: str) -> None:
+    if hasattr(conn, "cursor") and not hasattr(conn, "executescript"):
+        with conn.cursor() as cur:
+            cur.execute(sql)
+    else:
+        conn.execute(sql)
+
+
+def create_database(url: str | URL) -> None:
+    """Create the URL's database (MySQL/MariaDB/PostgreSQL) if it does not exist."""
+    u = parse_url(url)
+    target = Target(u)
+    name = u.database
+    if target.family == "sqlite" or not name:
+        return
+    admin = Target(u.set(database="postgres" if target.family == "postgresql" else None))
+    conn = admin.connect_raw()
+    try:
+        if target.family == "postgresql":
+            conn.autocommit = True
+            with conn.cursor() as cur:
+                cur.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
+                if cur.fetchone() is None:
+                    cur.execute('CREATE DATABASE "' + name.replace('"', '""') + '"')
+        else:
+            with conn.cursor() as cur:
+                cur.execute("CREATE DATABASE IF NOT EXISTS `" + name.replace("`", "``") + "` CHARACTER SET utf8mb4")
+    finally:
+        conn.close()
+
+
+def load_schema(database: m.Database, url: str | URL, *, create: bool = False, if_exists: str = "fail",
+                dry_run: bool = False, strict: bool = False, options: dict[str, Any] | None = None) -> LoadResult:
+    """Translate ``database`` for the target at ``url`` and apply it (``schema-load --to URL``).
+
+    ``if_exists``: ``fail`` (an existing object makes the load fail), ``skip`` (objects that exist
+    are left alone, with their indexes and constraints), ``replace`` (drop them first).
+    ``dry_run`` connects (to learn the server version and what exists) but changes nothing.
+    """
+    from . import to_ddl
+    from ..engines import detect_engine
+
+    if if_exists not in IF_EXISTS:
+        raise UsageError(f"--if-exists must be one of {', '.join(IF_EXISTS)}, not {if_exists!r}")
+    target = Target(parse_url(url))
+    if create and not dry_run:
+        create_database(target.url)
+    try:
+        conn = target.connect_raw()
+    except ConnectionFailed:
+        if dry_run and create:
+            raise ConnectionFailed(f"cannot connect to {target.display()}; --dry-run does not create it") from None
+        raise
+    try:
+        engine = detect_engine(target.family, conn)
+        plan = to_ddl(database, engine, strict=strict, options=options)
+        statements = plan.statements
+        result = LoadResult(plan)
+        if if_exists == "replace":
+            statements = engine.ddl_drop_statements(plan) + statements
+        elif if_exists == "skip":
+            existing = engine.ddl_existing_objects(conn, plan)
+            keep = []
+            for s in statements:
+                exists = (s.table in existing) if s.table else (s.kind in _CREATES and s.object in existing)
+                (result.skipped if exists else keep).append(s)
+            statements = keep
+        result.statements = statements
+        if not dry_run:
+            _run(conn, engine, statements, target.url.password)
+        return result
+    finally:
+        conn.close()

@@ -1,0 +1,95 @@
+"""The result of translating a schema document into DDL: statements, name maps and the report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import model as m
+
+# Severity of a report item. ``loss``: data or behaviour that the source had may not survive (an
+# error under --strict). ``approximation``: the target differs but holds every source value
+# (a wider integer, a stricter collation). ``rename``: an identifier was shortened or prefixed.
+SEVERITIES = ("loss", "approximation", "rename")
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One DDL statement of a plan."""
+
+    sql: str
+    kind: str  # schema | type | sequence | table | index | unique | foreign_key | check | trigger | view | routine | restart | comment | ...
+    object: str  # qualified target name, for error messages
+    table: str | None = None
+
+    def __str__(self) -> str:
+        return self.sql
+
+
+@dataclass(frozen=True, slots=True)
+class ReportItem:
+    """One attribute dropped or approximated: where in the document, what, and the rule applied."""
+
+    path: str  # JSON pointer into the schema document
+    lost: str  # what was lost or approximated
+    rule: str  # the rule applied (an id from dialects/*.toml or a named translation rule)
+    severity: str = "loss"
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "severity": self.severity, "lost": self.lost, "rule": self.rule}
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.lost} [{self.rule}]"
+
+
+@dataclass
+class TranslationReport:
+    """Everything a translation dropped or approximated, in document order."""
+
+    source: str
+    target: str
+    items: list[ReportItem] = field(default_factory=list)
+
+    def add(self, path: str, lost: str, rule: str, severity: str = "loss") -> None:
+        item = ReportItem(path, lost, rule, severity)
+        if item not in self.items:
+            self.items.append(item)
+
+    @property
+    def losses(self) -> list[ReportItem]:
+        return [i for i in self.items if i.severity == "loss"]
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def to_dict(self) -> dict[str, Any]:
+        counts = {s: sum(1 for i in self.items if i.severity == s) for s in SEVERITIES}
+        return {"source": self.source, "target": self.target, "counts": counts,
+                "items": [i.to_dict() for i in self.items]}
+
+
+@dataclass
+class DdlPlan:
+    """DDL for one target: ``pre_data`` (what rows need), then ``post_data`` (after the rows)."""
+
+    target: str
+    server_version: str
+    pre_data: list[Statement] = field(default_factory=list)
+    post_data: list[Statement] = field(default_factory=list)
+    report: TranslationReport = field(default_factory=lambda: TranslationReport("", ""))
+    table_names: dict[tuple[str, str], tuple[str | None, str]] = field(default_factory=dict)
+    column_types: dict[tuple[str, str, str], m.Type] = field(default_factory=dict)
+    column_names: dict[tuple[str, str, str], str] = field(default_factory=dict)
+
+    @property
+    def statements(self) -> list[Statement]:
+        return self.pre_data + self.post_data
+
+    def script(self, terminator: str = ";") -> str:
+        """The whole plan as a SQL script (pre-data, then post-data)."""
+        parts = ["-- pre-data"] + [s.sql.rstrip() + terminator for s in self.pre_data]
+        parts += ["-- post-data"] + [s.sql.rstrip() + terminator for s in self.post_data]
+        return "\n".join(parts) + "\n"

@@ -1,0 +1,80 @@
+"""Standard type → target type, driven by the ``[[types.<kind>]]`` rule tables of ``dialects/*.toml``.
+
+A rule is a table with ``sql`` (a template), optional ``when`` (conditions, all must hold),
+``check`` (a CHECK template that keeps the source's range), ``result`` (the standard type the
+target column ends up with, merged over the source type), ``rule`` (an id for the report) and
+``lost`` + ``severity`` (what the report says). The first rule whose conditions hold wins.
+
+Conditions: ``<field> = value`` (a :class:`~dbjson.model.Type` field or a context key: ``in_key``,
+``identity``, ``source``, ``source_family``), ``<field>_le``/``<field>_ge`` (numeric bounds) and
+``<field>_null = true|false``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from .. import model as m
+from ..errors import TranslationError
+
+
+@dataclass(frozen=True, slots=True)
+class TypeChoice:
+    """The outcome of mapping one standard type: SQL text, the resulting type and extra checks."""
+
+    sql: str
+    type: m.Type
+    checks: tuple[str, ...] = ()
+    rule: str = ""
+    lost: str | None = None
+    severity: str = "loss"
+
+
+def _value(t: m.Type, ctx: dict[str, Any], key: str) -> Any:
+    if key in ctx:
+        return ctx[key]
+    return getattr(t, key, None)
+
+
+def _holds(t: m.Type, ctx: dict[str, Any], key: str, want: Any) -> bool:
+    for suffix, test in (("_le", lambda v, w: v is not None and v <= w),
+                         ("_ge", lambda v, w: v is not None and v >= w),
+                         ("_null", lambda v, w: (v is None) == w)):
+        if key.endswith(suffix) and (key[: -len(suffix)] in ctx or hasattr(t, key[: -len(suffix)])):
+            return bool(test(_value(t, ctx, key[: -len(suffix)]), want))
+    value = _value(t, ctx, key)
+    if isinstance(value, tuple):
+        value = list(value)
+    return bool(value == want)
+
+
+def rule_matches(rule: dict[str, Any], t: m.Type, ctx: dict[str, Any]) -> bool:
+    """True when every condition of ``rule['when']`` holds for type ``t`` in context ``ctx``."""
+    return all(_holds(t, ctx, k, v) for k, v in rule.get("when", {}).items())
+
+
+def find_rule(table: dict[str, Any], t: m.Type, ctx: dict[str, Any]) -> dict[str, Any]:
+    """The first matching rule of the target's table for ``t.kind`` (TranslationError if none)."""
+    for rule in table.get("types", {}).get(t.kind, []):
+        if rule_matches(rule, t, ctx):
+            return dict(rule)
+    raise TranslationError(f"no {table.get('name')} type for standard kind {t.kind!r}")
+
+
+def result_type(t: m.Type, result: dict[str, Any]) -> m.Type:
+    """The source type with the rule's ``result`` fields merged over it."""
+    if not result:
+        return t
+    changes: dict[str, Any] = {}
+    for key, value in result.items():
+        if key in ("element", "base"):
+            changes[key] = m.Type(**value)
+        elif key == "values":
+            changes[key] = tuple(value)
+        else:
+            changes[key] = None if value == "__none__" else value
+    if "kind" in result and result["kind"] != t.kind:
+        return m.Type(**changes)
+    return dataclasses.replace(t, **changes)
