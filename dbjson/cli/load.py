@@ -1,3 +1,151 @@
-"""import and verify commands (placeholder to be filled)."""
+"""``dbjson import`` and ``dbjson verify``."""
 
 from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+from typing import Annotated, Any, Optional
+
+import orjson
+import typer
+
+from ..errors import UsageError
+from .common import app, fail, run, stderr_console, stdout_console
+
+
+def _on_sigterm(_signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _install_signals(status: Any) -> None:
+    """SIGTERM stops like Ctrl-C; SIGUSR1 prints a status line on stderr."""
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    if hasattr(signal, "SIGUSR1"):
+        def usr1(_signum: int, _frame: FrameType | None) -> None:
+            sys.stderr.write(status() + "\n")
+            sys.stderr.flush()
+
+        signal.signal(signal.SIGUSR1, usr1)
+
+
+def _printer(quiet: bool) -> Any:
+    con = stderr_console()
+
+    def on_event(ev: Any) -> None:
+        if quiet:
+            return
+        if ev.kind in ("phase", "retry", "finding", "reject"):
+            label = {"phase": "", "retry": "retry: ", "finding": "pre-flight: ", "reject": "rejected: "}[ev.kind]
+            con.print(f"{label}{ev.message}", markup=False, highlight=False)
+        elif ev.kind == "verify" and ev.message != "ok":
+            con.print(f"verify: {ev.message}", markup=False)
+
+    return on_event
+
+
+@app.command("import")
+def import_cmd(
+    directory: Annotated[str, typer.Argument(help="The export directory (or '-' with --table: JSON lines on stdin).")],
+    url: Annotated[str, typer.Argument(help="Target database URL (mysql://, mariadb://, postgresql://, sqlite:///).", envvar="DBJSON_URL")],
+    threads: Annotated[Optional[int], typer.Option("--threads", "-j", help="Parallel loaders (default: cores, at most 8).", min=1)] = None,
+    tables: Annotated[Optional[list[str]], typer.Option("--tables", "-t", help="Only tables matching GLOB (repeatable).")] = None,
+    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")] = None,
+    schema_only: Annotated[bool, typer.Option("--schema-only", help="Create the schema, load no rows.")] = False,
+    data_only: Annotated[bool, typer.Option("--data-only", help="Load rows into existing tables; no DDL.")] = False,
+    if_exists: Annotated[str, typer.Option("--if-exists", help="When a target table exists: fail, skip, truncate or replace.")] = "fail",
+    resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted import: load only what the journal lacks.")] = False,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail when the schema translation would lose anything.")] = False,
+    zero_dates: Annotated[str, typer.Option("--zero-dates", help="Zero dates for targets that cannot hold them: null or error.")] = "null",
+    set_values: Annotated[Optional[list[str]], typer.Option("--set", help="TABLE.COL=VALUE: a fixed value for a column.")] = None,
+    set_sql: Annotated[Optional[list[str]], typer.Option("--set-sql", help="TABLE.COL=EXPR: an SQL expression evaluated by the target.")] = None,
+    increment: Annotated[Optional[list[str]], typer.Option("--increment", help="TABLE.COL=START: a counter (START, START+1, ...).")] = None,
+    rename: Annotated[Optional[list[str]], typer.Option("--rename", help="TABLE.OLD=NEW: load column OLD into NEW.")] = None,
+    max_errors: Annotated[int, typer.Option("--max-errors", help="Reject up to N bad rows to DIR/rejects/<table>.jsonl instead of stopping.", min=0)] = 0,
+    table: Annotated[Optional[str], typer.Option("--table", help="With DIR '-': the existing target table the stdin lines go to.")] = None,
+    no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip the count/checksum verification after loading.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
+) -> None:
+    """Load an export directory into a database: DDL, rows in parallel, indexes and keys, verify.
+
+    Examples:
+
+      dbjson import out/ postgresql://postgres@127.0.0.1/shop --threads 4
+
+      dbjson import out/ mysql://root@127.0.0.1/shop --resume
+
+      dbjson import out/ sqlite:///shop.db --exclude 'audit_*' --max-errors 100
+
+      zstd -dc out/data/public.users.jsonl.zst | dbjson import --table users - mysql://root@127.0.0.1/shop
+    """
+    from ..importer import Importer, import_database, import_table_stream
+
+    printer = _printer(quiet or json_out)
+    if directory == "-":
+        if not table:
+            fail(UsageError("reading from stdin ('-') needs --table TABLE"))
+        _install_signals(lambda: "dbjson import: reading stdin")
+        report = run(lambda: import_table_stream(
+            sys.stdin.buffer, url, table or "", zero_dates=zero_dates, set_values=set_values or (),
+            set_sql=set_sql or (), increments=increment or (), renames=rename or ()))
+    else:
+        if table:
+            fail(UsageError("--table goes with '-' (stdin) as the directory"))
+        holder: dict[str, Importer] = {}
+
+        def hook(imp: Importer) -> None:
+            holder["imp"] = imp
+
+        _install_signals(lambda: holder["imp"].status_line() if "imp" in holder else "dbjson import: starting")
+        report = run(lambda: import_database(
+            Path(directory), url, threads=threads, tables=tables or (), exclude=exclude or (),
+            schema_only=schema_only, data_only=data_only, if_exists=if_exists, resume=resume, strict=strict,
+            zero_dates=zero_dates, set_values=set_values or (), set_sql=set_sql or (), increments=increment or (),
+            renames=rename or (), max_errors=max_errors, verify=not no_verify, on_event=printer, importer_hook=hook))
+    if json_out:
+        sys.stdout.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        return
+    if not quiet:
+        rate = report.rows / report.seconds if report.seconds > 0 else 0.0
+        msg = f"imported {report.rows} rows into {len(report.tables)} table(s) in {report.seconds:.1f}s ({rate:,.0f} rows/s)"
+        if report.rejected:
+            msg += f"; {report.rejected} rejected row(s) in {report.rejects_dir}"
+        if report.verify is not None:
+            msg += "; verified"
+        stderr_console().print(msg, markup=False)
+
+
+@app.command("verify")
+def verify_cmd(
+    directory: Annotated[Path, typer.Argument(help="The export directory.")],
+    url: Annotated[str, typer.Argument(help="The database that was loaded from it.", envvar="DBJSON_URL")],
+    threads: Annotated[Optional[int], typer.Option("--threads", "-j", help="Tables checked in parallel.", min=1)] = None,
+    tables: Annotated[Optional[list[str]], typer.Option("--tables", "-t", help="Only tables matching GLOB.")] = None,
+    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip tables matching GLOB.")] = None,
+    rename: Annotated[Optional[list[str]], typer.Option("--rename", help="The --rename options used by the import.")] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
+) -> None:
+    """Compare a database with an export: row counts and content checksums per table.
+
+    Exit code 0 when everything matches, 7 when a table differs.
+
+    Example:
+
+      dbjson verify out/ postgresql://postgres@127.0.0.1/shop
+    """
+    from ..verify import verify, verify_error
+
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    report = run(lambda: verify(directory, url, tables=tables or (), exclude=exclude or (), threads=threads,
+                                renames=rename or ()))
+    if json_out:
+        sys.stdout.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        out = stdout_console()
+        for t in report.tables:
+            mark = "ok" if t.ok else "MISMATCH"
+            out.print(f"{mark:8} {t.table}: {t.rows} rows" + (f", checksum {t.checksum}" if t.checksum else ""), markup=False)
+    if not report.ok:
+        fail(verify_error(report))

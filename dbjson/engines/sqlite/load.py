@@ -1,7 +1,197 @@
-"""sqlite: load (placeholder to be filled)."""
+"""SQLite load: ``executemany`` inside one transaction per unit, a single writer.
+
+SQLite serializes writers, so the importer loads SQLite units one at a time
+(``load_parallel_writers = False``); reading and converting still overlap with the writes of
+the sqlite3 module, which releases the GIL while it steps statements. Session for loading:
+``PRAGMA synchronous = NORMAL`` and a busy timeout; foreign keys stay off during the load.
+"""
 
 from __future__ import annotations
 
+import base64
+import sqlite3
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ...errors import ConnectionFailed, DataError
+
+if TYPE_CHECKING:
+    from ... import model as m
+    from ...connect import Target
+    from ...importer import TablePlan
+
+_BATCH = 5000
+
+
+
+def _quote(ident: str) -> str:
+    """An always-quoted identifier."""
+    return '"' + ident.replace('"', '""') + '"'
+
+def _is_zero_date(v: str) -> bool:
+    return v.startswith("0000-") or v[4:8] == "-00-" or v[7:10] == "-00"
+
 
 class SQLiteLoad:
-    pass
+    """The SQLite side of ``dbjson import`` and ``dbjson verify``."""
+
+    load_parallel_writers = False
+
+    # -- connections ----------------------------------------------------------------------------
+    def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
+        path = target.url.database or ":memory:"
+        try:
+            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=60)
+        except sqlite3.Error as e:
+            raise ConnectionFailed(f"cannot open SQLite database {path}: {e}") from None
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = OFF")
+        return conn
+
+    def load_disconnect(self, conn: Any) -> None:
+        try:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            conn.execute("PRAGMA synchronous = FULL")
+        finally:
+            conn.close()
+
+    def load_interrupt(self, conn: Any, target: Target) -> None:
+        conn.interrupt()
+
+    # -- transactions ---------------------------------------------------------------------------
+    def load_begin(self, conn: Any) -> None:
+        conn.execute("BEGIN IMMEDIATE")
+
+    def load_commit(self, conn: Any) -> None:
+        conn.execute("COMMIT")
+
+    def load_rollback(self, conn: Any) -> None:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+
+    def load_execute_ddl(self, conn: Any, sql: str) -> None:
+        conn.execute(sql)
+
+    # -- catalog --------------------------------------------------------------------------------
+    def load_existing_tables(self, conn: Any, schemas: set[str | None]) -> set[tuple[str | None, str]]:
+        rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        return {(None, r[0]) for r in rows}
+
+    def _name(self, schema: str | None, table: str) -> str:
+        return _quote(table)
+
+    def load_truncate(self, conn: Any, schema: str | None, table: str) -> None:
+        conn.execute(f"DELETE FROM {self._name(schema, table)}")
+
+    def load_drop(self, conn: Any, schema: str | None, table: str) -> None:
+        conn.execute(f"DROP TABLE IF EXISTS {self._name(schema, table)}")
+
+    def load_count(self, conn: Any, schema: str | None, table: str) -> int:
+        return int(conn.execute(f"SELECT count(*) FROM {self._name(schema, table)}").fetchone()[0])
+
+    def load_collations(self, conn: Any, schema: str | None, table: str) -> dict[str, str]:
+        """Columns declared ``COLLATE NOCASE`` (case-insensitive for ASCII)."""
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
+        out: dict[str, str] = {}
+        if not sql or "NOCASE" not in (sql[0] or "").upper():
+            return out
+        for cid, name, *_rest in conn.execute(f"PRAGMA table_info({self._name(schema, table)})"):
+            del cid
+            if f"{name}" in sql[0] and "NOCASE" in sql[0].upper().split(name.upper(), 1)[-1].split(",", 1)[0]:
+                out[name] = "nocase_ci"
+        return out
+
+    # -- values ---------------------------------------------------------------------------------
+    def load_converter(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> Callable[[Any], Any]:
+        """JSON value (non-null) → a Python value for sqlite3."""
+        sk = src.kind
+        if sk == "boolean":
+            return lambda v: 1 if v else 0
+        if sk in ("binary", "varbinary", "blob"):
+            return lambda v: base64.b64decode(v, validate=True)
+        if sk == "geometry":
+            return bytes.fromhex
+        if sk == "integer" or sk == "year":
+            return int
+        if sk == "float":
+            return lambda v: float(v) if type(v) is str else v
+        if sk == "set":
+            return lambda v: ",".join(v)
+        if sk in ("json", "array", "vector"):
+            return lambda v: orjson.dumps(v).decode()
+        if sk in ("date", "timestamp") and zero_dates == "error":
+            def check(v: Any) -> Any:
+                if type(v) is str and _is_zero_date(v):
+                    raise DataError("zero date (--zero-dates error)")
+                return v
+            return check
+        return lambda v: v
+
+    # -- loading --------------------------------------------------------------------------------
+    def _insert_sql(self, tp: TablePlan) -> str:
+        q = _quote
+        cols = [q(c) for c in tp.insert_columns]
+        table = self._name(tp.tschema, tp.tname)
+        if not tp.exprs:
+            return f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
+        inner = ", ".join(f"? AS {c}" for c in cols)
+        targets = cols + [q(c) for c in tp.exprs]
+        return (f"INSERT INTO {table} ({', '.join(targets)}) SELECT {', '.join(cols)}, {', '.join(tp.exprs.values())} "
+                f"FROM (SELECT {inner})")
+
+    def load_unit(self, conn: Any, tp: TablePlan, rows: Iterator[tuple[Any, ...]]) -> int:
+        sql = self._insert_sql(tp)
+        n = 0
+        batch: list[tuple[Any, ...]] = []
+        for row in rows:
+            batch.append(row)
+            if len(batch) >= _BATCH:
+                conn.executemany(sql, batch)
+                n += len(batch)
+                batch = []
+        if batch:
+            conn.executemany(sql, batch)
+            n += len(batch)
+        return n
+
+    def load_row_safely(self, conn: Any, tp: TablePlan, row: tuple[Any, ...]) -> None:
+        conn.execute("SAVEPOINT dbjson_row")
+        try:
+            conn.execute(self._insert_sql(tp), row)
+        except BaseException:
+            conn.execute("ROLLBACK TO SAVEPOINT dbjson_row")
+            raise
+        conn.execute("RELEASE SAVEPOINT dbjson_row")
+
+    # -- errors ---------------------------------------------------------------------------------
+    def load_error_kind(self, exc: BaseException) -> str:
+        text = str(exc).lower()
+        if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
+            return "retry"
+        if "already exists" in text:
+            return "exists"
+        if isinstance(exc, (sqlite3.IntegrityError, sqlite3.DataError)):
+            return "data"
+        return "other"
+
+    def load_error_column(self, exc: BaseException, tp: TablePlan, row: tuple[Any, ...]) -> tuple[str | None, Any]:
+        text = str(exc)
+        for i, c in enumerate(tp.insert_columns):
+            if f".{c}" in text or f"column {c}" in text:
+                return c, row[i]
+        return None, None
+
+    # -- verify ---------------------------------------------------------------------------------
+    def verify_select(self, conn: Any, tp: TablePlan) -> Iterator[tuple[Any, ...]]:
+        cols = ", ".join(_quote(name) for _c, name, _t in tp.verify_columns)
+        yield from conn.execute(f"SELECT {cols} FROM {self._name(tp.tschema, tp.tname)}")
+
+    def verify_adapters(self, tp: TablePlan) -> dict[str, Callable[[Any], Any]]:
+        out: dict[str, Callable[[Any], Any]] = {}
+        for src, _name, _tgt in tp.verify_columns:
+            if src.type.kind in ("array", "vector"):
+                out[src.name] = lambda v: orjson.loads(v) if isinstance(v, (str, bytes)) else v
+        return out

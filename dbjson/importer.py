@@ -1,0 +1,1264 @@
+"""``dbjson import``: load an export directory into MySQL, MariaDB, PostgreSQL or SQLite.
+
+Order: pre-data DDL (from :func:`dbjson.ddl.to_ddl`), pre-flight (values the target cannot hold),
+rows, post-data DDL (indexes in parallel, then foreign keys, then the rest in plan order), verify.
+
+Rows move in *units*: one data file of the export (a table, or one chunk of a big table). Each unit
+loads in its own transaction through the engine's bulk path (``engine.load_unit``: PostgreSQL
+COPY, MySQL/MariaDB LOAD DATA LOCAL fed from memory, SQLite executemany). A dynamic thread pool
+grows up to ``threads`` while units wait, largest units first. The resume journal
+(:mod:`dbjson.journal`) records every step, so ``resume=True`` loads exactly what is missing.
+
+Engine-specific work lives in ``dbjson/engines/<family>/load.py``; this module is engine-neutral.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import gzip
+import hashlib
+import io
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from . import model as m
+from .codec import Checksum, format_checksum, line_hash
+from .connect import Target, parse_url
+from .engines import Engine, get_engine
+from .errors import ApplyError, Cancelled, DataError, DbjsonError, DocumentError, UsageError
+from .journal import Journal, journal_path
+
+IF_EXISTS = ("fail", "skip", "truncate", "replace")
+ZERO_DATES = ("null", "error")
+CANCEL_CHECK_EVERY = 2000
+MAX_ATTEMPTS = 6
+
+
+# ---------------------------------------------------------------------------------------------
+# Events and reports
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ImportEvent:
+    """A progress event: ``kind`` is phase | unit | table | retry | reject | warning | finding | status."""
+
+    kind: str
+    message: str = ""
+    table: str | None = None
+    rows: int = 0
+    bytes: int = 0
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class TableResult:
+    """What happened to one table."""
+
+    name: str
+    target: str
+    rows: int = 0
+    rejected: int = 0
+    units: int = 0
+    skipped: bool = False
+
+
+@dataclass
+class ImportReport:
+    """The outcome of an import (``to_dict`` for ``--json``)."""
+
+    target: str
+    tables: dict[str, TableResult] = field(default_factory=dict)
+    rows: int = 0
+    bytes: int = 0
+    rejected: int = 0
+    seconds: float = 0.0
+    threads: int = 1
+    resumed_units: int = 0
+    findings: list[Any] = field(default_factory=list)
+    translation: list[str] = field(default_factory=list)
+    verify: Any = None
+    rejects_dir: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "rows": self.rows,
+            "bytes": self.bytes,
+            "rejected": self.rejected,
+            "seconds": round(self.seconds, 3),
+            "threads": self.threads,
+            "resumed_units": self.resumed_units,
+            "tables": {k: vars(v) for k, v in sorted(self.tables.items())},
+            "findings": [f.to_dict() for f in self.findings],
+            "translation": self.translation,
+            "verify": self.verify.to_dict() if self.verify is not None else None,
+            "rejects": self.rejects_dir,
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# The export directory: manifest and data files
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class DataFile:
+    """One data file listed in the manifest."""
+
+    path: Path
+    rel: str
+    rows: int | None
+    bytes: int | None = None
+    checksum: str | None = None
+
+
+@dataclass
+class ManifestTable:
+    schema: str
+    name: str
+    rows: int | None
+    checksum: str | None
+    files: list[DataFile]
+    columns: list[str] | None = None
+
+
+def read_export(directory: Path) -> tuple[m.Database, list[ManifestTable], str]:
+    """The schema document, the manifest's tables and an identity of the export (its manifest hash)."""
+    schema_path = directory / "schema.json"
+    manifest_path = directory / "manifest.json"
+    for p in (schema_path, manifest_path):
+        if not p.is_file():
+            raise DataError("missing from the export directory", file=str(p))
+    db = m.Database.from_json(schema_path.read_bytes(), filename=str(schema_path))
+    raw = manifest_path.read_bytes()
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        raise DocumentError(f"malformed JSON: {e}", file=str(manifest_path)) from None
+    tables = _manifest_tables(doc, directory, str(manifest_path))
+    return db, tables, hashlib.blake2b(raw, digest_size=8).hexdigest()
+
+
+def _manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTable]:
+    """Manifest tables (tolerant of a list or a mapping keyed by ``schema.table``)."""
+    if not isinstance(doc, dict) or "tables" not in doc:
+        raise DocumentError("not a dbjson manifest (no 'tables')", file=where)
+    items = doc["tables"]
+    if isinstance(items, dict):
+        items = [dict(v, key=k) for k, v in items.items()]
+    out: list[ManifestTable] = []
+    for t in items:
+        name = t.get("name") or t.get("table") or str(t.get("key", "")).split(".")[-1]
+        schema = t.get("schema") or (str(t["key"]).rsplit(".", 1)[0] if "." in str(t.get("key", "")) else "")
+        files = []
+        for f in t.get("files", []):
+            rel = f["path"] if isinstance(f, dict) else str(f)
+            files.append(DataFile(
+                path=directory / rel, rel=rel, rows=f.get("rows") if isinstance(f, dict) else None,
+                bytes=f.get("bytes") if isinstance(f, dict) else None,
+                checksum=f.get("checksum") if isinstance(f, dict) else None,
+            ))
+        out.append(ManifestTable(schema=schema, name=name, rows=t.get("rows"), checksum=t.get("checksum"), files=files,
+                                 columns=t.get("columns")))
+    return out
+
+
+def open_data(path: Path | str) -> IO[bytes]:
+    """A binary reader over a plain, gzip (``.gz``) or zstd (``.zst``) data file."""
+    p = str(path)
+    if p.endswith(".gz"):
+        return gzip.open(p, "rb")
+    if p.endswith(".zst"):
+        import zstandard
+
+        fh = open(p, "rb")  # noqa: SIM115 - owned by the returned reader
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(fh, closefd=True), 1 << 20)  # type: ignore[arg-type]
+    return open(p, "rb", buffering=1 << 20)  # noqa: SIM115
+
+
+def iter_lines(fh: IO[bytes], file: str) -> Iterator[tuple[int, bytes]]:
+    """``(line number, line without newline)``; a last line without newline means a truncated file."""
+    number = 0
+    try:
+        for number, line in enumerate(fh, 1):
+            if line.endswith(b"\n"):
+                line = line[:-1]
+                if line.endswith(b"\r"):
+                    line = line[:-1]
+            elif line:
+                raise DataError("truncated file: the last line has no newline", file=file, line=number)
+            if line:
+                yield number, line
+    except (EOFError, OSError) as e:
+        raise DataError(f"truncated or corrupt file: {e}", file=file, line=number + 1) from None
+    except DbjsonError:
+        raise
+    except Exception as e:  # zstandard.ZstdError and friends
+        if type(e).__name__ == "ZstdError":
+            raise DataError(f"truncated or corrupt file: {e}", file=file, line=number + 1) from None
+        raise
+
+
+# ---------------------------------------------------------------------------------------------
+# The plan: tables, columns and units
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class TablePlan:
+    """One table to load: source and target names, column mapping and the column options."""
+
+    schema: str
+    name: str
+    table: m.Table
+    tschema: str | None
+    tname: str
+    columns: list[m.Column]  # source columns present in the data, in ordinal order
+    target_names: list[str]
+    target_types: list[m.Type]
+    fixed: dict[str, str] = field(default_factory=dict)  # target column → value (text)
+    exprs: dict[str, str] = field(default_factory=dict)  # target column → SQL expression
+    increments: dict[str, int] = field(default_factory=dict)  # target column → first value
+    files: list[DataFile] = field(default_factory=list)
+    rows: int | None = None
+    checksum: str | None = None
+    skipped: bool = False
+    # Every column of the lines (manifest order) with its target name and type: what verify reads.
+    verify_columns: list[tuple[m.Column, str, m.Type]] = field(default_factory=list)
+
+    @property
+    def display(self) -> str:
+        return f"{self.schema}.{self.name}" if self.schema else self.name
+
+    @property
+    def insert_columns(self) -> list[str]:
+        """Target columns fed with values, in row-tuple order: data, fixed values, counters."""
+        return self.target_names + list(self.fixed) + list(self.increments)
+
+    @property
+    def altered(self) -> bool:
+        """True when column options change the content (verify then compares counts only)."""
+        return bool(self.fixed or self.exprs or self.increments)
+
+
+@dataclass
+class Unit:
+    table: TablePlan
+    file: DataFile
+    base_row: int  # rows in the table's earlier files (counter columns stay deterministic)
+
+    @property
+    def step(self) -> str:
+        return "data:" + self.file.rel
+
+    @property
+    def size(self) -> int:
+        if self.file.bytes is not None:
+            return self.file.bytes
+        try:
+            return self.file.path.stat().st_size
+        except OSError:
+            return 0
+
+
+def _split_option(key: str, what: str) -> tuple[str, str]:
+    table, dot, col = key.rpartition(".")
+    if not dot or not table or not col:
+        raise UsageError(f"{what} needs TABLE.COLUMN, got {key!r}")
+    return table, col
+
+
+def _matches(name: str, schema: str, globs: Sequence[str]) -> bool:
+    names = (name, f"{schema}.{name}")
+    return any(fnmatch.fnmatchcase(n, g) for g in globs for n in names)
+
+
+def _per_table(options: Mapping[str, Any], what: str, schema: str, table: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in options.items():
+        t, col = _split_option(key, what)
+        if t in (table, f"{schema}.{table}"):
+            out[col] = value
+    return out
+
+
+def rename_columns(db: m.Database, renames: Mapping[str, str]) -> m.Database:
+    """The document with columns renamed (``{"table.old": "new"}``): columns, keys, indexes, FKs."""
+    if not renames:
+        return db
+    per: dict[str, dict[str, str]] = {}
+    for key, new in renames.items():
+        t, old = _split_option(key, "--rename")
+        per.setdefault(t, {})[old] = new
+    schemas = []
+    for s in db.schemas:
+        tables = []
+        for t in s.tables:
+            mp = per.get(t.name, {}) | per.get(f"{s.name}.{t.name}", {})
+            tables.append(_rename_in_table(t, mp, per, s.name))
+        schemas.append(m.replace(s, tables=tuple(tables)))
+    return m.replace(db, schemas=tuple(schemas))
+
+
+def _rename_in_table(t: m.Table, mp: dict[str, str], per: dict[str, dict[str, str]], schema: str) -> m.Table:
+    def r(names: Sequence[str]) -> tuple[str, ...]:
+        return tuple(mp.get(n, n) for n in names)
+
+    missing = [c for c in mp if not any(col.name == c for col in t.columns)]
+    if missing:
+        raise UsageError(f"--rename: table {t.name} has no column {missing[0]!r}")
+    fks = []
+    for fk in t.foreign_keys:
+        ref = per.get(fk.ref_table, {}) | per.get(f"{fk.ref_schema or schema}.{fk.ref_table}", {})
+        fks.append(m.replace(fk, columns=r(fk.columns), ref_columns=tuple(ref.get(c, c) for c in fk.ref_columns)))
+    return m.replace(
+        t,
+        columns=tuple(m.replace(c, name=mp.get(c.name, c.name)) for c in t.columns),
+        primary_key=m.replace(t.primary_key, columns=r(t.primary_key.columns)) if t.primary_key else None,
+        uniques=tuple(m.replace(u, columns=r(u.columns)) for u in t.uniques),
+        indexes=tuple(
+            m.replace(ix, parts=tuple(m.replace(p, column=mp.get(p.column, p.column)) if p.column else p for p in ix.parts),
+                      include=r(ix.include))
+            for ix in t.indexes
+        ),
+        foreign_keys=tuple(fks),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# DDL (through dbjson.ddl)
+# ---------------------------------------------------------------------------------------------
+
+
+def _plan_ddl(db: m.Database, engine: Engine, strict: bool, target: Target) -> Any:
+    from .ddl import to_ddl
+
+    options = {"database": target.database} if target.family == "mysql" else None
+    try:
+        return to_ddl(db, engine, server_version=engine.server_version, strict=strict, options=options)
+    except TypeError:  # a to_ddl without the options argument
+        return to_ddl(db, engine, server_version=engine.server_version, strict=strict)
+
+
+def _default_target_schema(db: m.Database, schema: str, engine: Engine) -> str | None:
+    """Where a source schema goes when the DDL plan does not say (the brief's DDL contract)."""
+    if engine.family == "mysql":
+        return None
+    if engine.family == "sqlite":
+        return None
+    if db.source.engine in ("mysql", "mariadb", "sqlite") and len(db.schemas) == 1:
+        return "public"
+    return schema
+
+
+# ---------------------------------------------------------------------------------------------
+# The importer
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Options:
+    threads: int
+    schema_only: bool
+    data_only: bool
+    if_exists: str
+    resume: bool
+    strict: bool
+    zero_dates: str
+    max_errors: int
+    verify: bool
+
+
+class Importer:
+    """One import run (see :func:`import_database`)."""
+
+    def __init__(self, directory: Path, target: Target, engine: Engine, opts: _Options,
+                 on_event: Callable[[ImportEvent], None] | None) -> None:
+        self.dir = directory
+        self.target = target
+        self.engine = engine
+        self.opts = opts
+        self.on_event = on_event
+        self.cancel = threading.Event()
+        self.report = ImportReport(target=target.display(), threads=opts.threads)
+        self._lock = threading.Lock()
+        self._local = threading.local()
+        self._conns: list[Any] = []
+        self._active: dict[int, Any] = {}
+        self._rejects: dict[str, IO[bytes]] = {}
+        self.rejected = 0
+        self.journal: Journal | None = None
+        self.status: dict[str, Any] = {"phase": "start", "rows": 0, "units_done": 0, "units": 0}
+
+    # -- events ---------------------------------------------------------------------------------
+    def emit(self, kind: str, message: str = "", **kw: Any) -> None:
+        if self.on_event is not None:
+            self.on_event(ImportEvent(kind, message, **kw))
+
+    def status_line(self) -> str:
+        """A one-line status (for SIGUSR1)."""
+        s = self.status
+        return (f"dbjson import: phase {s['phase']}, {s['units_done']}/{s['units']} units, "
+                f"{s['rows']} rows, {self.rejected} rejected")
+
+    # -- connections ----------------------------------------------------------------------------
+    def conn(self) -> Any:
+        c = getattr(self._local, "conn", None)
+        if c is None:
+            c = self.engine.load_connect(self.target, data_only=self.opts.data_only)  # type: ignore[attr-defined]
+            self._local.conn = c
+            with self._lock:
+                self._conns.append(c)
+        return c
+
+    def drop_conn(self) -> None:
+        c = getattr(self._local, "conn", None)
+        if c is not None:
+            self._local.conn = None
+            with self._lock:
+                if c in self._conns:
+                    self._conns.remove(c)
+            try:
+                c.close()
+            except Exception:  # noqa: BLE001 - a broken connection may fail to close
+                pass
+
+    def close_all(self) -> None:
+        with self._lock:
+            conns, self._conns = self._conns, []
+        for c in conns:
+            try:
+                self.engine.load_disconnect(c)  # type: ignore[attr-defined]
+            except Exception:  # noqa: BLE001
+                pass
+        for fh in self._rejects.values():
+            fh.close()
+        if self.journal is not None:
+            self.journal.close()
+
+    def interrupt_all(self) -> None:
+        """Interrupt every running statement (from the main thread, on Ctrl-C/SIGTERM)."""
+        with self._lock:
+            active = list(self._active.values())
+        for c in active:
+            try:
+                self.engine.load_interrupt(c, self.target)  # type: ignore[attr-defined]
+            except Exception:  # noqa: BLE001
+                pass
+
+    # -- running work in the pool ---------------------------------------------------------------
+    def run_parallel(self, jobs: Sequence[tuple[int, Callable[[], None]]], threads: int) -> None:
+        """Run jobs (size, fn) largest first on a pool of up to ``threads``; first error wins."""
+        ordered = [fn for _size, fn in sorted(jobs, key=lambda j: -j[0])]
+        if not ordered:
+            return
+        pool = ThreadPoolExecutor(max_workers=max(1, min(threads, len(ordered))), thread_name_prefix="dbjson-load")
+        pending: set[Future[None]] = set()
+        queue = list(reversed(ordered))
+        error: BaseException | None = None
+        try:
+            while queue or pending:
+                while queue and len(pending) < threads and error is None and not self.cancel.is_set():
+                    pending.add(pool.submit(self._guard, queue.pop()))
+                if not pending:
+                    break
+                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    exc = fut.exception()
+                    if exc is not None and error is None:
+                        error = exc
+                        self.cancel.set()
+                if error is not None:
+                    queue.clear()
+        except BaseException:
+            self.cancel.set()
+            self.interrupt_all()
+            _wait_quietly(pending, 10.0)
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+        if error is not None:
+            if isinstance(error, Cancelled) and not self._cancelled_by_user:
+                raise error
+            raise error
+
+    _cancelled_by_user = False
+
+    def _guard(self, fn: Callable[[], None]) -> None:
+        if self.cancel.is_set():
+            raise Cancelled("import cancelled")
+        fn()
+
+    # -- the phases -----------------------------------------------------------------------------
+    def run(self, db: m.Database, mtables: list[ManifestTable], export_id: str,
+            select: tuple[Sequence[str], Sequence[str]], colopts: dict[str, Mapping[str, Any]]) -> ImportReport:
+        start = time.monotonic()
+        self.journal = Journal(journal_path(self.dir, _target_identity(self.target)))
+        state = self.journal.read() if self.opts.resume else None
+        if state is not None and state.export_id not in (None, export_id):
+            raise UsageError("--resume: the journal belongs to a different export of this directory",
+                             hint="run without --resume to start over")
+        if state is None or state.export_id is None:
+            self.journal.reset(export_id)
+            state = self.journal.read()
+        db = rename_columns(db, colopts["renames"])
+        plan = self._plan_for_data_only(db) if self.opts.data_only else _plan_ddl(db, self.engine, self.opts.strict, self.target)
+        if plan is not None:
+            self.report.translation = [str(i) for i in plan.report.items]
+        tables = self._table_plans(db, mtables, plan, select, colopts)
+        conn = self.conn()
+        existing = self.engine.load_existing_tables(conn, {t.tschema for t in tables})  # type: ignore[attr-defined]
+        self._decide_existing(tables, existing, state.done)
+        if not self.opts.data_only and plan is not None:
+            self.status["phase"] = "pre-data"
+            self.emit("phase", "pre-data DDL")
+            self._run_ddl(self._pre_statements(plan, tables, existing), state, parallel=False)
+        if not self.opts.schema_only:
+            from .preflight import preflight
+
+            self.status["phase"] = "pre-flight"
+            findings = preflight(self.engine, conn, tables, zero_dates=self.opts.zero_dates)
+            self.report.findings = findings
+            for f in findings:
+                self.emit("finding", str(f), table=f.table)
+            errors = [f for f in findings if f.severity == "error"]
+            if errors:
+                err = DataError(f"pre-flight: {len(errors)} problem(s) the target cannot hold; first: {errors[0]}",
+                                table=errors[0].table, column=errors[0].column)
+                err.problems = [str(f) for f in errors]  # type: ignore[attr-defined]
+                raise err
+            self._load_data(tables, state)
+        if not self.opts.data_only and plan is not None:
+            self.status["phase"] = "post-data"
+            self.emit("phase", "post-data DDL")
+            self._run_ddl(self._post_statements(plan, tables), state, parallel=True)
+        self.report.seconds = time.monotonic() - start
+        self.report.rejected = self.rejected
+        if self.rejected:
+            self.report.rejects_dir = str(self.dir / "rejects")
+        if self.opts.verify and not self.opts.schema_only:
+            from .verify import verify_tables
+
+            self.status["phase"] = "verify"
+            self.emit("phase", "verify")
+            self.report.verify = verify_tables(self.engine, self.conn, [t for t in tables if not t.skipped],
+                                               lambda jobs: self.run_parallel(jobs, self.opts.threads),
+                                               rejected=getattr(self, "_rejected_by_table", {}), on_event=self.on_event)
+        self.status["phase"] = "done"
+        return self.report
+
+    _rejected_by_table: dict[str, int]
+
+    def _plan_for_data_only(self, db: m.Database) -> Any:
+        """The DDL plan's name and type maps, or None (source names and types) when it cannot be made."""
+        try:
+            return _plan_ddl(db, self.engine, False, self.target)
+        except Exception as e:  # noqa: BLE001 - data-only needs no DDL: fall back to the source's names
+            self.emit("warning", f"no DDL plan for this target ({_first_line(e)}); using the source's names and types")
+            return None
+
+    def verify_only(self, db: m.Database, mtables: list[ManifestTable], select: tuple[Sequence[str], Sequence[str]],
+                    colopts: dict[str, Mapping[str, Any]]) -> Any:
+        """Counts and checksums of the target against the manifest (``dbjson verify``)."""
+        from .verify import verify_tables
+
+        plan = self._plan_for_data_only(db)
+        tables = self._table_plans(db, mtables, plan, select, colopts)
+        return verify_tables(self.engine, self.conn, tables, lambda jobs: self.run_parallel(jobs, self.opts.threads),
+                             on_event=self.on_event)
+
+    def _table_plans(self, db: m.Database, mtables: list[ManifestTable], plan: Any,
+                     select: tuple[Sequence[str], Sequence[str]], colopts: dict[str, Mapping[str, Any]]) -> list[TablePlan]:
+        include, exclude = select
+        by_name = {(t.schema, t.name): t for t in mtables}
+        names_only = {t.name: t for t in mtables}
+        out: list[TablePlan] = []
+        for s, t in db.tables():
+            if include and not _matches(t.name, s.name, include):
+                continue
+            if exclude and _matches(t.name, s.name, exclude):
+                continue
+            mt = by_name.get((s.name, t.name)) or names_only.get(t.name)
+            if mt is None and not self.opts.schema_only:
+                raise DocumentError(f"table {s.name}.{t.name} is in schema.json but not in the manifest",
+                                    file=str(self.dir / "manifest.json"), table=t.name)
+            tschema, tname = (plan.table_names.get((s.name, t.name)) if plan is not None else None) or (
+                _default_target_schema(db, s.name, self.engine), t.name)
+            in_data = set(mt.columns) if mt is not None and mt.columns is not None else {c.name for c in t.columns}
+
+            def tname_of(c: m.Column, s: m.Schema = s, t: m.Table = t) -> str:
+                return plan.column_names.get((s.name, t.name, c.name), c.name) if plan is not None else c.name
+
+            def ttype_of(c: m.Column, s: m.Schema = s, t: m.Table = t) -> m.Type:
+                return plan.column_types.get((s.name, t.name, c.name), c.type) if plan is not None else c.type
+
+            cols = [c for c in t.columns if c.generated is None and c.name in in_data]
+            tp = TablePlan(schema=s.name, name=t.name, table=t, tschema=tschema, tname=tname, columns=cols,
+                           target_names=[tname_of(c) for c in cols], target_types=[ttype_of(c) for c in cols],
+                           files=mt.files if mt else [], rows=mt.rows if mt else 0, checksum=mt.checksum if mt else None,
+                           verify_columns=[(c, tname_of(c), ttype_of(c)) for c in t.columns if c.name in in_data])
+            for opt, attr, conv in (("set_values", "fixed", str), ("set_sql", "exprs", str), ("increments", "increments", int)):
+                for col, value in _per_table(colopts[opt], "--" + opt.replace("_", "-"), s.name, t.name).items():
+                    self._apply_column_option(tp, attr, col, conv(value))
+            out.append(tp)
+        for opt in ("set_values", "set_sql", "increments"):
+            for key in colopts[opt]:
+                tname, _col = _split_option(key, opt)
+                if not any(tname in (tp.name, f"{tp.schema}.{tp.name}") for tp in out):
+                    raise UsageError(f"--{opt.replace('_', '-')}: no table {tname!r} in this import")
+        return out
+
+    @staticmethod
+    def _apply_column_option(tp: TablePlan, attr: str, col: str, value: Any) -> None:
+        if col in tp.target_names:  # the option replaces the data column
+            i = tp.target_names.index(col)
+            for lst in (tp.columns, tp.target_names, tp.target_types):
+                del lst[i]
+        getattr(tp, attr)[col] = value
+
+    def _decide_existing(self, tables: list[TablePlan], existing: set[tuple[str | None, str]],
+                         done: Mapping[str, Any]) -> None:
+        """Apply --if-exists to target tables that are already there (not on a resumed run)."""
+        resuming = any(k.startswith(("ddl:", "data:")) for k in done)
+        for tp in tables:
+            there = (tp.tschema, tp.tname) in existing
+            self.report.tables[tp.display] = TableResult(tp.display, _qual(tp))
+            if self.opts.data_only:
+                if not there:
+                    raise UsageError(f"--data-only: table {_qual(tp)} does not exist in the target")
+                continue
+            if not there or resuming:
+                continue
+            if self.opts.if_exists == "fail":
+                raise UsageError(f"table {_qual(tp)} already exists in the target",
+                                 hint="use --if-exists skip|truncate|replace, --data-only, or --resume")
+            if self.opts.if_exists == "skip":
+                tp.skipped = True
+                self.report.tables[tp.display].skipped = True
+            elif self.opts.if_exists == "truncate":
+                self.engine.load_truncate(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
+            elif self.opts.if_exists == "replace":
+                self.engine.load_drop(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
+                existing.discard((tp.tschema, tp.tname))
+
+    def _pre_statements(self, plan: Any, tables: list[TablePlan], existing: set[tuple[str | None, str]]) -> list[Any]:
+        keep = {(tp.tschema, tp.tname) for tp in tables if not tp.skipped and (tp.tschema, tp.tname) not in existing}
+        skip_objects = {_qual(tp) for tp in tables if tp.skipped or (tp.tschema, tp.tname) in existing}
+        out = []
+        for st in plan.pre_data:
+            if st.table is not None and st.table in skip_objects:
+                continue
+            if st.kind == "table" and st.table is None and st.object in skip_objects:
+                continue
+            out.append(st)
+        del keep
+        return out
+
+    def _post_statements(self, plan: Any, tables: list[TablePlan]) -> list[Any]:
+        skipped = {_qual(tp) for tp in tables if tp.skipped}
+        return [st for st in plan.post_data if not (st.table is not None and st.table in skipped)]
+
+    # -- DDL ------------------------------------------------------------------------------------
+    def _run_ddl(self, statements: list[Any], state: Any, *, parallel: bool) -> None:
+        assert self.journal is not None
+        journal = self.journal
+
+        def job(i: int, st: Any) -> Callable[[], None]:
+            step = f"ddl:{'post' if parallel else 'pre'}:{i}:{hashlib.blake2b(st.sql.encode(), digest_size=6).hexdigest()}"
+
+            def go() -> None:
+                if step in state.done:
+                    return
+                journal.begin(step)
+                self._apply_statement(st, tolerate_exists=step in state.begun)
+                journal.done(step)
+
+            return go
+
+        jobs = [job(i, st) for i, st in enumerate(statements)]
+        if not parallel:
+            for fn in jobs:
+                if self.cancel.is_set():
+                    raise Cancelled("import cancelled")
+                fn()
+            return
+        # Indexes (and other per-table statements) in parallel, foreign keys after them, the rest
+        # (views, triggers, routines, counter restarts) in plan order.
+        first = [(0, fn) for st, fn in zip(statements, jobs) if st.kind in ("index", "unique", "primary_key", "check")]
+        fks = [(0, fn) for st, fn in zip(statements, jobs) if st.kind == "foreign_key"]
+        rest = [fn for st, fn in zip(statements, jobs) if st.kind not in ("index", "unique", "primary_key", "check", "foreign_key")]
+        self.run_parallel(first, self.opts.threads)
+        self.run_parallel(fks, min(2, self.opts.threads))
+        for fn in rest:
+            fn()
+
+    def _apply_statement(self, st: Any, *, tolerate_exists: bool) -> None:
+        conn = self.conn()
+        self._active[threading.get_ident()] = conn
+        try:
+            for attempt in range(MAX_ATTEMPTS):
+                try:
+                    self.engine.load_execute_ddl(conn, st.sql)  # type: ignore[attr-defined]
+                    return
+                except Exception as e:  # noqa: BLE001 - classified below
+                    kind = self.engine.load_error_kind(e)  # type: ignore[attr-defined]
+                    if self.cancel.is_set():
+                        raise Cancelled("import cancelled") from None
+                    if tolerate_exists and kind == "exists":
+                        return
+                    if kind in ("retry", "disconnect") and attempt + 1 < MAX_ATTEMPTS:
+                        self.emit("retry", f"{st.object}: {e}; retrying")
+                        if kind == "disconnect":
+                            self.drop_conn()
+                            conn = self.conn()
+                            self._active[threading.get_ident()] = conn
+                        _backoff(attempt)
+                        continue
+                    raise ApplyError(f"{st.kind} {st.object}: {_first_line(e)}", statement=st.sql, obj=st.object) from None
+        finally:
+            self._active.pop(threading.get_ident(), None)
+
+    # -- data -----------------------------------------------------------------------------------
+    def _load_data(self, tables: list[TablePlan], state: Any) -> None:
+        assert self.journal is not None
+        self._rejected_by_table = {}
+        units: list[Unit] = []
+        for tp in tables:
+            if tp.skipped:
+                continue
+            base = 0
+            for f in tp.files:
+                units.append(Unit(tp, f, base))
+                base += f.rows or 0
+        for u in units:
+            if not u.file.path.is_file():
+                raise DataError("data file listed in the manifest is missing", file=str(u.file.path), table=u.table.display)
+        self._resolve_ambiguous(units, state)
+        todo = [u for u in units if u.step not in state.done]
+        for u in units:
+            res = self.report.tables[u.table.display]
+            if u.step in state.done:
+                rec = state.done[u.step]
+                res.rows += int(rec.get("rows", 0))
+                res.rejected += int(rec.get("rejected", 0))
+                res.units += 1
+                self.report.resumed_units += 1
+                self._rejected_by_table[u.table.display] = self._rejected_by_table.get(u.table.display, 0) + int(rec.get("rejected", 0))
+        self.status.update(phase="data", units=len(units), units_done=len(units) - len(todo))
+        self.emit("phase", f"loading {len(todo)} unit(s) with up to {self.opts.threads} thread(s)",
+                  data={"units": len(todo), "bytes": sum(u.size for u in todo)})
+        threads = self.opts.threads if self.engine.load_parallel_writers else 1  # type: ignore[attr-defined]
+        self.run_parallel([(u.size, self._unit_job(u)) for u in todo], threads)
+
+    def _resolve_ambiguous(self, units: list[Unit], state: Any) -> None:
+        """Decide, from the target's row counts, whether begun-but-unrecorded units committed."""
+        assert self.journal is not None
+        amb = [u for u in units if u.step in state.ambiguous]
+        by_table: dict[str, list[Unit]] = {}
+        for u in amb:
+            by_table.setdefault(u.table.display, []).append(u)
+        for _name, us in by_table.items():
+            tp = us[0].table
+            mine = [u for u in units if u.table is tp]
+            done_rows = sum(int(state.done[u.step].get("rows", 0)) for u in mine if u.step in state.done)
+            actual = self.engine.load_count(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
+            if actual == done_rows:
+                continue  # every ambiguous unit was rolled back
+            if len(us) == 1 and us[0].file.rows is not None and actual == done_rows + us[0].file.rows:
+                self.journal.done(us[0].step, rows=us[0].file.rows, rejected=0, resolved=True)
+                state.done[us[0].step] = {"rows": us[0].file.rows}
+                continue
+            # Cannot tell which units committed: empty the table and load all of it again.
+            self.engine.load_truncate(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
+            for u in mine:
+                if u.step in state.done:
+                    self.journal.undo(u.step)
+                    del state.done[u.step]
+
+    def _unit_job(self, unit: Unit) -> Callable[[], None]:
+        return lambda: self._load_unit(unit)
+
+    def _load_unit(self, unit: Unit) -> None:
+        tp = unit.table
+        careful = False
+        for attempt in range(MAX_ATTEMPTS):
+            if self.cancel.is_set():
+                raise Cancelled("import cancelled")
+            conn = self.conn()
+            self._active[threading.get_ident()] = conn
+            reader = _UnitReader(self, unit)
+            try:
+                if careful:
+                    loaded, rejected = self._load_careful(conn, unit, reader)
+                else:
+                    self.engine.load_begin(conn)  # type: ignore[attr-defined]
+                    loaded = self.engine.load_unit(conn, tp, reader.rows())  # type: ignore[attr-defined]
+                    rejected = 0
+                reader.check_complete(loaded + rejected)
+                assert self.journal is not None
+                self.journal.begin(unit.step)
+                self.engine.load_commit(conn)  # type: ignore[attr-defined]
+                self.journal.done(unit.step, rows=loaded, rejected=rejected, checksum=reader.checksum.hexdigest())
+                self._unit_finished(unit, loaded, rejected)
+                return
+            except Cancelled:
+                self._rollback(conn)
+                raise
+            except DataError as e:
+                self._rollback(conn)
+                if self.opts.max_errors > 0 and not careful and e.line is not None and not getattr(e, "fatal", False):
+                    careful = True
+                    continue
+                raise
+            except Exception as e:  # noqa: BLE001 - classified by the engine
+                self._rollback(conn)
+                if self.cancel.is_set():
+                    raise Cancelled("import cancelled") from None
+                kind = self.engine.load_error_kind(e)  # type: ignore[attr-defined]
+                if kind in ("retry", "disconnect") and attempt + 1 < MAX_ATTEMPTS:
+                    self.emit("retry", f"{unit.file.rel}: {_first_line(e)}; retrying", table=tp.display)
+                    if kind == "disconnect":
+                        self.drop_conn()
+                    _backoff(attempt)
+                    continue
+                if not careful:  # a value the server refused: find the row (and reject it if allowed)
+                    self.emit("warning", f"{unit.file.rel}: {_first_line(e)}; loading row by row", table=tp.display)
+                    careful = True
+                    continue
+                raise DataError(f"the target refused the data: {_first_line(e)}", file=unit.file.rel, table=tp.display) from None
+            finally:
+                self._active.pop(threading.get_ident(), None)
+                reader.close()
+        raise DataError("giving up after repeated failures", file=unit.file.rel, table=tp.display)
+
+    def _rollback(self, conn: Any) -> None:
+        try:
+            self.engine.load_rollback(conn)  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - a dead connection: the server rolled back
+            self.drop_conn()
+
+    def _load_careful(self, conn: Any, unit: Unit, reader: _UnitReader) -> tuple[int, int]:
+        """Row by row (savepoint per row): rejected rows go to the rejects file or raise."""
+        tp = unit.table
+        self.engine.load_begin(conn)  # type: ignore[attr-defined]
+        loaded = rejected = 0
+        for number, raw, row, error in reader.rows_careful():
+            if error is None:
+                try:
+                    self.engine.load_row_safely(conn, tp, row)  # type: ignore[attr-defined]
+                    loaded += 1
+                    continue
+                except Exception as e:  # noqa: BLE001 - the server refused this row
+                    kind = self.engine.load_error_kind(e)  # type: ignore[attr-defined]
+                    if kind in ("retry", "disconnect"):
+                        raise
+                    col, value = self.engine.load_error_column(e, tp, row)  # type: ignore[attr-defined]
+                    error = DataError(f"the target refused the row: {_first_line(e)}", file=unit.file.rel,
+                                      line=number, table=tp.display, column=col, value=value)
+            if self.opts.max_errors <= 0:
+                raise error
+            self._reject(tp, unit, number, raw, error)
+            rejected += 1
+        return loaded, rejected
+
+    def _reject(self, tp: TablePlan, unit: Unit, number: int, raw: bytes, error: DataError) -> None:
+        with self._lock:
+            self.rejected += 1
+            self._rejected_by_table[tp.display] = self._rejected_by_table.get(tp.display, 0) + 1
+            if self.rejected > self.opts.max_errors:
+                err = DataError(f"more than {self.opts.max_errors} rejected rows; last: {error}",
+                                file=unit.file.rel, line=number, table=tp.display)
+                err.fatal = True  # type: ignore[attr-defined]
+                raise err
+            fh = self._rejects.get(tp.display)
+            if fh is None:
+                d = self.dir / "rejects"
+                d.mkdir(exist_ok=True)
+                fh = self._rejects[tp.display] = open(d / f"{tp.display}.jsonl", "ab")  # noqa: SIM115
+            try:
+                row: Any = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                row = raw.decode("utf-8", "replace")
+            fh.write(orjson.dumps({"file": unit.file.rel, "line": number, "table": tp.display, "column": error.column,
+                                   "error": error.message, "row": row}) + b"\n")
+            fh.flush()
+        self.emit("reject", str(error), table=tp.display)
+
+    def _unit_finished(self, unit: Unit, loaded: int, rejected: int) -> None:
+        with self._lock:
+            res = self.report.tables[unit.table.display]
+            res.rows += loaded
+            res.rejected += rejected
+            res.units += 1
+            self.report.rows += loaded
+            self.report.bytes += unit.size
+            self.status["rows"] += loaded
+            self.status["units_done"] += 1
+        self.emit("unit", unit.file.rel, table=unit.table.display, rows=loaded, bytes=unit.size)
+
+
+class _UnitReader:
+    """Reads one unit's lines, converts them for the engine and checks them against the manifest."""
+
+    def __init__(self, imp: Importer, unit: Unit) -> None:
+        self.imp = imp
+        self.unit = unit
+        self.tp = unit.table
+        self.checksum = Checksum()
+        self.count = 0
+        self.line = 0
+        self._fh: IO[bytes] | None = None
+        self.convert = build_row_converter(imp.engine, self.tp, imp.opts.zero_dates, unit.file.rel)
+
+    def _lines(self) -> Iterator[tuple[int, bytes]]:
+        self._fh = open_data(self.unit.file.path)
+        return iter_lines(self._fh, self.unit.file.rel)
+
+    def rows(self) -> Iterator[tuple[Any, ...]]:
+        """Converted rows for the bulk path (a bad line raises DataError naming file and line)."""
+        cancel = self.imp.cancel
+        add = self.checksum.add
+        convert = self.convert
+        base = self.unit.base_row
+        for number, raw in self._lines():
+            self.line = number
+            self.count += 1
+            if self.count % CANCEL_CHECK_EVERY == 0 and cancel.is_set():
+                raise Cancelled("import cancelled")
+            add(raw)
+            yield convert(raw, number, base + self.count)
+
+    def rows_careful(self) -> Iterator[tuple[int, bytes, tuple[Any, ...] | None, DataError | None]]:
+        """Every line with its converted row or its error."""
+        base = self.unit.base_row
+        for number, raw in self._lines():
+            self.line = number
+            self.count += 1
+            if self.count % CANCEL_CHECK_EVERY == 0 and self.imp.cancel.is_set():
+                raise Cancelled("import cancelled")
+            self.checksum.add(raw)
+            try:
+                yield number, raw, self.convert(raw, number, base + self.count), None
+            except DataError as e:
+                yield number, raw, None, e
+
+    def check_complete(self, handled: int) -> None:
+        """The unit matches the manifest: every row was read and handled, checksum equal."""
+        f = self.unit.file
+        if f.rows is not None and self.count != f.rows:
+            raise _fatal(DataError(f"the manifest lists {f.rows} rows, the file has {self.count}",
+                                   file=f.rel, table=self.tp.display))
+        if handled != self.count:
+            raise _fatal(DataError(f"read {self.count} rows but the target took {handled}", file=f.rel, table=self.tp.display))
+        if f.checksum and self.checksum.hexdigest() != f.checksum:
+            raise _fatal(DataError(f"checksum {self.checksum.hexdigest()} differs from the manifest's {f.checksum}",
+                                   file=f.rel, table=self.tp.display))
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+def _fatal(e: DataError) -> DataError:
+    e.fatal = True  # type: ignore[attr-defined]
+    return e
+
+
+def build_row_converter(engine: Engine, tp: TablePlan, zero_dates: str, file: str) -> Callable[[bytes, int, int], tuple[Any, ...]]:
+    """``convert(line, line_number, row_number)`` → the tuple of ``tp.insert_columns`` for the engine.
+
+    Every problem (malformed JSON, missing or unexpected keys, a value that does not fit its
+    column) raises :class:`DataError` naming file, line, table, column and value.
+    """
+    names = [c.name for c in tp.columns]
+    keyset = set(names)
+    convs = [engine.load_converter(c.type, t, zero_dates=zero_dates)  # type: ignore[attr-defined]
+             for c, t in zip(tp.columns, tp.target_types)]
+    pairs = list(zip(names, convs))
+    fixed = tuple(tp.fixed.values())
+    incs = list(tp.increments.values())
+    all_keys = {c.name for c in tp.table.columns}
+    loads = orjson.loads
+
+    def convert(raw: bytes, number: int, rownum: int) -> tuple[Any, ...]:
+        try:
+            obj = loads(raw)
+        except orjson.JSONDecodeError as e:
+            raise DataError(f"malformed JSON line: {e}", file=file, line=number, table=tp.display) from None
+        if type(obj) is not dict:
+            raise DataError("a line must be a JSON object", file=file, line=number, table=tp.display)
+        out: list[Any] = []
+        name = ""
+        try:
+            for name, conv in pairs:
+                v = obj[name]
+                out.append(None if v is None else conv(v))
+        except KeyError:
+            raise DataError("column missing from the line", file=file, line=number, table=tp.display, column=name) from None
+        except DataError as e:
+            raise DataError(e.message, file=file, line=number, table=tp.display, column=name, value=obj.get(name)) from None
+        except (ValueError, TypeError, OverflowError) as e:
+            raise DataError(f"value does not fit the column: {e}", file=file, line=number, table=tp.display,
+                            column=name, value=obj.get(name)) from None
+        if len(obj) > len(keyset) and not obj.keys() <= all_keys:
+            extra = sorted(set(obj) - all_keys)
+            raise DataError(f"unexpected key {extra[0]!r} (not a column of the table)", file=file, line=number, table=tp.display)
+        if fixed:
+            out.extend(fixed)
+        for start in incs:
+            out.append(start + rownum - 1)
+        return tuple(out)
+
+    return convert
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------------------------
+
+
+def _qual(tp: TablePlan) -> str:
+    return f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def _backoff(attempt: int) -> None:
+    time.sleep(min(5.0, 0.1 * (2 ** attempt)) * (0.5 + random.random()))
+
+
+def _wait_quietly(pending: set[Future[None]], timeout: float) -> None:
+    if pending:
+        wait(pending, timeout=timeout)
+
+
+def _has_ddl() -> bool:
+    try:
+        from .ddl import to_ddl  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _target_identity(target: Target) -> str:
+    u = target.url
+    if target.family == "sqlite":
+        return f"sqlite:{os.path.abspath(u.database or '')}"
+    return f"{target.family}://{u.username or ''}@{u.host or ''}:{u.port or ''}/{u.database or ''}"
+
+
+def _parse_assignments(items: Sequence[str] | Mapping[str, Any], what: str) -> dict[str, Any]:
+    if isinstance(items, Mapping):
+        return dict(items)
+    out: dict[str, Any] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise UsageError(f"{what} needs TABLE.COLUMN=VALUE, got {item!r}")
+        _split_option(key.strip(), what)
+        out[key.strip()] = value
+    return out
+
+
+def default_threads() -> int:
+    """The default thread limit: the machine's cores, at most 8."""
+    return max(1, min(8, os.cpu_count() or 1))
+
+
+def connect_target(url: str) -> tuple[Target, Engine]:
+    """The target and its engine (MariaDB told from MySQL by the server)."""
+    from .engines import detect_engine
+
+    target = Target(parse_url(url))
+    conn = _connect_probe(target)
+    try:
+        engine = detect_engine(target.family, conn)
+    finally:
+        conn.close()
+    return target, engine
+
+
+def _connect_probe(target: Target) -> Any:
+    return get_engine(target.family if target.family != "mysql" else "mysql").load_connect(target)  # type: ignore[attr-defined]
+
+
+def import_database(
+    directory: str | Path,
+    url: str,
+    *,
+    threads: int | None = None,
+    tables: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    schema_only: bool = False,
+    data_only: bool = False,
+    if_exists: str = "fail",
+    resume: bool = False,
+    strict: bool = False,
+    zero_dates: str = "null",
+    set_values: Mapping[str, Any] | Sequence[str] = (),
+    set_sql: Mapping[str, str] | Sequence[str] = (),
+    increments: Mapping[str, int] | Sequence[str] = (),
+    renames: Mapping[str, str] | Sequence[str] = (),
+    max_errors: int = 0,
+    verify: bool = True,
+    on_event: Callable[[ImportEvent], None] | None = None,
+    importer_hook: Callable[[Importer], None] | None = None,
+) -> ImportReport:
+    """Load the export in ``directory`` into the database at ``url``.
+
+    Pre-data DDL, rows (``threads`` parallel units, largest first; each unit one transaction,
+    journaled), post-data DDL, then verification of counts and checksums against the manifest
+    (``verify=False`` skips it). Column options take ``{"table.col": value}`` mappings or
+    ``["table.col=value"]`` lists: ``set_values`` (a fixed value), ``set_sql`` (an SQL expression
+    evaluated by the target), ``increments`` (a counter starting at the value), ``renames`` (the
+    target column name). ``max_errors`` > 0 writes refused rows to ``DIR/rejects/<table>.jsonl``
+    instead of stopping. ``importer_hook`` receives the running :class:`Importer` (the CLI uses it
+    for SIGUSR1 status lines and cancellation).
+
+    Raises DataError (bad rows, missing/truncated files, pre-flight findings), ApplyError (DDL),
+    VerifyError (counts/checksums differ), Cancelled, ConnectionFailed, UsageError.
+    """
+    if if_exists not in IF_EXISTS:
+        raise UsageError(f"--if-exists must be one of {', '.join(IF_EXISTS)}")
+    if zero_dates not in ZERO_DATES:
+        raise UsageError("--zero-dates must be null or error")
+    if schema_only and data_only:
+        raise UsageError("--schema-only and --data-only exclude each other")
+    if max_errors < 0:
+        raise UsageError("--max-errors must be ≥ 0")
+    d = Path(directory)
+    if not d.is_dir():
+        raise UsageError(f"not an export directory: {d}")
+    colopts: dict[str, Mapping[str, Any]] = {
+        "set_values": _parse_assignments(set_values, "--set"),
+        "set_sql": _parse_assignments(set_sql, "--set-sql"),
+        "increments": {k: _int_option(v, k) for k, v in _parse_assignments(increments, "--increment").items()},
+        "renames": _parse_assignments(renames, "--rename"),
+    }
+    db, mtables, export_id = read_export(d)
+    target, engine = connect_target(url)
+    opts = _Options(threads=threads or default_threads(), schema_only=schema_only, data_only=data_only,
+                    if_exists=if_exists, resume=resume, strict=strict, zero_dates=zero_dates,
+                    max_errors=max_errors, verify=verify)
+    imp = Importer(d, target, engine, opts, on_event)
+    if importer_hook is not None:
+        importer_hook(imp)
+    try:
+        report = imp.run(db, mtables, export_id, (tuple(tables), tuple(exclude)), colopts)
+    except KeyboardInterrupt:
+        imp.cancel.set()
+        imp.interrupt_all()
+        raise Cancelled("import interrupted; run again with --resume to finish") from None
+    finally:
+        imp.close_all()
+    if report.verify is not None and not report.verify.ok:
+        from .verify import verify_error
+
+        raise verify_error(report.verify)
+    return report
+
+
+def _int_option(value: Any, key: str) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise UsageError(f"--increment {key}: the start must be an integer, got {value!r}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# One table from a stream (``dbjson import --table T - URL``)
+# ---------------------------------------------------------------------------------------------
+
+
+def import_table_stream(
+    stream: IO[bytes],
+    url: str,
+    table: str,
+    *,
+    zero_dates: str = "null",
+    set_values: Mapping[str, Any] | Sequence[str] = (),
+    set_sql: Mapping[str, str] | Sequence[str] = (),
+    increments: Mapping[str, int] | Sequence[str] = (),
+    renames: Mapping[str, str] | Sequence[str] = (),
+    batch_rows: int = 50_000,
+) -> ImportReport:
+    """Load JSON lines from ``stream`` into the existing table ``table`` (``schema.table`` or ``table``).
+
+    Column kinds come from the target table itself (reflected); the lines are committed in batches
+    of ``batch_rows`` (a stream cannot be resumed, so each batch is its own transaction).
+    """
+    from .reflect import reflect
+
+    start = time.monotonic()
+    target, engine = connect_target(url)
+    schema_name, _dot, tname = table.rpartition(".")
+    db = reflect(url, tables=[table], schemas=[schema_name] if schema_name else ())
+    found = [(s, t) for s, t in db.tables() if t.name == tname and (not schema_name or s.name == schema_name)]
+    if not found:
+        raise UsageError(f"table {table!r} does not exist in the target")
+    s, t = found[0]
+    renamed = _parse_assignments(renames, "--rename")
+    cols = [c for c in t.columns if c.generated is None]
+    back = {new: _split_option(k, "--rename")[1] for k, new in renamed.items()}
+    src_cols = [m.replace(c, name=back.get(c.name, c.name)) for c in cols]
+    tschema = s.name if engine.family == "postgresql" else None
+    tp = TablePlan(schema=s.name, name=t.name, table=m.replace(t, columns=tuple(src_cols)), tschema=tschema, tname=t.name,
+                   columns=src_cols, target_names=[c.name for c in cols], target_types=[c.type for c in cols])
+    for opt, attr, conv in ((set_values, "fixed", str), (set_sql, "exprs", str), (increments, "increments", int)):
+        for key, value in _parse_assignments(opt, "--" + attr).items():
+            Importer._apply_column_option(tp, attr, _split_option(key, attr)[1], conv(value))
+    convert = build_row_converter(engine, tp, zero_dates, "<stdin>")
+    conn = engine.load_connect(target)  # type: ignore[attr-defined]
+    report = ImportReport(target=target.display(), threads=1)
+    res = report.tables[tp.display] = TableResult(tp.display, _qual(tp))
+    try:
+        lines = iter_lines(stream, "<stdin>")
+        done = False
+        count = 0
+        while not done:
+            batch: list[tuple[Any, ...]] = []
+            for number, raw in lines:
+                count += 1
+                batch.append(convert(raw, number, count))
+                if len(batch) >= batch_rows:
+                    break
+            else:
+                done = True
+            if batch:
+                engine.load_begin(conn)  # type: ignore[attr-defined]
+                try:
+                    engine.load_unit(conn, tp, iter(batch))  # type: ignore[attr-defined]
+                    engine.load_commit(conn)  # type: ignore[attr-defined]
+                except Exception as e:  # noqa: BLE001
+                    engine.load_rollback(conn)  # type: ignore[attr-defined]
+                    if isinstance(e, DbjsonError):
+                        raise
+                    raise DataError(f"the target refused the data: {_first_line(e)}", file="<stdin>", table=tp.display) from None
+                res.rows += len(batch)
+                res.units += 1
+        report.rows = res.rows
+    finally:
+        engine.load_disconnect(conn)  # type: ignore[attr-defined]
+    report.seconds = time.monotonic() - start
+    return report
+
+
+__all__ = [
+    "import_database", "import_table_stream", "ImportReport", "ImportEvent", "TableResult", "TablePlan",
+    "Importer", "read_export", "open_data", "iter_lines", "build_row_converter", "default_threads",
+    "format_checksum", "line_hash",
+]

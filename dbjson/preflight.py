@@ -1,0 +1,231 @@
+"""Cross-engine pre-flight: values of the export that the target cannot hold, found before loading.
+
+Runs after the pre-data DDL (so the target's real column collations are known) and before any row
+is loaded. Only columns whose source and target types *could* disagree are scanned, so a same-engine
+import reads nothing:
+
+* integers outside the target integer's range (MySQL ``BIGINT UNSIGNED`` into a signed type...);
+* zero dates (``0000-00-00``) for a target that cannot hold them: a warning under
+  ``--zero-dates null`` (they load as NULL), an error under ``--zero-dates error``;
+* strings longer than the target column (characters for char/varchar, bytes for text tiers) and
+  binary values longer than the target's bytes;
+* unique keys (primary key, unique constraints, unique indexes) whose values collide under the
+  target column's collation when that collation is case- or accent-insensitive (MySQL ``_ci``,
+  ``_ai_ci``; PostgreSQL non-deterministic collations; SQLite ``NOCASE``): values are compared
+  through a normalising key (casefold, NFKD without combining marks, trailing spaces for PAD SPACE
+  collations).
+
+Each finding names the table, the column and an example value (with file and line).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from . import model as m
+
+if TYPE_CHECKING:
+    from .engines import Engine
+    from .importer import TablePlan
+
+MAX_FINDINGS_PER_COLUMN = 1
+
+
+@dataclass
+class Finding:
+    """One problem found by the pre-flight."""
+
+    severity: str  # error | warning
+    table: str
+    column: str
+    problem: str
+    example: Any
+    file: str | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f" ({self.file}:{self.line})" if self.file else ""
+        return f"table {self.table}, column {self.column}: {self.problem}; example {self.example!r}{where}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"severity": self.severity, "table": self.table, "column": self.column, "problem": self.problem,
+                "example": self.example, "file": self.file, "line": self.line}
+
+
+def _int_range(t: m.Type) -> tuple[int, int] | None:
+    if t.kind == "boolean":
+        return (0, 1)
+    if t.kind != "integer" or not t.bits:
+        return None
+    if t.unsigned:
+        return (0, (1 << t.bits) - 1)
+    return (-(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1)
+
+
+def _is_zero_date(v: str) -> bool:
+    return v.startswith("0000-") or v[4:8] == "-00-" or v[7:10] == "-00"
+
+
+def fold_key(collation: str) -> Callable[[str], str]:
+    """The normalising comparison key of a case/accent-insensitive collation."""
+    low = collation.lower()
+    accents = "_as_" not in low and "_as" != low[-3:]
+    pad = "0900" not in low and "nopad" not in low and "nocase" not in low
+
+    def key(v: str) -> str:
+        s = v.casefold()
+        if accents:
+            s = "".join(ch for ch in unicodedata.normalize("NFKD", s) if not unicodedata.combining(ch))
+        return s.rstrip(" ") if pad else s
+
+    return key
+
+
+def is_insensitive(collation: str | None) -> bool:
+    if not collation:
+        return False
+    low = collation.lower()
+    return low.endswith("_ci") or "_ci_" in low or "_ai" in low or "nocase" in low
+
+
+Check = Callable[[Any], str | None]
+
+
+def _column_checks(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str) -> list[tuple[str, Check]]:
+    """(severity, check) pairs for one column; a check returns the problem text or None."""
+    out: list[tuple[str, Check]] = []
+    st = src.type
+    rng = _int_range(tgt)
+    if st.kind == "integer" and rng is not None and (_int_range(st) is None or not (
+            rng[0] <= _int_range(st)[0] and _int_range(st)[1] <= rng[1])):  # type: ignore[index]
+        lo, hi = rng
+
+        def int_check(v: Any) -> str | None:
+            try:
+                n = int(v)
+            except (TypeError, ValueError):
+                return None
+            return None if lo <= n <= hi else f"{n} is outside the target type's range {lo}..{hi}"
+        out.append(("error", int_check))
+    if st.kind in ("date", "timestamp") and st.allows_zero and engine.family != "mysql":
+        sev = "error" if zero_dates == "error" else "warning"
+        msg = "zero date: the target cannot hold it" + ("" if sev == "error" else "; it loads as NULL (--zero-dates null)")
+        out.append((sev, lambda v: msg if isinstance(v, str) and _is_zero_date(v) else None))
+    if st.kind in ("char", "varchar", "text", "enum") and tgt.kind in ("char", "varchar") and tgt.length:
+        limit = tgt.length
+        if st.kind == "text" or not st.length or st.length > limit:
+            out.append(("error", lambda v: f"{len(v)} characters, the target column holds {limit}"
+                        if isinstance(v, str) and len(v) > limit else None))
+    if st.kind in ("char", "varchar", "text") and tgt.kind == "text" and tgt.max_bytes and (
+            st.kind != "text" or not st.max_bytes or st.max_bytes > tgt.max_bytes):
+        cap = tgt.max_bytes
+        out.append(("error", lambda v: f"{len(v.encode())} bytes, the target column holds {cap}"
+                    if isinstance(v, str) and len(v) * 4 > cap and len(v.encode()) > cap else None))
+    if st.kind in ("binary", "varbinary", "blob") and tgt.kind in ("binary", "varbinary", "blob"):
+        cap = tgt.length if tgt.kind != "blob" else tgt.max_bytes
+        src_cap = st.length if st.kind != "blob" else st.max_bytes
+        if cap and (not src_cap or src_cap > cap):
+            out.append(("error", lambda v: f"{len(v) * 3 // 4}+ bytes, the target column holds {cap}"
+                        if isinstance(v, str) and (len(v) * 3 // 4 - v.count("=")) > cap else None))
+    return out
+
+
+def _unique_keys(t: m.Table) -> list[tuple[str, tuple[str, ...]]]:
+    keys: list[tuple[str, tuple[str, ...]]] = []
+    if t.primary_key and t.primary_key.columns:
+        keys.append((t.primary_key.name or "PRIMARY", t.primary_key.columns))
+    keys += [(u.name, u.columns) for u in t.uniques]
+    keys += [(ix.name, tuple(p.column for p in ix.parts if p.column)) for ix in t.indexes
+             if ix.unique and all(p.column and not p.length for p in ix.parts) and not ix.where]
+    return keys
+
+
+def preflight(engine: Engine, conn: Any, tables: list[TablePlan], *, zero_dates: str = "null") -> list[Finding]:
+    """Scan the export for values the target cannot hold (see the module docstring)."""
+    from .importer import iter_lines, open_data
+
+    findings: list[Finding] = []
+    for tp in tables:
+        if tp.skipped:
+            continue
+        checks: dict[str, list[tuple[str, Check]]] = {}
+        for c, t in zip(tp.columns, tp.target_types):
+            cs = _column_checks(engine, c, t, zero_dates)
+            if cs:
+                checks[c.name] = cs
+        uniques = _collision_keys(engine, conn, tp)
+        if not checks and not uniques:
+            continue
+        seen_cols: set[str] = set()
+        seen_keys: dict[str, dict[tuple[Any, ...], Any]] = {name: {} for name, _cols, _fold in uniques}
+        for f in tp.files:
+            if not f.path.is_file():
+                continue
+            with open_data(f.path) as fh:
+                for number, raw in iter_lines(fh, f.rel):
+                    try:
+                        obj = orjson.loads(raw)
+                    except orjson.JSONDecodeError:
+                        continue  # the load reports malformed lines with their position
+                    for col, cs in checks.items():
+                        if col in seen_cols:
+                            continue
+                        v = obj.get(col)
+                        if v is None:
+                            continue
+                        for sev, check in cs:
+                            problem = check(v)
+                            if problem:
+                                findings.append(Finding(sev, tp.display, col, problem, v, f.rel, number))
+                                seen_cols.add(col)
+                                break
+                    for name, cols, folds in uniques:
+                        vals = tuple(obj.get(c) for c in cols)
+                        if any(v is None for v in vals):
+                            continue
+                        key = tuple(fold(v) if fold and isinstance(v, str) else v for v, fold in zip(vals, folds))
+                        prev = seen_keys[name].get(key)
+                        if prev is None:
+                            seen_keys[name][key] = vals
+                        elif prev != vals and name not in seen_cols:
+                            seen_cols.add(name)
+                            findings.append(Finding(
+                                "error", tp.display, ", ".join(cols),
+                                f"unique key {name} collides under the target's case/accent-insensitive collation "
+                                f"with {_show(prev)}", _show(vals), f.rel, number))
+    return findings
+
+
+def _show(vals: tuple[Any, ...]) -> Any:
+    return vals[0] if len(vals) == 1 else list(vals)
+
+
+def _collision_keys(engine: Engine, conn: Any, tp: TablePlan) -> list[tuple[str, tuple[str, ...], list[Callable[[str], str] | None]]]:
+    """Unique keys with at least one text column under an insensitive target collation."""
+    keys = _unique_keys(tp.table)
+    if not keys or not any(c.type.kind in ("char", "varchar", "text", "enum") for c in tp.columns):
+        return []
+    try:
+        collations = engine.load_collations(conn, tp.tschema, tp.tname)  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - the table may not exist yet (schema-less data-only)
+        return []
+    tnames = dict(zip([c.name for c in tp.columns], tp.target_names))
+    src_coll = {c.name: c.collation for c in tp.table.columns}
+    out = []
+    for name, cols in keys:
+        folds: list[Callable[[str], str] | None] = []
+        for col in cols:
+            coll = collations.get(tnames.get(col, col))
+            same = coll is not None and src_coll.get(col) == coll
+            folds.append(fold_key(coll) if is_insensitive(coll) and not same and coll else None)
+        if any(folds):
+            out.append((name, tuple(cols), folds))
+    return out
+
+
+__all__ = ["preflight", "Finding", "fold_key", "is_insensitive"]

@@ -1,0 +1,165 @@
+"""``dbjson verify``: compare a loaded database with the manifest of its export.
+
+For each table: the row count, and the content checksum computed from the *target's* rows
+re-encoded canonically under the *source* column kinds (the schema document's types), so a
+MySQL → PostgreSQL load verifies even though the drivers hand back different Python values.
+The engine's ``verify_select`` reads the rows (PostgreSQL temporal and json columns as text) and
+``verify_adapters`` bridge engine differences (MySQL geometry bytes → EWKB, JSON arrays stored as
+text...) before :class:`dbjson.codec.RowEncoder` builds each canonical line.
+
+Tables whose content was changed on purpose (``--set``, ``--set-sql``, ``--increment``) or that
+had rows rejected (``--max-errors``) are checked by count only (expected = manifest rows −
+rejected rows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .codec import Checksum, RowEncoder
+from .errors import VerifyError
+
+if TYPE_CHECKING:
+    from .engines import Engine
+    from .importer import ImportEvent, TablePlan
+
+
+@dataclass
+class TableCheck:
+    """The verification of one table."""
+
+    table: str
+    target: str
+    expected_rows: int | None
+    rows: int
+    expected_checksum: str | None
+    checksum: str | None
+    mode: str = "checksum"  # checksum | count (column options or rejected rows)
+
+    @property
+    def ok(self) -> bool:
+        if self.expected_rows is not None and self.rows != self.expected_rows:
+            return False
+        return not (self.mode == "checksum" and self.expected_checksum and self.checksum != self.expected_checksum)
+
+    def problem(self) -> str | None:
+        if self.expected_rows is not None and self.rows != self.expected_rows:
+            return f"table {self.table}: {self.rows} rows in the target, the manifest says {self.expected_rows}"
+        if not self.ok:
+            return (f"table {self.table}: content checksum {self.checksum} differs from the manifest's "
+                    f"{self.expected_checksum} (same row count {self.rows})")
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"table": self.table, "target": self.target, "rows": self.rows, "expected_rows": self.expected_rows,
+                "checksum": self.checksum, "expected_checksum": self.expected_checksum, "mode": self.mode, "ok": self.ok}
+
+
+@dataclass
+class VerifyReport:
+    """Per-table checks; ``ok`` when every table matches."""
+
+    tables: list[TableCheck] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(t.ok for t in self.tables)
+
+    @property
+    def problems(self) -> list[str]:
+        return [p for t in self.tables if (p := t.problem())]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "tables": [t.to_dict() for t in self.tables], "problems": self.problems}
+
+
+def verify_error(report: VerifyReport) -> VerifyError:
+    """The error for a failed verification (every problem listed)."""
+    problems = report.problems
+    err = VerifyError(f"verification failed for {len(problems)} table(s): {problems[0]}",
+                      hint="the target differs from the export; re-import the tables named above")
+    err.problems = problems  # type: ignore[attr-defined]
+    return err
+
+
+def check_table(engine: Engine, conn: Any, tp: TablePlan, rejected: int = 0) -> TableCheck:
+    """Count and checksum one target table under the source column kinds."""
+    columns = [c for c, _n, _t in tp.verify_columns]
+    adapters = engine.verify_adapters(tp)  # type: ignore[attr-defined]
+    target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
+    counts_only = tp.altered or rejected > 0
+    expected = None if tp.rows is None else tp.rows - rejected
+    if counts_only:
+        rows = engine.load_count(conn, tp.tschema, tp.tname)  # type: ignore[attr-defined]
+        return TableCheck(tp.display, target, expected, rows, tp.checksum, None, mode="count")
+    enc = RowEncoder(columns, adapters)
+    total = Checksum()
+    add = total.add
+    line = enc.line
+    for row in engine.verify_select(conn, tp):  # type: ignore[attr-defined]
+        add(line(row))
+    return TableCheck(tp.display, target, expected, total.rows, tp.checksum, total.hexdigest())
+
+
+def verify_tables(
+    engine: Engine,
+    conn_for_thread: Callable[[], Any],
+    tables: Sequence[TablePlan],
+    run_parallel: Callable[[list[tuple[int, Callable[[], None]]]], None],
+    rejected: dict[str, int] | None = None,
+    on_event: Callable[[ImportEvent], None] | None = None,
+) -> VerifyReport:
+    """Check every table (in parallel through ``run_parallel``; one connection per thread)."""
+    from .importer import ImportEvent
+
+    report = VerifyReport()
+    results: dict[str, TableCheck] = {}
+
+    def job(tp: TablePlan) -> Callable[[], None]:
+        def go() -> None:
+            check = check_table(engine, conn_for_thread(), tp, (rejected or {}).get(tp.display, 0))
+            results[tp.display] = check
+            if on_event is not None:
+                on_event(ImportEvent("verify", check.problem() or "ok", table=tp.display, rows=check.rows))
+        return go
+
+    run_parallel([(sum(f.bytes or 0 for f in tp.files) or (tp.rows or 0), job(tp)) for tp in tables])
+    report.tables = [results[tp.display] for tp in tables]
+    return report
+
+
+def verify(
+    directory: str | Path,
+    url: str,
+    *,
+    tables: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    threads: int | None = None,
+    renames: Any = (),
+    on_event: Callable[[ImportEvent], None] | None = None,
+) -> VerifyReport:
+    """Compare the database at ``url`` with the export in ``directory`` (counts and checksums).
+
+    Returns the report (``report.ok``, ``report.problems``); the CLI turns a mismatch into
+    :class:`VerifyError`. ``renames`` must repeat the ``--rename`` options of the import.
+    """
+    from .importer import Importer, _Options, _parse_assignments, connect_target, default_threads, read_export, rename_columns
+
+    d = Path(directory)
+    db, mtables, _export_id = read_export(d)
+    target, engine = connect_target(url)
+    opts = _Options(threads=threads or default_threads(), schema_only=False, data_only=True, if_exists="fail",
+                    resume=False, strict=False, zero_dates="null", max_errors=0, verify=True)
+    imp = Importer(d, target, engine, opts, on_event)
+    try:
+        colopts = {"set_values": {}, "set_sql": {}, "increments": {}, "renames": _parse_assignments(renames, "--rename")}
+        db = rename_columns(db, colopts["renames"])
+        return imp.verify_only(db, mtables, (tuple(tables), tuple(exclude)), colopts)
+    finally:
+        imp.close_all()
+
+
+__all__ = ["verify", "verify_tables", "check_table", "verify_error", "VerifyReport", "TableCheck"]
