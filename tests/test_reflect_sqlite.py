@@ -282,3 +282,36 @@ def test_chinook_validates_and_is_a_fixpoint(chinook: m.Database) -> None:
     assert validate(chinook.to_dict()) == []
     text = chinook.to_json()
     assert m.Database.from_json(text).to_json() == text
+
+
+def test_constraint_names_bind_to_the_next_constraint_only() -> None:
+    from dbjson.engines.sqlite.reflect import parse_create_table
+
+    parsed = parse_create_table(
+        "CREATE TABLE t (a INT CONSTRAINT nn NOT NULL CHECK (a > 0) DEFAULT (CAST(1 AS TEXT)) "
+        "CONSTRAINT c2 CHECK (a < 9) /* (, */ , -- a comment, with a comma\n b TEXT AS (upper(a)))"
+    )
+    assert parsed.checks == [(None, "a > 0", "a"), ("c2", "a < 9", "a")]
+    assert parsed.columns["b"].generated == "upper(a)"
+
+
+def test_odd_names_and_table_level_key(fresh_db: Fresh) -> None:
+    db = fresh_db("sqlite")
+    db.execute(
+        'CREATE TABLE "we""ird tab" ("the id" INTEGER, [x y] TEXT, PRIMARY KEY ("the id" DESC)) STRICT;'
+        'CREATE TABLE child (k INTEGER PRIMARY KEY, p INTEGER REFERENCES "WE""IRD TAB", q TEXT, '
+        "UNIQUE (q COLLATE NOCASE, p)) WITHOUT ROWID, STRICT;"
+        'CREATE INDEX "i""x" ON "we""ird tab" ("x y" COLLATE RTRIM ASC);'
+    )
+    s = reflect(db.url).schema("main")
+    child, weird = s.tables
+    assert weird.name == 'we"ird tab'
+    # A table-level PRIMARY KEY (... DESC) still aliases the rowid (only the column form does not).
+    assert weird.column("the id").identity == m.Identity(kind="rowid")
+    assert weird.options == {"sqlite": {"strict": True}}
+    assert weird.indexes == (m.Index(name='i"x', parts=(m.IndexPart(column="x y", collation="RTRIM"),)),)
+    assert child.options == {"sqlite": {"strict": True, "without_rowid": True}}
+    assert child.foreign_keys[0].ref_table == 'we"ird tab' and child.foreign_keys[0].ref_columns == ("the id",)
+    assert child.uniques == (m.UniqueConstraint(name="child_q_p_key", columns=("q", "p")),)
+    assert child.primary_key == m.PrimaryKey(columns=("k",))
+    assert child.column("k").identity is None  # WITHOUT ROWID: no rowid to alias
