@@ -1,0 +1,777 @@
+"""export: stream whole databases to canonical JSON lines, in parallel, under one snapshot.
+
+The flow (docs/data-format.md describes the output):
+
+1. connect N workers (one connection each) and put them all in one consistent snapshot
+   (``engine.export_snapshot``: pg_export_snapshot, a brief global read lock, SQLite's write lock);
+2. reflect the schema and plan work units inside that snapshot: a table, or a key range of a big
+   table (integer primary key: min/max ranges; other keys: boundaries in key order);
+3. workers take units (largest first) and stream them (``engine.export_stream`` yields blocks of
+   complete canonical lines) into ``data/<safe name>[.<chunk>].jsonl[.gz|.zst].partial``,
+   hashing and checksumming on the way, then rename the file;
+4. write ``schema.json`` and, last, ``manifest.json``.
+
+The library never prints: progress goes to ``on_event`` (see :mod:`dbjson.progress`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import gzip
+import hashlib
+import math
+import os
+import queue
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+from . import model as m
+from . import progress as ev
+from .codec import Checksum, encoder
+from .connect import Target, connection_error, parse_url
+from .engines import Engine, detect_engine
+from .errors import Cancelled, DataError, DbjsonError, UnsupportedError, UsageError
+from .manifest import FileEntry, KeyRange, Manifest, SnapshotInfo, SourceInfo, TableEntry, write_manifest
+from .reflect import ReflectOptions, now_utc, source_host
+
+COMPRESSIONS = {"none": "", "gzip": ".gz", "zstd": ".zst"}
+DEFAULT_CHUNK_ROWS = 1_000_000  # a unit of work when no --chunk-size is given
+SPLIT_MIN_ROWS = 100_000  # tables at least this big are split so every worker can help
+BLOCK_BYTES = 1 << 18  # engines yield blocks of about this size
+PROGRESS_EVERY = 0.25  # seconds between RowsProgress events per worker
+
+
+# ---------------------------------------------------------------------------------------------
+# Units of work
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Unit:
+    """One slice of one table: ``lower <= key < upper`` over ``key_columns`` (None = unbounded)."""
+
+    schema: str
+    table: m.Table
+    index: int = 0  # position within the table's units
+    count: int = 1  # number of units of the table
+    key_columns: tuple[str, ...] = ()
+    lower: tuple[Any, ...] | None = None
+    upper: tuple[Any, ...] | None = None
+    rows_estimate: int = 0
+    where: str | None = None
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.schema}.{self.table.name}"
+
+
+class SQLExportBase:
+    """Shared SQL for the export mixins: row counts, key bounds and range predicates.
+
+    Engines set ``mark`` (the driver's placeholder) and implement ``export_qualify`` and
+    ``_fetch`` (run a query, return all rows); ``quote`` comes from :class:`~dbjson.engines.Engine`.
+    """
+
+    mark = "%s"
+    quote_char = '"'
+
+    def _q(self, ident: str) -> str:
+        """A quoted identifier (the export's own, independent of the DDL mixin)."""
+        qc = self.quote_char
+        return qc + ident.replace(qc, qc + qc) + qc
+
+    def _lit(self, text: str) -> str:
+        """An SQL string literal."""
+        return "'" + text.replace("'", "''") + "'"
+
+    def export_connect(self, target: Target) -> Any:
+        """A new raw connection for a worker."""
+        return target.connect_raw()
+
+    def export_qualify(self, schema: str, table: m.Table) -> str:
+        return f"{self._q(schema)}.{self._q(table.name)}"
+
+    def _fetch(self, conn: Any, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def _tuple(self, columns: Sequence[str]) -> str:
+        cols = ", ".join(self._q(c) for c in columns)
+        return f"({cols})" if len(columns) > 1 else cols
+
+    def _marks(self, n: int) -> str:
+        return f"({', '.join([self.mark] * n)})" if n > 1 else self.mark
+
+    def export_conditions(self, unit: Unit) -> tuple[str, list[Any]]:
+        """The WHERE clause (with a leading `` WHERE``, or empty) and parameters of a unit."""
+        conds: list[str] = []
+        params: list[Any] = []
+        if unit.lower is not None:
+            conds.append(f"{self._tuple(unit.key_columns)} >= {self._marks(len(unit.lower))}")
+            params.extend(unit.lower)
+        if unit.upper is not None:
+            conds.append(f"{self._tuple(unit.key_columns)} < {self._marks(len(unit.upper))}")
+            params.extend(unit.upper)
+        if unit.where:
+            conds.append(f"({unit.where})")
+        return (" WHERE " + " AND ".join(conds) if conds else ""), params
+
+    def export_count(self, conn: Any, schema: str, table: m.Table, where: str | None) -> int:
+        cond = f" WHERE ({where})" if where else ""
+        return int(self._fetch(conn, f"SELECT COUNT(*) FROM {self.export_qualify(schema, table)}{cond}")[0][0])
+
+    def export_key_bounds(self, conn: Any, schema: str, table: m.Table, column: str, where: str | None) -> tuple[Any, Any]:
+        cond = f" WHERE ({where})" if where else ""
+        q = self._q(column)
+        row = self._fetch(conn, f"SELECT MIN({q}), MAX({q}) FROM {self.export_qualify(schema, table)}{cond}")[0]
+        return row[0], row[1]
+
+    def export_key_boundaries(
+        self, conn: Any, schema: str, table: m.Table, columns: Sequence[str], where: str | None, every: int, limit: int
+    ) -> list[tuple[Any, ...]]:
+        """Up to ``limit`` keys, every ``every`` rows in key order (the lower bounds of units 2..n)."""
+        cond = f" WHERE ({where})" if where else ""
+        cols = ", ".join(self._q(c) for c in columns)
+        src = self.export_qualify(schema, table)
+        out: list[tuple[Any, ...]] = []
+        for i in range(1, limit + 1):
+            rows = self._fetch(conn, f"SELECT {cols} FROM {src}{cond} ORDER BY {cols} LIMIT 1 OFFSET {i * every}")
+            if not rows:
+                break
+            out.append(tuple(rows[0]))
+        return sorted(set(out))
+
+
+class ExportEngine(Protocol):
+    """What an engine's export mixin provides (``engines/<family>/export.py``)."""
+
+    def export_session(self, conn: Any) -> None: ...
+
+    def export_snapshot(self, coordinator: Any, workers: Sequence[Any], warn: Callable[[str], None]) -> SnapshotInfo: ...
+
+    def export_count(self, conn: Any, schema: str, table: m.Table, where: str | None) -> int: ...
+
+    def export_key_bounds(self, conn: Any, schema: str, table: m.Table, column: str, where: str | None) -> tuple[Any, Any]: ...
+
+    def export_key_boundaries(
+        self, conn: Any, schema: str, table: m.Table, columns: Sequence[str], where: str | None, every: int, limit: int
+    ) -> list[tuple[Any, ...]]: ...
+
+    def export_stream(self, conn: Any, unit: Unit, stop: threading.Event) -> Iterator[bytes]: ...
+
+    def export_abort(self, conn: Any) -> None: ...
+
+
+# ---------------------------------------------------------------------------------------------
+# Options
+# ---------------------------------------------------------------------------------------------
+
+
+_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?\s*$", re.I)
+
+
+def parse_chunk_size(text: str) -> tuple[int | None, int | None]:
+    """``"500000"`` → (500000, None) rows; ``"64MB"``, ``"64M"``, ``"1GiB"`` → (None, bytes).
+
+    Size units are binary (K = 1024, M = 1024², G = 1024³, T = 1024⁴), as in most database tools.
+    """
+    mt = _SIZE_RE.match(text)
+    if not mt:
+        raise UsageError(f"bad chunk size {text!r}", hint="use a row count (500000) or a size (64MB, 1GB)")
+    number, prefix, suffix = float(mt.group(1)), mt.group(2).lower(), mt.group(3)
+    if not prefix and not suffix:
+        if not number.is_integer() or number < 1:
+            raise UsageError(f"bad chunk size {text!r}: a row count must be a positive integer")
+        return int(number), None
+    size = int(number * 1024 ** ("kmgt".index(prefix) + 1 if prefix else 0))
+    if size < 1024:
+        raise UsageError(f"bad chunk size {text!r}: at least 1KB")
+    return None, size
+
+
+def parse_where(items: Iterable[str]) -> dict[str, str]:
+    """``["orders:created_at > '2024-01-01'"]`` → ``{"orders": "created_at > '2024-01-01'"}``."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, cond = item.partition(":")
+        if not sep or not name.strip() or not cond.strip():
+            raise UsageError(f"bad --where {item!r}", hint="use TABLE:CONDITION, e.g. orders:\"id > 100\"")
+        out[name.strip()] = cond.strip()
+    return out
+
+
+def _where_for(where: Mapping[str, str], schema: str, table: str) -> str | None:
+    conds = [c for k, c in where.items() if k in (table, f"{schema}.{table}") or fnmatch.fnmatchcase(table, k)]
+    return " AND ".join(f"({c})" for c in conds) if conds else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Safe file names
+# ---------------------------------------------------------------------------------------------
+
+_SAFE_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+MAX_NAME_BYTES = 120
+
+
+def _percent(name: str) -> str:
+    return "".join(chr(b) if b in _SAFE_CHARS else f"%{b:02X}" for b in name.encode("utf-8"))
+
+
+def _short_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+
+
+def safe_names(tables: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """Deterministic, unique, filesystem-safe base names for ``(schema, table)`` pairs.
+
+    Every byte outside ``[A-Za-z0-9_-]`` is percent-encoded (so ``.``, ``/``, ``..``, spaces and
+    unicode cannot escape the directory or clash with the ``.chunk`` suffix); schema and table are
+    joined with ``.``. Names that differ only by case (a problem on case-insensitive file systems)
+    or that are too long get ``~`` plus a short hash of the original name.
+    """
+    pairs = sorted(set(tables))
+    base = {p: f"{_percent(p[0])}.{_percent(p[1])}" for p in pairs}
+    lower: dict[str, int] = {}
+    for b in base.values():
+        lower[b.lower()] = lower.get(b.lower(), 0) + 1
+    out: dict[tuple[str, str], str] = {}
+    for p, b in base.items():
+        h = _short_hash(f"{p[0]}\x00{p[1]}")
+        if len(b) > MAX_NAME_BYTES:
+            b = b[: MAX_NAME_BYTES - 9].rstrip("%") + "~" + h
+        elif lower[b.lower()] > 1:
+            b = b + "~" + h
+        out[p] = b
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Output files
+# ---------------------------------------------------------------------------------------------
+
+
+class _HashingFile:
+    """A binary file wrapper that counts and SHA-256-hashes the bytes written."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw = raw
+        self.sha = hashlib.sha256()
+        self.size = 0
+
+    def write(self, data: bytes | bytearray | memoryview) -> int:
+        self.sha.update(data)
+        self.size += len(data)
+        return self.raw.write(data)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def writable(self) -> bool:
+        return True
+
+    def close(self) -> None:  # the owner closes the raw file
+        self.raw.flush()
+
+
+class DataFile:
+    """One data file being written: ``<path>.partial`` until :meth:`finish` renames it."""
+
+    def __init__(self, path: Path, compress: str) -> None:
+        self.path = path
+        self.partial = path.with_name(path.name + ".partial")
+        self._raw = open(self.partial, "wb")  # noqa: SIM115 - closed in finish/discard
+        self._hash = _HashingFile(self._raw)
+        self._out: Any
+        if compress == "gzip":
+            self._out = gzip.GzipFile(filename="", mode="wb", fileobj=self._hash, compresslevel=6, mtime=0)
+        elif compress == "zstd":
+            import zstandard
+
+            self._out = zstandard.ZstdCompressor(level=3).stream_writer(self._hash, closefd=False)  # type: ignore[arg-type]
+        else:
+            self._out = self._hash
+        self.checksum = Checksum()
+        self.plain_bytes = 0
+
+    def write_block(self, block: bytes) -> int:
+        """Write complete lines (each ending in ``\\n``); returns the number of rows."""
+        before = self.checksum.rows
+        self.checksum.add_block(block)
+        self._out.write(block)
+        self.plain_bytes += len(block)
+        return self.checksum.rows - before
+
+    def finish(self) -> tuple[int, str]:
+        """Close, rename into place; returns (size in bytes, sha256 hex)."""
+        if self._out is not self._hash:
+            self._out.close()
+        self._raw.flush()
+        os.fsync(self._raw.fileno())
+        self._raw.close()
+        os.replace(self.partial, self.path)
+        return self._hash.size, self._hash.sha.hexdigest()
+
+    def discard(self) -> None:
+        try:
+            self._raw.close()
+        finally:
+            self.partial.unlink(missing_ok=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ExportReport:
+    """What an export produced (the manifest) plus run statistics."""
+
+    out_dir: str
+    manifest: Manifest
+    seconds: float
+    threads: int
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def rows(self) -> int:
+        return self.manifest.rows
+
+    @property
+    def bytes(self) -> int:
+        return sum(f.bytes for t in self.manifest.tables for f in t.files)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A machine-readable summary (the CLI's ``--json``)."""
+        return {
+            "ok": True,
+            "out_dir": self.out_dir,
+            "source": {"engine": self.manifest.source.engine, "database": self.manifest.source.database},
+            "snapshot": {"mode": self.manifest.snapshot.mode, "consistent": self.manifest.snapshot.consistent},
+            "threads": self.threads,
+            "seconds": round(self.seconds, 3),
+            "rows": self.rows,
+            "bytes": self.bytes,
+            "rows_per_second": round(self.rows / self.seconds, 1) if self.seconds > 0 else None,
+            "tables": [
+                {"schema": t.schema, "name": t.name, "rows": t.rows, "checksum": t.checksum, "files": len(t.files)}
+                for t in self.manifest.tables
+            ],
+            "warnings": self.warnings,
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# Planning
+# ---------------------------------------------------------------------------------------------
+
+
+def _integer_key(table: m.Table) -> str | None:
+    pk = table.primary_key
+    if pk and len(pk.columns) == 1 and table.column(pk.columns[0]).type.kind == "integer":
+        return pk.columns[0]
+    return None
+
+
+def plan_table(
+    engine: ExportEngine,
+    conn: Any,
+    schema: str,
+    table: m.Table,
+    *,
+    where: str | None,
+    chunk_rows: int | None,
+    threads: int,
+) -> list[Unit]:
+    """Split one table into units: integer-key ranges, key-order boundaries, or one unit."""
+    rows = engine.export_count(conn, schema, table, where)
+    per_unit = chunk_rows or DEFAULT_CHUNK_ROWS
+    n = math.ceil(rows / per_unit) if rows else 1
+    if chunk_rows is None and rows >= SPLIT_MIN_ROWS:
+        n = max(n, threads)
+    pk = table.primary_key.columns if table.primary_key else ()
+    if n <= 1 or not pk:
+        return [Unit(schema, table, rows_estimate=rows, where=where, key_columns=tuple(pk))]
+    ikey = _integer_key(table)
+    bounds: list[tuple[Any, ...]]
+    if ikey is not None:
+        lo, hi = engine.export_key_bounds(conn, schema, table, ikey, where)
+        if lo is None:
+            return [Unit(schema, table, rows_estimate=rows, where=where, key_columns=tuple(pk))]
+        lo, hi = int(lo), int(hi)
+        span = hi - lo + 1
+        n = min(n, span)
+        step = span / n
+        bounds = sorted({(lo + int(round(i * step)),) for i in range(1, n)})
+    else:
+        bounds = engine.export_key_boundaries(conn, schema, table, pk, where, math.ceil(rows / n), n - 1)
+    edges: list[tuple[Any, ...] | None] = [None, *bounds, None]
+    units = []
+    for i in range(len(edges) - 1):
+        units.append(
+            Unit(
+                schema, table, index=i, count=len(edges) - 1, key_columns=tuple(pk), lower=edges[i], upper=edges[i + 1],
+                rows_estimate=max(1, rows // (len(edges) - 1)), where=where,
+            )
+        )
+    return units
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _FileResult:
+    unit: Unit
+    part: int
+    entry: FileEntry
+    checksum: Checksum
+
+
+@dataclass
+class _Shared:
+    """State shared by the coordinator and the workers."""
+
+    engine: Any
+    out_dir: Path
+    names: dict[tuple[str, str], str]
+    compress: str
+    chunk_bytes: int | None
+    emit: Callable[[ev.Event], None]
+    stop: threading.Event = field(default_factory=threading.Event)
+    results: list[_FileResult] = field(default_factory=list)
+    errors: list[BaseException] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    remaining: dict[str, int] = field(default_factory=dict)
+
+
+def _file_path(shared: _Shared, unit: Unit, part: int) -> Path:
+    name = shared.names[(unit.schema, unit.table.name)]
+    if unit.count > 1:
+        name += f".{unit.index:04d}"
+    if part:
+        name += f".p{part:04d}"
+    return shared.out_dir / "data" / (name + ".jsonl" + COMPRESSIONS[shared.compress])
+
+
+def _key_range(unit: Unit) -> KeyRange | None:
+    if unit.count <= 1 or not unit.key_columns:
+        return None
+    cols = [unit.table.column(c) for c in unit.key_columns]
+    encs = [encoder(c) for c in cols]
+
+    def enc(values: tuple[Any, ...] | None) -> list[Any] | None:
+        return None if values is None else [None if v is None else e(v) for e, v in zip(encs, values)]
+
+    return KeyRange(columns=list(unit.key_columns), lower=enc(unit.lower), upper=enc(unit.upper))
+
+
+def _run_unit(shared: _Shared, conn: Any, unit: Unit) -> None:
+    part = 0
+    current: DataFile | None = None
+    last_emit = time.monotonic()
+    pending_rows = pending_bytes = 0
+    table = unit.qualified
+
+    def close(f: DataFile) -> None:
+        size, sha = f.finish()
+        entry = FileEntry(
+            path=f"data/{f.path.name}", rows=f.checksum.rows, bytes=size, sha256=sha,
+            checksum=f.checksum.hexdigest(), key_range=_key_range(unit),
+        )
+        with shared.lock:
+            shared.results.append(_FileResult(unit, part, entry, f.checksum))
+        shared.emit(ev.ChunkDone(table, entry.path, entry.rows, size))
+
+    try:
+        current = DataFile(_file_path(shared, unit, part), shared.compress)
+        for block in shared.engine.export_stream(conn, unit, shared.stop):
+            if shared.stop.is_set():
+                raise Cancelled("export cancelled")
+            if shared.chunk_bytes and current.plain_bytes and current.plain_bytes + len(block) > shared.chunk_bytes:
+                close(current)
+                part += 1
+                current = DataFile(_file_path(shared, unit, part), shared.compress)
+            n = current.write_block(block)
+            pending_rows += n
+            pending_bytes += len(block)
+            now = time.monotonic()
+            if now - last_emit >= PROGRESS_EVERY:
+                shared.emit(ev.RowsProgress(table, pending_rows, pending_bytes))
+                pending_rows = pending_bytes = 0
+                last_emit = now
+        if pending_rows or pending_bytes:
+            shared.emit(ev.RowsProgress(table, pending_rows, pending_bytes))
+        close(current)
+        current = None
+    finally:
+        if current is not None:
+            current.discard()
+
+
+def _worker(shared: _Shared, conn: Any, units: queue.Queue[Unit]) -> None:
+    try:
+        while not shared.stop.is_set():
+            try:
+                unit = units.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                _run_unit(shared, conn, unit)
+            except DbjsonError as e:
+                e.table = e.table or unit.qualified
+                raise
+            _unit_done(shared, unit)
+    except BaseException as e:  # noqa: BLE001 - handed to the coordinator
+        with shared.lock:
+            shared.errors.append(e)
+        shared.stop.set()
+
+
+def _unit_done(shared: _Shared, unit: Unit) -> None:
+    with shared.lock:
+        shared.remaining[unit.qualified] -= 1
+        last = shared.remaining[unit.qualified] == 0
+        if last:
+            files = [r for r in shared.results if r.unit.qualified == unit.qualified]
+    if last:
+        total = Checksum()
+        for r in files:
+            total.merge(r.checksum)
+        shared.emit(ev.TableFinished(unit.qualified, total.rows, total.hexdigest()))
+
+
+def _table_entries(results: list[_FileResult], tables: list[tuple[str, m.Table, str | None]]) -> list[TableEntry]:
+    by_table: dict[tuple[str, str], list[_FileResult]] = {}
+    for r in results:
+        by_table.setdefault((r.unit.schema, r.unit.table.name), []).append(r)
+    entries = []
+    for schema, table, where in tables:
+        files = sorted(by_table.get((schema, table.name), []), key=lambda r: (r.unit.index, r.part))
+        total = Checksum()
+        for i, r in enumerate(files):
+            total.merge(r.checksum)
+            if len(files) > 1:
+                r.entry.chunk = i
+        entries.append(
+            TableEntry(
+                schema=schema, name=table.name, columns=[c.name for c in table.columns], rows=total.rows,
+                checksum=total.hexdigest(), files=[r.entry for r in files], where=where,
+            )
+        )
+    return entries
+
+
+def _open_workers(target: Target, engine: Any, n: int) -> list[Any]:
+    conns = []
+    try:
+        for _ in range(n):
+            c = engine.export_connect(target)
+            engine.export_session(c)
+            conns.append(c)
+    except BaseException:
+        _close_all(conns)
+        raise
+    return conns
+
+
+def _close_all(conns: Iterable[Any]) -> None:
+    for c in conns:
+        try:
+            c.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _select_tables(
+    db: m.Database, tables: Sequence[str], exclude: Sequence[str]
+) -> list[tuple[str, m.Table]]:
+    opts = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude))
+    return [(s.name, t) for s, t in db.tables() if opts.wants(s.name, t.name)]
+
+
+def _reflect(engine: Any, conn: Any, target: Target, tables: Sequence[str], exclude: Sequence[str]) -> m.Database:
+    if not hasattr(engine, "reflect_database"):
+        raise UnsupportedError(f"schema reflection is not available for {engine.name}")
+    options = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude))
+    db: m.Database = engine.reflect_database(conn, target, options)
+    return db
+
+
+def default_threads() -> int:
+    return max(2, os.cpu_count() or 2)
+
+
+def export_database(
+    url: str,
+    out_dir: str | os.PathLike[str],
+    *,
+    threads: int | None = None,
+    tables: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    where: Mapping[str, str] | None = None,
+    compress: str = "none",
+    chunk_rows: int | None = None,
+    chunk_bytes: int | None = None,
+    on_event: Callable[[ev.Event], None] | None = None,
+    database: m.Database | None = None,
+) -> ExportReport:
+    """Export every table of the database at ``url`` into ``out_dir``.
+
+    ``tables``/``exclude`` are globs over ``table`` or ``schema.table``; ``where`` maps a table
+    (name, ``schema.table`` or glob) to an SQL condition in the source dialect; ``compress`` is
+    ``none``, ``gzip`` or ``zstd``; ``chunk_rows`` splits tables into files of about that many
+    rows (key ranges), ``chunk_bytes`` starts a new file when one exceeds that many bytes
+    (uncompressed). ``database`` skips reflection and exports the tables of that model.
+    Returns the report; the manifest is written last.
+    """
+    if compress not in COMPRESSIONS:
+        raise UsageError(f"unknown compression {compress!r}", hint="none, gzip or zstd")
+    if threads is not None and threads < 1:
+        raise UsageError("--threads must be at least 1")
+    nthreads = threads or default_threads()
+    started = time.monotonic()
+    created_at = now_utc()
+    emit = on_event or (lambda e: None)
+    target = Target(parse_url(url))
+    out = Path(out_dir)
+    (out / "data").mkdir(parents=True, exist_ok=True)
+    for stale in (out / "manifest.json",):
+        stale.unlink(missing_ok=True)
+    warnings: list[str] = []
+
+    def warn(message: str) -> None:
+        warnings.append(message)
+        emit(ev.Warning(message))
+
+    coordinator = target.connect_raw()
+    workers: list[Any] = []
+    try:
+        engine: Any = detect_engine(target.family, coordinator)
+        engine.export_session(coordinator)
+        workers = _open_workers(target, engine, nthreads)
+        snapshot = engine.export_snapshot(coordinator, workers, warn)
+        db = database or _reflect(engine, workers[0], target, tables, exclude)
+        selected = _select_tables(db, tables, exclude)
+        wmap = where or {}
+        plan: list[tuple[str, m.Table, str | None]] = [(s, t, _where_for(wmap, s, t.name)) for s, t in selected]
+        units: list[Unit] = []
+        for s, t, w in plan:
+            tu = plan_table(engine, workers[0], s, t, where=w, chunk_rows=chunk_rows, threads=nthreads)
+            emit(ev.TableStarted(f"{s}.{t.name}", len(tu), sum(u.rows_estimate for u in tu)))
+            units.extend(tu)
+        shared = _Shared(engine, out, safe_names((s, t.name) for s, t, _ in plan), compress, chunk_bytes, emit)
+        for u in units:
+            shared.remaining[u.qualified] = shared.remaining.get(u.qualified, 0) + 1
+        emit(ev.Started("export", len(plan), sum(u.rows_estimate for u in units), nthreads))
+        _run_workers(shared, workers, units)
+        entries = _table_entries(shared.results, plan)
+        (out / "schema.json.partial").write_text(db.to_json(), encoding="utf-8")
+        os.replace(out / "schema.json.partial", out / "schema.json")
+        manifest = Manifest(
+            source=SourceInfo(engine.name, engine.server_version, target.database, source_host(target.url)),
+            snapshot=snapshot, tables=entries, created_at=created_at, compression=compress,
+            seconds=round(time.monotonic() - started, 3),
+        )
+        write_manifest(out, manifest)
+        report = ExportReport(str(out), manifest, time.monotonic() - started, nthreads, warnings)
+        emit(ev.Finished(True, report.rows, report.seconds, report))
+        return report
+    except DbjsonError:
+        raise
+    except Exception as e:
+        if type(e).__name__ in ("OperationalError", "InterfaceError"):
+            raise connection_error(e, target.url) from None
+        raise
+    finally:
+        _close_all([coordinator, *workers])
+
+
+def _run_workers(shared: _Shared, conns: list[Any], units: list[Unit]) -> None:
+    work: queue.Queue[Unit] = queue.Queue()
+    for u in sorted(units, key=lambda u: -u.rows_estimate):
+        work.put(u)
+    threads = [
+        threading.Thread(target=_worker, args=(shared, c, work), name=f"dbjson-export-{i}", daemon=True)
+        for i, c in enumerate(conns[: max(1, min(len(conns), len(units)))])
+    ]
+    for t in threads:
+        t.start()
+    try:
+        for t in threads:
+            while t.is_alive():
+                t.join(0.2)
+    except BaseException:
+        shared.stop.set()
+        for c in conns:
+            try:
+                shared.engine.export_abort(c)
+            except Exception:  # noqa: BLE001
+                pass
+        for t in threads:
+            t.join(5)
+        raise
+    if shared.errors:
+        err = shared.errors[0]
+        if isinstance(err, DbjsonError):
+            raise err
+        if type(err).__name__ in ("OperationalError", "InterfaceError", "ProgrammingError", "DataError", "DatabaseError"):
+            raise DataError(f"export failed: {err}") from err
+        raise err
+
+
+# ---------------------------------------------------------------------------------------------
+# One table to a stream (``export --table T -o -``)
+# ---------------------------------------------------------------------------------------------
+
+
+def export_table(
+    url: str,
+    table: str,
+    out: IO[bytes],
+    *,
+    where: str | None = None,
+    database: m.Database | None = None,
+) -> tuple[int, str]:
+    """Stream one table (``name`` or ``schema.name``) as canonical lines to a binary file object.
+
+    Returns (rows, content checksum). One connection, one transaction.
+    """
+    target = Target(parse_url(url))
+    conn = target.connect_raw()
+    try:
+        engine: Any = detect_engine(target.family, conn)
+        engine.export_session(conn)
+        engine.export_snapshot(None, [conn], lambda _m: None)
+        db = database or _reflect(engine, conn, target, (table,), ())
+        found = [(s.name, t) for s, t in db.tables() if table in (t.name, f"{s.name}.{t.name}")]
+        if not found:
+            raise UsageError(f"table {table!r} not found")
+        schema, tbl = found[0]
+        unit = Unit(schema, tbl, where=where)
+        total = Checksum()
+        for block in engine.export_stream(conn, unit, threading.Event()):
+            total.add_block(block)
+            out.write(block)
+        out.flush()
+        return total.rows, total.hexdigest()
+    except DbjsonError:
+        raise
+    except Exception as e:
+        if type(e).__name__ in ("OperationalError", "InterfaceError"):
+            raise connection_error(e, target.url) from None
+        raise
+    finally:
+        _close_all([conn])
+
+
+__all__ = [
+    "export_database", "export_table", "ExportReport", "Unit", "plan_table", "safe_names",
+    "parse_chunk_size", "parse_where", "DataFile", "default_threads", "COMPRESSIONS",
+]
