@@ -845,12 +845,15 @@ class MySQLReflector:
     # -- accounts -----------------------------------------------------------------------------
     def _reflect_users(self, cur: Any, schemas: list[str]) -> tuple[m.User, ...]:
         """Accounts with a grant on ``*.*`` (beyond USAGE) or on a reflected database; no secrets."""
-        role_col = "is_role" if self.is_mariadb else "'N'"
-        accounts = _query(
-            cur,
-            f"SELECT User AS user, Host AS host, Super_priv AS super, account_locked AS locked, {role_col} AS is_role"
-            " FROM mysql.user",
-        )
+        if self.is_mariadb:  # mysql.user is a view there; the lock flag lives in global_priv's JSON
+            sql = (
+                "SELECT User AS user, Host AS host, Super_priv AS super, is_role AS is_role,"
+                " IF(JSON_VALUE(p.Priv, '$.account_locked') = 'true', 'Y', 'N') AS locked"
+                " FROM mysql.user u LEFT JOIN mysql.global_priv p USING (User, Host)"
+            )
+        else:
+            sql = "SELECT User AS user, Host AS host, Super_priv AS super, 'N' AS is_role, account_locked AS locked FROM mysql.user"
+        accounts = _query(cur, sql)
         users = []
         for a in sorted(accounts, key=lambda a: (a["user"], a["host"])):
             if a["user"] in SYSTEM_ACCOUNTS or not a["user"]:
@@ -929,7 +932,9 @@ def _unquote_name(text: str) -> str:
 
 
 def _split_privileges(text: str) -> list[str]:
-    parts, depth, buf = [], 0, []
+    parts: list[str] = []
+    buf: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "(":
             depth += 1
