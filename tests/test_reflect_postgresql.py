@@ -490,6 +490,8 @@ def test_table_globs_and_schemas(torture: tuple[FreshDatabase, m.Database]) -> N
         ("public", "measurement"), ("public", "measurement_2023"), ("public", "measurement_2024"),
         ("inventory", "stock"), ("inventory", "warehouse")}
     assert doc.schema("public").triggers == ()  # their tables were not selected
+    # Sequences of unselected tables (serial, identity, OWNED BY) stay out; standalone ones stay in.
+    assert [q.name for q in doc.schema("public").sequences] == ["invoice_no"]
     only = dbjson.reflect(db.url, schemas=["inventory"])
     assert [s.name for s in only.schemas] == ["inventory"]
     assert [v.name for v in only.schema("inventory").views] == ["low_stock"]
@@ -526,6 +528,7 @@ def test_extension_objects_are_skipped(fresh_db: Any) -> None:
     doc = dbjson.reflect(db.url)
     (public,) = doc.schemas
     assert public.routines == () and public.domains == () and public.enums == ()
+    assert [(e["name"], e["schema"]) for e in doc.options["postgresql"]["extensions"]] == [("citext", "public")]
     assert type_dict(public.table("t").column("name").type) == {
         "kind": "opaque", "type_name": "citext", "type_schema": "public"}
 
@@ -619,3 +622,30 @@ def test_reflects_1000_tables_quickly(fresh_db: Any) -> None:
     assert all(t.column("id").identity is not None for t in tables)
     assert doc.schema("public").sequences == ()
     assert elapsed < 15, f"reflection took {elapsed:.1f} s"
+
+
+@pytest.mark.parametrize("state", ["autocommit", "idle", "in_transaction"])
+def test_connection_state_is_left_as_found(fresh_db: Any, state: str) -> None:
+    import psycopg
+
+    from dbjson.connect import Target, parse_url
+    from dbjson.engines import get_engine
+    from dbjson.reflect import ReflectOptions
+
+    db = fresh_db("postgresql")
+    db.execute("CREATE TABLE t (id integer PRIMARY KEY)")
+    conn = db.connect()
+    try:
+        conn.autocommit = state == "autocommit"
+        conn.execute("SET search_path = public")
+        if state == "idle":
+            conn.commit()
+        in_tx = psycopg.pq.TransactionStatus.INTRANS
+        assert (conn.info.transaction_status == in_tx) == (state == "in_transaction")
+        before = (conn.autocommit, conn.isolation_level, conn.read_only, conn.info.transaction_status)
+        doc = get_engine("postgresql").reflect_database(conn, Target(parse_url(db.url)), ReflectOptions())
+        assert [t.name for t in doc.schema("public").tables] == ["t"]
+        assert (conn.autocommit, conn.isolation_level, conn.read_only, conn.info.transaction_status) == before
+        assert conn.execute("SHOW search_path").fetchone()[0] == "public"
+    finally:
+        conn.close()

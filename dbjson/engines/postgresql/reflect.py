@@ -24,7 +24,11 @@ Choices made here (the document format leaves them to the engine):
   ``Identity(kind="serial")``; identity sequences belong to their column. Only the remaining
   (standalone) sequences are listed in ``Schema.sequences``.
 * FOREIGN KEY ``match`` is set only when it is not the default ``SIMPLE``.
-* Grants to ``PUBLIC`` (which is no role) are kept in ``Database.options["postgresql"]["public_grants"]``.
+* Grants to ``PUBLIC`` (which is no role) are kept in ``Database.options["postgresql"]["public_grants"]``;
+  the installed extensions (but ``plpgsql``) in ``Database.options["postgresql"]["extensions"]``, while the
+  objects that belong to an extension are left out.
+* Table globs (``options.wants``) select tables, partitions and views alike; the indexes, constraints,
+  triggers and owned sequences of a table that is left out are left out with it.
 """
 
 from __future__ import annotations
@@ -245,6 +249,13 @@ JOIN pg_class c ON c.oid = t.tgrelid
 JOIN pg_proc p ON p.oid = t.tgfoid
 JOIN pg_namespace pn ON pn.oid = p.pronamespace
 WHERE c.relnamespace = ANY(%(nsp)s::int8[]::oid[]) AND NOT t.tgisinternal AND t.tgparentid = 0
+"""
+
+Q_EXTENSIONS = """
+SELECT e.extname AS name, n.nspname AS schema, e.extversion AS version
+FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+WHERE e.extname <> 'plpgsql'
+ORDER BY e.extname
 """
 
 Q_ROLES = """
@@ -568,6 +579,7 @@ class PostgreSQLReflector:
                 database, version = cur.fetchone()
             cat = _read_catalog(conn, options)
             schemas = tuple(_Assembler(cat, options).schemas())
+            extensions = [dict(r) for r in _fetch(conn, Q_EXTENSIONS)]
             users: tuple[m.User, ...] = ()
             public: list[m.Grant] = []
             if options.grants:
@@ -576,7 +588,7 @@ class PostgreSQLReflector:
             engine=ENGINE, server_version=version.split()[0], database=database, dumped_at=now_utc(),
             host=source_host(target.url),
         )
-        db_options = {ENGINE: {"public_grants": [m.to_dict(g) for g in public]}} if public else {}
+        db_options = _pg_options({"extensions": extensions, "public_grants": [m.to_dict(g) for g in public]})
         return m.Database(source=source, schemas=schemas, users=users, options=db_options)
 
 
@@ -701,8 +713,9 @@ class _Assembler:
             oid: r for oid, r in cat.relations.items()
             if options.wants(self.nsp_names[r["nsp"]], r["name"])
         }
-        self.seq_by_regclass = {r["regclass"]: r for r in cat.sequences.values()}
-        self.serial_seqs: set[int] = set()
+        self.serial_seqs = {  # sequences that are a column's serial (even when its table is not kept)
+            c["owned_seq"] for cols in cat.columns.values() for c in cols if self._is_serial(c)
+        }
         self.constraints: dict[int, list[Row]] = defaultdict(list)
         self.domain_checks: dict[int, list[Row]] = defaultdict(list)
         for c in cat.constraints:
@@ -723,15 +736,16 @@ class _Assembler:
             else:
                 bucket["views"].append(self.view(oid, rel))
         self._types(by_nsp)
-        for seq in self.cat.sequences.values():  # after the tables: serial sequences are known
-            if seq["oid"] not in self.serial_seqs and seq["deptype"] != "i":
+        for seq in self.cat.sequences.values():  # standalone; an owned one goes with its table
+            owner_kept = seq["owner_rel"] is None or seq["owner_rel"] in self.kept
+            if seq["oid"] not in self.serial_seqs and seq["deptype"] != "i" and owner_kept:
                 by_nsp[seq["nsp"]]["sequences"].append(self.sequence(seq))
         for r in self.cat.routines:
             by_nsp[r["nsp"]]["routines"].append(self.routine(r))
         for t in self.cat.triggers:
-            rel = self.kept.get(t["rel"])
-            if rel is not None:
-                by_nsp[rel["nsp"]]["triggers"].append(self.trigger(t, rel))
+            owner = self.kept.get(t["rel"])
+            if owner is not None:
+                by_nsp[owner["nsp"]]["triggers"].append(self.trigger(t, owner))
         for s in self.cat.schemas:
             b = by_nsp[s["oid"]]
             yield m.Schema(
@@ -823,11 +837,17 @@ class _Assembler:
             return None
         if c["identity"] in ("a", "d"):
             return self._sequence_identity("identity", seq, always=c["identity"] == "a")
-        nextval = _NEXTVAL_RE.fullmatch(c["default_expr"] or "")
-        if nextval and nextval.group(1).replace("''", "'") == seq["regclass"]:
-            self.serial_seqs.add(seq["oid"])
+        if seq["oid"] in self.serial_seqs:
             return self._sequence_identity("serial", seq, always=False)
         return None
+
+    def _is_serial(self, c: Row) -> bool:
+        """The column's default is ``nextval()`` of the sequence the column owns."""
+        seq = self.cat.sequences.get(c["owned_seq"]) if c["owned_seq"] else None
+        if seq is None or c["identity"] or seq["deptype"] != "a":
+            return False
+        nextval = _NEXTVAL_RE.fullmatch(c["default_expr"] or "")
+        return nextval is not None and nextval.group(1).replace("''", "'") == seq["regclass"]
 
     def _sequence_identity(self, kind: str, seq: Row, *, always: bool) -> m.Identity:
         return m.Identity(
