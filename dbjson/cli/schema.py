@@ -83,3 +83,104 @@ def validate_cmd(
 
     run(go)
     stdout_console().print(f"{file}: valid", markup=False)
+
+
+@app.command("schema-load")
+def schema_load(
+    file: Annotated[Path, typer.Argument(help="The schema document to load ('-' reads stdin).")],
+    to: Annotated[Optional[str], typer.Option("--to", help="Target database URL: create the schema there.")] = None,
+    dialect: Annotated[Optional[str], typer.Option("--dialect", help="Print DDL for mysql|mariadb|postgresql|sqlite without connecting.")] = None,
+    server_version: Annotated[Optional[str], typer.Option("--server-version", help="Target server version for --dialect (e.g. 8.0.36).")] = None,
+    create: Annotated[bool, typer.Option("--create", help="Create the target database first if it does not exist.")] = False,
+    if_exists: Annotated[str, typer.Option("--if-exists", help="When an object exists: fail, skip (leave it alone) or replace (drop it first).")] = "fail",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print exactly the statements that would run; change nothing.")] = False,
+    report: Annotated[Optional[Path], typer.Option("--report", help="Write the translation report (every loss, as JSON) to FILE.")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Fail (exit 5) if anything would be lost in translation.")] = False,
+    schema_map: Annotated[Optional[list[str]], typer.Option("--schema-map", help="SOURCE=TARGET schema renaming (repeatable).")] = None,
+) -> None:
+    """Create a schema document's tables, indexes, constraints and views in a target database.
+
+    With --dialect, print the DDL instead (no connection). Everything that cannot be expressed in
+    the target is listed on stderr (and in --report FILE as JSON); --strict makes any loss an error.
+
+    Examples:
+
+      dbjson schema-load shop.schema.json --to postgresql://postgres@127.0.0.1/shop --create
+
+      dbjson schema-load shop.schema.json --dialect mysql > shop.sql
+
+      dbjson schema-load shop.schema.json --to mysql://root@127.0.0.1/shop --if-exists replace --report loss.json
+    """
+    from ..ddl import load_schema, to_ddl
+    from ..ddl.plan import DdlPlan, TranslationReport
+    from ..model import Database
+
+    if (to is None) == (dialect is None):
+        run(lambda: (_ for _ in ()).throw(UsageError("give exactly one of --to URL or --dialect NAME")))
+    options = {"schema_map": _schema_map(schema_map or [])} if schema_map else None
+
+    def read() -> Database:
+        try:
+            raw = sys.stdin.buffer.read() if str(file) == "-" else file.read_bytes()
+        except OSError as e:
+            raise DocumentError(f"cannot read: {e.strerror}", file=str(file)) from None
+        return Database.from_json(raw, filename=str(file))
+
+    db = run(read)
+    plan_holder: list[DdlPlan] = []
+
+    def go() -> str:
+        if dialect is not None:
+            plan = to_ddl(db, dialect, server_version=server_version, options=options)
+            plan_holder.append(plan)
+            return plan.script()
+        assert to is not None
+        try:
+            result = load_schema(db, to, create=create, if_exists=if_exists, dry_run=dry_run, strict=strict, options=options)
+        except Exception as e:
+            rep = getattr(e, "report", None)
+            if isinstance(rep, TranslationReport):
+                _report_out(rep, report)
+            raise
+        plan_holder.append(result.plan)
+        if dry_run:
+            from ..engines import get_engine
+
+            engine = get_engine(result.plan.target, result.plan.server_version)
+            return "\n".join(engine.ddl_script_statement(s) for s in result.statements) + "\n"  # type: ignore[attr-defined]
+        return ""
+
+    text = run(go)
+    if plan_holder:
+        _report_out(plan_holder[0].report, report)
+        if strict and dialect is not None and plan_holder[0].report.losses:
+            run(lambda: to_ddl(db, str(dialect), server_version=server_version, strict=True, options=options))
+    if text:
+        sys.stdout.write(text)
+
+
+def _schema_map(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        if "=" not in pair:
+            run(lambda: (_ for _ in ()).throw(UsageError(f"--schema-map wants SOURCE=TARGET, not {pair!r}")))
+        src, dst = pair.split("=", 1)
+        out[src] = dst
+    return out
+
+
+def _report_out(rep: object, path: Optional[Path]) -> None:
+    """The readable summary on stderr; the JSON report in ``path`` when asked."""
+    from ..ddl.plan import TranslationReport
+    from .common import stderr_console
+
+    assert isinstance(rep, TranslationReport)
+    con = stderr_console()
+    if rep.items:
+        counts = rep.to_dict()["counts"]
+        con.print(f"translation {rep.source} → {rep.target}: {counts['loss']} loss(es), "
+                  f"{counts['approximation']} approximation(s), {counts['rename']} rename(s)", markup=False)
+        for item in rep.items:
+            con.print(f"  {item.severity:<13} {item.path}: {item.lost} [{item.rule}]", markup=False)
+    if path is not None:
+        run(lambda: _write_atomically(path, orjson.dumps(rep.to_dict(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()))

@@ -23,19 +23,22 @@ class LoadResult:
 
     plan: DdlPlan
     statements: list[Statement] = field(default_factory=list)
-    skipped: list[Statement] = field(default_factory=list)
+    skipped: list[Statement] = field(default_factory=list)  # --if-exists skip
+    rejected: list[Statement] = field(default_factory=list)  # optional translations the target refused
 
 
 def _is_transactional(engine: Any) -> bool:
     return bool(engine.table.get("capabilities", {}).get("transactional_ddl"))
 
 
-def apply_ddl(statements: Sequence[Statement], url_or_conn: Any, engine: Any = None) -> None:
+def apply_ddl(statements: Sequence[Statement], url_or_conn: Any, engine: Any = None) -> list[tuple[Statement, str]]:
     """Run ``statements`` on a target (URL or raw DBAPI connection), in order.
 
     PostgreSQL and SQLite run everything in one transaction (all or nothing); MySQL/MariaDB
     commit each statement (DDL is not transactional there). A failure raises
-    :class:`~dbjson.errors.ApplyError` naming the statement and the object.
+    :class:`~dbjson.errors.ApplyError` naming the statement and the object. ``optional``
+    statements (cross-engine translations) that the target rejects are skipped: they are
+    returned with the server's message, for the translation report.
     """
     from ..engines import detect_engine, get_engine
 
@@ -48,7 +51,7 @@ def apply_ddl(statements: Sequence[Statement], url_or_conn: Any, engine: Any = N
             engine = detect_engine(family, conn)
         elif isinstance(engine, str):
             engine = get_engine(engine)
-        _run(conn, engine, list(statements), target.url.password if target else None)
+        return _run(conn, engine, list(statements), target.url.password if target else None)
     finally:
         if own:
             conn.close()
@@ -63,8 +66,9 @@ def _family_of_conn(conn: Any) -> str:
     return "sqlite"
 
 
-def _run(conn: Any, engine: Any, statements: list[Statement], password: str | None) -> None:
+def _run(conn: Any, engine: Any, statements: list[Statement], password: str | None, strict: bool = False) -> list[tuple[Statement, str]]:
     transactional = _is_transactional(engine)
+    rejected: list[tuple[Statement, str]] = []
     if engine.family == "sqlite":
         conn.isolation_level = None
         conn.execute("BEGIN")
@@ -73,9 +77,15 @@ def _run(conn: Any, engine: Any, statements: list[Statement], password: str | No
     current: Statement | None = None
     try:
         for current in statements:
+            if current.optional and not strict:
+                problem = _try(conn, current.sql, transactional)
+                if problem is not None:
+                    rejected.append((current, scrub(problem, password)))
+                continue
             _execute(conn, current.sql)
         if transactional:
             conn.commit() if engine.family != "sqlite" else conn.execute("COMMIT")
+        return rejected
     except Exception as e:  # noqa: BLE001 - every driver error becomes an ApplyError
         if transactional:
             try:
@@ -87,6 +97,21 @@ def _run(conn: Any, engine: Any, statements: list[Statement], password: str | No
         done = "rolled back" if transactional else "earlier statements stay applied"
         raise ApplyError(f"{current.kind} {current.object}: {msg} ({done})", statement=current.sql, obj=current.object,
                          table=current.table) from None
+
+
+def _try(conn: Any, sql: str, transactional: bool) -> str | None:
+    """Run one optional statement (inside a savepoint where DDL is transactional)."""
+    if transactional:
+        _execute(conn, "SAVEPOINT dbjson_try")
+    try:
+        _execute(conn, sql)
+    except Exception as e:  # noqa: BLE001 - the target's verdict on a translation
+        if transactional:
+            _execute(conn, "ROLLBACK TO SAVEPOINT dbjson_try")
+        return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    if transactional:
+        _execute(conn, "RELEASE SAVEPOINT dbjson_try")
+    return None
 
 
 def _execute(conn: Any, sql: str) -> None:
@@ -158,7 +183,10 @@ def load_schema(database: m.Database, url: str | URL, *, create: bool = False, i
             statements = keep
         result.statements = statements
         if not dry_run:
-            _run(conn, engine, statements, target.url.password)
+            for stmt, problem in _run(conn, engine, statements, target.url.password, strict):
+                result.rejected.append(stmt)
+                plan.report.add(stmt.path or "/", f"{stmt.kind} {stmt.object} rejected by the target ({problem}); skipped",
+                                "trial-execution")
         return result
     finally:
         conn.close()

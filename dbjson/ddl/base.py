@@ -152,7 +152,7 @@ class Context:
         src = dialect or self.source
         if src == self.engine.name or family_of(src) == self.engine.family == "mysql":
             return sql
-        out, reason = translate(sql, src, self.engine.name, self.functions(), statement=statement)
+        out, reason = translate(sql, src, self.engine.name, self.functions(), statement=statement, schemas=self.schema_names)
         if out is None:
             self.report.add(path, f"{what} not translated from {src} ({reason}); dropped", "expression-guard")
         return out
@@ -202,7 +202,7 @@ class BaseDDL:
         for si, schema in enumerate(db.schemas):
             objects += self.ddl_schema_objects(ctx, schema, f"/schemas/{si}")
         plan.pre_data = schemas + ctx.types + sequences + tables
-        plan.post_data = post + fks + ctx.post_functions + objects + restarts
+        plan.post_data = ctx.post_functions + post + fks + objects + restarts
         plan.table_names = dict(ctx.table_names)
         plan.column_names = dict(ctx.column_names)
         plan.column_types = dict(ctx.column_types)
@@ -292,6 +292,10 @@ class BaseDDL:
         restarts: list[Statement] = []
         defs: list[str] = []
         checks: list[tuple[str, str, str]] = []  # (name, expression sql, path)
+        for ci, chk in enumerate(table.checks):
+            sql = self.ddl_check_expression(ctx, t, chk, f"{path}/checks/{ci}")
+            if sql is not None:
+                checks.append((chk.name, sql, f"{path}/checks/{ci}"))
         for ci, col in enumerate(table.columns):
             cp = f"{path}/columns/{ci}"
             parts, col_post, col_restart = self.ddl_column_parts(ctx, t, col, cp)
@@ -302,10 +306,6 @@ class BaseDDL:
                 checks.append((f"{t.name}_{t.col(col.name)}_check", f"({chk})", cp))
         if table.primary_key and table.primary_key.columns and not t.pk_inline:
             defs.append(self.ddl_primary_key(ctx, t, table.primary_key, f"{path}/primary_key"))
-        for ci, chk in enumerate(table.checks):
-            sql = self.ddl_check_expression(ctx, t, chk, f"{path}/checks/{ci}")
-            if sql is not None:
-                checks.append((chk.name, sql, f"{path}/checks/{ci}"))
         add_later = bool(self.table.get("capabilities", {}).get("alter_add_constraint", True))
         for ui, u in enumerate(table.uniques):
             clause = self.ddl_unique_clause(ctx, t, u, f"{path}/uniques/{ui}")
@@ -318,7 +318,8 @@ class BaseDDL:
         for name, sql, cpath in checks:
             clause = self.ddl_check_clause(ctx, t, name, sql, cpath)
             if add_later:
-                post.append(Statement(f"ALTER TABLE {t.qname} ADD {clause}", "check", f"{t.qname}.{name}", t.qname))
+                post.append(Statement(f"ALTER TABLE {t.qname} ADD {clause}", "check", f"{t.qname}.{name}", t.qname,
+                                      optional=not ctx.same, path=cpath))
             else:
                 defs.append(clause)
         if not add_later:
@@ -504,6 +505,9 @@ class BaseDDL:
                 return self.ddl_bool(True)
             if low in ("0", "false", "f", "b'0'", "no", "off"):
                 return self.ddl_bool(False)
+        bits = re.fullmatch(r"[bB]'([01]*)'", value.strip())
+        if typ.kind == "bit" and bits:
+            return self.literal(bits.group(1))
         if typ.kind in _NUMERIC_KINDS and re.fullmatch(r"[-+]?\d+(\.\d+)?([eE][-+]?\d+)?", value.strip()):
             return value.strip()
         return self.literal(value)
@@ -703,7 +707,8 @@ class BaseDDL:
         head = "CREATE UNIQUE INDEX" if ix.unique else "CREATE INDEX"
         sql = f"{head} {self.quote(name)} ON {t.qname}{method or ''} ({', '.join(parts)})"
         sql += self.ddl_index_tail(ctx, t, ix, path)
-        return Statement(sql, "index", self.qualify(t.tschema, name), t.qname)
+        translated = not ctx.same and any(p.expression is not None for p in ix.parts) or (not ctx.same and bool(ix.where))
+        return Statement(sql, "index", self.qualify(t.tschema, name), t.qname, optional=translated, path=path)
 
     def ddl_index_method(self, ctx: Context, t: TableInfo, ix: m.Index, path: str) -> str | bool | None:
         """`` USING x`` text, None for the default, or False to drop the index (reported)."""
@@ -780,7 +785,8 @@ class BaseDDL:
             body = self.ddl_rename_in_view(ctx, schema, translated)
         qname = self.qualify(tschema, view.name)
         cols = f" ({', '.join(self.quote(c) for c in view.columns)})" if view.columns else ""
-        return Statement(self.ddl_view_sql(ctx, view, qname, cols, body, path), "view", qname)
+        return Statement(self.ddl_view_sql(ctx, view, qname, cols, body, path), "view", qname,
+                         optional=not ctx.same, path=path)
 
     def ddl_rename_in_view(self, ctx: Context, schema: m.Schema, sql: str) -> str:
         return sql
@@ -807,6 +813,10 @@ class BaseDDL:
                           self.qualify(tschema, trg.name), self.qualify(tschema, trg.table))]
 
     # -- applying ----------------------------------------------------------------------------------
+    def ddl_script_statement(self, stmt: Statement) -> str:
+        """One statement as it appears in a script (terminated for the engine's client)."""
+        return stmt.sql.rstrip() + ";"
+
     def ddl_drop_statements(self, plan: DdlPlan) -> list[Statement]:
         """Statements that remove the plan's tables and views (``--if-exists replace``)."""
         out = [Statement(f"DROP VIEW IF EXISTS {s.object}", "drop", s.object) for s in reversed(plan.post_data) if s.kind == "view"]

@@ -32,6 +32,9 @@ _ALLOWED: tuple[type[exp.Expression], ...] = (
 )
 
 _INTRODUCER = re.compile(r"_(?:utf8mb4|utf8mb3|utf8|latin1|binary|ascii)\s*'", re.IGNORECASE)
+_CAST_TYPES = {getattr(exp.DataType.Type, n) for n in (
+    "TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "DOUBLE", "FLOAT", "TEXT", "VARCHAR", "CHAR",
+    "DATE", "TIMESTAMP", "DATETIME", "BOOLEAN", "NCHAR", "NVARCHAR")}
 _STRINGY = {exp.DataType.Type.TEXT, exp.DataType.Type.VARCHAR, exp.DataType.Type.CHAR,
             exp.DataType.Type.NVARCHAR, exp.DataType.Type.NCHAR}
 
@@ -44,8 +47,12 @@ def _simplify(tree: exp.Expression) -> exp.Expression:
     """Drop PostgreSQL's casts to text types and turn ``x = ANY (ARRAY[...])`` into ``x IN (...)``."""
 
     def fix(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Cast) and node.to.this in _STRINGY:
-            return node.this
+        if isinstance(node, exp.Cast) and (
+            node.to.this in _STRINGY
+            or (isinstance(node.this, exp.Literal) and node.this.is_string)
+            or (node.to.this == exp.DataType.Type.DECIMAL and not node.to.expressions)  # PG ::numeric
+        ):
+            return _simplify(node.this)
         if isinstance(node, exp.EQ) and isinstance(node.expression, exp.Any):
             inner = node.expression.this
             while isinstance(inner, (exp.Paren, exp.Cast)):
@@ -62,12 +69,29 @@ def _guard(tree: exp.Expression, functions: set[str]) -> str | None:
     for node in tree.walk():
         if not isinstance(node, _ALLOWED):
             return f"unsupported construct {type(node).__name__}"
+        if isinstance(node, exp.DataType) and node.this not in _CAST_TYPES:
+            return f"cast to {node.this.value} is not portable"
         if isinstance(node, exp.Anonymous) and str(node.name).lower() not in functions:
             return f"function {node.name}() is not known to translate"
     return None
 
 
-def translate(sql: str, source: str, target: str, functions: set[str], *, statement: bool = False) -> tuple[str | None, str]:
+def _requalify(tree: exp.Expression, schemas: dict[str, str | None]) -> exp.Expression:
+    """Point schema-qualified table and column references at the target schemas."""
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, (exp.Table, exp.Column)):
+            db = node.args.get("db")
+            if db is not None and db.name in schemas:
+                target = schemas[db.name]
+                node.set("db", exp.to_identifier(target) if target else None)
+        return node
+
+    return tree.transform(fix)
+
+
+def translate(sql: str, source: str, target: str, functions: set[str], *, statement: bool = False,
+              schemas: dict[str, str | None] | None = None) -> tuple[str | None, str]:
     """Translate ``sql`` from engine ``source`` to engine ``target``.
 
     Returns ``(translated, "")`` or ``(None, reason)``. ``statement`` parses a whole SELECT
@@ -82,6 +106,8 @@ def translate(sql: str, source: str, target: str, functions: set[str], *, statem
     if not statement and isinstance(tree, exp.Select):
         return None, "a subquery cannot be translated"
     tree = _simplify(tree)
+    if schemas:
+        tree = _requalify(tree, schemas)
     reason = _guard(tree, functions)
     if reason:
         return None, reason

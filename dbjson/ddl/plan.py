@@ -21,6 +21,10 @@ class Statement:
     kind: str  # schema | type | sequence | table | index | unique | foreign_key | check | trigger | view | routine | restart | comment | ...
     object: str  # qualified target name, for error messages
     table: str | None = None
+    # A translated statement that is tried and, if the target rejects it, skipped and reported
+    # at ``path`` (the guard's trial execution) instead of failing the load.
+    optional: bool = False
+    path: str | None = None
 
     def __str__(self) -> str:
         return self.sql
@@ -88,8 +92,11 @@ class DdlPlan:
     def statements(self) -> list[Statement]:
         return self.pre_data + self.post_data
 
-    def script(self, terminator: str = ";") -> str:
-        """The whole plan as a SQL script (pre-data, then post-data)."""
-        parts = ["-- pre-data"] + [s.sql.rstrip() + terminator for s in self.pre_data]
-        parts += ["-- post-data"] + [s.sql.rstrip() + terminator for s in self.post_data]
+    def script(self) -> str:
+        """The whole plan as a SQL script for the target's command-line client."""
+        from ..engines import get_engine
+
+        engine = get_engine(self.target, self.server_version)
+        parts = ["-- pre-data"] + [engine.ddl_script_statement(s) for s in self.pre_data]  # type: ignore[attr-defined]
+        parts += ["-- post-data"] + [engine.ddl_script_statement(s) for s in self.post_data]  # type: ignore[attr-defined]
         return "\n".join(parts) + "\n"

@@ -69,12 +69,14 @@ def result_type(t: m.Type, result: dict[str, Any]) -> m.Type:
         return t
     changes: dict[str, Any] = {}
     for key, value in result.items():
-        if key in ("element", "base"):
+        if value == "__none__":
+            changes[key] = None
+        elif key in ("element", "base"):
             changes[key] = m.Type(**value)
         elif key == "values":
             changes[key] = tuple(value)
         else:
-            changes[key] = None if value == "__none__" else value
+            changes[key] = value
     if "kind" in result and result["kind"] != t.kind:
         return m.Type(**changes)
     return dataclasses.replace(t, **changes)

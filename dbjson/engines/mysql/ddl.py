@@ -239,6 +239,13 @@ class MySQLDDL(BaseDDL):
         if part.expression is not None and self.is_mariadb and not ctx.same:
             ctx.report.add(f"{path}/expression", "MariaDB has no functional key parts", "expression-index-dropped")
             return None
+        if part.expression is not None and not ctx.same_family:
+            text = super().ddl_index_part(ctx, t, ix, m.IndexPart(expression=part.expression), path)
+            if text is None:
+                return None
+            ctx.report.add(f"{path}/expression", "expression key part cast to CHAR(512) (MySQL cannot index TEXT results)", "expression-index-char", "approximation")
+            tail = " DESC" if part.descending else ""
+            return f"(CAST({text} AS CHAR(512))){tail}"
         if part.column and not ctx.same:
             typ = t.types.get(part.column)
             if typ is not None and typ.type.kind in ("json", "text", "blob") and ix.kind not in ("fulltext",) and not part.length:
@@ -356,6 +363,11 @@ class MySQLDDL(BaseDDL):
         return super().ddl_view(ctx, schema, view, tschema, path)
 
     # -- applying --------------------------------------------------------------------------------
+    def ddl_script_statement(self, stmt: Statement) -> str:
+        if stmt.kind in ("routine", "trigger", "event") and ";" in stmt.sql:
+            return f"DELIMITER $$\n{stmt.sql.rstrip()}$$\nDELIMITER ;"
+        return stmt.sql.rstrip() + ";"
+
     def ddl_drop_statements(self, plan: DdlPlan) -> list[Statement]:
         out = [Statement("SET FOREIGN_KEY_CHECKS = 0", "session", "session")]
         out += super().ddl_drop_statements(plan)
