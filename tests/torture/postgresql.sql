@@ -110,6 +110,7 @@ ALTER TABLE store ADD CONSTRAINT store_warehouse_fk FOREIGN KEY (warehouse_code)
     REFERENCES inventory.warehouse (code) MATCH FULL ON DELETE SET NULL NOT VALID;
 COMMENT ON CONSTRAINT store_manager_fk ON store IS 'the manager works here';
 CREATE UNIQUE INDEX staff_email_lower ON staff (lower(email));
+CREATE UNIQUE INDEX store_name_warehouse ON store (name, warehouse_code) NULLS NOT DISTINCT;
 CREATE INDEX staff_active_partial ON staff (store_id) WHERE active;
 CREATE INDEX staff_store_include ON staff (store_id) INCLUDE (name, email);
 

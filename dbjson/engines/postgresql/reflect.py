@@ -438,7 +438,8 @@ def parse_default(expr: str | None) -> m.Default | None:
     Quoted literals (with or without a cast) and numbers become ``literal`` (unquoted text),
     ``true``/``false`` too; ``now()``, ``CURRENT_TIMESTAMP``/``LOCALTIMESTAMP[(p)]`` become
     ``current_timestamp``, ``CURRENT_DATE`` ``current_date``, ``CURRENT_TIME``/``LOCALTIME``
-    ``current_time``, ``gen_random_uuid()`` ``uuid``; anything else is a PostgreSQL expression.
+    ``current_time``, ``gen_random_uuid()`` ``uuid``; anything else is a PostgreSQL expression
+    (without its outer parentheses).
     """
     if expr is None:
         return None
@@ -450,7 +451,7 @@ def parse_default(expr: str | None) -> m.Default | None:
         return m.Default(kind="literal", value=lit.group(1).replace("''", "'"))
     if _NUMBER_RE.fullmatch(text) or text in ("true", "false"):
         return m.Default(kind="literal", value=text)
-    return _function_default(text) or m.Default(kind="expression", value=text, dialect=ENGINE)
+    return _function_default(text) or m.Default(kind="expression", value=_unwrap(text), dialect=ENGINE)
 
 
 def _function_default(text: str) -> m.Default | None:
@@ -816,7 +817,7 @@ class _Assembler:
             default = None
         generated = None
         if c["generated"] == "s":
-            generated = m.Generated(expression=c["default_expr"], stored=True, dialect=ENGINE)
+            generated = m.Generated(expression=_unwrap(c["default_expr"]), stored=True, dialect=ENGINE)
         return m.Column(
             name=c["name"],
             ordinal=c["attnum"],
