@@ -285,11 +285,15 @@ def test_chinook_validates_and_is_a_fixpoint(chinook: m.Database) -> None:
 
 
 def test_constraint_names_bind_to_the_next_constraint_only() -> None:
-    from dbjson.engines.sqlite.reflect import parse_create_table
+    from dbjson.engines.sqlite.reflect import parse_create_table, parse_index
 
     parsed = parse_create_table(
         "CREATE TABLE t (a INT CONSTRAINT nn NOT NULL CHECK (a > 0) DEFAULT (CAST(1 AS TEXT)) "
         "CONSTRAINT c2 CHECK (a < 9) /* (, */ , -- a comment, with a comma\n b TEXT AS (upper(a)))"
+    )
+    assert parse_index("CREATE INDEX i ON t ((lower(a)) DESC, (b), c) WHERE (c > 0)") == (
+        [m.IndexPart(expression="lower(a)", descending=True), m.IndexPart(column="b"), m.IndexPart(column="c")],
+        "(c > 0)",
     )
     assert parsed.checks == [(None, "a > 0", "a"), ("c2", "a < 9", "a")]
     assert parsed.columns["b"].generated == "upper(a)"

@@ -390,9 +390,11 @@ def _index_part(sql: str, item: list[Token]) -> m.IndexPart:
     if len(item) >= 3 and item[-2].kw("COLLATE"):
         collation = item[-1].ident
         item = item[:-2]
-    if len(item) == 1 and item[0].kind in ("word", "qid"):
-        return m.IndexPart(column=item[0].ident, descending=descending, collation=collation)
-    return m.IndexPart(expression=_text(sql, item), descending=descending, collation=collation)
+    expression = strip_parens(_text(sql, item))
+    inner = tokenize(expression)
+    if len(inner) == 1 and inner[0].kind in ("word", "qid"):  # "(c)" is column c, as SQLite sees it
+        return m.IndexPart(column=inner[0].ident, descending=descending, collation=collation)
+    return m.IndexPart(expression=expression, descending=descending, collation=collation)
 
 
 def parse_view(sql: str) -> tuple[str, tuple[str, ...]]:
