@@ -33,7 +33,6 @@ from .errors import DocumentError
 JSONDict = dict[str, Any]
 Options = dict[str, dict[str, Any]]
 
-_dc = dataclass(frozen=True, slots=True, kw_only=True)
 
 # Standard type kinds (see docs/format.md, "Types").
 TYPE_KINDS: tuple[str, ...] = (
@@ -43,7 +42,7 @@ TYPE_KINDS: tuple[str, ...] = (
 )
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Type:
     """The best standard fit for a column's type: a kind plus the parameters that matter for it."""
 
@@ -73,7 +72,7 @@ class Type:
     base: Type | None = None  # opaque/domain: standard type of the base type
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class NativeType:
     """The exact type as the source engine spells it, plus engine-only attributes."""
 
@@ -82,7 +81,7 @@ class NativeType:
     attrs: dict[str, Any] = field(default_factory=dict)
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Default:
     """A column default.
 
@@ -98,11 +97,11 @@ class Default:
     fsp: int | None = None
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Identity:
     """Auto-increment / identity / serial with the counter's next value."""
 
-    kind: str  # auto_increment | identity | serial | autoincrement (SQLite)
+    kind: str  # auto_increment | identity | serial | autoincrement | rowid (SQLite)
     always: bool = False  # GENERATED ALWAYS (PostgreSQL)
     start: int | None = None
     increment: int | None = None
@@ -114,14 +113,14 @@ class Identity:
     sequence: str | None = None  # owned sequence name (PostgreSQL serial/identity)
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Generated:
     expression: str
     stored: bool = True
     dialect: str | None = None
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Column:
     name: str
     ordinal: int
@@ -139,14 +138,14 @@ class Column:
     options: Options = field(default_factory=dict)
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PrimaryKey:
     name: str | None = None
     columns: tuple[str, ...] = ()
     comment: str | None = None
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UniqueConstraint:
     name: str
     columns: tuple[str, ...]
@@ -156,7 +155,7 @@ class UniqueConstraint:
     comment: str | None = None
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ForeignKey:
     name: str
     columns: tuple[str, ...]
@@ -172,7 +171,7 @@ class ForeignKey:
     comment: str | None = None
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Check:
     name: str
     expression: str
@@ -183,7 +182,7 @@ class Check:
     options: Options = field(default_factory=dict)
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class IndexPart:
     """One key part: a column (with optional prefix length) or an expression."""
 
@@ -196,7 +195,7 @@ class IndexPart:
     collation: str | None = None
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Index:
     name: str
     parts: tuple[IndexPart, ...]
@@ -212,7 +211,7 @@ class Index:
     options: Options = field(default_factory=dict)
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Partitioning:
     """Declarative partitioning of a table (MySQL or PostgreSQL)."""
 
@@ -223,7 +222,7 @@ class Partitioning:
     dialect: str | None = None
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Partition:
     name: str
     bound: str | None = None  # MySQL: "LESS THAN (10)"/"IN (1,2)"; PostgreSQL: "FOR VALUES FROM ..."
@@ -231,7 +230,7 @@ class Partition:
     options: Options = field(default_factory=dict)
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Table:
     name: str
     columns: tuple[Column, ...]
@@ -255,7 +254,7 @@ class Table:
         raise KeyError(name)
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class View:
     name: str
     definition: str  # the SELECT body in ``dialect``
@@ -268,7 +267,7 @@ class View:
     options: Options = field(default_factory=dict)  # mysql: algorithm, security, definer
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Sequence:
     name: str
     data_type: str | None = None
@@ -284,14 +283,14 @@ class Sequence:
     options: Options = field(default_factory=dict)
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EnumType:
     name: str
     values: tuple[str, ...]
     comment: str | None = None
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Domain:
     name: str
     type: Type
@@ -303,21 +302,21 @@ class Domain:
     comment: str | None = None
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CompositeField:
     name: str
     type: Type
     native: NativeType
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CompositeType:
     name: str
     fields: tuple[CompositeField, ...]
     comment: str | None = None
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Argument:
     name: str | None
     native: str  # type as the engine spells it
@@ -325,7 +324,7 @@ class Argument:
     default: str | None = None
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Routine:
     name: str
     kind: str  # function | procedure | aggregate | window
@@ -342,7 +341,7 @@ class Routine:
     options: Options = field(default_factory=dict)
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Trigger:
     name: str
     table: str
@@ -358,7 +357,7 @@ class Trigger:
     options: Options = field(default_factory=dict)
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
     """A MySQL/MariaDB scheduled event."""
 
@@ -372,7 +371,7 @@ class Event:
     options: Options = field(default_factory=dict)
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Schema:
     """A schema (PostgreSQL) or database (MySQL/MariaDB); SQLite has one named ``main``."""
 
@@ -396,7 +395,7 @@ class Schema:
         raise KeyError(name)
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Grant:
     privileges: tuple[str, ...]
     on: str  # object: "*.*", "db.*", "db.table", "TABLE s.t", "SCHEMA s", ...
@@ -406,7 +405,7 @@ class Grant:
     columns: tuple[str, ...] = ()
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class User:
     """A MySQL account (``user@host``) or a PostgreSQL role. Never carries a password."""
 
@@ -419,7 +418,7 @@ class User:
     options: Options = field(default_factory=dict)
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Source:
     engine: str  # mysql | mariadb | postgresql | sqlite
     server_version: str
@@ -430,7 +429,7 @@ class Source:
     options: Options = field(default_factory=dict)
 
 
-@_dc
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Database:
     """The root of a schema document."""
 
