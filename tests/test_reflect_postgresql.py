@@ -272,7 +272,7 @@ def test_torture_indexes(torture: tuple[FreshDatabase, m.Database]) -> None:
     assert idx["all_types_range_gist"].kind == "gist"
     assert idx["all_types_ts_brin"] == m.Index(
         name="all_types_ts_brin", kind="brin", parts=(m.IndexPart(column="c_timestamp"),),
-        options={"postgresql": {"with": {"pages_per_range": "32"}}})
+        options={"postgresql": {"with": ["pages_per_range=32"]}})
     assert idx["all_types_uuid_hash"].kind == "hash" and idx["all_types_uuid_hash"].comment == "hash lookups"
     assert idx["all_types_text_collate"].parts == (
         m.IndexPart(column="c_varchar", descending=True, nulls="last", collation="C"),
@@ -315,7 +315,7 @@ def test_torture_tables(torture: tuple[FreshDatabase, m.Database]) -> None:
         ("name", {"postgresql": {"inherited": True}}), ("population", {"postgresql": {"inherited": True}}),
         ("country", {})]
     assert public.table("scratch").options == {
-        "postgresql": {"unlogged": True, "with": {"autovacuum_enabled": "false", "fillfactor": "70"}}}
+        "postgresql": {"unlogged": True, "with": ["fillfactor=70", "autovacuum_enabled=false"]}}
     assert public.table("customer").options == {}
 
 
@@ -329,7 +329,7 @@ def test_torture_views_sequences_types(torture: tuple[FreshDatabase, m.Database]
     assert active.definition.startswith("SELECT staff.id,") and "FROM public.staff" in active.definition
     assert not active.definition.endswith(";")
     assert views["big_stores"].check_option == "CASCADED"
-    assert views["big_stores"].options == {"postgresql": {"with": {"security_barrier": "true"}}}
+    assert views["big_stores"].options == {"postgresql": {"with": ["security_barrier=true"]}}
     assert views["local_staff"].check_option == "LOCAL"
     mv = views["store_headcount"]
     assert mv.materialized and mv.comment == "refresh nightly"
@@ -655,3 +655,29 @@ def test_connection_state_is_left_as_found(fresh_db: Any, state: str) -> None:
         assert conn.execute("SHOW search_path").fetchone()[0] == "public"
     finally:
         conn.close()
+
+
+def test_odd_identifiers(fresh_db: Any) -> None:
+    db = fresh_db("postgresql")
+    table = '"Odd Schema"."My ""Table"""'
+    db.execute(
+        'CREATE SCHEMA "Odd Schema";'
+        f"CREATE TABLE {table} (\"Id\" serial PRIMARY KEY, \"a,b\" text DEFAULT 'x,''y''', "
+        '"Ünïcode" integer CHECK ("Ünïcode" > 0));'
+        f'CREATE INDEX "Idx ""q""" ON {table} (lower("a,b") DESC, "Ünïcode");'
+        f'CREATE TABLE "Odd Schema".child ("Ref" integer REFERENCES {table} ("Id"));'
+    )
+    doc = dbjson.reflect(db.url)
+    schema = doc.schema("Odd Schema")
+    t = schema.table('My "Table"')
+    assert [c.name for c in t.columns] == ["Id", "a,b", "Ünïcode"]
+    ident = t.column("Id").identity
+    assert ident is not None and ident.kind == "serial" and ident.sequence == 'My "Table"_Id_seq'
+    assert schema.sequences == ()
+    assert t.column("a,b").default == m.Default(kind="literal", value="x,'y'")
+    assert t.checks[0].expression == '"Ünïcode" > 0'
+    (idx,) = t.indexes
+    assert idx.name == 'Idx "q"'
+    assert idx.parts == (m.IndexPart(expression='lower("a,b")', descending=True), m.IndexPart(column="Ünïcode"))
+    (fk,) = schema.table("child").foreign_keys
+    assert (fk.columns, fk.ref_table, fk.ref_columns, fk.ref_schema) == (("Ref",), 'My "Table"', ("Id",), None)

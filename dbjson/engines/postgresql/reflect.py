@@ -514,12 +514,9 @@ def check_expression(definition: str) -> str:
     return match.group(1) if match else definition
 
 
-def _reloptions(values: list[str] | None) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in values or ():
-        key, _, value = item.partition("=")
-        out[key] = value
-    return out
+def _reloptions(values: list[str] | None) -> list[str]:
+    """Storage parameters as PostgreSQL lists them (``["fillfactor=70"]``), ready for ``WITH (...)``."""
+    return list(values or ())
 
 
 def _compact(d: dict[str, Any]) -> dict[str, Any]:
@@ -900,8 +897,8 @@ class _Assembler:
 
     # -- views and other objects ------------------------------------------------------------
     def view(self, oid: int, rel: Row) -> m.View:
-        opts = _reloptions(rel["reloptions"])
-        check = opts.pop("check_option", None)
+        opts = [o for o in _reloptions(rel["reloptions"]) if not o.startswith("check_option=")]
+        check = next((o.partition("=")[2] for o in rel["reloptions"] or () if o.startswith("check_option=")), None)
         materialized = rel["kind"] == "m"
         return m.View(
             name=rel["name"],
