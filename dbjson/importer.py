@@ -233,6 +233,7 @@ class TablePlan:
     rows: int | None = None
     checksum: str | None = None
     skipped: bool = False
+    lossy: bool = False  # the pre-flight found values that load changed (zero dates → NULL)
     # Every column of the lines (manifest order) with its target name and type: what verify reads.
     verify_columns: list[tuple[m.Column, str, m.Type]] = field(default_factory=list)
 
@@ -248,7 +249,7 @@ class TablePlan:
     @property
     def altered(self) -> bool:
         """True when column options change the content (verify then compares counts only)."""
-        return bool(self.fixed or self.exprs or self.increments)
+        return bool(self.fixed or self.exprs or self.increments or self.lossy)
 
 
 @dataclass
@@ -511,11 +512,12 @@ class Importer:
         if state is None or state.export_id is None:
             self.journal.reset(export_id)
             state = self.journal.read()
-        db = rename_columns(db, colopts["renames"])
-        plan = self._plan_for_data_only(db) if self.opts.data_only else _plan_ddl(db, self.engine, self.opts.strict, self.target)
+        renamed = rename_columns(db, colopts["renames"])
+        plan = (self._plan_for_data_only(renamed) if self.opts.data_only
+                else _plan_ddl(renamed, self.engine, self.opts.strict, self.target))
         if plan is not None:
             self.report.translation = [str(i) for i in plan.report.items]
-        tables = self._table_plans(db, mtables, plan, select, colopts)
+        tables = self._table_plans(db, renamed, mtables, plan, select, colopts)
         conn = self.conn()
         existing = self.engine.load_existing_tables(conn, {t.tschema for t in tables})  # type: ignore[attr-defined]
         self._decide_existing(tables, existing, state.done)
@@ -529,8 +531,10 @@ class Importer:
             self.status["phase"] = "pre-flight"
             findings = preflight(self.engine, conn, tables, zero_dates=self.opts.zero_dates)
             self.report.findings = findings
+            by_display = {tp.display: tp for tp in tables}
             for f in findings:
                 self.emit("finding", str(f), table=f.table)
+                by_display[f.table].lossy = True
             errors = [f for f in findings if f.severity == "error"]
             if errors:
                 err = DataError(f"pre-flight: {len(errors)} problem(s) the target cannot hold; first: {errors[0]}",
@@ -572,18 +576,23 @@ class Importer:
         """Counts and checksums of the target against the manifest (``dbjson verify``)."""
         from .verify import verify_tables
 
-        plan = self._plan_for_data_only(db)
-        tables = self._table_plans(db, mtables, plan, select, colopts)
+        renamed = rename_columns(db, colopts["renames"])
+        plan = self._plan_for_data_only(renamed)
+        tables = self._table_plans(db, renamed, mtables, plan, select, colopts)
         return verify_tables(self.engine, self.conn, tables, lambda jobs: self.run_parallel(jobs, self.opts.threads),
                              on_event=self.on_event)
 
-    def _table_plans(self, db: m.Database, mtables: list[ManifestTable], plan: Any,
+    def _table_plans(self, db: m.Database, renamed: m.Database, mtables: list[ManifestTable], plan: Any,
                      select: tuple[Sequence[str], Sequence[str]], colopts: dict[str, Mapping[str, Any]]) -> list[TablePlan]:
+        """Tables to load: source columns (the lines' keys) paired with target names and types.
+
+        ``renamed`` is ``db`` after ``--rename`` (what the DDL plan was made from).
+        """
         include, exclude = select
         by_name = {(t.schema, t.name): t for t in mtables}
         names_only = {t.name: t for t in mtables}
         out: list[TablePlan] = []
-        for s, t in db.tables():
+        for (s, t), (_rs, rt) in zip(db.tables(), renamed.tables()):
             if include and not _matches(t.name, s.name, include):
                 continue
             if exclude and _matches(t.name, s.name, exclude):
@@ -602,11 +611,12 @@ class Importer:
             def ttype_of(c: m.Column, s: m.Schema = s, t: m.Table = t) -> m.Type:
                 return plan.column_types.get((s.name, t.name, c.name), c.type) if plan is not None else c.type
 
-            cols = [c for c in t.columns if c.generated is None and c.name in in_data]
-            tp = TablePlan(schema=s.name, name=t.name, table=t, tschema=tschema, tname=tname, columns=cols,
-                           target_names=[tname_of(c) for c in cols], target_types=[ttype_of(c) for c in cols],
+            pairs = [(c, rc) for c, rc in zip(t.columns, rt.columns) if c.name in in_data]
+            loaded = [(c, rc) for c, rc in pairs if c.generated is None]
+            tp = TablePlan(schema=s.name, name=t.name, table=t, tschema=tschema, tname=tname, columns=[c for c, _ in loaded],
+                           target_names=[tname_of(rc) for _, rc in loaded], target_types=[ttype_of(rc) for _, rc in loaded],
                            files=mt.files if mt else [], rows=mt.rows if mt else 0, checksum=mt.checksum if mt else None,
-                           verify_columns=[(c, tname_of(c), ttype_of(c)) for c in t.columns if c.name in in_data])
+                           verify_columns=[(c, tname_of(rc), ttype_of(rc)) for c, rc in pairs])
             for opt, attr, conv in (("set_values", "fixed", str), ("set_sql", "exprs", str), ("increments", "increments", int)):
                 for col, value in _per_table(colopts[opt], "--" + opt.replace("_", "-"), s.name, t.name).items():
                     self._apply_column_option(tp, attr, col, conv(value))
@@ -858,6 +868,8 @@ class Importer:
                     self.engine.load_row_safely(conn, tp, row)  # type: ignore[attr-defined]
                     loaded += 1
                     continue
+                except (AttributeError, TypeError, NameError, AssertionError):
+                    raise  # a bug, not a refused row
                 except Exception as e:  # noqa: BLE001 - the server refused this row
                     kind = self.engine.load_error_kind(e)  # type: ignore[attr-defined]
                     if kind in ("retry", "disconnect"):

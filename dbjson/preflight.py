@@ -197,7 +197,7 @@ def preflight(engine: Engine, conn: Any, tables: list[TablePlan], *, zero_dates:
                             findings.append(Finding(
                                 "error", tp.display, ", ".join(cols),
                                 f"unique key {name} collides under the target's case/accent-insensitive collation "
-                                f"with {_show(prev)}", _show(vals), f.rel, number))
+                                f"with {_show(prev)!r}", _show(vals), f.rel, number))
     return findings
 
 

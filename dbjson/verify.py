@@ -146,7 +146,7 @@ def verify(
     Returns the report (``report.ok``, ``report.problems``); the CLI turns a mismatch into
     :class:`VerifyError`. ``renames`` must repeat the ``--rename`` options of the import.
     """
-    from .importer import Importer, _Options, _parse_assignments, connect_target, default_threads, read_export, rename_columns
+    from .importer import Importer, _Options, _parse_assignments, connect_target, default_threads, read_export
 
     d = Path(directory)
     db, mtables, _export_id = read_export(d)
@@ -156,7 +156,6 @@ def verify(
     imp = Importer(d, target, engine, opts, on_event)
     try:
         colopts = {"set_values": {}, "set_sql": {}, "increments": {}, "renames": _parse_assignments(renames, "--rename")}
-        db = rename_columns(db, colopts["renames"])
         return imp.verify_only(db, mtables, (tuple(tables), tuple(exclude)), colopts)
     finally:
         imp.close_all()

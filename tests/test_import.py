@@ -146,3 +146,182 @@ def test_data_only_load_and_verify(engine: str, fresh_db: Any, tmp_path: Path, s
     assert got[0][0] == "name 7\t\\x\n'q'"
     assert bytes(got[0][1]) == bytes([7, 0, 10, 9, 92])
     assert verify(export, target.url).ok
+
+
+def _lines(rows: list[tuple[Any, ...]], table: m.Table = ITEMS) -> list[bytes]:
+    enc = RowEncoder(table.columns)
+    return [enc.line(r) for r in rows]
+
+
+def test_malformed_line_names_file_and_line(server_engine: str, fresh_db: Any, tmp_path: Path) -> None:
+    lines = _lines(item_rows(20))
+    lines[13] = lines[13][:-5]  # cut inside the object: not JSON any more
+    export = make_export(tmp_path / "out", database(ITEMS), {}, chunks=2, raw_lines={"items": lines})
+    target = target_with(fresh_db, server_engine, ITEMS_DDL)
+    with pytest.raises(DataError) as ei:
+        import_database(export, target.url, data_only=True, threads=1)
+    err = ei.value
+    assert err.file == "data/shop.items.0001.jsonl" and err.line == 3, str(err)
+    assert "malformed JSON" in str(err)
+    # The bad unit left nothing behind; the good one is committed and journaled.
+    assert target.query("SELECT COUNT(*) FROM items WHERE id > 11")[0][0] == 0
+
+
+def test_value_that_does_not_fit_names_column_and_value(server_engine: str, fresh_db: Any, tmp_path: Path) -> None:
+    rows = item_rows(10)
+    rows[4] = (5, "x" * 25, *rows[4][2:])  # varchar(20)
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": rows})
+    target = target_with(fresh_db, server_engine, ITEMS_DDL)
+    with pytest.raises(DataError) as ei:
+        import_database(export, target.url, data_only=True)
+    err = ei.value
+    assert (err.file, err.line, err.column) == ("data/shop.items.jsonl", 5, "name"), str(err)
+    assert err.value == "x" * 25
+    assert target.query("SELECT COUNT(*) FROM items")[0][0] == 0
+
+
+def test_bad_values_go_to_rejects(engine: str, fresh_db: Any, tmp_path: Path) -> None:
+    lines = _lines(item_rows(30))
+    lines[3] = b'{"id":4,"name":"n","price":"abc","data":null,"flag":null,"created":null,"big":null,"ratio":null,"day":null}'
+    lines[9] = b"not json"
+    lines[20] = lines[19]  # duplicate primary key
+    export = make_export(tmp_path / "out", database(ITEMS), {}, chunks=2, raw_lines={"items": lines})
+    target = target_with(fresh_db, engine, ITEMS_DDL)
+    report = import_database(export, target.url, data_only=True, max_errors=5)
+    expected_rejects = 2 if engine == "sqlite" else 3  # SQLite stores 'abc' in a NUMERIC column
+    assert report.rejected == expected_rejects
+    rejects = (export / "rejects" / "shop.items.jsonl").read_bytes().splitlines()
+    recs = [orjson.loads(r) for r in rejects]
+    assert {r["line"] for r in recs} >= {10}
+    assert all(r["error"] and r["file"].startswith("data/") for r in recs)
+    assert target.query("SELECT COUNT(*) FROM items")[0][0] == 31 - expected_rejects
+    assert report.verify.ok and report.verify.tables[0].mode == "count"
+
+
+def test_too_many_rejects_stop_the_import(fresh_db: Any, tmp_path: Path) -> None:
+    lines = _lines(item_rows(30))
+    lines[3] = lines[9] = b"{broken"
+    export = make_export(tmp_path / "out", database(ITEMS), {}, raw_lines={"items": lines})
+    target = target_with(fresh_db, "sqlite", ITEMS_DDL)
+    with pytest.raises(DataError, match="more than 1 rejected"):
+        import_database(export, target.url, data_only=True, max_errors=1)
+    assert target.query("SELECT COUNT(*) FROM items")[0][0] == 0
+
+
+def test_truncated_and_missing_files(fresh_db: Any, tmp_path: Path) -> None:
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(50)}, chunks=2)
+    target = target_with(fresh_db, "postgresql", ITEMS_DDL)
+    f = export / "data/shop.items.0001.jsonl"
+    data = f.read_bytes()
+    f.write_bytes(data[: len(data) - 40])
+    with pytest.raises(DataError, match="truncated") as ei:
+        import_database(export, target.url, data_only=True, threads=1)
+    assert ei.value.file == "data/shop.items.0001.jsonl"
+    # A whole line missing: the manifest's count catches it.
+    f.write_bytes(data[: data.rindex(b"\n", 0, len(data) - 1) + 1])
+    with pytest.raises(DataError, match="manifest lists"):
+        import_database(export, target.url, data_only=True, threads=1, resume=True)
+    f.unlink()
+    with pytest.raises(DataError, match="missing"):
+        import_database(export, target.url, data_only=True)
+    assert target.query("SELECT COUNT(*) FROM items")[0][0] == 26  # only the intact first unit
+
+
+def test_tampered_line_fails_the_checksum(fresh_db: Any, tmp_path: Path) -> None:
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(10)})
+    f = export / "data/shop.items.jsonl"
+    f.write_bytes(f.read_bytes().replace(b'"name 3"', b'"name X"'))
+    target = target_with(fresh_db, "sqlite", ITEMS_DDL)
+    with pytest.raises(DataError, match="checksum"):
+        import_database(export, target.url, data_only=True)
+    assert target.query("SELECT COUNT(*) FROM items")[0][0] == 0
+
+
+OPTS_DDL = {
+    "postgresql": """CREATE TABLE items (id integer PRIMARY KEY, title varchar(20), price numeric(10,2), data bytea,
+        flag boolean, created timestamp(0), big bigint, ratio double precision, day date,
+        origin text, loaded_at text, seq integer)""",
+    "mysql": """CREATE TABLE items (id int PRIMARY KEY, title varchar(20), price decimal(10,2), data blob,
+        flag tinyint(1), created datetime, big bigint, ratio double, day date,
+        origin text, loaded_at text, seq int)""",
+    "sqlite": """CREATE TABLE items (id integer PRIMARY KEY, title varchar(20), price numeric(10,2), data blob,
+        flag boolean, created datetime, big bigint, ratio double, day date, origin text, loaded_at text, seq integer)""",
+}
+OPTS_DDL["mariadb"] = OPTS_DDL["mysql"]
+
+
+def test_column_options(engine: str, fresh_db: Any, tmp_path: Path) -> None:
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(40)}, chunks=3)
+    target = target_with(fresh_db, engine, OPTS_DDL)
+    concat = "CONCAT(UPPER('x'), 'y')" if engine in ("mysql", "mariadb") else "upper('x') || 'y'"
+    report = import_database(
+        export, target.url, data_only=True, threads=2, set_values={"items.origin": "legacy"},
+        set_sql=["items.loaded_at=" + concat], increments=["items.seq=1000"], renames=["items.name=title"],
+    )
+    assert report.rows == 41
+    got = target.query("SELECT id, title, origin, loaded_at, seq FROM items ORDER BY id")
+    assert got[0] == (1, "name 1", "legacy", "Xy", 1000)
+    assert [r[4] for r in got] == list(range(1000, 1041))
+    assert report.verify.ok and report.verify.tables[0].mode == "count"
+
+
+def test_zero_dates_policy(fresh_db: Any, tmp_path: Path) -> None:
+    t = m.Table(name="ev", columns=(col("id", 1, "integer", bits=32), col("d", 2, "date", allows_zero=True),
+                                    col("ts", 3, "timestamp", fsp=0, allows_zero=True)))
+    lines = [b'{"id":1,"d":"2020-01-02","ts":"2020-01-02T03:04:05"}', b'{"id":2,"d":"0000-00-00","ts":"0000-00-00T00:00:00"}']
+    export = make_export(tmp_path / "out", database(t), {}, raw_lines={"ev": lines})
+    target = fresh_db("postgresql")
+    target.execute("CREATE TABLE ev (id int, d date, ts timestamp(0))")
+    with pytest.raises(DataError, match="pre-flight") as ei:
+        import_database(export, target.url, data_only=True, zero_dates="error")
+    assert ei.value.table == "shop.ev" and ei.value.column == "d"
+    report = import_database(export, target.url, data_only=True)
+    assert [f.column for f in report.findings] == ["d", "ts"]
+    assert all(f.severity == "warning" and f.example.startswith("0000") for f in report.findings)
+    assert target.query("SELECT id, d, ts FROM ev ORDER BY id")[1] == (2, None, None)
+
+
+def test_unique_collision_under_insensitive_collation(fresh_db: Any, tmp_path: Path) -> None:
+    t = m.Table(name="users", columns=(col("login", 1, "varchar", length=30, nullable=False),),
+                primary_key=m.PrimaryKey(columns=("login",)))
+    lines = [b'{"login":"alice"}', b'{"login":"Bob"}', b'{"login":"ALICE"}']
+    export = make_export(tmp_path / "out", database(t, engine="postgresql", schema="public"), {}, raw_lines={"users": lines})
+    target = fresh_db("mariadb")
+    target.execute("CREATE TABLE users (login varchar(30) COLLATE utf8mb4_general_ci PRIMARY KEY)")
+    with pytest.raises(DataError, match="collides") as ei:
+        import_database(export, target.url, data_only=True)
+    problems = ei.value.problems  # type: ignore[attr-defined]
+    assert "column login" in problems[0] and "'ALICE'" in problems[0] and "'alice'" in problems[0]
+    assert target.query("SELECT COUNT(*) FROM users")[0][0] == 0
+
+
+def test_stdin_single_table(server_engine: str, fresh_db: Any, tmp_path: Path) -> None:
+    target = target_with(fresh_db, server_engine, ITEMS_DDL)
+    data = b"".join(line + b"\n" for line in _lines(item_rows(25)))
+    proc = subprocess.run([sys.executable, "-m", "dbjson", "import", "--table", "items", "-", target.url, "--quiet"],
+                          input=data, capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert target.query("SELECT COUNT(*), SUM(id) FROM items")[0] == (26, sum(range(1, 27)))
+    assert target.query("SELECT name FROM items WHERE id = 14")[0][0] == "name 14\t\\x\n'q'"
+
+
+def test_cli_usage_errors(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "dbjson", "import", str(tmp_path), "sqlite:///x.db", "--if-exists", "bogus"],
+                          capture_output=True, timeout=60)
+    assert proc.returncode == 2 and b"Traceback" not in proc.stderr
+    with pytest.raises(UsageError):
+        import_database(tmp_path, "sqlite:///x.db", schema_only=True, data_only=True)
+
+
+def test_verify_detects_a_changed_row(engine: str, fresh_db: Any, tmp_path: Path) -> None:
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(20)})
+    target = target_with(fresh_db, engine, ITEMS_DDL)
+    import_database(export, target.url, data_only=True)
+    target.execute("UPDATE items SET name = 'changed' WHERE id = 3")
+    report = verify(export, target.url)
+    assert not report.ok and "checksum" in report.problems[0]
+    target.execute("DELETE FROM items WHERE id = 4")
+    assert "19 rows" in verify(export, target.url).problems[0] or "20 rows" in verify(export, target.url).problems[0]
+    proc = subprocess.run([sys.executable, "-m", "dbjson", "verify", str(export), target.url],
+                          capture_output=True, timeout=60)
+    assert proc.returncode == VerifyError.exit_code, proc.stderr.decode()

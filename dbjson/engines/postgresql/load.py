@@ -201,7 +201,7 @@ class PostgreSQLLoad:
             buf: list[str] = []
             size = 0
             for row in rows:
-                line = "\t".join(["\\N" if v is None else v.translate(esc) for v in row]) + "\n"
+                line = "\t".join(["\\N" if v is None else v.translate(esc) if type(v) is str else str(v) for v in row]) + "\n"
                 buf.append(line)
                 size += len(line)
                 n += 1
