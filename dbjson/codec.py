@@ -23,6 +23,7 @@ import datetime as dt
 import hashlib
 import math
 import re
+import struct
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal, InvalidOperation
@@ -269,6 +270,28 @@ def _enc_float(v: Any) -> Any:
     if v in (math.inf, -math.inf):
         return "Infinity" if v > 0 else "-Infinity"
     return v
+
+
+def _shortest32(v: float) -> float:
+    """The float32 nearest ``v``, as the double of its shortest decimal form (``0.1``, not
+    ``0.10000000149011612``), so every engine's REAL/FLOAT encodes the same way."""
+    try:
+        f32 = _F32.unpack(_F32.pack(v))[0]
+    except OverflowError:
+        return v
+    for digits in range(1, 10):
+        candidate = float(f"{f32:.{digits}g}")
+        if _F32.unpack(_F32.pack(candidate))[0] == f32:
+            return candidate
+    return float(f32)
+
+
+_F32 = struct.Struct("<f")
+
+
+def _enc_float32(v: Any) -> Any:
+    out = _enc_float(v)
+    return _shortest32(out) if type(out) is float else out
 
 
 def _enc_text(v: Any) -> str:
@@ -534,7 +557,7 @@ def encoder_for_type(t: m.Type) -> Encoder:
     if kind in ("decimal", "money"):
         return _make_decimal(t.scale if kind == "decimal" else (t.scale if t.scale is not None else None))
     if kind == "float":
-        return _enc_float
+        return _enc_float32 if t.bits == 32 else _enc_float
     if kind == "interval":
         return _enc_interval
     if kind in TEXT_KINDS:

@@ -80,6 +80,24 @@ def test_float(v: float) -> None:
         assert line == b'{"c":"NaN"}'
 
 
+@given(st.floats(width=32))
+def test_float32_shortest(v: float) -> None:
+    import struct
+
+    line, back = roundtrip(col("c", "float", bits=32), v)
+    as32 = struct.unpack("<f", struct.pack("<f", back))[0]
+    assert same(as32, v)  # the decoded value stores as the same float32
+    widened = codec.RowEncoder([col("c", "float", bits=32)]).line([float(v)])
+    assert widened == line  # the widened double of a float32 encodes like its short form
+
+
+def test_float32_examples() -> None:
+    enc = codec.RowEncoder([col("c", "float", bits=32)])
+    assert enc.line([0.10000000149011612]) == b'{"c":0.1}'
+    assert enc.line([16777216.0]) == b'{"c":16777216.0}'
+    assert enc.line([3.4028234663852886e38]) == b'{"c":3.4028235e+38}'
+
+
 @given(st.booleans())
 def test_boolean(v: bool) -> None:
     line, back = roundtrip(col("c", "boolean"), v)

@@ -148,7 +148,7 @@ class MySQLExport(SQLExportBase):
         if k == "decimal":
             return f"CONCAT('\"', {q}, '\"')"
         if k in ("char", "varchar", "text", "enum"):
-            return f"JSON_QUOTE({q})"
+            return self._json_quote(q)
         if k in ("uuid", "inet"):
             return f"CONCAT('\"', {q}, '\"')"
         if k in ("binary", "varbinary", "blob"):
@@ -174,6 +174,20 @@ class MySQLExport(SQLExportBase):
             )
         return None
 
+    def _json_quote(self, q: str) -> str:
+        """JSON_QUOTE; on MariaDB its upper-case hex escapes of control characters are lowered (as orjson)."""
+        quoted = f"JSON_QUOTE({q})"
+        if not getattr(self, "is_mariadb", False):
+            return quoted
+        fixed = quoted
+        for h in ("0B", "0E", "0F", "1A", "1B", "1C", "1D", "1E", "1F"):
+            # an escape \u00XX not itself escaped (preceded by an even run of backslashes)
+            pattern = self._lit(r"(?<!\\)((?:\\\\)*)\\u00" + h)
+            replacement = self._lit(r"\1\\u00" + h.lower())
+            fixed = f"REGEXP_REPLACE({fixed}, {pattern}, {replacement})"
+        controls = self._lit(r"[\x0b\x0e\x0f\x1a-\x1f]")
+        return f"IF({q} REGEXP {controls}, {fixed}, {quoted})"
+
     def line_expression(self, columns: Sequence[m.Column]) -> str | None:
         """One SQL expression producing the whole canonical line (a binary string), or None."""
         parts: list[str] = []
@@ -189,7 +203,12 @@ class MySQLExport(SQLExportBase):
         return f"COALESCE(CAST(CONCAT({', '.join(parts)}, '}}') AS BINARY), CHAR(0))"
 
     def select_expression(self, column: m.Column) -> str:
-        return self._q(column.name)
+        """The SELECT expression for the Python path: FLOAT through DOUBLE (the text protocol
+        would round it to 6 digits)."""
+        q = self._q(column.name)
+        if column.type.kind == "float" and column.type.bits == 32:
+            return f"CAST({q} AS DOUBLE)"
+        return q
 
     def export_adapters(self, columns: Sequence[m.Column]) -> dict[str, Callable[[Any], Any]]:
         """Raw driver forms that the codec does not know: MySQL geometry and vectors."""

@@ -29,6 +29,15 @@ from ...manifest import SnapshotInfo
 FETCH_ROWS = 5000
 _cursor_ids = itertools.count(1)
 _JSON_COMPACT = r"""regexp_replace(%s, '("(?:[^"\\]|\\.)*")|[ \t\n\r]+', '\1', 'g')"""
+# orjson's float format from PostgreSQL's shortest text: plain notation (at least one decimal) for
+# 1e-5 <= |v| < 1e16, else exponent form without zero padding ("1e+16", "1.5e-7").
+_FLOAT_JSON = (
+    "CASE WHEN {q}::text IN ('NaN', 'Infinity', '-Infinity') THEN '\"' || {q}::text || '\"' "
+    "WHEN {q}::text = '-0' THEN '-0.0' "
+    "WHEN {q} = 0 OR (abs({q}::text::float8) >= 1e-5 AND abs({q}::text::float8) < 1e16) THEN "
+    "(SELECT CASE WHEN strpos(n, '.') > 0 THEN n ELSE n || '.0' END FROM (SELECT {q}::text::numeric::text AS n) AS f) "
+    "ELSE regexp_replace({q}::text, 'e([+-])0*([0-9])', 'e\\1\\2') END"
+)
 _TEXT_CAST_KINDS = frozenset({"date", "time", "timestamp", "interval", "json", "inet", "macaddr", "range", "xml", "opaque", "geometry", "bit", "vector", "enum", "uuid"})
 _ARRAY_TEXT_ELEMENTS = frozenset({"date", "time", "timestamp", "interval", "inet", "macaddr", "range", "xml", "opaque", "json", "money", "geometry", "bit"})
 
@@ -95,7 +104,7 @@ class PostgreSQLExport(SQLExportBase):
         t = column.type
         k = t.kind
         if k == "boolean":
-            return f"CASE WHEN {q} THEN 'true' ELSE 'false' END"
+            return f"{q}::text"
         if k == "integer":
             return f"{q}::text" if (t.bits or 64) <= 32 else f"'\"' || {q}::text || '\"'"
         if k == "year":
@@ -104,6 +113,8 @@ class PostgreSQLExport(SQLExportBase):
             return f"'\"' || {q}::text || '\"'"
         if k == "money":
             return f"'\"' || {q}::numeric::text || '\"'"
+        if k == "float":
+            return _FLOAT_JSON.format(q=q)
         if k in ("char", "varchar", "text"):
             return f"to_json({q})::text"
         if k in ("enum", "xml", "opaque", "inet", "macaddr", "range", "interval"):
