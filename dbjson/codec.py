@@ -281,8 +281,11 @@ def _shortest32(v: float) -> float:
         return v
     for digits in range(1, 10):
         candidate = float(f"{f32:.{digits}g}")
-        if _F32.unpack(_F32.pack(candidate))[0] == f32:
-            return candidate
+        try:
+            if _F32.unpack(_F32.pack(candidate))[0] == f32:
+                return candidate
+        except OverflowError:  # rounded beyond the float32 range
+            continue
     return float(f32)
 
 
