@@ -395,7 +395,9 @@ def test_torture_routines_and_triggers(torture: tuple[FreshDatabase, m.Database]
     assert touch.security == "DEFINER" and touch.returns == "trigger"
     assert touch.options["postgresql"]["config"] == ["search_path=public"]
     agg = routines[("text_concat", "text")]
-    assert agg.kind == "aggregate" and agg.definition is None
+    assert agg.kind == "aggregate" and agg.body == ""
+    assert agg.definition == (
+        "CREATE AGGREGATE public.text_concat(text) (\n    SFUNC = textcat,\n    STYPE = text,\n    INITCOND = ''\n)")
     assert agg.options["postgresql"]["sfunc"] == "textcat" and agg.options["postgresql"]["initcond"] == ""
 
     triggers = {t.name: t for t in public.triggers}

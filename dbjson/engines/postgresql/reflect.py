@@ -229,8 +229,10 @@ SELECT p.oid, p.pronamespace AS nsp, p.proname AS name, p.prokind::text AS kind,
        ag.aggtransfn::regproc::text AS agg_sfunc, format_type(ag.aggtranstype, NULL) AS agg_stype,
        NULLIF(ag.aggfinalfn, 0)::regproc::text AS agg_finalfunc,
        NULLIF(ag.aggcombinefn, 0)::regproc::text AS agg_combinefunc, ag.agginitval AS agg_initcond,
-       ag.aggkind::text AS agg_kind
+       ag.aggkind::text AS agg_kind, NULLIF(ag.aggsortop, 0)::regoperator::text AS agg_sortop,
+       quote_ident(n.nspname) || '.' || quote_ident(p.proname) AS qualified
 FROM pg_proc p
+JOIN pg_namespace n ON n.oid = p.pronamespace
 JOIN pg_language l ON l.oid = p.prolang
 LEFT JOIN pg_aggregate ag ON ag.aggfnoid = p.oid
 WHERE p.pronamespace = ANY(%(nsp)s::int8[]::oid[]) AND {_NOT_EXTENSION.format(catalog="pg_proc", oid="p.oid")}
@@ -953,7 +955,7 @@ class _Assembler:
             returns=r["result"] or None,
             language=r["language"],
             body=r["source"] if r["kind"] != "a" else "",  # an aggregate's prosrc is a placeholder
-            definition=r["definition"],
+            definition=r["definition"] if r["kind"] != "a" else _aggregate_definition(r),
             dialect=ENGINE,
             deterministic=r["volatility"] == "i",
             security="DEFINER" if r["security_definer"] else "INVOKER",
@@ -1067,6 +1069,22 @@ _DEFAULT_SET_ROWS = 1000.0
 def _default_cost(language: str) -> float:
     """The COST a routine gets when CREATE FUNCTION does not say (1 for C/internal, else 100)."""
     return 1.0 if language in ("c", "internal") else 100.0
+
+
+def _aggregate_definition(r: Row) -> str:
+    """``CREATE AGGREGATE`` for an aggregate (the server prints no definition for them)."""
+    clauses = [f"SFUNC = {r['agg_sfunc']}", f"STYPE = {r['agg_stype']}"]
+    if r["agg_finalfunc"]:
+        clauses.append(f"FINALFUNC = {r['agg_finalfunc']}")
+    if r["agg_combinefunc"]:
+        clauses.append(f"COMBINEFUNC = {r['agg_combinefunc']}")
+    if r["agg_initcond"] is not None:
+        clauses.append("INITCOND = '" + r["agg_initcond"].replace("'", "''") + "'")
+    if r["agg_sortop"]:
+        clauses.append(f"SORTOP = OPERATOR({r['agg_sortop'].split('(')[0]})")
+    if r["parallel"] != "u":
+        clauses.append(f"PARALLEL = {_PARALLEL[r['parallel']].upper()}")
+    return f"CREATE AGGREGATE {r['qualified']}({r['signature'] or '*'}) (\n    " + ",\n    ".join(clauses) + "\n)"
 
 
 def _aggregate_options(r: Row) -> dict[str, Any]:
