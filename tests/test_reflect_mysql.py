@@ -14,6 +14,7 @@ from chinook import CHINOOK_TABLES, load_chinook
 from conftest import FreshDatabase, _mysql_connect
 from dbjson import model as m
 from dbjson.engines.mysql.reflect import parse_value_list, strip_outer_parens, unescape_is
+from dbjson.errors import UsageError
 from dbjson.reflect import reflect
 from dbjson.validate import validate
 
@@ -305,6 +306,15 @@ def test_torture_tables_and_objects(torture: tuple[FreshDatabase, m.Database]) -
             next_value=100, comment="order numbers")
         assert seqs["seq_plain"].next_value == 1001  # next_not_cached_value after one NEXTVAL with cache 1000
         assert all(t.name not in seqs for t in s.tables)
+        sv = s.table("sv_explicit")
+        assert sv.options["mysql"]["period_for_system_time"] == ["rs", "re"]
+        assert sv.column("rs").options == {"mysql": {"row_period": "start"}} and sv.column("rs").generated is None
+        assert sv.column("nv").options == {"mysql": {"without_system_versioning": True}}
+        assert sv.partitioning is not None and (sv.partitioning.method, [p.bound for p in sv.partitioning.partitions]) == (
+            "system_time", ["HISTORY", "CURRENT"])
+    odd = s.table("odd name`s")
+    assert [c.name for c in odd.columns] == ['co"l', "ünï"] and odd.primary_key == m.PrimaryKey(columns=('co"l',))
+    assert (odd.column('co"l').comment, odd.column("ünï").default) == ("quote's", m.Default(kind="literal", value="ä"))
 
 
 def test_torture_matches_catalog_counts(torture: tuple[FreshDatabase, m.Database]) -> None:
@@ -389,11 +399,16 @@ def test_table_globs(my_engine: str, fresh_db: Any) -> None:
 
 def test_schema_selection(my_engine: str, fresh_db: Any) -> None:
     a, b = fresh_db(my_engine), fresh_db(my_engine)
-    a.execute("CREATE TABLE ta (id INT)")
-    b.execute("CREATE TABLE tb (id INT)")
+    a.execute("CREATE TABLE ta (id INT PRIMARY KEY)")
+    b.execute(f"CREATE TABLE tb (id INT, CONSTRAINT fk_a FOREIGN KEY (id) REFERENCES `{a.name}`.ta (id))")
     server = a.admin  # the server URL, without a database
     both = reflect(server, schemas=[b.name, a.name])
     assert [s.name for s in both.schemas] == sorted([a.name, b.name])
+    (fk,) = both.schema(b.name).table("tb").foreign_keys
+    assert (fk.ref_schema, fk.ref_table) == (a.name, "ta")
+    assert both.source.database == "" and validate(both.to_dict()) == []
+    with pytest.raises(UsageError):
+        reflect(server, schemas=["dbjson_no_such_db"])
     everything = reflect(server, tables=["ta", "tb"])
     names = {s.name for s in everything.schemas}
     assert {a.name, b.name} <= names and not names & {"mysql", "sys", "information_schema", "performance_schema"}
@@ -412,12 +427,17 @@ def test_grants(my_engine: str, fresh_db: Any) -> None:
     db = fresh_db(my_engine)
     db.execute("CREATE TABLE t (a INT, b INT)")
     user = "dbjson_u_" + uuid.uuid4().hex[:8]
+    role = "dbjson_r_" + uuid.uuid4().hex[:8]
+    role_account = f"'{role}'" if my_engine == "mariadb" else f"'{role}'@'%'"
     admin = _mysql_connect(db.admin)
     try:
         with admin.cursor() as cur:
             cur.execute(f"CREATE USER '{user}'@'%' IDENTIFIED BY 'S3cret-pw!'")
             cur.execute(f"GRANT SELECT, INSERT ON `{db.name}`.* TO '{user}'@'%' WITH GRANT OPTION")
             cur.execute(f"GRANT UPDATE (a) ON `{db.name}`.`t` TO '{user}'@'%'")
+            cur.execute(f"CREATE ROLE {role_account}")
+            cur.execute(f"GRANT DELETE ON `{db.name}`.* TO {role_account}")
+            cur.execute(f"GRANT {role_account} TO '{user}'@'%'")
         doc = reflect(db.url, grants=True)
         assert reflect(db.url).users == ()
         u = next(x for x in doc.users if x.name == user)
@@ -426,12 +446,16 @@ def test_grants(my_engine: str, fresh_db: Any) -> None:
         assert (on_db.privileges, on_db.grantable, on_db.grantee) == (("SELECT", "INSERT"), True, f"{user}@%")
         col = next(g for g in u.grants if g.columns)
         assert (col.on, col.privileges, col.columns) == (f"{db.name}.t", ("UPDATE",), ("a",))
+        assert u.member_of == ((role,) if my_engine == "mariadb" else (f"{role}@%",))
+        r = next(x for x in doc.users if x.name == role)
+        assert r.can_login is False and [(g.on, g.privileges) for g in r.grants] == [(f"{db.name}.*", ("DELETE",))]
         text = doc.to_json()
         assert "S3cret" not in text and "IDENTIFIED" not in text and "PASSWORD '" not in text
         assert validate(doc.to_dict()) == []
     finally:
         with admin.cursor() as cur:
             cur.execute(f"DROP USER IF EXISTS '{user}'@'%'")
+            cur.execute(f"DROP ROLE IF EXISTS {role_account}")
         admin.close()
 
 

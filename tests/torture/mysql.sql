@@ -166,6 +166,11 @@ CREATE TABLE memo (
   KEY ix_hash (k) USING HASH
 ) ENGINE=MEMORY;
 
+CREATE TABLE `odd name``s` (
+  `co"l` INT NOT NULL PRIMARY KEY COMMENT 'quote''s',
+  `ünï` VARCHAR(5) DEFAULT 'ä'
+) COMMENT 'table with an odd name';
+
 CREATE VIEW v_parent AS SELECT id, a, b FROM parent WHERE a > 0 WITH CASCADED CHECK OPTION;
 CREATE ALGORITHM=MERGE SQL SECURITY INVOKER VIEW v_local (pid, total) AS
   SELECT id, a + b FROM parent WITH LOCAL CHECK OPTION;

@@ -202,7 +202,8 @@ class MySQLReflector:
                 for r in _query(cur, "SELECT COLLATION_NAME AS coll, CHARACTER_SET_NAME AS cs FROM information_schema.COLLATIONS")
             }
             names = self._schema_names(cur, target, options)
-            schemas = tuple(self._reflect_schema(cur, name, options, charsets) for name in names)
+            reflected = (self._reflect_schema(cur, name, options, charsets) for name in names)
+            schemas = tuple(s for s in reflected if s is not None)
             users = self._reflect_users(cur, names) if options.grants else ()
         finally:
             cur.close()
@@ -229,7 +230,20 @@ class MySQLReflector:
         return sorted(set(wanted))
 
     # -- one schema -----------------------------------------------------------------------------
-    def _reflect_schema(self, cur: Any, schema: str, options: ReflectOptions, charsets: dict[str, str]) -> m.Schema:
+    def _reflect_schema(
+        self, cur: Any, schema: str, options: ReflectOptions, charsets: dict[str, str]
+    ) -> m.Schema | None:
+        """One database; None when it was dropped after the listing (a busy server)."""
+        found = _query(
+            cur,
+            "SELECT DEFAULT_CHARACTER_SET_NAME AS cs, DEFAULT_COLLATION_NAME AS coll"
+            + (", SCHEMA_COMMENT AS comment" if self.is_mariadb else "")
+            + " FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s",
+            schema,
+        )
+        if not found:
+            return None
+        sch = found[0]
         tables_rows = _query(
             cur,
             "SELECT TABLE_NAME AS name, TABLE_TYPE AS type, ENGINE AS engine, TABLE_ROWS AS nrows,"
@@ -255,13 +269,6 @@ class MySQLReflector:
                 self._table(row, columns.get(name, []), checks.get(name, []), indexes.get(name, {}),
                             fks.get(name, []), parts.get(name), srids.get(name, {}), charsets)
             )
-        sch = _query(
-            cur,
-            "SELECT DEFAULT_CHARACTER_SET_NAME AS cs, DEFAULT_COLLATION_NAME AS coll"
-            + (", SCHEMA_COMMENT AS comment" if self.is_mariadb else "")
-            + " FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s",
-            schema,
-        )[0]
         return m.Schema(
             name=schema,
             tables=tuple(tables),
@@ -408,7 +415,9 @@ class MySQLReflector:
         partitions = []
         for name, rs in by_name.items():
             bound = rs[0]["bound"]
-            if bound is not None:
+            if method == "system_time":
+                bound = bound or "HISTORY"
+            elif bound is not None:
                 bound = f"LESS THAN ({bound})" if method.startswith("range") else f"IN ({bound})"
             subs = [r["sub"] for r in rs if r["sub"]]
             partitions.append(
@@ -422,7 +431,7 @@ class MySQLReflector:
         sub = f"{first['submethod']} ({first['subexpr'] or ''})" if first["submethod"] else None
         return m.Partitioning(
             method=method,
-            expression=first["expr"] or "",
+            expression="" if method == "system_time" else first["expr"] or "",
             partitions=tuple(partitions),
             subpartitioning=sub,
             dialect=self.name,
@@ -484,11 +493,11 @@ class MySQLReflector:
             indexes=tuple(indexes),
             comment=row["comment"] or None,
             partitioning=partitioning,
-            options={"mysql": self._table_options(row, charsets)},
+            options={"mysql": self._table_options(row, columns, charsets)},
             row_estimate=row["nrows"],
         )
 
-    def _table_options(self, row: Row, charsets: dict[str, str]) -> dict[str, Any]:
+    def _table_options(self, row: Row, columns: tuple[m.Column, ...], charsets: dict[str, str]) -> dict[str, Any]:
         opts: dict[str, Any] = {"engine": row["engine"]}
         if row["coll"]:
             opts["collation"] = row["coll"]
@@ -507,6 +516,9 @@ class MySQLReflector:
             opts["create_options"] = " ".join(rest)
         if row["type"] == "SYSTEM VERSIONED":
             opts["system_versioning"] = True
+            period = {c.options["mysql"]["row_period"]: c.name for c in columns if "row_period" in c.options.get("mysql", {})}
+            if period:
+                opts["period_for_system_time"] = [period["start"], period["end"]]
         return opts
 
     @staticmethod
@@ -563,7 +575,10 @@ class MySQLReflector:
         extra = (r["extra"] or "").lower()
         typ, native = self._types(r, is_json, srid)
         generated = None
-        if "generated" in extra and r["gen_expr"]:
+        options: dict[str, Any] = {}
+        if r["gen_expr"] in ("ROW START", "ROW END") and self.is_mariadb:  # system-versioning period columns
+            options["row_period"] = "start" if r["gen_expr"] == "ROW START" else "end"
+        elif "generated" in extra and r["gen_expr"]:
             expr = r["gen_expr"] if self.is_mariadb else unescape_is(r["gen_expr"])
             generated = m.Generated(expression=strip_outer_parens(expr), stored="stored" in extra, dialect=self.name)
         identity = None
@@ -572,6 +587,8 @@ class MySQLReflector:
         on_update = None
         if (mo := _ON_UPDATE.search(r["extra"] or "")) is not None:
             on_update = m.Default(kind="function", value="current_timestamp", fsp=_fsp(mo.group(2)))
+        if "without system versioning" in extra:
+            options["without_system_versioning"] = True
         string_like = typ.kind in ("char", "varchar", "text", "enum", "set")
         return m.Column(
             name=r["name"],
@@ -587,6 +604,7 @@ class MySQLReflector:
             comment=r["comment"] or None,
             invisible="invisible" in extra,
             on_update=on_update,
+            options={"mysql": options} if options else {},
         )
 
     def _types(self, r: Row, is_json: bool, srid: int | None) -> tuple[m.Type, m.NativeType]:
