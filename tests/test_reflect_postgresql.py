@@ -314,8 +314,14 @@ def test_torture_tables(torture: tuple[FreshDatabase, m.Database]) -> None:
     assert [(c.name, c.options) for c in capitals.columns] == [
         ("name", {"postgresql": {"inherited": True}}), ("population", {"postgresql": {"inherited": True}}),
         ("country", {})]
-    assert public.table("scratch").options == {
-        "postgresql": {"unlogged": True, "with": ["fillfactor=70", "autovacuum_enabled=false"]}}
+    assert public.table("scratch").options == {"postgresql": {
+        "unlogged": True, "with": ["fillfactor=70", "autovacuum_enabled=false"], "row_security": True,
+        "policies": [
+            {"name": "scratch_guard", "command": "ALL", "restrictive": True, "roles": ["PUBLIC"],
+             "using": "v IS NOT NULL"},
+            {"name": "scratch_own", "command": "UPDATE", "roles": ["PUBLIC"], "using": "k = CURRENT_USER",
+             "with_check": "k <> ''::text"},
+        ]}}
     assert public.table("customer").options == {}
 
 

@@ -153,6 +153,9 @@ CREATE UNLOGGED TABLE scratch (
     k text PRIMARY KEY,
     v bytea
 ) WITH (fillfactor = 70, autovacuum_enabled = false);
+ALTER TABLE scratch ENABLE ROW LEVEL SECURITY;
+CREATE POLICY scratch_own ON scratch FOR UPDATE USING (k = current_user) WITH CHECK (k <> '');
+CREATE POLICY scratch_guard ON scratch AS RESTRICTIVE FOR ALL TO PUBLIC USING (v IS NOT NULL);
 
 -- Exclusion constraint on a range.
 CREATE TABLE booking (

@@ -238,6 +238,17 @@ LEFT JOIN pg_aggregate ag ON ag.aggfnoid = p.oid
 WHERE p.pronamespace = ANY(%(nsp)s::int8[]::oid[]) AND {_NOT_EXTENSION.format(catalog="pg_proc", oid="p.oid")}
 """
 
+Q_POLICIES = """
+SELECT pol.polrelid AS rel, pol.polname AS name, pol.polcmd::text AS command, pol.polpermissive AS permissive,
+       ARRAY(SELECT CASE WHEN r.oid = 0 THEN 'PUBLIC' ELSE pg_get_userbyid(r.oid) END
+             FROM unnest(pol.polroles) r(oid) ORDER BY 1) AS roles,
+       pg_get_expr(pol.polqual, pol.polrelid) AS using, pg_get_expr(pol.polwithcheck, pol.polrelid) AS with_check
+FROM pg_policy pol
+JOIN pg_class c ON c.oid = pol.polrelid
+WHERE c.relnamespace = ANY(%(nsp)s::int8[]::oid[])
+ORDER BY pol.polname
+"""
+
 Q_TRIGGERS = """
 SELECT t.oid, t.tgrelid AS rel, t.tgname AS name, t.tgtype AS type, t.tgenabled::text AS enabled,
        pg_get_triggerdef(t.oid) AS definition, pn.nspname AS fn_schema, p.proname AS fn_name,
@@ -564,6 +575,7 @@ class _Catalog:
     seq_state: dict[int, tuple[int, bool]]
     routines: list[Row]
     triggers: list[Row]
+    policies: dict[int, list[Row]]
 
 
 class PostgreSQLReflector:
@@ -655,6 +667,9 @@ def _read_catalog(conn: Any, options: Any) -> _Catalog:
     for r in _fetch(conn, Q_INDEXES, params):
         indexes[r["rel"]].append(r)
     sequences = {r["oid"]: r for r in _fetch(conn, Q_SEQUENCES, params)}
+    policies: dict[int, list[Row]] = defaultdict(list)
+    for r in _fetch(conn, Q_POLICIES, params):
+        policies[r["rel"]].append(r)
     return _Catalog(
         schemas=schemas,
         relations={r["oid"]: r for r in _fetch(conn, Q_RELATIONS, params)},
@@ -667,6 +682,7 @@ def _read_catalog(conn: Any, options: Any) -> _Catalog:
         seq_state=_sequence_state(conn, sequences.values()),
         routines=_fetch(conn, Q_ROUTINES, params),
         triggers=_fetch(conn, Q_TRIGGERS, params),
+        policies=policies,
     )
 
 
@@ -803,6 +819,7 @@ class _Assembler:
                 "access_method": rel["access_method"] if rel["access_method"] not in (None, "heap") else None,
                 "row_security": rel["row_security"],
                 "force_row_security": rel["force_row_security"],
+                "policies": [_policy(p) for p in self.cat.policies.get(oid, [])],
                 "exclusions": [{"name": c["name"], "definition": c["definition"]}
                                for c in cons if c["type"] == "x"],
             }),
@@ -996,6 +1013,18 @@ class _Assembler:
                 "old_table": t["old_table"], "new_table": t["new_table"],
             }),
         )
+
+
+_POLICY_COMMANDS = {"*": "ALL", "r": "SELECT", "a": "INSERT", "w": "UPDATE", "d": "DELETE"}
+
+
+def _policy(p: Row) -> dict[str, Any]:
+    """A row-level security policy (``CREATE POLICY``) as a plain mapping."""
+    return _compact({
+        "name": p["name"], "command": _POLICY_COMMANDS[p["command"]], "restrictive": not p["permissive"],
+        "roles": list(p["roles"]), "using": _unwrap(p["using"]) if p["using"] else None,
+        "with_check": _unwrap(p["with_check"]) if p["with_check"] else None,
+    })
 
 
 def _unwrap(expr: str) -> str:
