@@ -189,7 +189,8 @@ class BaseDDL:
             seq_pre, seq_post = self.ddl_sequences(ctx, schema, tschema, sp)
             sequences += seq_pre
             restarts += seq_post
-            for ti, table in enumerate(schema.tables):
+            for ti in _table_order(schema.tables):
+                table = schema.tables[ti]
                 t_pre, t_post, t_restart = self.ddl_table(ctx, schema, table, f"{sp}/tables/{ti}")
                 tables += t_pre
                 post += t_post
@@ -299,7 +300,8 @@ class BaseDDL:
         for ci, col in enumerate(table.columns):
             cp = f"{path}/columns/{ci}"
             parts, col_post, col_restart = self.ddl_column_parts(ctx, t, col, cp)
-            defs.append(self.ddl_column_sql(ctx, t, parts))
+            if self.ddl_column_declared(ctx, t, col):
+                defs.append(self.ddl_column_sql(ctx, t, parts))
             post += col_post
             restarts += col_restart
             for chk in parts.checks:
@@ -434,6 +436,10 @@ class BaseDDL:
             if fam != self.family:
                 ctx.report.add(f"{path}/options/{fam}", f"{fam} column options dropped", "foreign-option", "approximation")
         return parts, post, restarts
+
+    def ddl_column_declared(self, ctx: Context, t: TableInfo, col: m.Column) -> bool:
+        """False for columns the table gets otherwise (inherited from a parent table)."""
+        return True
 
     def ddl_column_sql(self, ctx: Context, t: TableInfo, p: ColumnParts) -> str:
         out = [p.name, p.type_sql]
@@ -743,13 +749,21 @@ class BaseDDL:
         return ""
 
     # -- views, routines, triggers, events -------------------------------------------------------
+    def ddl_constraint_comments(self, ctx: Context, t: TableInfo) -> list[Statement]:
+        """COMMENT statements for named constraints (after the foreign keys exist)."""
+        for kind, items in (("checks", t.table.checks), ("uniques", t.table.uniques), ("foreign_keys", t.table.foreign_keys)):
+            for i, c in enumerate(items):
+                if c.comment:
+                    ctx.report.add(f"{t.path}/{kind}/{i}/comment", "constraint comment dropped", "comment-dropped", "approximation")
+        return []
+
     def ddl_schema_objects(self, ctx: Context, schema: m.Schema, path: str) -> list[Statement]:
         tschema = ctx.schema_names[schema.name]
         out: list[Statement] = []
+        for ti, table in enumerate(schema.tables):
+            out += self.ddl_constraint_comments(ctx, self._table_info(ctx, schema, table, f"{path}/tables/{ti}"))
         for vi in _view_order(schema.views):
-            stmt = self.ddl_view(ctx, schema, schema.views[vi], tschema, f"{path}/views/{vi}")
-            if stmt is not None:
-                out.append(stmt)
+            out += self.ddl_view(ctx, schema, schema.views[vi], tschema, f"{path}/views/{vi}")
         for ri, r in enumerate(schema.routines):
             rp = f"{path}/routines/{ri}"
             if ctx.same:
@@ -773,7 +787,8 @@ class BaseDDL:
     def ddl_strip_source_schema(self, ctx: Context, schema: m.Schema, sql: str) -> str:
         return sql
 
-    def ddl_view(self, ctx: Context, schema: m.Schema, view: m.View, tschema: str | None, path: str) -> Statement | None:
+    def ddl_view(self, ctx: Context, schema: m.Schema, view: m.View, tschema: str | None, path: str) -> list[Statement]:
+        """CREATE VIEW (verbatim on the same engine, else translated behind the guard)."""
         body = view.definition.strip().rstrip(";")
         if ctx.same:
             body = self.ddl_strip_source_schema(ctx, schema, body)
@@ -781,12 +796,14 @@ class BaseDDL:
             translated = ctx.expr(body, view.dialect, f"{path}/definition", "view definition", statement=True)
             if translated is None:
                 ctx.report.add(path, f"view {view.name!r} not created", "view-dropped")
-                return None
+                return []
             body = self.ddl_rename_in_view(ctx, schema, translated)
         qname = self.qualify(tschema, view.name)
         cols = f" ({', '.join(self.quote(c) for c in view.columns)})" if view.columns else ""
-        return Statement(self.ddl_view_sql(ctx, view, qname, cols, body, path), "view", qname,
-                         optional=not ctx.same, path=path)
+        if view.comment and not ctx.same:
+            ctx.report.add(f"{path}/comment", "view comment dropped", "comment-dropped", "approximation")
+        return [Statement(self.ddl_view_sql(ctx, view, qname, cols, body, path), "view", qname,
+                          optional=not ctx.same, path=path)]
 
     def ddl_rename_in_view(self, ctx: Context, schema: m.Schema, sql: str) -> str:
         return sql
@@ -830,6 +847,28 @@ class BaseDDL:
 
 def _replace(t: m.Type, **changes: Any) -> m.Type:
     return m.replace(t, **changes)
+
+
+def _table_order(tables: tuple[m.Table, ...]) -> list[int]:
+    """Table indexes with inheritance and partition parents before their children."""
+    index = {t.name: i for i, t in enumerate(tables)}
+    order: list[int] = []
+    seen: set[int] = set()
+
+    def visit(i: int) -> None:
+        if i in seen:
+            return
+        seen.add(i)
+        t = tables[i]
+        for parent in (*t.inherits, *((t.partition_of,) if t.partition_of else ())):
+            j = index.get(parent.split(".")[-1])
+            if j is not None:
+                visit(j)
+        order.append(i)
+
+    for i in range(len(tables)):
+        visit(i)
+    return order
 
 
 def _view_order(views: tuple[m.View, ...]) -> list[int]:

@@ -354,12 +354,12 @@ class MySQLDDL(BaseDDL):
         tail = f" WITH {view.check_option.upper()} CHECK OPTION" if view.check_option else ""
         return f"{head} VIEW {qname}{cols} AS {body}{tail}"
 
-    def ddl_view(self, ctx: Context, schema: m.Schema, view: m.View, tschema: str | None, path: str) -> Statement | None:
+    def ddl_view(self, ctx: Context, schema: m.Schema, view: m.View, tschema: str | None, path: str) -> list[Statement]:
         if family_of(view.dialect or ctx.source) == "mysql" and not ctx.same:
             body = self.ddl_strip_source_schema(ctx, schema, view.definition.strip().rstrip(";"))
             qname = self.qualify(tschema, view.name)
             cols = f" ({', '.join(self.quote(c) for c in view.columns)})" if view.columns else ""
-            return Statement(self.ddl_view_sql(ctx, view, qname, cols, body, path), "view", qname)
+            return [Statement(self.ddl_view_sql(ctx, view, qname, cols, body, path), "view", qname, optional=True, path=path)]
         return super().ddl_view(ctx, schema, view, tschema, path)
 
     # -- applying --------------------------------------------------------------------------------

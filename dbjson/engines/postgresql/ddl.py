@@ -38,9 +38,13 @@ class PostgreSQLDDL(BaseDDL):
         return schema.name
 
     def ddl_create_schema(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> list[Statement]:
-        if not tschema or tschema == "public":
-            return []
-        return [Statement(f"CREATE SCHEMA IF NOT EXISTS {self.quote(tschema)}", "schema", self.quote(tschema))]
+        out = []
+        q = self.quote(tschema or "public")
+        if tschema and tschema != "public":
+            out.append(Statement(f"CREATE SCHEMA IF NOT EXISTS {q}", "schema", q))
+        if schema.comment:
+            out.append(Statement(f"COMMENT ON SCHEMA {q} IS {self.literal(schema.comment)}", "comment", q))
+        return out
 
     def ddl_schema_types(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> list[Statement]:
         if not ctx.same:
@@ -53,10 +57,6 @@ class PostgreSQLDDL(BaseDDL):
             out.append(Statement(f"CREATE TYPE {q} AS ENUM ({', '.join(self.literal(v) for v in e.values)})", "type", q))
             if e.comment:
                 out.append(Statement(f"COMMENT ON TYPE {q} IS {self.literal(e.comment)}", "comment", q))
-        for c in schema.composites:
-            q = self.qualify(tschema, c.name)
-            fields = ", ".join(f"{self.quote(f.name)} {f.native.raw}" for f in c.fields)
-            out.append(Statement(f"CREATE TYPE {q} AS ({fields})", "type", q))
         for di, d in enumerate(schema.domains):
             q = self.qualify(tschema, d.name)
             sql = f"CREATE DOMAIN {q} AS {d.native.raw}"
@@ -72,6 +72,14 @@ class PostgreSQLDDL(BaseDDL):
                     expr = f"CHECK ({expr})" if not expr.startswith("(") else f"CHECK {expr}"
                 sql += f" CONSTRAINT {self.quote(chk.name)} {expr}"
             out.append(Statement(sql, "type", q))
+            if d.comment:
+                out.append(Statement(f"COMMENT ON DOMAIN {q} IS {self.literal(d.comment)}", "comment", q))
+        for c in schema.composites:
+            q = self.qualify(tschema, c.name)
+            fields = ", ".join(f"{self.quote(f.name)} {f.native.raw}" for f in c.fields)
+            out.append(Statement(f"CREATE TYPE {q} AS ({fields})", "type", q))
+            if c.comment:
+                out.append(Statement(f"COMMENT ON TYPE {q} IS {self.literal(c.comment)}", "comment", q))
         return out
 
     def ddl_enum_type(self, ctx: Context, t: TableInfo, col: str, typ: m.Type, path: str) -> str:
@@ -175,7 +183,7 @@ class PostgreSQLDDL(BaseDDL):
         if d.value == "uuid":
             return "gen_random_uuid()"
         if d.value == "current_timestamp":
-            return "CURRENT_TIMESTAMP"
+            return f"CURRENT_TIMESTAMP({d.fsp})" if d.fsp is not None else "CURRENT_TIMESTAMP"
         return super().ddl_function_default(ctx, d, typ)
 
     def ddl_literal_default(self, ctx: Context, value: str, typ: m.Type, path: str) -> str:
@@ -240,6 +248,9 @@ class PostgreSQLDDL(BaseDDL):
             tail += f" INCLUDE ({self.ddl_cols(t, ix.include)})"
         if ix.nulls_not_distinct:
             tail += " NULLS NOT DISTINCT"
+        storage = ix.options.get("postgresql", {}).get("with") if ctx.same else None
+        if storage:
+            tail += f" WITH ({', '.join(storage)})"
         if ix.where:
             where = ctx.expr(ix.where, ix.dialect, f"{path}/where", "partial index predicate")
             if where is not None:
@@ -270,6 +281,18 @@ class PostgreSQLDDL(BaseDDL):
                 out.append(Statement(f"COMMENT ON COLUMN {q} IS {self.literal(col.comment)}", "comment", q, t.qname))
         return out
 
+    def ddl_constraint_comments(self, ctx: Context, t: TableInfo) -> list[Statement]:
+        out = []
+        named = [*t.table.checks, *t.table.uniques, *t.table.foreign_keys]
+        for c in named:
+            if c.comment:
+                q = self.quote(c.name)
+                out.append(Statement(f"COMMENT ON CONSTRAINT {q} ON {t.qname} IS {self.literal(c.comment)}", "comment", q, t.qname))
+        pk = t.table.primary_key
+        if pk and pk.name and pk.comment:
+            out.append(Statement(f"COMMENT ON CONSTRAINT {self.quote(pk.name)} ON {t.qname} IS {self.literal(pk.comment)}", "comment", pk.name, t.qname))
+        return out
+
     def ddl_column_comment(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> str | None:
         return None  # COMMENT ON COLUMN, see ddl_comments
 
@@ -286,6 +309,49 @@ class PostgreSQLDDL(BaseDDL):
             out += " WITH (" + (", ".join(w) if isinstance(w, list) else str(w)) + ")"
         return out
 
+    def ddl_column_parts(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> tuple[ColumnParts, list[Statement], list[Statement]]:
+        parts, post, restarts = super().ddl_column_parts(ctx, t, col, path)
+        if ctx.same and col.type.kind == "array" and (col.type.dims or 1) > 1 and parts.type_sql.endswith("[]"):
+            parts.type_sql += "[]" * ((col.type.dims or 1) - parts.type_sql.count("[]"))
+        return parts, post, restarts
+
+    def ddl_column_declared(self, ctx: Context, t: TableInfo, col: m.Column) -> bool:
+        return not (ctx.same and t.table.inherits and col.options.get("postgresql", {}).get("inherited"))
+
+    def ddl_table(self, ctx: Context, schema: m.Schema, table: m.Table, path: str) -> tuple[list[Statement], list[Statement], list[Statement]]:
+        pre, post, restarts = super().ddl_table(ctx, schema, table, path)
+        tname = self.qualify(*ctx.table_names[(schema.name, table.name)])
+        opts = table.options.get("postgresql", {}) if ctx.same else {}
+        for ex in opts.get("exclusions", []):
+            post.append(Statement(f"ALTER TABLE {tname} ADD CONSTRAINT {self.quote(ex['name'])} {ex['definition']}", "check", ex["name"], tname))
+        if opts.get("row_security"):
+            post.append(Statement(f"ALTER TABLE {tname} ENABLE ROW LEVEL SECURITY", "policy", tname, tname))
+        if opts.get("force_row_security"):
+            post.append(Statement(f"ALTER TABLE {tname} FORCE ROW LEVEL SECURITY", "policy", tname, tname))
+        for pol in opts.get("policies", []):
+            post.append(Statement(self._ddl_policy(tname, pol), "policy", pol["name"], tname))
+        return pre, post, restarts
+
+    def _ddl_policy(self, table: str, pol: dict[str, Any]) -> str:
+        sql = f"CREATE POLICY {self.quote(pol['name'])} ON {table}"
+        if pol.get("restrictive"):
+            sql += " AS RESTRICTIVE"
+        sql += f" FOR {pol.get('command', 'ALL')}"
+        roles = pol.get("roles") or ["PUBLIC"]
+        sql += " TO " + ", ".join(r if r.upper() in ("PUBLIC", "CURRENT_USER", "SESSION_USER") else self.quote(r) for r in roles)
+        if pol.get("using"):
+            sql += f" USING ({pol['using']})"
+        if pol.get("with_check"):
+            sql += f" WITH CHECK ({pol['with_check']})"
+        return sql
+
+    def ddl_check_clause(self, ctx: Context, t: TableInfo, name: str, sql: str, path: str) -> str:
+        clause = super().ddl_check_clause(ctx, t, name, sql, path)
+        chk = next((c for c in t.table.checks if c.name == name), None)
+        if ctx.same and chk is not None and chk.options.get("postgresql", {}).get("no_inherit"):
+            clause += " NO INHERIT"
+        return clause
+
     def ddl_table_extra(self, ctx: Context, t: TableInfo) -> list[Statement]:
         table = t.table
         if ctx.same and table.partition_of and table.partition_bound:
@@ -297,12 +363,58 @@ class PostgreSQLDDL(BaseDDL):
             return [Statement(f"ALTER TABLE {t.qname} SET UNLOGGED", "table", t.qname, t.qname)]
         return []
 
-    # -- views -----------------------------------------------------------------------------------
+    # -- views, routines, triggers --------------------------------------------------------------
     def ddl_view_sql(self, ctx: Context, view: m.View, qname: str, cols: str, body: str, path: str) -> str:
+        opts = view.options.get("postgresql", {}) if ctx.same else {}
+        with_ = f" WITH ({', '.join(opts['with'])})" if opts.get("with") else ""
         if view.materialized:
-            return f"CREATE MATERIALIZED VIEW {qname}{cols} AS {body}"
+            return f"CREATE MATERIALIZED VIEW {qname}{cols}{with_} AS {body}"
         tail = f" WITH {view.check_option.upper()} CHECK OPTION" if view.check_option else ""
-        return f"CREATE VIEW {qname}{cols} AS {body}{tail}"
+        return f"CREATE VIEW {qname}{cols}{with_} AS {body}{tail}"
+
+    def ddl_view(self, ctx: Context, schema: m.Schema, view: m.View, tschema: str | None, path: str) -> list[Statement]:
+        out = super().ddl_view(ctx, schema, view, tschema, path)
+        if not out or not ctx.same:
+            return out
+        q = out[0].object
+        kind = "MATERIALIZED VIEW" if view.materialized else "VIEW"
+        if view.comment:
+            out.append(Statement(f"COMMENT ON {kind} {q} IS {self.literal(view.comment)}", "comment", q))
+        for ix in view.indexes:
+            cols = ", ".join(self.quote(p.column) for p in ix.parts if p.column)
+            iq = self.qualify(tschema, ix.name)
+            out.append(Statement(f"CREATE {'UNIQUE ' if ix.unique else ''}INDEX {self.quote(ix.name)} ON {q} ({cols})", "index", iq, q))
+        return out
+
+    def ddl_routine(self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str) -> list[Statement]:
+        q = self.qualify(tschema, r.name)
+        opts = r.options.get("postgresql", {})
+        if r.kind == "aggregate" and not r.definition:
+            args = ", ".join(a.native for a in r.arguments)
+            spec = [f"SFUNC = {opts['sfunc']}", f"STYPE = {opts['stype']}"]
+            if "initcond" in opts:
+                spec.append(f"INITCOND = {self.literal(str(opts['initcond']))}")
+            for key in ("finalfunc", "combinefunc", "sortop"):
+                if opts.get(key):
+                    spec.append(f"{key.upper()} = {opts[key]}")
+            out = [Statement(f"CREATE AGGREGATE {q}({args}) ({', '.join(spec)})", "routine", q)]
+        else:
+            out = super().ddl_routine(ctx, schema, r, tschema, path)
+        if r.comment and out:
+            word = {"procedure": "PROCEDURE", "aggregate": "AGGREGATE"}.get(r.kind, "FUNCTION")
+            sig = r.signature if r.signature is not None else ", ".join(a.native for a in r.arguments)
+            if r.kind == "aggregate":
+                sig = ", ".join(a.native for a in r.arguments)
+            out.append(Statement(f"COMMENT ON {word} {q}({sig}) IS {self.literal(r.comment)}", "comment", q))
+        return out
+
+    def ddl_trigger(self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str) -> list[Statement]:
+        out = super().ddl_trigger(ctx, schema, trg, tschema, path)
+        if trg.comment and out:
+            table = ctx.table_names.get((schema.name, trg.table), (tschema, trg.table))
+            out.append(Statement(f"COMMENT ON TRIGGER {self.quote(trg.name)} ON {self.qualify(*table)} IS {self.literal(trg.comment)}",
+                                 "comment", trg.name, self.qualify(*table)))
+        return out
 
     # -- applying --------------------------------------------------------------------------------
     def ddl_drop_statements(self, plan: DdlPlan) -> list[Statement]:

@@ -27,11 +27,10 @@ class SQLiteDDL(BaseDDL):
         if not sole or col.type.kind not in ("integer", "decimal"):
             ctx.report.add(f"{path}/identity", "identity dropped (SQLite auto-increments only an INTEGER PRIMARY KEY)", "identity-dropped")
             return []
+        if ctx.same and ident.kind != "autoincrement":
+            return []  # an INTEGER PRIMARY KEY (rowid alias): the table's PRIMARY KEY clause keeps it
         parts.type_sql = "INTEGER"
         t.pk_inline = True
-        if ctx.same and ident.kind != "autoincrement":
-            parts.primary_key = "PRIMARY KEY"
-            return []
         parts.primary_key = "PRIMARY KEY AUTOINCREMENT"
         if ident.next_value is None:
             return []
