@@ -93,6 +93,8 @@ class PostgreSQLExport(SQLExportBase):
         if t.kind == "array":
             el = t.element.kind if t.element else "opaque"
             return f"{q}::text[]" if el in _ARRAY_TEXT_ELEMENTS or el in ("enum", "uuid", "vector") else q
+        if t.kind == "inet":  # the output function's text ('::1'); inet::text always adds the mask
+            return f"(to_json({q}) #>> '{{}}')"
         if t.kind in _TEXT_CAST_KINDS:
             return f"{q}::text"
         return q
@@ -117,7 +119,9 @@ class PostgreSQLExport(SQLExportBase):
             return _FLOAT_JSON.format(q=q)
         if k in ("char", "varchar", "text"):
             return f"to_json({q})::text"
-        if k in ("enum", "xml", "opaque", "inet", "macaddr", "range", "interval"):
+        if k == "inet":
+            return f"to_json({q})::text"
+        if k in ("enum", "xml", "opaque", "macaddr", "range", "interval"):
             return f"to_json({q}::text)::text"
         if k in ("uuid", "bit", "date"):
             return f"'\"' || {q}::text || '\"'"
