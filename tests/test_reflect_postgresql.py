@@ -77,6 +77,19 @@ def test_parse_default(expr: str | None, expected: m.Default | None) -> None:
     assert parse_default(expr) == expected
 
 
+def test_next_value_of_a_sequence() -> None:
+    from dbjson.engines.postgresql.reflect import _next_value
+
+    asc = {"increment": 5, "min_value": 1, "max_value": 20, "cycle": False}
+    assert _next_value(None, asc) is None  # unreadable
+    assert _next_value((1, False), asc) == 1  # never called: start
+    assert _next_value((10, True), asc) == 15
+    assert _next_value((20, True), asc) is None  # exhausted
+    assert _next_value((20, True), {**asc, "cycle": True}) == 1
+    desc = {"increment": -1, "min_value": -3, "max_value": -1, "cycle": True}
+    assert _next_value((-3, True), desc) == -1
+
+
 def test_split_and_check_helpers() -> None:
     assert split_top_level("0.2, 'a, b'::text, f(1, 2), ARRAY[1, 2]") == ["0.2", "'a, b'::text", "f(1, 2)", "ARRAY[1, 2]"]
     assert check_expression("CHECK (a > 0) NO INHERIT NOT VALID") == "a > 0"

@@ -617,7 +617,8 @@ def _snapshot(conn: Any) -> Iterator[None]:
         try:
             yield
         finally:
-            conn.execute("SELECT set_config('search_path', %s, true)", (saved,))
+            if conn.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS:  # not after an error
+                conn.execute("SELECT set_config('search_path', %s, true)", (saved,))
         return
     old = (conn.isolation_level, conn.read_only)
     conn.isolation_level, conn.read_only = psycopg.IsolationLevel.REPEATABLE_READ, True
@@ -706,11 +707,19 @@ def _sequence_state(conn: Any, sequences: Iterable[Row]) -> dict[int, tuple[int,
     return state
 
 
-def _next_value(state: tuple[int, bool] | None, increment: int) -> int | None:
+def _next_value(state: tuple[int, bool] | None, seq: Row) -> int | None:
+    """The value ``nextval()`` returns next (None when unknown or the sequence is exhausted)."""
     if state is None:
         return None
     last, called = state
-    return last + increment if called else last
+    if not called:
+        return last
+    following = last + seq["increment"]
+    if seq["min_value"] <= following <= seq["max_value"]:
+        return following
+    if seq["cycle"]:
+        return seq["min_value"] if seq["increment"] > 0 else seq["max_value"]
+    return None
 
 
 def _qualify_rel(schema: str, name: str, home: str) -> str:
@@ -870,7 +879,7 @@ class _Assembler:
         return m.Identity(
             kind=kind, always=always, start=seq["start"], increment=seq["increment"],
             min_value=seq["min_value"], max_value=seq["max_value"], cycle=seq["cycle"], cache=seq["cache"],
-            next_value=_next_value(self.cat.seq_state.get(seq["oid"]), seq["increment"]),
+            next_value=_next_value(self.cat.seq_state.get(seq["oid"]), seq),
             sequence=seq["name"],
         )
 
@@ -939,7 +948,7 @@ class _Assembler:
         return m.Sequence(
             name=s["name"], data_type=s["data_type"], start=s["start"], increment=s["increment"],
             min_value=s["min_value"], max_value=s["max_value"], cycle=s["cycle"], cache=s["cache"],
-            next_value=_next_value(self.cat.seq_state.get(s["oid"]), s["increment"]),
+            next_value=_next_value(self.cat.seq_state.get(s["oid"]), s),
             owned_by=owned, comment=s["comment"],
         )
 
