@@ -344,11 +344,7 @@ def _rename_in_table(t: m.Table, mp: dict[str, str], per: dict[str, dict[str, st
 def _plan_ddl(db: m.Database, engine: Engine, strict: bool, target: Target) -> Any:
     from .ddl import to_ddl
 
-    options = {"database": target.database} if target.family == "mysql" else None
-    try:
-        return to_ddl(db, engine, server_version=engine.server_version, strict=strict, options=options)
-    except TypeError:  # a to_ddl without the options argument
-        return to_ddl(db, engine, server_version=engine.server_version, strict=strict)
+    return to_ddl(db, engine, server_version=engine.server_version, strict=strict)
 
 
 def _default_target_schema(db: m.Database, schema: str, engine: Engine) -> str | None:

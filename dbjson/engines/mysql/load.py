@@ -56,6 +56,15 @@ _hooked = False
 
 
 
+def _text(v: Any) -> str:
+    """The input text of a JSON scalar (booleans as 1/0, as integer columns expect)."""
+    if type(v) is str:
+        return v
+    if v is True or v is False:
+        return "1" if v else "0"
+    return orjson.dumps(v).decode() if isinstance(v, (list, dict)) else str(v)
+
+
 def _quote(ident: str) -> str:
     """An always-quoted identifier."""
     return '`' + ident.replace('`', '``') + '`'
@@ -262,7 +271,7 @@ class MySQLLoad:
             return lambda v: ",".join(v)
         if sk in ("json", "array", "vector", "set"):
             return lambda v: orjson.dumps(v).decode()
-        return lambda v: v if type(v) is str else str(v)
+        return _text
 
     @staticmethod
     def _temporal_converter(same_kind: bool, zero_dates: str) -> Callable[[Any], Any]:

@@ -33,6 +33,15 @@ _DATE_KINDS = ("date", "timestamp")
 
 
 
+def _text(v: Any) -> str:
+    """The input text of a JSON scalar (booleans as 1/0, as integer columns expect)."""
+    if type(v) is str:
+        return v
+    if v is True or v is False:
+        return "1" if v else "0"
+    return orjson.dumps(v).decode() if isinstance(v, (list, dict)) else str(v)
+
+
 def _quote(ident: str) -> str:
     """An always-quoted identifier."""
     return '"' + ident.replace('"', '""') + '"'
@@ -168,7 +177,7 @@ class PostgreSQLLoad:
             return lambda v: ",".join(v)
         if sk in ("array", "vector"):
             return lambda v: orjson.dumps(v).decode() if tk not in ("array", "vector") else _array_literal(v)
-        return lambda v: v if type(v) is str else str(v)
+        return _text
 
     @staticmethod
     def _zero_date_converter(zero_dates: str) -> Callable[[Any], Any]:
