@@ -186,6 +186,8 @@ def test_torture_columns(torture: tuple[FreshDatabase, m.Database]) -> None:
     assert _col(doc, "nums", "bit5").default == lit("00101")
     assert _col(doc, "nums", "bit1").default == lit("1")
     assert _col(doc, "ints", "s").default == lit("-5")
+    assert _col(doc, "strs", "bt").default == lit("ab")
+    assert _col(doc, "strs", "bd").default == m.Default(kind="expression", value="0x00FF", dialect=db.engine)
     assert _col(doc, "times", "t3").default == lit("12:00:00.500")
     assert _col(doc, "times", "dn").default == m.Default(kind="function", value="current_date")
     assert _col(doc, "times", "u").default == m.Default(kind="function", value="uuid")

@@ -52,6 +52,8 @@ CREATE TABLE strs (
   lt LONGTEXT,
   txd TEXT DEFAULT ('dflt'),
   bn BINARY(16),
+  bt BINARY(2) DEFAULT 'ab',
+  bd VARBINARY(4) DEFAULT 0x00FF,
   vb VARBINARY(300),
   tb TINYBLOB,
   bl BLOB,

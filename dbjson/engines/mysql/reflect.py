@@ -46,6 +46,7 @@ SYSTEM_ACCOUNTS = ("mysql.infoschema", "mysql.session", "mysql.sys", "mariadb.sy
 _INT_BITS = {"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "integer": 32, "bigint": 64}
 _TEXT_TIERS = {"tinytext": 255, "text": 65535, "mediumtext": 16777215, "longtext": 4294967295}
 _BLOB_TIERS = {"tinyblob": 255, "blob": 65535, "mediumblob": 16777215, "longblob": 4294967295}
+_BINARY_TYPES = ("binary", "varbinary", *_BLOB_TIERS)
 _GEOMETRY = {
     "geometry": "geometry", "point": "point", "linestring": "linestring", "polygon": "polygon",
     "multipoint": "multipoint", "multilinestring": "multilinestring", "multipolygon": "multipolygon",
@@ -167,6 +168,17 @@ def _fsp(digits: str | None) -> int | None:
     return int(digits) if digits else None
 
 
+def _bytes_default(value: bytes, dialect: str) -> m.Default:
+    """A binary default: a literal when it is printable UTF-8 text, else the hex literal ``0x…``."""
+    try:
+        text = value.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None and text.isprintable():
+        return m.Default(kind="literal", value=text)
+    return m.Default(kind="expression", value="0x" + value.hex().upper(), dialect=dialect)
+
+
 def _bits_default(value: str, length: int | None) -> str:
     """``b'101'`` → the binary digits padded to the column's length."""
     digits = value[2:-1] if value.lower().startswith("b'") else format(int(value), "b")
@@ -265,6 +277,7 @@ class MySQLReflector:
         tables = []
         for name in sorted(base):
             row = base[name]
+            self._read_binary_defaults(cur, schema, name, columns.get(name, []))
             tables.append(
                 self._table(row, columns.get(name, []), checks.get(name, []), indexes.get(name, {}),
                             fks.get(name, []), parts.get(name), srids.get(name, {}), charsets)
@@ -450,6 +463,31 @@ class MySQLReflector:
             if r["srid"]:
                 out[r["tname"]][r["col"]] = int(r["srid"])
         return out
+
+    def _read_binary_defaults(self, cur: Any, schema: str, table: str, column_rows: list[Row]) -> None:
+        """Exact bytes of literal BINARY/VARBINARY/BLOB defaults, stored as ``row["binary_default"]``.
+
+        information_schema mangles them (MySQL cuts ``0x00FF`` to ``0x``, MariaDB turns bytes that
+        are not valid in the connection charset into ``?``), so ask the server for ``HEX(DEFAULT(col))``
+        once per table that has such a column (rare).
+        """
+        wanted = [r for r in column_rows if r["data_type"] in _BINARY_TYPES and self._has_literal_default(r)]
+        if not wanted:
+            return
+        exprs = ", ".join(f"HEX(DEFAULT(t.{_q(r['name'])}))" for r in wanted)
+        cur.execute(f"SELECT {exprs} FROM (SELECT 1) AS d LEFT JOIN {_q(schema)}.{_q(table)} AS t ON 0")
+        for r, value in zip(wanted, cur.fetchone()):
+            if value is not None:
+                r["binary_default"] = bytes.fromhex(_text(value))
+
+    def _has_literal_default(self, r: Row) -> bool:
+        """The column's default is a literal (not NULL, not an expression)."""
+        raw = r["dflt"]
+        if raw is None:
+            return False
+        if self.is_mariadb:
+            return bool(raw.startswith("'"))
+        return "default_generated" not in (r["extra"] or "").lower()
 
     # -- tables -------------------------------------------------------------------------------
     def _table(
@@ -673,6 +711,8 @@ class MySQLReflector:
         raw = r["dflt"]
         if raw is None:
             return None
+        if "binary_default" in r:
+            return _bytes_default(r["binary_default"], self.name)
         if typ.kind == "bit" and raw.lower().startswith("b'"):
             return m.Default(kind="literal", value=_bits_default(raw, typ.length))
         if self.is_mariadb:
