@@ -9,14 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from chinook import load_chinook
+from conftest import FreshDatabase
 
 import dbjson
 from dbjson import model as m
-from dbjson.engines.postgresql.reflect import check_expression, parse_default, split_top_level
+from dbjson.engines.postgresql.reflect import (
+    check_expression,
+    parse_default,
+    split_top_level,
+)
 from dbjson.errors import UsageError
-
-from chinook import load_chinook
-from conftest import FreshDatabase
 
 TORTURE = Path(__file__).parent / "torture" / "postgresql.sql"
 SCHEMAS = ("inventory", "public")
@@ -271,7 +274,8 @@ def test_torture_constraints(torture: tuple[FreshDatabase, m.Database]) -> None:
     )
     assert public.table("capitals").checks == ()  # inherited from cities, listed there
     assert public.table("booking").options["postgresql"]["exclusions"] == [
-        {"name": "booking_no_overlap", "definition": "EXCLUDE USING gist (during WITH &&)"}]
+        {"name": "booking_no_overlap", "definition": "EXCLUDE USING gist (during WITH &&)",
+         "comment": "one booking at a time"}]
 
 
 def test_torture_indexes(torture: tuple[FreshDatabase, m.Database]) -> None:
@@ -563,14 +567,13 @@ def test_extension_objects_are_skipped(fresh_db: Any) -> None:
 def roles() -> Iterator[tuple[str, str]]:
     """Two cluster-wide roles with unique names, dropped afterwards."""
     import psycopg
-
     from conftest import server_url
     from sqlalchemy.engine import make_url
 
     u = make_url(server_url("postgresql"))
     tag = uuid.uuid4().hex[:8]
     names = (f"dbjson_t_{tag}_group", f"dbjson_t_{tag}_reader")
-    dsn = dict(host=u.host, port=u.port, user=u.username, dbname=u.database, autocommit=True)
+    dsn = {"host": u.host, "port": u.port, "user": u.username, "dbname": u.database, "autocommit": True}
     with psycopg.connect(**dsn) as c:  # type: ignore[arg-type]
         c.execute(f'CREATE ROLE "{names[0]}" NOLOGIN')
         c.execute(f"CREATE ROLE \"{names[1]}\" LOGIN PASSWORD 'secret-pw' CONNECTION LIMIT 3 IN ROLE \"{names[0]}\"")

@@ -163,6 +163,7 @@ CREATE TABLE booking (
     during tstzrange NOT NULL,
     CONSTRAINT booking_no_overlap EXCLUDE USING gist (during WITH &&)
 );
+COMMENT ON CONSTRAINT booking_no_overlap ON booking IS 'one booking at a time';
 
 -- Views.
 CREATE VIEW active_staff AS SELECT id, store_id, name FROM staff WHERE active;

@@ -518,7 +518,7 @@ def split_top_level(text: str) -> list[str]:
     return parts
 
 
-_CHECK_RE = re.compile(r"CHECK \((.*)\)((?: NO INHERIT)?)((?: NOT VALID)?)", re.S)
+_CHECK_RE = re.compile(r"CHECK \((.*)\)((?: NO INHERIT)?)((?: NOT VALID)?)", re.DOTALL)
 
 
 def check_expression(definition: str) -> str:
@@ -554,9 +554,9 @@ _TRIGGER_ENABLED = {"O": None, "D": "disabled", "R": "replica", "A": "always"}
 _PRIVILEGE_ORDER = ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER",
                     "USAGE", "CREATE", "EXECUTE", "TEMPORARY", "CONNECT")
 _TG_ROW, _TG_BEFORE, _TG_INSERT, _TG_DELETE, _TG_UPDATE, _TG_TRUNCATE, _TG_INSTEAD = 1, 2, 4, 8, 16, 32, 64
-_TG_WHEN_RE = re.compile(r" WHEN \((.*)\) EXECUTE (?:FUNCTION|PROCEDURE) ", re.S)
-_TG_EXEC_RE = re.compile(r" (EXECUTE (?:FUNCTION|PROCEDURE) .*)$", re.S)
-_PARTKEY_RE = re.compile(r"(RANGE|LIST|HASH) \((.*)\)", re.S)
+_TG_WHEN_RE = re.compile(r" WHEN \((.*)\) EXECUTE (?:FUNCTION|PROCEDURE) ", re.DOTALL)
+_TG_EXEC_RE = re.compile(r" (EXECUTE (?:FUNCTION|PROCEDURE) .*)$", re.DOTALL)
+_PARTKEY_RE = re.compile(r"(RANGE|LIST|HASH) \((.*)\)", re.DOTALL)
 _SEQ_CHUNK = 500
 
 
@@ -732,7 +732,6 @@ class _Assembler:
 
     def __init__(self, cat: _Catalog, options: Any) -> None:
         self.cat = cat
-        self.options = options
         self.nsp_names = {r["oid"]: r["name"] for r in cat.schemas}
         self.kept: dict[int, Row] = {
             oid: r for oid, r in cat.relations.items()
@@ -829,7 +828,7 @@ class _Assembler:
                 "row_security": rel["row_security"],
                 "force_row_security": rel["force_row_security"],
                 "policies": [_policy(p) for p in self.cat.policies.get(oid, [])],
-                "exclusions": [{"name": c["name"], "definition": c["definition"]}
+                "exclusions": [_compact({"name": c["name"], "definition": c["definition"], "comment": c["comment"]})
                                for c in cons if c["type"] == "x"],
             }),
             row_estimate=int(rel["reltuples"]) if rel["reltuples"] >= 0 else None,
