@@ -8,12 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy.engine import make_url
-
 from chinook import CHINOOK_TABLES, load_chinook
 from conftest import FreshDatabase, _mysql_connect
+from sqlalchemy.engine import make_url
+
 from dbjson import model as m
-from dbjson.engines.mysql.reflect import parse_value_list, strip_outer_parens, unescape_is
+from dbjson.engines.mysql.reflect import (
+    parse_value_list,
+    strip_outer_parens,
+    unescape_is,
+)
 from dbjson.errors import UsageError
 from dbjson.reflect import reflect
 from dbjson.validate import validate
@@ -174,8 +178,8 @@ def test_torture_types(torture: tuple[FreshDatabase, m.Database]) -> None:
 
 def test_torture_columns(torture: tuple[FreshDatabase, m.Database]) -> None:
     db, doc = torture
-    lit = lambda v: m.Default(kind="literal", value=v)  # noqa: E731
-    ts = lambda fsp=None: m.Default(kind="function", value="current_timestamp", fsp=fsp)  # noqa: E731
+    lit = lambda v: m.Default(kind="literal", value=v)
+    ts = lambda fsp=None: m.Default(kind="function", value="current_timestamp", fsp=fsp)
     assert _col(doc, "strs", "c").default == lit("it's")
     assert _col(doc, "strs", "vc").default == lit("a,b")
     assert _col(doc, "strs", "vu").default == lit("")
@@ -229,6 +233,9 @@ def test_torture_indexes_and_constraints(torture: tuple[FreshDatabase, m.Databas
     spatial = _index(s.table("geo"), "sp_p")
     assert (spatial.kind, spatial.parts) == ("spatial", (m.IndexPart(column="p"),))
     assert _index(s.table("memo"), "ix_hash").kind == "hash"
+    assert s.table("parent").uniques == (m.UniqueConstraint(name="uq_ab", columns=("a", "b"), comment="natural key"),)
+    hidden_unique = _index(times, "uq_u_hidden")
+    assert (hidden_unique.unique, hidden_unique.visible, hidden_unique.constraint, times.uniques) == (True, False, False, ())
     assert s.table("lparts").primary_key == m.PrimaryKey(columns=("id", "region"))
     checks = {c.name: c for c in features.checks}
     if db.engine == "mysql":
@@ -390,7 +397,7 @@ def test_table_globs(my_engine: str, fresh_db: Any) -> None:
         "CREATE TABLE actor (id INT PRIMARY KEY);\nCREATE TABLE tmp_x (id INT);\n"
         "CREATE TRIGGER trg BEFORE INSERT ON actor FOR EACH ROW SET NEW.id = NEW.id;\n"
     )
-    names = lambda doc: [t.name for t in doc.schemas[0].tables]  # noqa: E731
+    names = lambda doc: [t.name for t in doc.schemas[0].tables]
     assert names(reflect(db.url)) == ["actor", "film", "film_actor", "tmp_x"]
     assert names(reflect(db.url, tables=["film*"])) == ["film", "film_actor"]
     assert names(reflect(db.url, tables=[f"{db.name}.actor"])) == ["actor"]

@@ -87,6 +87,7 @@ CREATE TABLE times (
   u CHAR(36) DEFAULT (uuid()),
   expr_def INT DEFAULT (id * 2),
   KEY ix_desc (d DESC, t ASC),
+  UNIQUE KEY uq_u_hidden (u) IGNORED,
   KEY ix_ignored (y) IGNORED COMMENT 'not used by the optimizer'
 );
 
@@ -125,7 +126,7 @@ CREATE TABLE parent (
   a INT NOT NULL,
   b INT NOT NULL,
   child_id INT,
-  UNIQUE KEY uq_ab (a, b)
+  UNIQUE KEY uq_ab (a, b) COMMENT 'natural key'
 );
 
 CREATE TABLE child (

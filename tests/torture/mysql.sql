@@ -82,6 +82,7 @@ CREATE TABLE times (
   u CHAR(36) DEFAULT (uuid()),
   expr_def INT DEFAULT (id * 2),
   KEY ix_desc (d DESC, t ASC),
+  UNIQUE KEY uq_u_hidden (u) INVISIBLE,
   KEY ix_invisible (y) INVISIBLE COMMENT 'not used by the optimizer'
 );
 
@@ -122,7 +123,7 @@ CREATE TABLE parent (
   a INT NOT NULL,
   b INT NOT NULL,
   child_id INT,
-  UNIQUE KEY uq_ab (a, b)
+  UNIQUE KEY uq_ab (a, b) COMMENT 'natural key'
 );
 
 CREATE TABLE child (

@@ -15,8 +15,9 @@ Conventions of the produced model (besides the team contract):
   ["display_width"]``; ``zerofill`` likewise; ``FLOAT(M,D)`` keeps ``attrs["precision"/"scale"]``.
 * MariaDB ``JSON`` (``LONGTEXT`` + the automatic ``CHECK (json_valid(col))``) becomes kind ``json``
   with ``native.raw = "json"``, and that CHECK is not listed.
-* A unique key over whole, ascending columns is a :class:`~dbjson.model.UniqueConstraint` plus its
-  backing index (``constraint=True``); other unique keys (prefix, DESC, expression) are indexes only.
+* A visible unique key over whole, ascending columns is a :class:`~dbjson.model.UniqueConstraint`
+  (with the key's comment) plus its backing index (``constraint=True``); other unique keys (prefix,
+  DESC, expression, invisible) are indexes only.
 * A BIT default is the string of exactly ``length`` binary digits (``b'101'`` on BIT(5) → ``00101``).
 * View bodies lose the qualifier of their own schema (``\\`db\\`.\\`t\\``` → ``\\`t\\```), so a view
   loads into a database of another name; the view's column names are listed in ``View.columns``.
@@ -59,8 +60,8 @@ _FUNC_DEFAULTS = (
     (re.compile(r"^(current_time|curtime)(\((\d*)\))?$"), "current_time"),
     (re.compile(r"^(uuid)(\(()\))$"), "uuid"),
 )
-_ON_UPDATE = re.compile(r"on update (current_timestamp|now|localtimestamp|localtime)(?:\((\d*)\))?", re.I)
-_STRING_LITERAL = re.compile(r"^(_[a-z0-9]+)?'", re.I)
+_ON_UPDATE = re.compile(r"on update (current_timestamp|now|localtimestamp|localtime)(?:\((\d*)\))?", re.IGNORECASE)
+_STRING_LITERAL = re.compile(r"^(_[a-z0-9]+)?'", re.IGNORECASE)
 _ESCAPES = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a"}
 
 
@@ -519,7 +520,8 @@ class MySQLReflector:
                 continue
             index = self._index(name, parts)
             if index.constraint:
-                uniques.append(m.UniqueConstraint(name=name, columns=tuple(p.column or "" for p in index.parts)))
+                uniques.append(m.UniqueConstraint(
+                    name=name, columns=tuple(p.column or "" for p in index.parts), comment=index.comment))
             indexes.append(index)
         return m.Table(
             name=row["name"],
@@ -605,7 +607,7 @@ class MySQLReflector:
             visible=visible,
             comment=first["comment"] or None,
             dialect=self.name if any(p.expression for p in parts) else None,
-            constraint=unique and plain and kind == "btree",
+            constraint=unique and plain and kind == "btree" and visible,
         )
 
     # -- columns ------------------------------------------------------------------------------
@@ -979,9 +981,9 @@ def _schedule(r: Row) -> str:
     return text
 
 
-_GRANT = re.compile(r"^GRANT (?P<privs>.+?) ON (?P<obj>.+?) TO (?P<grantee>\S+)(?P<rest>.*)$", re.S)
-_ROLE_GRANT = re.compile(r"^GRANT (?P<roles>.+?) TO (?P<grantee>\S+)(?P<rest>.*)$", re.S)
-_IDENTIFIED = re.compile(r"\s+IDENTIFIED\s+.*?(?=\s+WITH\s|\s+REQUIRE\s|$)", re.S | re.I)
+_GRANT = re.compile(r"^GRANT (?P<privs>.+?) ON (?P<obj>.+?) TO (?P<grantee>\S+)(?P<rest>.*)$", re.DOTALL)
+_ROLE_GRANT = re.compile(r"^GRANT (?P<roles>.+?) TO (?P<grantee>\S+)(?P<rest>.*)$", re.DOTALL)
+_IDENTIFIED = re.compile(r"\s+IDENTIFIED\s+.*?(?=\s+WITH\s|\s+REQUIRE\s|$)", re.DOTALL | re.IGNORECASE)
 
 
 def _unquote_name(text: str) -> str:
