@@ -93,6 +93,7 @@ class TableInfo:
     inline: list[str] = field(default_factory=list)  # constraints declared inside CREATE TABLE
     pk_inline: bool = False  # the primary key is declared on its column (SQLite AUTOINCREMENT)
     post: list[Statement] = field(default_factory=list)  # extra post-data (index comments...)
+    skip: set[str] = field(default_factory=set)  # indexes/uniques already declared in CREATE TABLE
 
     def col(self, name: str) -> str:
         return self.columns.get(name, name)
@@ -117,6 +118,7 @@ class ColumnParts:
     checks: list[str] = field(default_factory=list)  # CHECKs from the type rules (post-data)
     checks_inline: list[str] = field(default_factory=list)  # CHECKs declared on the column
     primary_key: str | None = None
+    extra: str | None = None  # engine-specific clause (MariaDB system versioning)
 
 
 class Context:
@@ -310,6 +312,8 @@ class BaseDDL:
             defs.append(self.ddl_primary_key(ctx, t, table.primary_key, f"{path}/primary_key"))
         add_later = bool(self.table.get("capabilities", {}).get("alter_add_constraint", True))
         for ui, u in enumerate(table.uniques):
+            if u.name in t.skip:
+                continue
             clause = self.ddl_unique_clause(ctx, t, u, f"{path}/uniques/{ui}")
             if clause is None:
                 continue
@@ -331,7 +335,7 @@ class BaseDDL:
         pre = [Statement(sql, "table", t.qname, t.qname)]
         pre += self.ddl_table_extra(ctx, t)
         for ii, ix in enumerate(table.indexes):
-            if ix.constraint:
+            if ix.constraint or ix.name in t.skip:
                 continue
             stmt = self.ddl_index(ctx, t, ix, f"{path}/indexes/{ii}")
             if stmt is not None:
@@ -432,6 +436,8 @@ class BaseDDL:
                 ctx.report.add(f"{path}/invisible", "invisible column made visible", "invisible-dropped", "approximation")
         if col.on_update is not None:
             post += self.ddl_on_update(ctx, t, col, parts, path)
+        if ctx.same:
+            parts.checks_inline = [_check_body(c) for c in t.table.checks if c.column == col.name and self.ddl_inline_check_ok(ctx, t, col, c)]
         for fam in sorted(col.options):
             if fam != self.family:
                 ctx.report.add(f"{path}/options/{fam}", f"{fam} column options dropped", "foreign-option", "approximation")
@@ -455,6 +461,7 @@ class BaseDDL:
             out.append("NOT NULL")
         if p.primary_key:
             out.append(p.primary_key)
+        out += [f"CHECK {c}" for c in p.checks_inline]
         return " ".join(out)
 
     def ddl_generated(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> None:
@@ -511,15 +518,19 @@ class BaseDDL:
                 return self.ddl_bool(True)
             if low in ("0", "false", "f", "b'0'", "no", "off"):
                 return self.ddl_bool(False)
-        bits = re.fullmatch(r"[bB]'([01]*)'", value.strip())
+        bits = re.fullmatch(r"[bB]'([01]*)'|([01]+)", value.strip())
         if typ.kind == "bit" and bits:
-            return self.literal(bits.group(1))
+            return self.ddl_bit_literal(bits.group(1) if bits.group(1) is not None else bits.group(2))
         if typ.kind in _NUMERIC_KINDS and re.fullmatch(r"[-+]?\d+(\.\d+)?([eE][-+]?\d+)?", value.strip()):
             return value.strip()
         return self.literal(value)
 
     def ddl_bool(self, value: bool) -> str:
         return "TRUE" if value else "FALSE"
+
+    def ddl_bit_literal(self, bits: str) -> str:
+        """A bit-string literal from a string of 0/1."""
+        return self.literal(bits)
 
     def ddl_function_default(self, ctx: Context, d: m.Default, typ: m.Type) -> str | None:
         return {"current_timestamp": "CURRENT_TIMESTAMP", "current_date": "CURRENT_DATE",
@@ -570,7 +581,13 @@ class BaseDDL:
             return ""
         return " DEFERRABLE INITIALLY DEFERRED" if initially_deferred else " DEFERRABLE"
 
+    def ddl_inline_check_ok(self, ctx: Context, t: TableInfo, col: m.Column, chk: m.Check) -> bool:
+        """Whether a column-level check is declared on its column (same engine)."""
+        return True
+
     def ddl_check_expression(self, ctx: Context, t: TableInfo, chk: m.Check, path: str) -> str | None:
+        if ctx.same and chk.column and any(c.name == chk.column for c in t.table.columns):
+            return None  # declared on its column (ddl_column_parts)
         expr = re.sub(r"(?is)^\s*CHECK\s*", "", chk.expression).strip()
         if not ctx.same and re.fullmatch(r"\(?\s*json_valid\s*\(\s*[`\"]?[^`\")]+[`\"]?\s*\)\s*\)?", expr, re.IGNORECASE):
             ctx.report.add(path, "json_valid() check implied by the JSON column type", "json-valid-check", "approximation")
@@ -766,23 +783,30 @@ class BaseDDL:
             out += self.ddl_view(ctx, schema, schema.views[vi], tschema, f"{path}/views/{vi}")
         for ri, r in enumerate(schema.routines):
             rp = f"{path}/routines/{ri}"
-            if ctx.same:
+            if ctx.same_family:
                 out += self.ddl_routine(ctx, schema, r, tschema, rp)
             else:
                 ctx.report.add(rp, f"{r.kind} {r.name!r} not translated from {ctx.source}", "routine-not-translated")
-        for gi, trg in enumerate(schema.triggers):
+        for gi in sorted(range(len(schema.triggers)), key=lambda i: (schema.triggers[i].table, schema.triggers[i].order or 0)):
+            trg = schema.triggers[gi]
             gp = f"{path}/triggers/{gi}"
-            if ctx.same:
+            if ctx.same_family:
                 out += self.ddl_trigger(ctx, schema, trg, tschema, gp)
             else:
                 ctx.report.add(gp, f"trigger {trg.name!r} not translated from {ctx.source}", "trigger-not-translated")
         for ei, ev in enumerate(schema.events):
             ep = f"{path}/events/{ei}"
-            if ctx.same and ev.definition:
-                out.append(Statement(self.ddl_strip_source_schema(ctx, schema, ev.definition), "event", self.qualify(tschema, ev.name)))
+            if ctx.same_family:
+                out += self.ddl_event(ctx, schema, ev, tschema, ep)
             else:
-                ctx.report.add(ep, f"event {ev.name!r} not created", "event-dropped")
+                ctx.report.add(ep, f"event {ev.name!r} not created ({self.name} has no scheduled events)", "event-dropped")
         return out
+
+    def ddl_event(self, ctx: Context, schema: m.Schema, ev: m.Event, tschema: str | None, path: str) -> list[Statement]:
+        if not ev.definition:
+            ctx.report.add(path, f"event {ev.name!r} has no definition; not created", "event-dropped")
+            return []
+        return [Statement(self.ddl_strip_source_schema(ctx, schema, ev.definition), "event", self.qualify(tschema, ev.name))]
 
     def ddl_strip_source_schema(self, ctx: Context, schema: m.Schema, sql: str) -> str:
         return sql
@@ -843,6 +867,11 @@ class BaseDDL:
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         """Quoted, qualified names (as in ``Statement.object``) of relations and types that exist."""
         raise NotImplementedError
+
+
+def _check_body(chk: m.Check) -> str:
+    expr = re.sub(r"(?is)^\s*CHECK\s*", "", chk.expression).strip()
+    return expr if expr.startswith("(") and expr.endswith(")") else f"({expr})"
 
 
 def _replace(t: m.Type, **changes: Any) -> m.Type:

@@ -51,6 +51,7 @@ class MySQLDDL(BaseDDL):
                 sql += f" START WITH {s.start}"
             sql += f" CACHE {s.cache}" if s.cache is not None else ""
             sql += " CYCLE" if s.cycle else ""
+            sql += f" COMMENT={self.literal(s.comment)}" if s.comment else ""
             pre.append(Statement(sql, "sequence", q))
             if s.next_value is not None:
                 post.append(Statement(f"SELECT SETVAL({q}, {s.next_value}, 0)", "restart", q))
@@ -81,9 +82,11 @@ class MySQLDDL(BaseDDL):
             out.append(f"COLLATE {p.collation}")
         if p.generated:
             out.append(f"GENERATED ALWAYS AS ({p.generated}) {'STORED' if p.generated_stored else 'VIRTUAL'}")
+        if p.extra:
+            out.append(p.extra)
         if p.not_null:
             out.append("NOT NULL")
-        elif not p.generated:
+        elif not p.generated and not p.extra:
             out.append("NULL")
         if p.default is not None:
             out.append(f"DEFAULT {p.default}")
@@ -101,21 +104,22 @@ class MySQLDDL(BaseDDL):
 
     def ddl_column_parts(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> tuple[ColumnParts, list[Statement], list[Statement]]:
         parts, post, restarts = super().ddl_column_parts(ctx, t, col, path)
-        if ctx.same and self.is_mariadb:
-            inline = [self._ddl_check_sql(c) for c in t.table.checks if c.column == col.name]
-            if inline and not (col.type.kind == "json" and col.native.raw.lower() == "longtext"):
-                parts.checks_inline = inline
+        opts = col.options.get("mysql", {}) if ctx.same else {}
+        period = t.table.options.get("mysql", {}).get("period_for_system_time") if ctx.same else None
+        if opts.get("row_period"):
+            parts.extra = f"GENERATED ALWAYS AS ROW {opts['row_period'].upper()}"
+            parts.not_null = False
+            if period and col.name == period[-1] and not any(x.startswith("PERIOD FOR") for x in t.inline):
+                t.inline.append(f"PERIOD FOR SYSTEM_TIME ({self.ddl_cols(t, period)})")
+        if opts.get("without_system_versioning"):
+            parts.extra = "WITHOUT SYSTEM VERSIONING"
+        if ctx.same and col.type.kind == "geometry" and col.type.srid is not None:
+            parts.type_sql += f" REF_SYSTEM_ID={col.type.srid}" if self.is_mariadb else f" /*!80003 SRID {col.type.srid} */"
         return parts, post, restarts
 
-    @staticmethod
-    def _ddl_check_sql(chk: m.Check) -> str:
-        expr = re.sub(r"(?is)^\s*CHECK\s*", "", chk.expression).strip()
-        return expr if expr.startswith("(") and expr.endswith(")") else f"({expr})"
-
-    def ddl_check_expression(self, ctx: Context, t: TableInfo, chk: m.Check, path: str) -> str | None:
-        if ctx.same and self.is_mariadb and chk.column:
-            return None  # declared on the column (see ddl_column_parts)
-        return super().ddl_check_expression(ctx, t, chk, path)
+    def ddl_inline_check_ok(self, ctx: Context, t: TableInfo, col: m.Column, chk: m.Check) -> bool:
+        # MariaDB's JSON alias brings its own json_valid() check
+        return not (col.type.kind == "json" and col.native.raw.lower() == "longtext")
 
     def ddl_not_enforced(self, ctx: Context, sql: str, path: str) -> str:
         if self.is_mariadb:
@@ -133,14 +137,8 @@ class MySQLDDL(BaseDDL):
         assert ident is not None
         parts.identity = "AUTO_INCREMENT"
         table = t.table
-        leading = set()
-        if table.primary_key and table.primary_key.columns:
-            leading.add(table.primary_key.columns[0])
-        leading.update(u.columns[0] for u in table.uniques if u.columns)
-        leading.update(ix.parts[0].column for ix in table.indexes if ix.parts and ix.parts[0].column)
-        if col.name not in leading:
-            t.inline.append(f"KEY ({self.quote(t.col(col.name))})")
-            ctx.report.add(f"{path}/identity", "an index was added on the AUTO_INCREMENT column (MySQL requires one)", "auto-increment-key", "approximation")
+        if not (table.primary_key and table.primary_key.columns[:1] == (col.name,)):
+            self._ddl_auto_increment_key(ctx, t, col, path)
         if not ctx.same_family:
             if ident.always:
                 ctx.report.add(f"{path}/identity/always", "GENERATED ALWAYS made AUTO_INCREMENT (explicit values allowed)", "identity-auto-increment", "approximation")
@@ -149,6 +147,24 @@ class MySQLDDL(BaseDDL):
         if ident.next_value is None:
             return []
         return [Statement(f"ALTER TABLE {t.qname} AUTO_INCREMENT = {ident.next_value}", "restart", t.qname, t.qname)]
+
+    def _ddl_auto_increment_key(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> None:
+        """MySQL wants the AUTO_INCREMENT column to lead a key at CREATE TABLE time."""
+        for u in t.table.uniques:
+            if u.columns[:1] == (col.name,):
+                t.skip.add(u.name)
+                t.inline.append(f"CONSTRAINT {self.quote(u.name)} UNIQUE KEY ({self.ddl_cols(t, u.columns)})")
+                return
+        for ix in t.table.indexes:
+            if ix.parts and ix.parts[0].column == col.name and ix.kind in ("btree", "hash") and not ix.where:
+                parts = [self.ddl_index_part(ctx, t, ix, p, path) for p in ix.parts]
+                if all(parts):
+                    t.skip.add(ix.name)
+                    word = "UNIQUE KEY" if ix.unique else "KEY"
+                    t.inline.append(f"{word} {self.quote(ix.name)} ({', '.join(p for p in parts if p)})")
+                    return
+        t.inline.append(f"KEY ({self.quote(t.col(col.name))})")
+        ctx.report.add(f"{path}/identity", "an index was added on the AUTO_INCREMENT column (MySQL requires one)", "auto-increment-key", "approximation")
 
     def ddl_collation(self, ctx: Context, t: TableInfo, col: m.Column, choice: Any, path: str) -> tuple[str | None, str | None]:
         if ctx.same:
@@ -193,11 +209,14 @@ class MySQLDDL(BaseDDL):
         return []
 
     # -- defaults ----------------------------------------------------------------------------------
+    def ddl_bit_literal(self, bits: str) -> str:
+        return f"b'{bits}'"
+
     def ddl_literal_default(self, ctx: Context, value: str, typ: m.Type, path: str) -> str:
-        if typ.kind == "bit" and re.fullmatch(r"[bB]'[01]*'", value.strip()):
+        if typ.kind in ("binary", "varbinary", "blob") and re.fullmatch(r"0x[0-9a-fA-F]*", value.strip()):
             return value.strip()
         sql = super().ddl_literal_default(ctx, value, typ, path)
-        if typ.kind in _TEXTY and not self.is_mariadb:
+        if typ.kind in _TEXTY and not self.is_mariadb and not sql.startswith("("):
             return f"({sql})"  # MySQL: TEXT/BLOB/JSON defaults must be expressions
         return sql
 
@@ -219,14 +238,21 @@ class MySQLDDL(BaseDDL):
         return None
 
     def ddl_expression_default(self, sql: str, typ: m.Type) -> str:
-        if self.is_mariadb:
-            return sql
+        if re.fullmatch(r"0x[0-9a-fA-F]*|[bB]'[01]*'", sql.strip()):
+            return sql.strip()  # a hex/bit literal, not an expression
         return sql if sql.startswith("(") and sql.endswith(")") else f"({sql})"
 
     # -- keys and indexes ------------------------------------------------------------------------
     def ddl_unique_clause(self, ctx: Context, t: TableInfo, u: m.UniqueConstraint, path: str) -> str | None:
         clause = super().ddl_unique_clause(ctx, t, u, path)
-        return clause.replace(" UNIQUE (", " UNIQUE KEY (", 1) if clause else None
+        if clause is None:
+            return None
+        clause = clause.replace(" UNIQUE (", " UNIQUE KEY (", 1)
+        return clause + f" COMMENT {self.literal(u.comment[:1024])}" if u.comment else clause
+
+    def ddl_constraint_comments(self, ctx: Context, t: TableInfo) -> list[Statement]:
+        # unique keys carry their comment (ddl_unique_clause); checks and foreign keys cannot
+        return super().ddl_constraint_comments(ctx, m.replace(t, table=m.replace(t.table, uniques=())))
 
     def ddl_prefix_part(self, ctx: Context, col: str, length: int, path: str) -> str | None:
         return f"{col}({length})"
@@ -257,7 +283,7 @@ class MySQLDDL(BaseDDL):
         if ix.kind in ("btree", "fulltext", "spatial"):
             return None
         if ix.kind == "hash":
-            return " USING HASH" if ctx.same else None
+            return None  # USING HASH goes after the key parts (ddl_index_tail)
         if ix.kind in ("gin", "gist", "spgist", "brin", "rtree"):
             ctx.report.add(f"{path}/kind", f"{ix.kind} index made a btree index", "index-kind-btree", "approximation")
             return None
@@ -277,6 +303,8 @@ class MySQLDDL(BaseDDL):
             ctx.report.add(f"{path}/include", "INCLUDE columns dropped", "include-dropped", "approximation")
         if ix.nulls_not_distinct:
             ctx.report.add(f"{path}/nulls_not_distinct", "NULLS NOT DISTINCT dropped (several NULLs allowed)", "nulls-distinct")
+        if ix.kind == "hash" and ctx.same_family:
+            tail += " USING HASH"
         parser = ix.options.get("mysql", {}).get("parser") if ctx.same_family else None
         if parser:
             tail += f" WITH PARSER {parser}"
@@ -309,6 +337,8 @@ class MySQLDDL(BaseDDL):
         else:
             out.append(f"DEFAULT CHARSET={self.table['collations'].get('charset', 'utf8mb4')}")
             out.append(f"COLLATE={self._ddl_default_collation()}")
+        if ctx.same and opts.get("system_versioning"):
+            out.append("WITH SYSTEM VERSIONING")
         if table.comment:
             limit = int(self.table["limits"]["table_comment_length"])
             if len(table.comment) > limit:
@@ -316,7 +346,8 @@ class MySQLDDL(BaseDDL):
             out.append(f"COMMENT={self.literal(table.comment[:limit])}")
         if ctx.same_family:
             for key in sorted(opts):
-                if key not in _TABLE_OPTIONS and key not in ("charset", "character_set", "collation", "auto_increment", "comment"):
+                if key not in _TABLE_OPTIONS and key not in ("charset", "character_set", "collation", "auto_increment", "comment",
+                                                               "system_versioning", "period_for_system_time"):
                     ctx.report.add(f"{t.path}/options/mysql/{key}", f"table option {key} not re-emitted", "table-option-dropped", "approximation")
         part = self._ddl_partitioning(ctx, t)
         return (" " + " ".join(out) if out else "") + part
@@ -325,11 +356,23 @@ class MySQLDDL(BaseDDL):
         p = t.table.partitioning
         if p is None or not ctx.same_family:
             return ""
-        sql = f"\nPARTITION BY {p.method.upper()} ({p.expression})"
-        if p.partitions and all(x.bound for x in p.partitions):
-            sql += " (" + ", ".join(f"PARTITION {self.quote(x.name)} VALUES {x.bound}" for x in p.partitions) + ")"
-        elif p.partitions:
-            sql += f" PARTITIONS {len(p.partitions)}"
+        method = p.method.upper()
+        sql = f"\nPARTITION BY {method}" + (f" ({p.expression})" if p.expression else "")
+        if p.subpartitioning:
+            sql += f" SUBPARTITION BY {p.subpartitioning}"
+        if p.partitions:
+            sql += " (" + ", ".join(self._ddl_partition(method, x) for x in p.partitions) + ")"
+        return sql
+
+    def _ddl_partition(self, method: str, part: m.Partition) -> str:
+        sql = f"PARTITION {self.quote(part.name)}"
+        if part.bound:
+            sql += f" {part.bound}" if method == "SYSTEM_TIME" else f" VALUES {part.bound}"
+        if part.comment:
+            sql += f" COMMENT = {self.literal(part.comment)}"
+        subs = part.options.get("mysql", {}).get("subpartitions") or []
+        if subs:
+            sql += " (" + ", ".join(f"SUBPARTITION {self.quote(x)}" for x in subs) + ")"
         return sql
 
     def ddl_comments(self, ctx: Context, t: TableInfo) -> list[Statement]:
@@ -341,6 +384,48 @@ class MySQLDDL(BaseDDL):
         if ctx.schema_names.get(schema.name) is None:
             sql = sql.replace(f"{self.quote(schema.name)}.", "")
         return sql
+
+    def ddl_routine(self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str) -> list[Statement]:
+        if r.definition:
+            return super().ddl_routine(ctx, schema, r, tschema, path)
+        q = self.qualify(tschema, r.name)
+        if r.kind == "procedure":
+            args = ", ".join(f"{a.mode} {self.quote(a.name or '')} {a.native}" for a in r.arguments)
+        else:
+            args = ", ".join(f"{self.quote(a.name or '')} {a.native}" for a in r.arguments)
+        sql = f"CREATE {r.kind.upper()} {q}({args})"
+        if r.kind == "function" and r.returns:
+            sql += f" RETURNS {r.returns}"
+        opts = r.options.get("mysql", {})
+        sql += "\n  DETERMINISTIC" if r.deterministic else "\n  NOT DETERMINISTIC"
+        if opts.get("sql_data_access"):
+            sql += f" {opts['sql_data_access']}"
+        if r.security:
+            sql += f" SQL SECURITY {r.security}"
+        if r.comment:
+            sql += f" COMMENT {self.literal(r.comment)}"
+        return [Statement(f"{sql}\n{r.body}", "routine", q)]
+
+    def ddl_trigger(self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str) -> list[Statement]:
+        if trg.definition:
+            return super().ddl_trigger(ctx, schema, trg, tschema, path)
+        table = self.qualify(*ctx.table_names.get((schema.name, trg.table), (tschema, trg.table)))
+        q = self.qualify(tschema, trg.name)
+        previous = [x for x in schema.triggers if x.table == trg.table and x.timing == trg.timing
+                    and x.events == trg.events and (x.order or 0) < (trg.order or 0)]
+        follows = f" FOLLOWS {self.quote(max(previous, key=lambda x: x.order or 0).name)}" if previous else ""
+        sql = (f"CREATE TRIGGER {q} {trg.timing} {' OR '.join(trg.events)} ON {table} FOR EACH ROW{follows}\n{trg.body}")
+        return [Statement(sql, "trigger", q, table)]
+
+    def ddl_event(self, ctx: Context, schema: m.Schema, ev: m.Event, tschema: str | None, path: str) -> list[Statement]:
+        if ev.definition:
+            return super().ddl_event(ctx, schema, ev, tschema, path)
+        q = self.qualify(tschema, ev.name)
+        status = {"ENABLED": "ENABLE", "DISABLED": "DISABLE"}.get(ev.status.upper(), "DISABLE ON SLAVE")
+        sql = f"CREATE EVENT {q} ON SCHEDULE {ev.schedule} ON COMPLETION {ev.on_completion} {status}"
+        if ev.comment:
+            sql += f" COMMENT {self.literal(ev.comment)}"
+        return [Statement(f"{sql}\nDO {ev.body}", "event", q)]
 
     def ddl_view_sql(self, ctx: Context, view: m.View, qname: str, cols: str, body: str, path: str) -> str:
         opts = view.options.get("mysql", {}) if ctx.same_family else {}

@@ -186,10 +186,8 @@ class PostgreSQLDDL(BaseDDL):
             return f"CURRENT_TIMESTAMP({d.fsp})" if d.fsp is not None else "CURRENT_TIMESTAMP"
         return super().ddl_function_default(ctx, d, typ)
 
-    def ddl_literal_default(self, ctx: Context, value: str, typ: m.Type, path: str) -> str:
-        if typ.kind == "bit" and value.lower().startswith("b'"):
-            return "B" + value[1:]
-        return super().ddl_literal_default(ctx, value, typ, path)
+    def ddl_bit_literal(self, bits: str) -> str:
+        return f"B'{bits}'"
 
     def ddl_expression_default(self, sql: str, typ: m.Type) -> str:
         return sql

@@ -42,6 +42,29 @@ class SQLiteDDL(BaseDDL):
                       f"(SELECT 1 FROM sqlite_sequence WHERE name = {name})", "restart", t.qname, t.qname),
         ]
 
+    def ddl_column_parts(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> tuple[ColumnParts, list[Statement], list[Statement]]:
+        parts, post, restarts = super().ddl_column_parts(ctx, t, col, path)
+        pk = t.table.primary_key
+        if (ctx.same and col.identity is None and pk is not None and tuple(pk.columns) == (col.name,)
+                and col.native.raw.upper() == "INTEGER"):
+            # an INTEGER PRIMARY KEY that is not a rowid alias: only "PRIMARY KEY DESC" on the column does that
+            head = f"CONSTRAINT {self.quote(pk.name)} " if pk.name else ""
+            parts.primary_key = f"{head}PRIMARY KEY DESC"
+            t.pk_inline = True
+        return parts, post, restarts
+
+    def ddl_table_suffix(self, ctx: Context, t: TableInfo) -> str:
+        opts = t.table.options.get("sqlite", {}) if ctx.same else {}
+        words = [w for key, w in (("without_rowid", "WITHOUT ROWID"), ("strict", "STRICT")) if opts.get(key)]
+        return " " + ", ".join(words) if words else ""
+
+    def ddl_schema_objects(self, ctx: Context, schema: m.Schema, path: str) -> list[Statement]:
+        out = super().ddl_schema_objects(ctx, schema, path)
+        version = schema.options.get("sqlite", {}).get("user_version") if ctx.same else None
+        if version:
+            out.append(Statement(f"PRAGMA user_version = {int(version)}", "pragma", "user_version"))
+        return out
+
     def ddl_pk_name(self, ctx: Context, t: TableInfo, pk: m.PrimaryKey, path: str) -> str | None:
         return pk.name if ctx.same and pk.name else None
 
