@@ -333,6 +333,7 @@ def test_torture_tables(torture: tuple[FreshDatabase, m.Database]) -> None:
         ("country", {})]
     assert public.table("scratch").options == {"postgresql": {
         "unlogged": True, "with": ["fillfactor=70", "autovacuum_enabled=false"], "row_security": True,
+        "replica_identity": "full",
         "policies": [
             {"name": "scratch_guard", "command": "ALL", "restrictive": True, "roles": ["PUBLIC"],
              "using": "v IS NOT NULL"},
@@ -340,6 +341,8 @@ def test_torture_tables(torture: tuple[FreshDatabase, m.Database]) -> None:
              "with_check": "k <> ''::text"},
         ]}}
     assert public.table("customer").options == {}
+    assert doc.schema("inventory").table("warehouse").options == {
+        "postgresql": {"replica_identity": "index", "replica_identity_index": "warehouse_pkey"}}
 
 
 def test_torture_views_sequences_types(torture: tuple[FreshDatabase, m.Database]) -> None:
@@ -497,6 +500,9 @@ def test_document_round_trip_and_validation(torture: tuple[FreshDatabase, m.Data
     assert again.to_json() == text
     assert doc.source.engine == "postgresql" and doc.source.server_version.startswith("15.")
     assert doc.source.database.startswith("dbjson_t_") and doc.source.host == "127.0.0.1:5432"
+    db_options = doc.options["postgresql"]
+    assert db_options["encoding"] == "UTF8" and db_options["collate"] and db_options["ctype"]
+    assert "extensions" not in db_options and "public_grants" not in db_options
     assert dbjson.validate(doc.to_dict()) == []
 
 

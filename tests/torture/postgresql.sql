@@ -155,6 +155,7 @@ CREATE UNLOGGED TABLE scratch (
 ) WITH (fillfactor = 70, autovacuum_enabled = false);
 ALTER TABLE scratch ENABLE ROW LEVEL SECURITY;
 CREATE POLICY scratch_own ON scratch FOR UPDATE USING (k = current_user) WITH CHECK (k <> '');
+ALTER TABLE scratch REPLICA IDENTITY FULL;
 CREATE POLICY scratch_guard ON scratch AS RESTRICTIVE FOR ALL TO PUBLIC USING (v IS NOT NULL);
 
 -- Exclusion constraint on a range.
@@ -225,4 +226,5 @@ CREATE TABLE inventory.stock (
     PRIMARY KEY (warehouse_code, store_id)
 );
 CREATE TYPE inventory.status AS ENUM ('in', 'out');
+ALTER TABLE inventory.warehouse REPLICA IDENTITY USING INDEX warehouse_pkey;
 CREATE VIEW inventory.low_stock AS SELECT * FROM inventory.stock WHERE quantity < 5;

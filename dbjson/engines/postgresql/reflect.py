@@ -24,9 +24,9 @@ Choices made here (the document format leaves them to the engine):
   ``Identity(kind="serial")``; identity sequences belong to their column. Only the remaining
   (standalone) sequences are listed in ``Schema.sequences``.
 * FOREIGN KEY ``match`` is set only when it is not the default ``SIMPLE``.
-* Grants to ``PUBLIC`` (which is no role) are kept in ``Database.options["postgresql"]["public_grants"]``;
-  the installed extensions (but ``plpgsql``) in ``Database.options["postgresql"]["extensions"]``, while the
-  objects that belong to an extension are left out.
+* ``Database.options["postgresql"]`` holds the database's ``encoding``, ``collate`` and ``ctype``, the
+  installed ``extensions`` (but ``plpgsql``; the objects that belong to an extension are left out) and
+  the grants to ``PUBLIC`` (``public_grants``; PUBLIC is no role).
 * Table globs (``options.wants``) select tables, partitions and views alike; the indexes, constraints,
   triggers and owned sequences of a table that is left out are left out with it.
 """
@@ -51,6 +51,11 @@ Row = dict[str, Any]
 _NOT_EXTENSION = """NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend e
     WHERE e.classid = '{catalog}'::regclass AND e.objid = {oid} AND e.deptype = 'e')"""
 
+Q_DATABASE = """
+SELECT d.datname, current_setting('server_version'), pg_encoding_to_char(d.encoding), d.datcollate, d.datctype
+FROM pg_database d WHERE d.datname = current_database()
+"""
+
 Q_SCHEMAS = f"""
 SELECT n.oid, n.nspname AS name, obj_description(n.oid, 'pg_namespace') AS comment
 FROM pg_namespace n
@@ -65,6 +70,9 @@ SELECT c.oid, c.relnamespace AS nsp, c.relname AS name, c.relkind::text AS kind,
        c.relpersistence::text AS persistence, c.reloptions, ts.spcname AS tablespace,
        am.amname AS access_method, c.relispartition AS is_partition, c.relispopulated AS populated,
        c.relrowsecurity AS row_security, c.relforcerowsecurity AS force_row_security,
+       c.relreplident::text AS replica_identity,
+       (SELECT ri.relname FROM pg_index x JOIN pg_class ri ON ri.oid = x.indexrelid
+         WHERE x.indrelid = c.oid AND x.indisreplident) AS replica_identity_index,
        CASE WHEN c.relispartition THEN pg_get_expr(c.relpartbound, c.oid) END AS bound,
        CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) END AS partkey,
        CASE WHEN c.relkind IN ('v', 'm') THEN pg_get_viewdef(c.oid, true) END AS viewdef,
@@ -587,8 +595,8 @@ class PostgreSQLReflector:
 
         with _snapshot(conn):
             with conn.cursor() as cur:
-                cur.execute("SELECT current_database(), current_setting('server_version')")
-                database, version = cur.fetchone()
+                cur.execute(Q_DATABASE)
+                database, version, encoding, collate, ctype = cur.fetchone()
             cat = _read_catalog(conn, options)
             schemas = tuple(_Assembler(cat, options).schemas())
             extensions = [dict(r) for r in _fetch(conn, Q_EXTENSIONS)]
@@ -600,7 +608,10 @@ class PostgreSQLReflector:
             engine=ENGINE, server_version=version.split()[0], database=database, dumped_at=now_utc(),
             host=source_host(target.url),
         )
-        db_options = _pg_options({"extensions": extensions, "public_grants": [m.to_dict(g) for g in public]})
+        db_options = _pg_options({
+            "encoding": encoding, "collate": collate, "ctype": ctype,
+            "extensions": extensions, "public_grants": [m.to_dict(g) for g in public],
+        })
         return m.Database(source=source, schemas=schemas, users=users, options=db_options)
 
 
@@ -828,6 +839,8 @@ class _Assembler:
                 "row_security": rel["row_security"],
                 "force_row_security": rel["force_row_security"],
                 "policies": [_policy(p) for p in self.cat.policies.get(oid, [])],
+                "replica_identity": _REPLICA_IDENTITY[rel["replica_identity"]],
+                "replica_identity_index": rel["replica_identity_index"] if rel["replica_identity"] == "i" else None,
                 "exclusions": [_compact({"name": c["name"], "definition": c["definition"], "comment": c["comment"]})
                                for c in cons if c["type"] == "x"],
             }),
@@ -1023,6 +1036,7 @@ class _Assembler:
         )
 
 
+_REPLICA_IDENTITY = {"d": None, "n": "nothing", "f": "full", "i": "index"}
 _POLICY_COMMANDS = {"*": "ALL", "r": "SELECT", "a": "INSERT", "w": "UPDATE", "d": "DELETE"}
 
 
