@@ -494,3 +494,25 @@ def test_reflects_1000_tables_quickly(my_engine: str, fresh_db: Any) -> None:
     tables = doc.schemas[0].tables
     assert len(tables) == 1000 and all(len(t.columns) == 10 and len(t.indexes) == 1 for t in tables)
     assert elapsed < 15, f"reflection took {elapsed:.1f} s"
+
+
+def test_low_privilege_account(my_engine: str, fresh_db: Any) -> None:
+    """A user with SELECT on one database reflects it; --grants fails clearly, without the password."""
+    db = fresh_db(my_engine)
+    db.execute("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(5) DEFAULT 'x')")
+    user, password = "dbjson_lo_" + uuid.uuid4().hex[:8], "Lo-pw-" + uuid.uuid4().hex[:8]
+    admin = _mysql_connect(db.admin)
+    try:
+        with admin.cursor() as cur:
+            cur.execute(f"CREATE USER '{user}'@'%' IDENTIFIED BY '{password}'")
+            cur.execute(f"GRANT SELECT ON `{db.name}`.* TO '{user}'@'%'")
+        url = make_url(db.url).set(username=user, password=password)
+        doc = reflect(url)
+        assert doc.schemas[0].table("t").column("v").default == m.Default(kind="literal", value="x")
+        with pytest.raises(UsageError) as err:
+            reflect(url, grants=True)
+        assert password not in str(err.value) and "--grants" in (err.value.hint or "")
+    finally:
+        with admin.cursor() as cur:
+            cur.execute(f"DROP USER IF EXISTS '{user}'@'%'")
+        admin.close()

@@ -210,6 +210,7 @@ class MySQLReflector:
         try:
             if not self.is_mariadb:
                 cur.execute("SET SESSION information_schema_stats_expiry = 0")
+            server = _query(cur, "SELECT @@GLOBAL.sql_mode AS sql_mode, @@lower_case_table_names AS lctn")[0]
             charsets = {
                 r["coll"]: r["cs"]
                 for r in _query(cur, "SELECT COLLATION_NAME AS coll, CHARACTER_SET_NAME AS cs FROM information_schema.COLLATIONS")
@@ -226,6 +227,7 @@ class MySQLReflector:
             database=target.database or "",
             dumped_at=now_utc(),
             host=source_host(target.url),
+            options={"mysql": {"sql_mode": server["sql_mode"], "lower_case_table_names": int(server["lctn"])}},
         )
         return m.Database(source=source, schemas=schemas, users=users)
 
@@ -821,7 +823,8 @@ class MySQLReflector:
             "SELECT ROUTINE_NAME AS name, ROUTINE_TYPE AS type, DTD_IDENTIFIER AS returns,"
             " ROUTINE_DEFINITION AS body, IS_DETERMINISTIC AS det, SQL_DATA_ACCESS AS access,"
             " SECURITY_TYPE AS security, SQL_MODE AS sql_mode, ROUTINE_COMMENT AS comment,"
-            " DEFINER AS definer FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = %s",
+            " DEFINER AS definer, EXTERNAL_LANGUAGE AS lang"
+            " FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = %s",
             schema,
         )
         if not rows:
@@ -845,6 +848,7 @@ class MySQLReflector:
                     kind=r["type"].lower(),
                     arguments=tuple(m.Argument(name=a["pname"], native=a["native"], mode=a["mode"] or "IN") for a in args),
                     returns=r["returns"] if is_function else None,
+                    language=(r["lang"] or "SQL").lower(),
                     body=r["body"] or "",
                     dialect=self.name,
                     deterministic=r["det"] == "YES",
@@ -913,7 +917,13 @@ class MySQLReflector:
             )
         else:
             sql = "SELECT User AS user, Host AS host, Super_priv AS super, 'N' AS is_role, account_locked AS locked FROM mysql.user"
-        accounts = _query(cur, sql)
+        try:
+            accounts = _query(cur, sql)
+        except Exception as e:  # noqa: BLE001 - typically access denied to the mysql schema
+            raise UsageError(
+                f"cannot read the accounts for --grants: {_text(e.args[-1]) if e.args else e}",
+                hint="--grants needs SELECT on mysql.user (and mysql.global_priv on MariaDB)",
+            ) from None
         users = []
         for a in sorted(accounts, key=lambda a: (a["user"], a["host"])):
             if a["user"] in SYSTEM_ACCOUNTS or not a["user"]:
