@@ -233,6 +233,7 @@ class TablePlan:
     rows: int | None = None
     checksum: str | None = None
     skipped: bool = False
+    kept: bool = False  # the table was already there (--if-exists truncate): its indexes and keys too
     lossy: bool = False  # the pre-flight found values that load changed (zero dates → NULL)
     # Every column of the lines (manifest order) with its target name and type: what verify reads.
     verify_columns: list[tuple[m.Column, str, m.Type]] = field(default_factory=list)
@@ -652,27 +653,30 @@ class Importer:
                 tp.skipped = True
                 self.report.tables[tp.display].skipped = True
             elif self.opts.if_exists == "truncate":
+                tp.kept = True
                 self.engine.load_truncate(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
             elif self.opts.if_exists == "replace":
                 self.engine.load_drop(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
                 existing.discard((tp.tschema, tp.tname))
 
     def _pre_statements(self, plan: Any, tables: list[TablePlan], existing: set[tuple[str | None, str]]) -> list[Any]:
-        keep = {(tp.tschema, tp.tname) for tp in tables if not tp.skipped and (tp.tschema, tp.tname) not in existing}
-        skip_objects = {_qual(tp) for tp in tables if tp.skipped or (tp.tschema, tp.tname) in existing}
+        """Pre-data statements, without those of tables that are kept (skipped or already there)."""
+        selected = _names(tables)
+        keep_existing = _names([tp for tp in tables if tp.skipped or (tp.tschema, tp.tname) in existing])
         out = []
         for st in plan.pre_data:
-            if st.table is not None and st.table in skip_objects:
-                continue
-            if st.kind == "table" and st.table is None and st.object in skip_objects:
+            obj = _unquote(st.table or (st.object if st.kind == "table" else ""))
+            if obj and (_named(obj, keep_existing) or not _named(obj, selected)):
                 continue
             out.append(st)
-        del keep
         return out
 
     def _post_statements(self, plan: Any, tables: list[TablePlan]) -> list[Any]:
-        skipped = {_qual(tp) for tp in tables if tp.skipped}
-        return [st for st in plan.post_data if not (st.table is not None and st.table in skipped)]
+        """Post-data statements of the selected, not skipped tables (and the table-less ones)."""
+        wanted = _names([tp for tp in tables if not tp.skipped and not tp.kept])
+        restart = _names([tp for tp in tables if tp.kept])
+        return [st for st in plan.post_data if not st.table or _named(_unquote(st.table), wanted)
+                or (st.kind == "restart" and _named(_unquote(st.table), restart))]
 
     # -- DDL ------------------------------------------------------------------------------------
     def _run_ddl(self, statements: list[Any], state: Any, *, parallel: bool) -> None:
@@ -730,6 +734,12 @@ class Importer:
                             self._active[threading.get_ident()] = conn
                         _backoff(attempt)
                         continue
+                    if getattr(st, "optional", False) and not self.opts.strict:
+                        note = f"{getattr(st, 'path', None) or st.object}: the target refused the translated {st.kind} ({_first_line(e)}); skipped"
+                        with self._lock:
+                            self.report.translation.append(note)
+                        self.emit("warning", note)
+                        return
                     raise ApplyError(f"{st.kind} {st.object}: {_first_line(e)}", statement=st.sql, obj=st.object) from None
         finally:
             self._active.pop(threading.get_ident(), None)
@@ -1038,6 +1048,21 @@ def build_row_converter(engine: Engine, tp: TablePlan, zero_dates: str, file: st
 
 def _qual(tp: TablePlan) -> str:
     return f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
+
+
+def _names(tables: Sequence[TablePlan]) -> set[str]:
+    """Qualified (``schema.table``) and bare target names of ``tables``."""
+    return {_qual(tp) for tp in tables} | {"." + tp.tname for tp in tables}
+
+
+def _named(obj: str, names: set[str]) -> bool:
+    """Whether the statement object ``obj`` (unquoted, maybe database-qualified) is one of ``names``."""
+    return obj in names or "." + obj.rsplit(".", 1)[-1] in names
+
+
+def _unquote(name: str) -> str:
+    """``"public"."t"`` / ```t``` → ``public.t`` / ``t`` (to match statements with tables)."""
+    return name.replace('"', "").replace("`", "")
 
 
 def _first_line(e: BaseException) -> str:

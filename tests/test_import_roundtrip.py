@@ -35,3 +35,38 @@ def test_chinook_round_trip(source: str, target: str, fresh_db: Any, tmp_path: P
     for table, count in chinook_row_counts().items():
         assert _count(dst, target, chinook_table_name(source, table)) == count, table
     assert verify(out, dst.url).ok
+
+
+@pytest.fixture
+def chinook_export(fresh_db: Any, tmp_path: Path) -> Path:
+    src = fresh_db("mariadb")
+    load_chinook(src)
+    out = tmp_path / "export"
+    export_database(src.url, out, threads=2)
+    return out
+
+
+def test_if_exists_and_table_selection(chinook_export: Path, fresh_db: Any) -> None:
+    from dbjson.errors import UsageError
+
+    dst = fresh_db("mariadb")
+    report = import_database(chinook_export, dst.url, tables=["Artist", "Album"], threads=2)
+    assert {t.rsplit(".", 1)[1] for t in report.tables} == {"Artist", "Album"}
+    with pytest.raises(UsageError, match="already exists"):
+        import_database(chinook_export, dst.url, tables=["Artist"])
+    dst.execute("DELETE FROM `Album` WHERE `AlbumId` > 10")
+    report = import_database(chinook_export, dst.url, tables=["Album"], if_exists="truncate")
+    assert report.verify.ok and _count(dst, "mariadb", "Album") == 347
+    report = import_database(chinook_export, dst.url, if_exists="skip", exclude=["Track", "InvoiceLine", "PlaylistTrack"])
+    by_name = {t.rsplit(".", 1)[1]: r for t, r in report.tables.items()}
+    assert by_name["Artist"].skipped and by_name["Genre"].rows == 25
+    report = import_database(chinook_export, dst.url, tables=["Genre"], if_exists="replace")
+    assert report.verify.ok and _count(dst, "mariadb", "Genre") == 25
+
+
+def test_schema_only_then_data_only(chinook_export: Path, fresh_db: Any) -> None:
+    dst = fresh_db("postgresql")
+    import_database(chinook_export, dst.url, schema_only=True)
+    assert _count(dst, "postgresql", "Track") == 0
+    report = import_database(chinook_export, dst.url, data_only=True, threads=2)
+    assert report.verify.ok and _count(dst, "postgresql", "Track") == 3503
