@@ -132,7 +132,7 @@ class Server:
 
     @property
     def password(self) -> str:
-        return make_url(self.url).password or ""  # type: ignore[return-value]
+        return make_url(self.url).password or ""
 
     def db_url(self, database: str) -> str:
         """The dbjson URL of one database on this server."""
@@ -156,7 +156,7 @@ def pg_connect(server: Server, database: str = "postgres") -> psycopg.Connection
                            password=server.password or None, dbname=database, autocommit=True)
 
 
-def my_connect(server: Server, database: str | None = None) -> pymysql.connections.Connection:  # type: ignore[type-arg]
+def my_connect(server: Server, database: str | None = None) -> pymysql.connections.Connection:
     """An autocommit PyMySQL connection (utf8mb4, UTC session, LOCAL INFILE allowed)."""
     conn = pymysql.connect(host=server.host, port=server.port, user=server.user, password=server.password,
                            database=database, charset="utf8mb4", autocommit=True, local_infile=True)
@@ -209,7 +209,7 @@ def count_rows(server: Server, database: str, schema: str | None = None) -> dict
                 out = {}
                 for t in TABLES:
                     cur.execute(f"SELECT count(*) FROM `{t.name}`")
-                    out[t.name] = int(cur.fetchone()[0])  # type: ignore[index]
+                    out[t.name] = int(cur.fetchone()[0])
                 return out
         finally:
             conn.close()

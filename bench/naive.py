@@ -39,8 +39,7 @@ def _default(v: Any) -> Any:
 
 def _write(rows: Iterable[tuple[Any, ...]], names: list[str], out: Path) -> None:
     with open(out, "wb", buffering=1 << 20) as fh:
-        for row in rows:
-            fh.write(orjson.dumps(dict(zip(names, row)), default=_default) + b"\n")
+        fh.writelines(orjson.dumps(dict(zip(names, row)), default=_default) + b"\n" for row in rows)
 
 
 def export(server: ds.Server, database: str, out_dir: Path) -> None:

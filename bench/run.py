@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import json
 import os
 import platform
@@ -24,8 +25,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from . import dataset as ds
@@ -104,17 +105,18 @@ def first_line(cmd: Sequence[str]) -> str | None:
     if not shutil.which(cmd[0]):
         return None
     try:
-        out = subprocess.run(list(cmd), capture_output=True, text=True, timeout=60, cwd=REPO)
+        out = subprocess.run(list(cmd), check=False, capture_output=True, text=True, timeout=60, cwd=REPO)
     except (OSError, subprocess.TimeoutExpired):
         return None
     lines = (out.stdout or out.stderr).strip().splitlines()
     return lines[0].strip() if lines else None
 
 
-def dbjson_has(command: str) -> bool:
-    """True when the installed dbjson CLI has ``command`` (export/import/verify land later)."""
-    out = subprocess.run([PY, "-m", "dbjson", command, "--help"], capture_output=True, cwd=REPO)
-    return out.returncode == 0
+def dbjson_help(command: str) -> str:
+    """The help text of a dbjson CLI command, or '' when this checkout does not have it yet."""
+    out = subprocess.run([PY, "-m", "dbjson", command, "--help"], check=False, capture_output=True, text=True, cwd=REPO,
+                         env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"})
+    return out.stdout if out.returncode == 0 else ""
 
 
 # --------------------------------------------------------------------------- client commands
@@ -149,7 +151,7 @@ class Bench:
         self.servers = ds.servers()
         self.results: list[Result] = []
         self.info: dict[str, str] = {}
-        self.have = {"export": dbjson_has("export"), "import": dbjson_has("import"), "verify": dbjson_has("verify")}
+        self.have = {cmd: dbjson_help(cmd) for cmd in ("export", "import", "verify")}
         self.keep: dict[str, Path] = {}  # dbjson exports kept for the migrate comparison
 
     # ----------------------------------------------------------------- bookkeeping
@@ -161,26 +163,38 @@ class Bench:
         self.results.append(r)
         if r.ok:
             rate = f"{r.rows_per_s:,.0f} rows/s" if r.rows_per_s else ""
-            self.say(f"  {r.engine:>9} {r.phase:6} {r.label:34} {r.seconds:8.2f} s  {rate:>16}  "
+            self.say(f"  {r.engine:>9} {r.phase:6} {r.label:44} {r.seconds:8.2f} s  {rate:>16}  "
                      f"peak RSS {(r.maxrss_kb or 0) / 1024:7.1f} MB {r.note}")
         else:
-            self.say(f"  {r.engine:>9} {r.phase:6} {r.label:34} {r.status}: {r.note}")
+            self.say(f"  {r.engine:>9} {r.phase:6} {r.label:44} {r.status}: {r.note}")
         return r
 
     def run(self, engine: str, phase: str, tool: str, label: str, cmd: Sequence[str], *,
             stdin: Path | None = None, stdout: Path | None = None, env: dict[str, str] | None = None,
-            baseline: bool = False) -> Result:
-        """Measure one step and record it (status failed with the error tail on a non-zero exit)."""
-        p = measure(cmd, stdin=stdin, stdout=stdout, timeout=self.args.timeout, env=env)
+            baseline: bool = False, prepare: Callable[[], object] | None = None) -> Result:
+        """Measure one step ``--repeat`` times (``prepare`` before each) and keep the fastest.
+
+        The status is failed, with the error tail, as soon as one repetition exits non-zero.
+        """
         r = Result(engine, phase, tool, label, rows=self.rows, baseline=baseline)
-        if p.returncode != 0:
-            r.status, r.note = "failed", f"exit {p.returncode}: {p.err[-600:]}"
-        else:
-            r.seconds, r.maxrss_kb = p.seconds, p.maxrss_kb
+        for _ in range(self.args.repeat):
+            if prepare:
+                prepare()
+            p = measure(cmd, stdin=stdin, stdout=stdout, timeout=self.args.timeout, env=env)
+            if p.returncode != 0:
+                r.status, r.note, r.seconds, r.maxrss_kb = "failed", f"exit {p.returncode}: {p.err[-600:]}", None, None
+                break
+            if r.seconds is None or p.seconds < r.seconds:
+                r.seconds = p.seconds
+            r.maxrss_kb = max(r.maxrss_kb or 0, p.maxrss_kb)
         return r
 
     def unavailable(self, engine: str, phase: str, tool: str, label: str, why: str) -> Result:
         return self.record(Result(engine, phase, tool, label, status="not available", note=why))
+
+    def dbjson(self, command: str, *args: str, flags: Sequence[str] = ("--quiet",)) -> list[str]:
+        """A dbjson CLI command line, with those of ``flags`` that this checkout's command knows."""
+        return [PY, "-m", "dbjson", command, *args, *(f for f in flags if f in self.have[command])]
 
     def wants(self, tool: str) -> bool:
         return tool in self.tools
@@ -248,6 +262,14 @@ class Bench:
     def out(self, engine: str, name: str) -> Path:
         return self.fresh(self.work / "runs" / engine / name)
 
+    def empty_dir(self, path: Path, mode: int = 0o755) -> Callable[[], Path]:
+        """A ``prepare`` callback: ``path`` recreated as an empty directory."""
+        def prepare() -> Path:
+            self.fresh(path).mkdir()
+            path.chmod(mode)
+            return path
+        return prepare
+
     # ----------------------------------------------------------------- export
 
     def outfile_dir(self, server: ds.Server) -> tuple[Path, str]:
@@ -257,27 +279,23 @@ class Bench:
 
     def native_export(self, server: ds.Server) -> tuple[Result, Path]:
         e = server.engine
-        if server.family == "postgresql":
-            out = self.out(e, "native")
-            out.mkdir()
-            script = self.work / "runs" / e / "native-export.sql"
-            script.write_text("".join(f"\\copy \"{t.name}\" TO '{out / (t.name + '.tsv')}'\n" for t in ds.TABLES))
-            return self.run(e, "export", "native", "COPY TO (psql \\copy)", psql(server, self.db, script),
-                            env=client_env(server), baseline=True), out
-        host, srv = self.outfile_dir(server)
-        self.fresh(host)
-        host.mkdir(parents=True)
-        host.chmod(0o777)
-        sql = "SET time_zone = '+00:00';\n" + "".join(
-            f"SELECT {outfile_columns(t)} INTO OUTFILE '{srv}/{t.name}.tsv' FROM `{t.name}`;\n" for t in ds.TABLES)
         script = self.work / "runs" / e / "native-export.sql"
         script.parent.mkdir(parents=True, exist_ok=True)
+        if server.family == "postgresql":
+            out = self.work / "runs" / e / "native"
+            script.write_text("".join(f"\\copy \"{t.name}\" TO '{out / (t.name + '.tsv')}'\n" for t in ds.TABLES))
+            return self.run(e, "export", "native", "COPY TO (psql \\copy)", psql(server, self.db, script),
+                            env=client_env(server), baseline=True, prepare=self.empty_dir(out)), out
+        host, srv = self.outfile_dir(server)
+        sql = "SET time_zone = '+00:00';\n" + "".join(
+            f"SELECT {outfile_columns(t)} INTO OUTFILE '{srv}/{t.name}.tsv' FROM `{t.name}`;\n" for t in ds.TABLES)
         script.write_text(sql)
         return self.run(e, "export", "native", "SELECT INTO OUTFILE", my_client(server, self.db), stdin=script,
-                        env=client_env(server), baseline=True), host
+                        env=client_env(server), baseline=True, prepare=self.empty_dir(host, 0o777)), host
 
     def export_engine(self, server: ds.Server) -> None:
         e = server.engine
+        runs = self.work / "runs" / e
         if self.wants("native"):
             self.native_export(server)  # warm-up: the same data read once before any timed step
             r, _ = self.native_export(server)
@@ -285,20 +303,21 @@ class Bench:
         if server.family == "postgresql" and self.wants("pg_dump"):
             self.record(self.run(e, "export", "pg_dump", "pg_dump -Fd -j 2",
                                  ["pg_dump", "-h", server.host, "-p", str(server.port), "-U", server.user,
-                                  "-Fd", "-j", "2", "-f", str(self.out(e, "pg_dump")), self.db], env=client_env(server)))
+                                  "-Fd", "-j", "2", "-f", str(runs / "pg_dump"), self.db], env=client_env(server),
+                                 prepare=lambda: self.out(e, "pg_dump")))
         if server.family == "mysql" and self.wants("mydumper"):
             if shutil.which("mydumper"):
                 cmd = ["mydumper", "-h", server.host, "-P", str(server.port), "-u", server.user, "-B", self.db,
-                       "-t", "2", "-r", "100000", "-o", str(self.out(e, "mydumper"))]
+                       "-t", "2", "-r", "100000", "-o", str(runs / "mydumper")]
                 self.record(self.run(e, "export", "mydumper", "mydumper -t 2 -r 100000",
-                                     cmd + (["-p", server.password] if server.password else [])))
+                                     cmd + (["-p", server.password] if server.password else []),
+                                     prepare=lambda: self.out(e, "mydumper")))
             else:
                 self.unavailable(e, "export", "mydumper", "mydumper -t 2", "mydumper not installed (bench/setup.sh)")
         if server.family == "mysql" and self.wants("dump"):
             prog = "mariadb-dump" if server.engine == "mariadb" else "mysqldump"
             if shutil.which(prog):
-                out = self.out(e, "dump")
-                out.mkdir()
+                out = self.empty_dir(runs / "dump")()
                 cmd = [prog, "-h", server.host, "-P", str(server.port), "-u", server.user,
                        "--single-transaction", "--default-character-set=utf8mb4", self.db]
                 self.record(self.run(e, "export", "dump", f"{prog} (single stream)", cmd,
@@ -307,17 +326,18 @@ class Bench:
                 self.unavailable(e, "export", "dump", prog, f"{prog} not installed")
         if self.wants("naive"):
             self.record(self.run(e, "export", "naive", "naive Python (orjson per row)",
-                                 [PY, "-m", "bench.naive", "export", e, self.db, str(self.out(e, "naive"))]))
+                                 [PY, "-m", "bench.naive", "export", e, self.db, str(runs / "naive")],
+                                 prepare=lambda: self.out(e, "naive")))
         if self.wants("dbjson"):
             for threads in (1, 2):
                 label = f"dbjson export --threads {threads}"
                 if not self.have["export"]:
                     self.unavailable(e, "export", "dbjson", label, "dbjson export not in this checkout yet")
                     continue
-                out = self.out(e, f"dbjson-t{threads}")
+                out = runs / f"dbjson-t{threads}"
                 self.record(self.run(e, "export", "dbjson", label,
-                                     [PY, "-m", "dbjson", "export", server.db_url(self.db), "-o", str(out),
-                                      "--threads", str(threads)]))
+                                     self.dbjson("export", server.db_url(self.db), "-o", str(out), "--threads", str(threads)),
+                                     prepare=functools.partial(self.fresh, out)))
 
     # ----------------------------------------------------------------- import
 
@@ -325,8 +345,8 @@ class Bench:
                     stdin: Path | None = None, baseline: bool = False) -> Result:
         """Run one import into a fresh empty database, check the row counts, drop the database."""
         e = server.engine
-        ds.recreate_database(server, self.imp)
-        r = self.run(e, "import", tool, label, cmd, stdin=stdin, env=client_env(server), baseline=baseline)
+        r = self.run(e, "import", tool, label, cmd, stdin=stdin, env=client_env(server), baseline=baseline,
+                     prepare=lambda: ds.recreate_database(server, self.imp))
         self.check_import(server, r, self.imp)
         return r
 
@@ -377,21 +397,27 @@ class Bench:
 
     def dbjson_imports(self, server: ds.Server) -> None:
         e = server.engine
-        src = self.work / "runs" / e / "dbjson-t2"
+        made_by = next((t for t in (2, 1) if self.ok(e, "export", "dbjson", f"--threads {t}")), None)
+        src = self.work / "runs" / e / f"dbjson-t{made_by}"
         for threads in (1, 2):
             label = f"dbjson import --threads {threads}"
             if not self.have["import"]:
                 self.unavailable(e, "import", "dbjson", label, "dbjson import not in this checkout yet")
                 continue
-            if not self.ok(e, "export", "dbjson", "--threads 2"):
+            if made_by is None:
                 self.unavailable(e, "import", "dbjson", label, "no dbjson export to import")
                 continue
-            r = self.import_step(server, "dbjson", label, [PY, "-m", "dbjson", "import", str(src),
-                                                           server.db_url(self.imp), "--threads", str(threads)])
+            cmd = self.dbjson("import", str(src), server.db_url(self.imp), "--threads", str(threads),
+                              flags=("--quiet", "--no-verify"))
+            label += (" --no-verify" if "--no-verify" in cmd else "") + ("" if made_by == 2 else " (of the --threads 1 export)")
+            r = self.import_step(server, "dbjson", label, cmd)
             if threads == 2 and r.ok and self.have["verify"]:
-                v = measure([PY, "-m", "dbjson", "verify", str(src), server.db_url(self.imp)], timeout=self.args.timeout)
-                r.note = "verify: " + ("pass" if v.returncode == 0 else f"FAILED (exit {v.returncode}: {v.err[-300:]})")
-                self.say(f"  {e:>9} import {'dbjson verify (untimed)':34} {r.note}")
+                v = measure(self.dbjson("verify", str(src), server.db_url(self.imp), "--threads", "2"),
+                            timeout=self.args.timeout)
+                self.record(Result(e, "import", "verify", "dbjson verify --threads 2 (of that import)", rows=self.rows,
+                                   seconds=v.seconds if v.returncode == 0 else None, maxrss_kb=v.maxrss_kb,
+                                   status="ok" if v.returncode == 0 else "failed",
+                                   note="" if v.returncode == 0 else f"exit {v.returncode}: {v.err[-300:]}"))
 
     def ok(self, engine: str, phase: str, tool: str, label_part: str = "") -> bool:
         return any(r.ok and r.engine == engine and r.phase == phase and r.tool == tool and label_part in r.label
@@ -406,11 +432,11 @@ class Bench:
         self.say("MariaDB -> PostgreSQL")
         if self.wants("pgloader"):
             if shutil.which("pgloader"):
-                ds.recreate_database(pg, self.imp)
                 src = f"mysql://{my.user}@{my.host}:{my.port}/{self.db}"
                 dst = f"postgresql://{pg.user}@{pg.host}:{pg.port}/{self.imp}"
                 r = self.run(e, "migrate", "pgloader", "pgloader (defaults)", ["pgloader", src, dst],
-                             env={**client_env(pg), **client_env(my)}, baseline=True)
+                             env={**client_env(pg), **client_env(my)}, baseline=True,
+                             prepare=lambda: ds.recreate_database(pg, self.imp))
                 self.check_import(pg, r, self.imp, schema=self.db)
             else:
                 self.unavailable(e, "migrate", "pgloader", "pgloader", "pgloader not installed (bench/setup.sh)")
@@ -422,15 +448,20 @@ class Bench:
                 self.unavailable(e, "migrate", "dbjson", "dbjson export + import (--threads 2)",
                                  "needs dbjson export and import")
             else:
-                ds.recreate_database(pg, self.imp)
                 r = self.run(e, "migrate", "dbjson", "dbjson import --threads 2 (PostgreSQL)",
-                             [PY, "-m", "dbjson", "import", str(src_dir), pg.db_url(self.imp), "--threads", "2"])
-                if r.ok and exp.seconds is not None:
+                             self.dbjson("import", str(src_dir), pg.db_url(self.imp), "--threads", "2",
+                                         flags=("--quiet", "--no-verify")),
+                             prepare=lambda: ds.recreate_database(pg, self.imp))
+                if r.seconds is not None and exp.seconds is not None:
                     r.note = f"import {r.seconds:.2f} s + MariaDB export {exp.seconds:.2f} s"
                     r.label = "dbjson export + import (--threads 2)"
                     r.seconds += exp.seconds
                     r.maxrss_kb = max(r.maxrss_kb or 0, exp.maxrss_kb or 0)
                 self.check_import(pg, r, self.imp)
+                if r.ok and self.have["verify"]:
+                    v = measure(self.dbjson("verify", str(src_dir), pg.db_url(self.imp), "--threads", "2"),
+                                timeout=self.args.timeout)
+                    r.note += "; dbjson verify: " + ("pass" if v.returncode == 0 else f"exit {v.returncode}: {v.err[-400:]}")
         ds.drop_database(pg, self.imp)
 
 
@@ -447,7 +478,7 @@ def server_version(server: ds.Server) -> str:
     try:
         with conn.cursor() as cur:
             cur.execute("SELECT version()")
-            return str(cur.fetchone()[0])  # type: ignore[index]
+            return str(cur.fetchone()[0])
     finally:
         conn.close()
 
@@ -477,7 +508,7 @@ def _ratio_target(engine: str, goal: str, mine: Result | None, other: Result | N
         missing = "dbjson" if mine is None else what
         return Target(engine, goal, f"{missing} not available", "n/a")
     ratio = other.seconds / mine.seconds
-    return Target(engine, goal, f"{ratio:.2f}× {what} ({mine.seconds:.1f} s vs {other.seconds:.1f} s)",
+    return Target(engine, goal, f"{ratio:.2f}× {what} ({mine.seconds:.2f} s vs {other.seconds:.2f} s)",
                   "met" if ratio >= need else "missed")
 
 
@@ -520,6 +551,7 @@ def targets(b: Bench) -> list[Target]:
     return out
 
 
+ANALYSIS = REPO / "bench" / "analysis.md"  # hand-written profile notes appended to the report, when present
 PREAMBLE = """\
 # dbjson performance
 
@@ -534,8 +566,9 @@ deterministic dataset into MariaDB, MySQL 9 and PostgreSQL 15, then times, on th
   stream, `--single-transaction`); and a naive single-threaded Python exporter (server-side cursor, one
   `orjson.dumps` per row, `bench/naive.py`).
 - **import** (each into a fresh empty database, schema + data + indexes + foreign keys, row counts
-  checked afterwards): `dbjson import --threads 1` and `--threads 2` (of the `--threads 2` export, then
-  `dbjson verify`, untimed); the engine's own bulk load (`COPY ... FROM STDIN` via `psql \\copy`;
+  checked afterwards): `dbjson import --threads 1` and `--threads 2` of the `--threads 2` export, with
+  `--no-verify` because no other loader verifies (`dbjson verify --threads 2` is timed on its own row:
+  a default `dbjson import` costs about the sum); the engine's own bulk load (`COPY ... FROM STDIN` via `psql \\copy`;
   `LOAD DATA INFILE` of the OUTFILE files; binary columns
   go through `HEX()`/`UNHEX()` because MySQL 9's `LOAD DATA` rejects raw non-UTF-8 bytes); `pg_restore -j 2`; `myloader -t 2`; the `mariadb`/`mysql`
   client reading the dump; a naive Python importer (`executemany`, batches of 1,000).
@@ -586,11 +619,11 @@ def machine(b: Bench) -> list[str]:
         "mariadb-dump": first_line(["mariadb-dump", "--version"]), "mydumper": first_line(["mydumper", "--version"]),
         "pgloader": first_line(["pgloader", "--version"]),
     }
-    lines = [f"- date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; dbjson commit {commit}",
+    lines = [f"- date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC; dbjson commit {commit}",
              f"- machine: {os.cpu_count()} CPUs ({cpu}), {mem} memory, {platform.platform()}, Python {platform.python_version()}",
              f"- load average before / after the run: {b.info.get('load_before')} / {b.info.get('load_after')}",
              f"- dataset: {b.rows:,} rows (" + ", ".join(f"{k} {v:,}" for k, v in ds.table_rows(b.rows).items())
-             + f"), seed {b.args.seed}"]
+             + f"), seed {b.args.seed}; every step run {b.args.repeat}× (fastest kept)"]
     for engine in b.args.engines.split(","):
         lines.append(f"- {engine}: {b.info.get(f'version_{engine}', '?')} (dataset load: {b.info.get(f'load_{engine}', '?')})")
     lines.append("- tools: " + "; ".join(f"{k} {v or 'not available'}" for k, v in tools.items()))
@@ -608,6 +641,8 @@ def render(b: Bench) -> str:
             sec = _section(b, engine, phase)
             if sec:
                 out += ["", f"## {titles.get(engine, engine)}: {phase}", "", *sec]
+    if ANALYSIS.exists():
+        out += ["", ANALYSIS.read_text(encoding="utf-8").strip()]
     return "\n".join(out) + "\n"
 
 
@@ -621,6 +656,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--work", default="/tmp/dbjson-bench", help="data cache and outputs")
     p.add_argument("--out", default=str(REPO / "docs" / "performance.md"), help="Markdown report ('' for none)")
     p.add_argument("--json", default="", help="also write the results as JSON here")
+    p.add_argument("--repeat", type=int, default=1, help="run every step N times and keep the fastest")
     p.add_argument("--timeout", type=float, default=3600, help="seconds per step before it is killed")
     p.add_argument("--keep", action="store_true", help="keep the exported files")
     p.add_argument("--setup", action="store_true", help="run bench/setup.sh (apt-get install the tools) first")

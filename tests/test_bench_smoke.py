@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # bench/ is a top-level folder of the repository, not part of the package
     sys.path.insert(0, str(REPO))
 
-from bench import dataset as ds  # noqa: E402
+from bench import dataset as ds
 
 
 def test_dataset_is_deterministic_and_covers_every_table() -> None:
@@ -55,7 +55,7 @@ def test_benchmark_runs_at_tiny_scale_and_reports_ratios(tmp_path: Path) -> None
             [sys.executable, "-m", "bench.run", "--rows", "2000", "--engines", "postgresql",
              "--tools", "native,naive,dbjson", "--database", database, "--work", str(tmp_path / "work"),
              "--out", str(report), "--json", str(results), "--timeout", "120"],
-            cwd=REPO, capture_output=True, text=True, timeout=300,
+            check=False, cwd=REPO, capture_output=True, text=True, timeout=300,
         )
     finally:
         server = ds.servers()["postgresql"]
@@ -70,8 +70,10 @@ def test_benchmark_runs_at_tiny_scale_and_reports_ratios(tmp_path: Path) -> None
         assert native["status"] == naive["status"] == "ok", (native, naive)
         assert native["rows_per_s"] > 0 and naive["rows_per_s"] > 0
     dbjson = [r for key, r in by_label.items() if key[1] == "dbjson"]
-    assert len(dbjson) == 4  # export and import at --threads 1 and 2: measured or "not available"
-    assert all(r["status"] in ("ok", "not available") for r in dbjson), dbjson
+    assert len(dbjson) == 4  # export and import at --threads 1 and 2, each measured or reported
+    # dbjson's own failures are its tests' business; here only: every outcome is recorded and explained
+    assert all(r["status"] == "ok" or r["note"] for r in dbjson), dbjson
+    assert all((r["status"] == "ok") == (r["rows_per_s"] is not None) for r in dbjson), dbjson
     text = report.read_text()
     assert "## PostgreSQL: export" in text and "× bulk" in text and "| 1.00 |" in text
     assert "comparable only within one run" in text
