@@ -167,6 +167,11 @@ ALL_TYPES: dict[str, tuple[str, dict[str, Any]]] = {
     "c_address": ("public.address", {"kind": "opaque", "type_name": "address", "type_schema": "public"}),
     "c_expr_default": ("text", {"kind": "text"}),
     "c_total": ("numeric", {"kind": "decimal"}),
+    "c_floatrange": ("public.floatrange", {"kind": "range", "subtype": "double precision", "type_name": "floatrange",
+                                           "type_schema": "public"}),
+    "c_floatmultirange": ("public.floatmultirange", {"kind": "range", "subtype": "double precision", "multi": True,
+                                                     "type_name": "floatmultirange", "type_schema": "public"}),
+    "c_ci": ("text", {"kind": "text"}),
 }
 
 
@@ -220,6 +225,7 @@ def test_torture_column_attributes(torture: tuple[FreshDatabase, m.Database]) ->
     assert t.column("c_total").default is None
     assert t.column("c_text").collation == "C"
     assert t.column("c_varchar").collation is None
+    assert t.column("c_ci").collation == "public.case_insensitive"
     assert t.column("c_jsonb").comment == "binary JSON"
     assert t.comment == "one column per core type"
     assert t.checks == (m.Check(name="all_types_money_check", expression="c_money >= 0::money",
@@ -386,6 +392,16 @@ def test_torture_views_sequences_types(torture: tuple[FreshDatabase, m.Database]
         ("zip", "public.us_postal_code", ZIP),
     ]
     assert doc.schema("inventory").comment == "second schema (cross-schema FK target)"
+    assert public.options["postgresql"]["collations"] == [{
+        "name": "case_insensitive", "provider": "icu", "locale": "und-u-ks-level2", "deterministic": False,
+        "comment": "ICU, ignores case",
+        "definition": "CREATE COLLATION public.case_insensitive (provider = icu, locale = 'und-u-ks-level2', "
+                      "deterministic = false)"}]
+    assert public.options["postgresql"]["range_types"] == [{
+        "name": "floatrange", "subtype": "double precision", "multirange": "public.floatmultirange",
+        "definition": "CREATE TYPE public.floatrange AS RANGE (SUBTYPE = double precision, SUBTYPE_DIFF = float8mi, "
+                      "MULTIRANGE_TYPE_NAME = public.floatmultirange)"}]
+    assert doc.schema("inventory").options == {}
 
 
 def test_torture_routines_and_triggers(torture: tuple[FreshDatabase, m.Database]) -> None:
@@ -477,19 +493,23 @@ def test_every_catalog_object_is_present(torture: tuple[FreshDatabase, m.Databas
         f"WHERE {nsp} AND x.conrelid <> 0 AND x.conparentid = 0 AND x.conislocal GROUP BY 1"))
     assert constraints == catalog
     assert sum(len(s.routines) for s in doc.schemas) == count(
-        db, f"SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE {nsp}") == 8
+        db, f"SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE {nsp} "
+            "AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'i')") == 8
     assert sum(len(s.triggers) for s in doc.schemas) == count(
         db, f"SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
             f"JOIN pg_namespace n ON n.oid = c.relnamespace WHERE {nsp} AND NOT t.tgisinternal") == 2
     types = dict(db.query(
         "SELECT t.typtype::text, count(*) FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace "
-        f"LEFT JOIN pg_class c ON c.oid = t.typrelid WHERE {nsp} AND t.typtype IN ('e', 'd', 'c') "
+        f"LEFT JOIN pg_class c ON c.oid = t.typrelid WHERE {nsp} AND t.typtype IN ('e', 'd', 'c', 'r') "
         "AND (c.relkind IS NULL OR c.relkind = 'c') GROUP BY 1"))
     assert types == {
         "e": sum(len(s.enums) for s in doc.schemas),
         "d": sum(len(s.domains) for s in doc.schemas),
         "c": sum(len(s.composites) for s in doc.schemas),
+        "r": sum(len(s.options.get("postgresql", {}).get("range_types", [])) for s in doc.schemas),
     }
+    assert sum(len(s.options.get("postgresql", {}).get("collations", [])) for s in doc.schemas) == count(
+        db, f"SELECT count(*) FROM pg_collation c JOIN pg_namespace n ON n.oid = c.collnamespace WHERE {nsp}") == 1
 
 
 def test_document_round_trip_and_validation(torture: tuple[FreshDatabase, m.Database]) -> None:

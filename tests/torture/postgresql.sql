@@ -11,6 +11,9 @@ CREATE DOMAIN us_postal_code AS varchar(10) NOT NULL DEFAULT '00000'
 COMMENT ON DOMAIN us_postal_code IS 'US ZIP code';
 CREATE TYPE address AS (street text, city varchar(80), zip us_postal_code);
 COMMENT ON TYPE address IS 'a postal address';
+CREATE COLLATION case_insensitive (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+COMMENT ON COLLATION case_insensitive IS 'ICU, ignores case';
+CREATE TYPE floatrange AS RANGE (subtype = float8, subtype_diff = float8mi);
 
 CREATE TABLE inventory.warehouse (
     code char(4) PRIMARY KEY,
@@ -76,7 +79,10 @@ CREATE TABLE all_types (
     c_zip us_postal_code,
     c_address address,
     c_expr_default text DEFAULT ('a' || 'b'),
-    c_total numeric GENERATED ALWAYS AS (c_numeric_ps * 2) STORED
+    c_total numeric GENERATED ALWAYS AS (c_numeric_ps * 2) STORED,
+    c_floatrange floatrange,
+    c_floatmultirange floatmultirange,
+    c_ci text COLLATE case_insensitive
 );
 ALTER TABLE all_types ADD CONSTRAINT all_types_money_check CHECK (c_money >= 0::money) NOT VALID;
 COMMENT ON TABLE all_types IS 'one column per core type';

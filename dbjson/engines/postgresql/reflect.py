@@ -244,6 +244,8 @@ JOIN pg_namespace n ON n.oid = p.pronamespace
 JOIN pg_language l ON l.oid = p.prolang
 LEFT JOIN pg_aggregate ag ON ag.aggfnoid = p.oid
 WHERE p.pronamespace = ANY(%(nsp)s::int8[]::oid[]) AND {_NOT_EXTENSION.format(catalog="pg_proc", oid="p.oid")}
+  AND NOT EXISTS (SELECT 1 FROM pg_depend i  -- constructors the server made for a range type
+                  WHERE i.classid = 'pg_proc'::regclass AND i.objid = p.oid AND i.deptype = 'i')
 """
 
 Q_POLICIES = """
@@ -255,6 +257,37 @@ FROM pg_policy pol
 JOIN pg_class c ON c.oid = pol.polrelid
 WHERE c.relnamespace = ANY(%(nsp)s::int8[]::oid[])
 ORDER BY pol.polname
+"""
+
+# Per-schema objects the model has no class for: collations and range types (kept in Schema.options).
+Q_COLLATIONS = f"""
+SELECT c.collnamespace AS nsp, c.collname AS name, c.collprovider::text AS provider,
+       c.collisdeterministic AS deterministic, c.collcollate AS lc_collate, c.collctype AS lc_ctype,
+       COALESCE(to_jsonb(c) ->> 'colliculocale', to_jsonb(c) ->> 'colllocale') AS locale,
+       quote_ident(n.nspname) || '.' || quote_ident(c.collname) AS qualified,
+       obj_description(c.oid, 'pg_collation') AS comment
+FROM pg_collation c JOIN pg_namespace n ON n.oid = c.collnamespace
+WHERE c.collnamespace = ANY(%(nsp)s::int8[]::oid[]) AND {_NOT_EXTENSION.format(catalog="pg_collation", oid="c.oid")}
+ORDER BY c.collname
+"""
+
+Q_RANGE_TYPES = f"""
+SELECT t.typnamespace AS nsp, t.typname AS name, format_type(r.rngsubtype, NULL) AS subtype,
+       CASE WHEN NOT oc.opcdefault THEN quote_ident(ocn.nspname) || '.' || quote_ident(oc.opcname) END AS opclass,
+       CASE WHEN r.rngcollation <> 0 AND r.rngcollation <> st.typcollation THEN
+            quote_ident(cn.nspname) || '.' || quote_ident(co.collname) END AS collation,
+       NULLIF(r.rngcanonical, 0)::regproc::text AS canonical, NULLIF(r.rngsubdiff, 0)::regproc::text AS subtype_diff,
+       format_type(r.rngmultitypid, NULL) AS multirange,
+       quote_ident(n.nspname) || '.' || quote_ident(t.typname) AS qualified,
+       obj_description(t.oid, 'pg_type') AS comment
+FROM pg_range r
+JOIN pg_type t ON t.oid = r.rngtypid
+JOIN pg_namespace n ON n.oid = t.typnamespace
+JOIN pg_type st ON st.oid = r.rngsubtype
+JOIN pg_opclass oc ON oc.oid = r.rngsubopc JOIN pg_namespace ocn ON ocn.oid = oc.opcnamespace
+LEFT JOIN pg_collation co ON co.oid = r.rngcollation LEFT JOIN pg_namespace cn ON cn.oid = co.collnamespace
+WHERE t.typnamespace = ANY(%(nsp)s::int8[]::oid[]) AND {_NOT_EXTENSION.format(catalog="pg_type", oid="t.oid")}
+ORDER BY t.typname
 """
 
 Q_TRIGGERS = """
@@ -584,6 +617,8 @@ class _Catalog:
     routines: list[Row]
     triggers: list[Row]
     policies: dict[int, list[Row]]
+    collations: list[Row]
+    range_types: list[Row]
 
 
 class PostgreSQLReflector:
@@ -695,6 +730,8 @@ def _read_catalog(conn: Any, options: Any) -> _Catalog:
         routines=_fetch(conn, Q_ROUTINES, params),
         triggers=_fetch(conn, Q_TRIGGERS, params),
         policies=policies,
+        collations=_fetch(conn, Q_COLLATIONS, params),
+        range_types=_fetch(conn, Q_RANGE_TYPES, params),
     )
 
 
@@ -777,6 +814,10 @@ class _Assembler:
                 by_nsp[seq["nsp"]]["sequences"].append(self.sequence(seq))
         for r in self.cat.routines:
             by_nsp[r["nsp"]]["routines"].append(self.routine(r))
+        for c in self.cat.collations:
+            by_nsp[c["nsp"]]["collations"].append(_collation(c))
+        for r in self.cat.range_types:
+            by_nsp[r["nsp"]]["range_types"].append(_range_type(r))
         for t in self.cat.triggers:
             owner = self.kept.get(t["rel"])
             if owner is not None:
@@ -794,6 +835,7 @@ class _Assembler:
                 routines=tuple(sorted(b["routines"], key=lambda x: (x.name, x.signature or ""))),
                 triggers=tuple(sorted(b["triggers"], key=lambda x: (x.name, x.table))),
                 comment=s["comment"],
+                options=_pg_options({"collations": b["collations"], "range_types": b["range_types"]}),
             )
 
     def _types(self, by_nsp: dict[int, dict[str, list[Any]]]) -> None:
@@ -1036,6 +1078,46 @@ class _Assembler:
         )
 
 
+_COLLATION_PROVIDERS = {"c": "libc", "i": "icu", "d": "default"}
+
+
+def _collation(c: Row) -> dict[str, Any]:
+    """A ``CREATE COLLATION`` as a mapping with its definition."""
+    provider = _COLLATION_PROVIDERS.get(c["provider"], c["provider"])
+    settings = [f"provider = {provider}"]
+    if c["provider"] == "i":
+        settings.append(f"locale = {_sql_string(c['locale'] or '')}")
+    else:
+        settings += [f"lc_collate = {_sql_string(c['lc_collate'] or '')}", f"lc_ctype = {_sql_string(c['lc_ctype'] or '')}"]
+    if not c["deterministic"]:
+        settings.append("deterministic = false")
+    out = _compact({
+        "name": c["name"], "provider": provider, "locale": c["locale"], "lc_collate": c["lc_collate"],
+        "lc_ctype": c["lc_ctype"], "comment": c["comment"],
+        "definition": f"CREATE COLLATION {c['qualified']} ({', '.join(settings)})",
+    })
+    out["deterministic"] = c["deterministic"]
+    return out
+
+
+def _range_type(r: Row) -> dict[str, Any]:
+    """A ``CREATE TYPE ... AS RANGE`` as a mapping with its definition."""
+    settings = [f"SUBTYPE = {r['subtype']}"]
+    for key, clause in (("opclass", "SUBTYPE_OPCLASS"), ("collation", "COLLATION"), ("canonical", "CANONICAL"),
+                        ("subtype_diff", "SUBTYPE_DIFF")):
+        if r[key]:
+            settings.append(f"{clause} = {r[key]}")
+    settings.append(f"MULTIRANGE_TYPE_NAME = {r['multirange']}")
+    return _compact({
+        "name": r["name"], "subtype": r["subtype"], "multirange": r["multirange"], "comment": r["comment"],
+        "definition": f"CREATE TYPE {r['qualified']} AS RANGE ({', '.join(settings)})",
+    })
+
+
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
 _REPLICA_IDENTITY = {"d": None, "n": "nothing", "f": "full", "i": "index"}
 _POLICY_COMMANDS = {"*": "ALL", "r": "SELECT", "a": "INSERT", "w": "UPDATE", "d": "DELETE"}
 
@@ -1130,7 +1212,7 @@ def _aggregate_definition(r: Row) -> str:
     if r["agg_combinefunc"]:
         clauses.append(f"COMBINEFUNC = {r['agg_combinefunc']}")
     if r["agg_initcond"] is not None:
-        clauses.append("INITCOND = '" + r["agg_initcond"].replace("'", "''") + "'")
+        clauses.append(f"INITCOND = {_sql_string(r['agg_initcond'])}")
     if r["agg_sortop"]:
         clauses.append(f"SORTOP = OPERATOR({r['agg_sortop'].split('(')[0]})")
     if r["parallel"] != "u":
