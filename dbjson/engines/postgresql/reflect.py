@@ -24,6 +24,10 @@ Choices made here (the document format leaves them to the engine):
   ``Identity(kind="serial")``; identity sequences belong to their column. Only the remaining
   (standalone) sequences are listed in ``Schema.sequences``.
 * FOREIGN KEY ``match`` is set only when it is not the default ``SIMPLE``.
+* Engine-only objects the model has no class for live in ``options["postgresql"]``: a table's
+  ``exclusions``, ``policies`` (row-level security), ``unlogged``, ``with`` (storage parameters as
+  PostgreSQL lists them), ``tablespace``, ``replica_identity``; a schema's ``collations`` and
+  ``range_types`` (each with its ``definition``). Expressions are stored without outer parentheses.
 * ``Database.options["postgresql"]`` holds the database's ``encoding``, ``collate`` and ``ctype``, the
   installed ``extensions`` (but ``plpgsql``; the objects that belong to an extension are left out) and
   the grants to ``PUBLIC`` (``public_grants``; PUBLIC is no role).
