@@ -185,7 +185,7 @@ def test_every_torture_column_type(torture: tuple[FreshDatabase, m.Database]) ->
         assert col.native == m.NativeType(engine="postgresql", raw=raw), col.name
         assert type_dict(col.type) == expected, col.name
     # Every column of every table has the server's format_type (printed with an empty search_path).
-    conn = db.connect()
+    conn = db.connect()  # type: ignore[no-untyped-call]
     try:
         conn.execute("SET search_path = ''")
         rows = conn.execute(
@@ -699,7 +699,7 @@ def test_connection_state_is_left_as_found(fresh_db: Any, state: str) -> None:
         in_tx = psycopg.pq.TransactionStatus.INTRANS
         assert (conn.info.transaction_status == in_tx) == (state == "in_transaction")
         before = (conn.autocommit, conn.isolation_level, conn.read_only, conn.info.transaction_status)
-        doc = get_engine("postgresql").reflect_database(conn, Target(parse_url(db.url)), ReflectOptions())
+        doc = get_engine("postgresql").reflect_database(conn, Target(parse_url(db.url)), ReflectOptions())  # type: ignore[attr-defined]
         assert [t.name for t in doc.schema("public").tables] == ["t"]
         assert (conn.autocommit, conn.isolation_level, conn.read_only, conn.info.transaction_status) == before
         assert conn.execute("SHOW search_path").fetchone()[0] == "public"

@@ -766,11 +766,12 @@ def _next_value(state: tuple[int, bool] | None, seq: Row) -> int | None:
     last, called = state
     if not called:
         return last
-    following = last + seq["increment"]
-    if seq["min_value"] <= following <= seq["max_value"]:
+    increment, low, high = int(seq["increment"]), int(seq["min_value"]), int(seq["max_value"])
+    following = last + increment
+    if low <= following <= high:
         return following
     if seq["cycle"]:
-        return seq["min_value"] if seq["increment"] > 0 else seq["max_value"]
+        return low if increment > 0 else high
     return None
 
 
