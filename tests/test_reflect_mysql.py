@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +32,16 @@ def my_engine(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-@pytest.fixture
-def torture(my_engine: str, fresh_db: Any) -> tuple[FreshDatabase, m.Database]:
-    db = fresh_db(my_engine)
-    db.execute((TORTURE / f"{my_engine}.sql").read_text(encoding="utf-8"))
-    return db, reflect(db.url)
+@pytest.fixture(scope="module", params=MYSQLS)
+def torture(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[FreshDatabase, m.Database]]:
+    """The torture schema, loaded once per engine for this module (the tests only read it)."""
+    engine = str(request.param)
+    db = FreshDatabase(engine, tmp_path_factory.mktemp(engine))
+    try:
+        db.execute((TORTURE / f"{engine}.sql").read_text(encoding="utf-8"))
+        yield db, reflect(db.url)
+    finally:
+        db.drop()
 
 
 def _col(doc: m.Database, table: str, column: str) -> m.Column:
@@ -468,6 +474,7 @@ def test_grants(my_engine: str, fresh_db: Any) -> None:
         admin.close()
 
 
+@pytest.mark.slow  # creating 1,000 InnoDB tables takes 5-25 s (DDL fsyncs); the reflection itself < 1 s
 def test_reflects_1000_tables_quickly(my_engine: str, fresh_db: Any) -> None:
     """1,000 tables × 10 columns reflect in seconds (batched catalog queries, no per-table round trips)."""
     import pymysql
