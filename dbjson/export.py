@@ -103,19 +103,23 @@ class SQLExportBase:
         cols = ", ".join(self._q(c) for c in columns)
         return f"({cols})" if len(columns) > 1 else cols
 
-    def _marks(self, n: int) -> str:
-        return f"({', '.join([self.mark] * n)})" if n > 1 else self.mark
+    def export_conditions(self, unit: Unit, inline: Callable[[Any], str] | None = None) -> tuple[str, list[Any]]:
+        """The WHERE clause (with a leading `` WHERE``, or empty) and parameters of a unit.
 
-    def export_conditions(self, unit: Unit) -> tuple[str, list[Any]]:
-        """The WHERE clause (with a leading `` WHERE``, or empty) and parameters of a unit."""
+        With ``inline`` (value → SQL literal) the key bounds are written into the SQL instead.
+        """
         conds: list[str] = []
         params: list[Any] = []
-        if unit.lower is not None:
-            conds.append(f"{self._tuple(unit.key_columns)} >= {self._marks(len(unit.lower))}")
-            params.extend(unit.lower)
-        if unit.upper is not None:
-            conds.append(f"{self._tuple(unit.key_columns)} < {self._marks(len(unit.upper))}")
-            params.extend(unit.upper)
+        for bound, op in ((unit.lower, ">="), (unit.upper, "<")):
+            if bound is None:
+                continue
+            if inline is not None:
+                values = [inline(v) for v in bound]
+            else:
+                values = [self.mark] * len(bound)
+                params.extend(bound)
+            rhs = f"({', '.join(values)})" if len(values) > 1 else values[0]
+            conds.append(f"{self._tuple(unit.key_columns)} {op} {rhs}")
         if unit.where:
             conds.append(f"({unit.where})")
         return (" WHERE " + " AND ".join(conds) if conds else ""), params
@@ -494,18 +498,28 @@ def _run_unit(shared: _Shared, conn: Any, unit: Unit) -> None:
         for block in shared.engine.export_stream(conn, unit, shared.stop):
             if shared.stop.is_set():
                 raise Cancelled("export cancelled")
-            if shared.chunk_bytes and current.plain_bytes and current.plain_bytes + len(block) > shared.chunk_bytes:
+            while shared.chunk_bytes and current.plain_bytes + len(block) > shared.chunk_bytes:
+                # fill this file up to the limit at a line boundary, then start the next part
+                cut = block.rfind(b"\n", 0, shared.chunk_bytes - current.plain_bytes) + 1
+                if cut == 0 and current.plain_bytes == 0:
+                    cut = block.find(b"\n") + 1  # one line longer than a chunk: a file of its own
+                if cut:
+                    pending_rows += current.write_block(block[:cut])
+                    pending_bytes += cut
+                    block = block[cut:]
                 close(current)
                 part += 1
                 current = DataFile(_file_path(shared, unit, part), shared.compress)
-            n = current.write_block(block)
-            pending_rows += n
-            pending_bytes += len(block)
+            if block:
+                pending_rows += current.write_block(block)
+                pending_bytes += len(block)
             now = time.monotonic()
             if now - last_emit >= PROGRESS_EVERY:
                 shared.emit(ev.RowsProgress(table, pending_rows, pending_bytes))
                 pending_rows = pending_bytes = 0
                 last_emit = now
+        if shared.stop.is_set():  # the stream ended because of the stop: the file is incomplete
+            raise Cancelled("export cancelled")
         if pending_rows or pending_bytes:
             shared.emit(ev.RowsProgress(table, pending_rows, pending_bytes))
         close(current)

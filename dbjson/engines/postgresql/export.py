@@ -169,13 +169,14 @@ class PostgreSQLExport(SQLExportBase):
             yield from self._stream_cursor(conn, unit, stop)
 
     def _stream_copy(self, conn: Any, unit: Unit, line: str, stop: threading.Event) -> Iterator[bytes]:
-        cond, params = self.export_conditions(unit)
+        from psycopg import sql as pgsql
+
+        # COPY takes no bind parameters: the key bounds are inlined as literals.
+        cond, _ = self.export_conditions(unit, inline=lambda v: pgsql.Literal(v).as_string(conn))
         src = self.export_qualify(unit.schema, unit.table)
         select = f"SELECT {line} FROM {src}{cond}"
         with conn.cursor() as cur:
-            # Parameters are inlined by psycopg's client-side binding for COPY (no server params).
-            select_sql = cur.mogrify(select, params) if params else select
-            sql = f"COPY ({select_sql}) TO STDOUT WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')"
+            sql = f"COPY ({select}) TO STDOUT WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')"
             buf = bytearray()
             with cur.copy(sql) as copy:
                 for data in copy:

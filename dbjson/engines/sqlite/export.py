@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -46,7 +47,7 @@ class SQLiteExport(SQLExportBase):
             start(workers[0])
             return SnapshotInfo(mode="single-connection")
         try:
-            coordinator.execute("BEGIN IMMEDIATE")
+            self._write_lock(coordinator)
         except sqlite3.Error as e:
             warn(f"cannot take the SQLite write lock ({e}); each worker uses its own snapshot")
             for w in workers:
@@ -58,6 +59,24 @@ class SQLiteExport(SQLExportBase):
         finally:
             coordinator.execute("ROLLBACK")
         return SnapshotInfo(mode="sqlite-write-lock")
+
+    @staticmethod
+    def _write_lock(conn: Any, wait: float = 30.0) -> None:
+        """``BEGIN IMMEDIATE``, polling: SQLite's busy handler sleeps too long to ever catch the
+        short gaps between the transactions of a busy writer."""
+        conn.execute("PRAGMA busy_timeout = 0")
+        deadline = time.monotonic() + wait
+        try:
+            while True:
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                    return
+                except sqlite3.OperationalError as e:
+                    if "locked" not in str(e) or time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.0002)
+        finally:
+            conn.execute("PRAGMA busy_timeout = 30000")
 
     def export_abort(self, conn: Any) -> None:
         conn.interrupt()

@@ -1,0 +1,303 @@
+"""export on real servers: Chinook counts and checksums, consistency under concurrent writes, safe
+file names, compression, --where, chunking, cancellation."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import random
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+import zstandard
+
+from chinook import chinook_row_counts, chinook_table_name, load_chinook
+from dbjson.codec import Checksum
+from dbjson.errors import UsageError
+from dbjson.export import export_database, parse_chunk_size, parse_where, safe_names
+from dbjson.manifest import read_manifest
+from dbjson.validate import validate
+
+
+def read_data(path: Path) -> bytes:
+    raw = path.read_bytes()
+    if path.name.endswith(".gz"):
+        return gzip.decompress(raw)
+    if path.name.endswith(".zst"):
+        return zstandard.ZstdDecompressor().decompressobj().decompress(raw)
+    return raw
+
+
+def check_files(out: Path) -> dict[str, Any]:
+    """Every file matches its manifest entry (size, sha256, rows, checksum); returns the manifest doc."""
+    doc = orjson.loads((out / "manifest.json").read_bytes())
+    assert validate(doc, "manifest") == []
+    listed = set()
+    for t in doc["tables"]:
+        total = Checksum()
+        for f in t["files"]:
+            path = out / f["path"]
+            listed.add(path.name)
+            raw = path.read_bytes()
+            assert len(raw) == f["bytes"] and hashlib.sha256(raw).hexdigest() == f["sha256"]
+            c = Checksum()
+            c.add_block(read_data(path))
+            assert (c.rows, c.hexdigest()) == (f["rows"], f["checksum"])
+            total.merge(c)
+        assert (total.rows, total.hexdigest()) == (t["rows"], t["checksum"])
+    assert {p.name for p in (out / "data").iterdir()} == listed  # nothing partial, nothing extra
+    return doc
+
+
+# -- Chinook --------------------------------------------------------------------------------
+
+
+def test_chinook_counts_and_checksums(fresh_db: Any, engine: str, tmp_path: Path) -> None:
+    db = fresh_db(engine)
+    load_chinook(db)
+    events: list[Any] = []
+    report = export_database(db.url, tmp_path / "out", threads=2, on_event=events.append)
+    doc = check_files(tmp_path / "out")
+    counts = {t["name"]: t["rows"] for t in doc["tables"]}
+    expected = {chinook_table_name(engine, t): n for t, n in chinook_row_counts().items()}
+    assert counts == expected
+    assert report.rows == sum(expected.values())
+    assert doc["source"]["engine"] == engine and "password" not in (tmp_path / "out" / "manifest.json").read_text()
+    assert doc["snapshot"]["consistent"] is True
+    assert (tmp_path / "out" / "schema.json").exists()
+    assert any(type(e).__name__ == "Finished" for e in events)
+    # an export is deterministic: the same database gives the same checksums
+    again = export_database(db.url, tmp_path / "again", threads=3)
+    assert [(t.name, t.checksum) for t in again.manifest.tables] == [(t["name"], t["checksum"]) for t in doc["tables"]]
+    manifest = read_manifest(tmp_path / "out")
+    assert manifest.rows == report.rows
+
+
+def test_mysql_and_mariadb_agree_on_chinook(fresh_db: Any, tmp_path: Path) -> None:
+    sums = []
+    for engine in ("mysql", "mariadb"):
+        db = fresh_db(engine)
+        load_chinook(db)
+        r = export_database(db.url, tmp_path / engine, threads=2)
+        sums.append({t.name: t.checksum for t in r.manifest.tables})
+    assert sums[0] == sums[1]
+
+
+# -- consistency ----------------------------------------------------------------------------
+
+ACCOUNTS = 400
+
+
+def _writer(db: Any, stop: threading.Event, done: list[int]) -> None:
+    """Transfers between accounts, each in one transaction that also writes two ledger rows.
+    Invariant: balance(a) == 100 + sum(ledger.amount of a)."""
+    conn = db.connect()
+    rnd = random.Random(7)
+    begin = {"sqlite": "BEGIN IMMEDIATE", "postgresql": "BEGIN"}.get(db.engine, "START TRANSACTION")
+
+    def run(sql: str) -> None:
+        if db.engine == "sqlite":
+            conn.execute(sql)
+        else:
+            with conn.cursor() as cur:
+                cur.execute(sql)
+
+    try:
+        while not stop.is_set():
+            a, b = rnd.sample(range(1, ACCOUNTS + 1), 2)
+            x = rnd.randint(1, 50)
+            run(begin)
+            run(f"UPDATE accounts SET balance = balance - {x} WHERE id = {a}")
+            run(f"INSERT INTO ledger (account_id, amount) VALUES ({a}, {-x})")
+            run(f"UPDATE accounts SET balance = balance + {x} WHERE id = {b}")
+            run(f"INSERT INTO ledger (account_id, amount) VALUES ({b}, {x})")
+            run("COMMIT")
+            done[0] += 1
+    finally:
+        conn.close()
+
+
+def test_snapshot_consistency_under_concurrent_writes(fresh_db: Any, engine: str, tmp_path: Path) -> None:
+    db = fresh_db(engine)
+    serial = {
+        "postgresql": "id serial PRIMARY KEY",
+        "sqlite": "id INTEGER PRIMARY KEY AUTOINCREMENT",
+    }.get(engine, "id INT AUTO_INCREMENT PRIMARY KEY")
+    rows = ", ".join(f"({i}, 100)" for i in range(1, ACCOUNTS + 1))
+    db.execute(
+        f"CREATE TABLE accounts (id INT PRIMARY KEY, balance INT NOT NULL);\n"
+        f"CREATE TABLE ledger ({serial}, account_id INT NOT NULL, amount INT NOT NULL);\n"
+        f"INSERT INTO accounts VALUES {rows};\n"
+    )
+    stop, done = threading.Event(), [0]
+    writer = threading.Thread(target=_writer, args=(db, stop, done))
+    writer.start()
+    try:
+        while done[0] < 20:
+            time.sleep(0.01)
+        before = done[0]
+        for i in range(3):
+            export_database(db.url, tmp_path / f"out{i}", threads=4, chunk_rows=100)
+        during = done[0] - before
+    finally:
+        stop.set()
+        writer.join()
+    assert during > 0, "the writer must run while exporting"
+    for i in range(3):
+        doc = check_files(tmp_path / f"out{i}")
+        assert doc["snapshot"]["consistent"] is True
+        data = {t["name"]: [orjson.loads(ln) for f in t["files"] for ln in read_data(tmp_path / f"out{i}" / f["path"]).splitlines()] for t in doc["tables"]}
+        assert len(next(t for t in doc["tables"] if t["name"] == "accounts")["files"]) == 4  # split across workers
+        balance = {int(r["id"]): int(r["balance"]) for r in data["accounts"]}
+        moved: dict[int, int] = {}
+        for r in data["ledger"]:
+            moved[int(r["account_id"])] = moved.get(int(r["account_id"]), 0) + int(r["amount"])
+        assert sum(balance.values()) == 100 * ACCOUNTS
+        assert all(balance[a] == 100 + moved.get(a, 0) for a in balance)
+        assert len(data["ledger"]) % 2 == 0
+
+
+# -- names, compression, filters, chunks ----------------------------------------------------
+
+
+def test_safe_names_are_unique_deterministic_and_contained() -> None:
+    names = [("main", n) for n in ("a b", "a/b", "..", ".", "x.y", "Foo", "foo", "ünï", "a%2Fb", "CON", "x" * 300, "\\", "")]
+    out = safe_names(names)
+    assert safe_names(reversed(names)) == out
+    values = list(out.values())
+    assert len({v.lower() for v in values}) == len(values)
+    for v in values:
+        assert "/" not in v and "\\" not in v and not v.startswith(".") and len(v.encode()) <= 130
+        assert all(ch.isascii() for ch in v)
+    assert out[("main", "a b")] == "main.a%20b" and out[("main", "..")] == "main.%2E%2E"
+    assert out[("main", "Foo")].startswith("main.Foo~") and out[("main", "foo")].startswith("main.foo~")
+
+
+@pytest.mark.parametrize("engine_name", ["sqlite", "postgresql", "mysql"])
+def test_odd_table_names_export_inside_the_directory(fresh_db: Any, engine_name: str, tmp_path: Path) -> None:
+    db = fresh_db(engine_name)
+    q = "`" if engine_name == "mysql" else '"'
+    names = {
+        "postgresql": ["a b", "a/b", "..", "x.y", "Foo", "foo", "ünï"],  # case-only difference: two tables
+        "sqlite": ["a b", "a/b", "..", "x.y", "Foo", "ünï"],
+        "mysql": ["a b", "a/b", "..x", "x.y", "ünï"],
+    }[engine_name]
+    db.execute("\n".join(f"CREATE TABLE {q}{n}{q} (id INT PRIMARY KEY);\nINSERT INTO {q}{n}{q} VALUES (1);" for n in names))
+    out = tmp_path / "out"
+    before = {p for p in tmp_path.rglob("*") if p.is_file()}
+    export_database(db.url, out, threads=2)
+    doc = check_files(out)
+    assert sorted(t["name"] for t in doc["tables"]) == sorted(names)
+    created = {p for p in tmp_path.rglob("*") if p.is_file()} - before
+    assert created and all(out in p.parents for p in created)
+    assert len({f["path"].lower() for t in doc["tables"] for f in t["files"]}) == len(names)
+
+
+@pytest.mark.parametrize("compress", ["gzip", "zstd"])
+def test_compression(fresh_db: Any, tmp_path: Path, compress: str) -> None:
+    db = fresh_db("sqlite")
+    load_chinook(db)
+    plain = export_database(db.url, tmp_path / "plain", threads=2)
+    packed = export_database(db.url, tmp_path / "packed", threads=2, compress=compress)
+    doc = check_files(tmp_path / "packed")
+    assert doc["compression"] == compress
+    ext = ".gz" if compress == "gzip" else ".zst"
+    for a, b in zip(plain.manifest.tables, packed.manifest.tables):
+        assert a.checksum == b.checksum and a.rows == b.rows
+        assert all(f.path.endswith(".jsonl" + ext) for f in b.files)
+        assert read_data(tmp_path / "packed" / b.files[0].path) == (tmp_path / "plain" / a.files[0].path).read_bytes()
+    assert packed.bytes < plain.bytes / 2
+
+
+def test_where_filters_rows(fresh_db: Any, server_engine: str, tmp_path: Path) -> None:
+    db = fresh_db(server_engine)
+    load_chinook(db)
+    track = chinook_table_name(server_engine, "Track")
+    ms = "milliseconds" if server_engine == "postgresql" else "Milliseconds"
+    cond = f"{ms} > 300000"
+    (expected,) = db.query(f"SELECT COUNT(*) FROM {track} WHERE {cond}")[0]
+    r = export_database(db.url, tmp_path / "out", threads=2, tables=[track, "*genre*", "Genre"], where={track: cond})
+    t = next(t for t in r.manifest.tables if t.name == track)
+    assert t.rows == expected and t.where == f"({cond})" and 0 < expected < 3503
+    assert any(t.name.lower() == "genre" and t.rows == 25 for t in r.manifest.tables)
+    check_files(tmp_path / "out")
+
+
+def _fill_big(db: Any, n: int) -> None:
+    if db.engine == "postgresql":
+        db.execute(f"CREATE TABLE big (id int PRIMARY KEY, v text); INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, {n}) g;")
+        db.execute(f"CREATE TABLE keyed (k varchar(20) PRIMARY KEY, n int); INSERT INTO keyed SELECT 'k' || lpad(g::text, 6, '0'), g FROM generate_series(1, {n // 10}) g;")
+        return
+    rec = "WITH RECURSIVE seq(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM seq WHERE g < {n})"
+    md5 = "hex(randomblob(16))" if db.engine == "sqlite" else "CONCAT('v', g, REPEAT('x', 20))"
+    pre = "SET SESSION cte_max_recursion_depth = 1000000;\n" if db.engine == "mysql" else ""
+    pre += "SET SESSION max_recursive_iterations = 1000000;\n" if db.engine == "mariadb" else ""
+    pad = "printf('k%06d', g)" if db.engine == "sqlite" else "CONCAT('k', LPAD(g, 6, '0'))"
+    db.execute(
+        f"{pre}CREATE TABLE big (id INT PRIMARY KEY, v TEXT);\n"
+        f"INSERT INTO big (id, v) {rec.format(n=n)} SELECT g, {md5} FROM seq;\n"
+        f"CREATE TABLE keyed (k VARCHAR(20) PRIMARY KEY, n INT);\n"
+        f"INSERT INTO keyed (k, n) {rec.format(n=n // 10)} SELECT {pad}, g FROM seq;\n"
+    )
+
+
+def test_chunking_by_rows_and_bytes(fresh_db: Any, engine: str, tmp_path: Path) -> None:
+    db = fresh_db(engine)
+    _fill_big(db, 50_000)
+    whole = export_database(db.url, tmp_path / "whole", threads=2, tables=["big", "keyed"], chunk_rows=10**9)
+    split = export_database(db.url, tmp_path / "split", threads=2, tables=["big", "keyed"], chunk_rows=10_000)
+    doc = check_files(tmp_path / "split")
+    big = next(t for t in doc["tables"] if t["name"] == "big")
+    assert len(big["files"]) == 5 and [f["rows"] for f in big["files"]] == [10_000] * 5
+    assert [f["chunk"] for f in big["files"]] == [0, 1, 2, 3, 4]
+    assert "lower" not in big["files"][0]["key_range"] and "upper" not in big["files"][-1]["key_range"]  # unbounded
+    assert big["files"][1]["key_range"]["lower"] == big["files"][0]["key_range"]["upper"]
+    keyed = next(t for t in doc["tables"] if t["name"] == "keyed")
+    assert len(keyed["files"]) == 1  # 5,000 rows: one chunk
+    split2 = export_database(db.url, tmp_path / "split2", threads=2, tables=["keyed"], chunk_rows=1_000)
+    assert [f.rows for f in split2.manifest.tables[0].files] == [1_000] * 5  # keyset boundaries on a text key
+    assert split2.manifest.tables[0].files[1].key_range.lower == ["k001001"]  # type: ignore[union-attr]
+    for a, b in zip(whole.manifest.tables, split.manifest.tables):
+        assert (a.rows, a.checksum) == (b.rows, b.checksum)
+    by_bytes = export_database(db.url, tmp_path / "bytes", threads=2, tables=["big"], chunk_bytes=256 * 1024)
+    files = by_bytes.manifest.tables[0].files
+    assert len(files) >= 8 and all(f.bytes <= 256 * 1024 for f in files)
+    assert by_bytes.manifest.tables[0].checksum == whole.manifest.table(whole.manifest.tables[0].schema, "big").checksum
+    check_files(tmp_path / "bytes")
+
+
+def test_ctrl_c_stops_workers_and_leaves_no_complete_looking_file(fresh_db: Any, tmp_path: Path) -> None:
+    db = fresh_db("postgresql")
+    db.execute("CREATE TABLE big (id int PRIMARY KEY, v text); INSERT INTO big SELECT g, repeat('x', 200) FROM generate_series(1, 300000) g;")
+    out = tmp_path / "out"
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        export_database(db.url, out, threads=2, chunk_rows=20_000)
+        time.sleep(10)  # finished too early: let the signal arrive
+    assert time.monotonic() - started < 8
+    assert not (out / "manifest.json").exists()
+    assert not list((out / "data").glob("*.partial"))
+    # every complete file is whole: its rows are complete JSON lines of 20,000-row chunks
+    for f in (out / "data").glob("*.jsonl"):
+        assert len(f.read_bytes().splitlines()) == 20_000
+
+
+def test_option_parsing() -> None:
+    assert parse_chunk_size("500000") == (500000, None)
+    assert parse_chunk_size("64MB") == (None, 64 * 1024**2)
+    assert parse_chunk_size("1g") == (None, 1024**3)
+    with pytest.raises(UsageError):
+        parse_chunk_size("lots")
+    assert parse_where(["orders:id > 5 AND note = 'a:b'"]) == {"orders": "id > 5 AND note = 'a:b'"}
+    with pytest.raises(UsageError):
+        parse_where(["no condition"])
+    with pytest.raises(UsageError):
+        export_database("sqlite:///x.db", "/tmp/never", compress="rar")
