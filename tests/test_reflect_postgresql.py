@@ -617,6 +617,10 @@ def test_grants(fresh_db: Any, roles: tuple[str, str]) -> None:
         CREATE TABLE app.orders (id integer PRIMARY KEY, total numeric, secret text);
         CREATE TABLE app.hidden (id integer);
         CREATE SEQUENCE app.counter;
+        CREATE TYPE app.color AS ENUM ('red');
+        REVOKE USAGE ON TYPE app.color FROM PUBLIC;
+        GRANT USAGE ON TYPE app.color TO "{reader}";
+        GRANT CONNECT, TEMPORARY ON DATABASE "{db.name}" TO "{group}";
         CREATE FUNCTION app.double(x integer) RETURNS integer LANGUAGE sql AS 'SELECT x * 2';
         REVOKE EXECUTE ON FUNCTION app.double(integer) FROM PUBLIC;
         GRANT USAGE ON SCHEMA app TO "{group}";
@@ -638,6 +642,8 @@ def test_grants(fresh_db: Any, roles: tuple[str, str]) -> None:
         assert "secret-pw" not in doc.to_json()
         assert dbjson.validate(doc.to_dict()) == []
         assert g.grants == (
+            m.Grant(privileges=("TEMPORARY", "CONNECT"), on=f"DATABASE {db.name}", grantee=group,
+                    statement=f'GRANT TEMPORARY, CONNECT ON DATABASE "{db.name}" TO "{group}"'),
             m.Grant(privileges=("USAGE",), on="SCHEMA app", grantee=group,
                     statement=f'GRANT USAGE ON SCHEMA "app" TO "{group}"'),
             m.Grant(privileges=("SELECT", "INSERT"), on="TABLE app.orders", grantee=group, grantable=True,
@@ -650,6 +656,8 @@ def test_grants(fresh_db: Any, roles: tuple[str, str]) -> None:
                     statement=f'GRANT USAGE ON SEQUENCE "app"."counter" TO "{reader}"'),
             m.Grant(privileges=("UPDATE",), on="TABLE app.orders", grantee=reader, columns=("id", "total"),
                     statement=f'GRANT UPDATE ("id", "total") ON TABLE "app"."orders" TO "{reader}"'),
+            m.Grant(privileges=("USAGE",), on="TYPE app.color", grantee=reader,
+                    statement=f'GRANT USAGE ON TYPE "app"."color" TO "{reader}"'),
         )
     finally:
         db.execute(f'DROP OWNED BY "{group}", "{reader}"')

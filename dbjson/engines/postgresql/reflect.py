@@ -350,6 +350,15 @@ SELECT CASE WHEN p.prokind = 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, p.proname
        pg_get_function_identity_arguments(p.oid), NULL, {_ACL_GRANTEE}
 FROM pg_proc p CROSS JOIN LATERAL aclexplode(p.proacl) x
 WHERE p.pronamespace = ANY(%(nsp)s::int8[]::oid[])
+UNION ALL
+SELECT CASE WHEN t.typtype = 'd' THEN 'DOMAIN' ELSE 'TYPE' END, t.typnamespace, t.typname, NULL, NULL,
+       {_ACL_GRANTEE}
+FROM pg_type t CROSS JOIN LATERAL aclexplode(t.typacl) x
+WHERE t.typnamespace = ANY(%(nsp)s::int8[]::oid[]) AND t.typtype IN ('e', 'd', 'c', 'r', 'm')
+UNION ALL
+SELECT 'DATABASE', NULL, d.datname, NULL, NULL, {_ACL_GRANTEE}
+FROM pg_database d CROSS JOIN LATERAL aclexplode(d.datacl) x
+WHERE d.datname = current_database()
 """
 
 # -- type mapping ---------------------------------------------------------------------------------
@@ -1262,7 +1271,7 @@ def _grants(rows: list[Row], nsp_names: dict[int, str], options: Any) -> list[m.
     whole: dict[tuple[Any, ...], set[str]] = defaultdict(set)
     columns: dict[tuple[Any, ...], list[str]] = defaultdict(list)
     for r in rows:
-        schema = nsp_names[r["nsp"]]
+        schema = nsp_names.get(r["nsp"])  # None for the database
         if r["objtype"] == "TABLE" and not options.wants(schema, r["name"]):
             continue
         grantee = r["grantee"] or "PUBLIC"
@@ -1288,8 +1297,8 @@ def _quote(name: str) -> str:
 def _grant(obj: tuple[Any, ...], grantee: str, grantable: bool, privileges: tuple[str, ...],
            columns: tuple[str, ...]) -> m.Grant:
     objtype, schema, name, signature = obj
-    if objtype == "SCHEMA":
-        on, target = f"SCHEMA {name}", f"SCHEMA {_quote(name)}"
+    if objtype in ("SCHEMA", "DATABASE"):
+        on, target = f"{objtype} {name}", f"{objtype} {_quote(name)}"
     else:
         args = f"({signature})" if signature is not None else ""
         on = f"{objtype} {schema}.{name}{args}"
