@@ -94,6 +94,7 @@ class TableInfo:
     pk_inline: bool = False  # the primary key is declared on its column (SQLite AUTOINCREMENT)
     post: list[Statement] = field(default_factory=list)  # extra post-data (index comments...)
     skip: set[str] = field(default_factory=set)  # indexes/uniques already declared in CREATE TABLE
+    key_bytes: dict[str, int] = field(default_factory=dict)  # column → its share of the key limit
 
     def col(self, name: str) -> str:
         return self.columns.get(name, name)
@@ -149,12 +150,15 @@ class Context:
     def functions(self) -> set[str]:
         return {f.lower() for f in self.caps.get("functions", [])}
 
-    def expr(self, sql: str, dialect: str | None, path: str, what: str, *, statement: bool = False) -> str | None:
+    def expr(self, sql: str, dialect: str | None, path: str, what: str, *, statement: bool = False, constant: bool = False,
+             schema: str | None = None) -> str | None:
         """``sql`` for the target: verbatim in the same dialect, else translated or reported."""
         src = dialect or self.source
         if src == self.engine.name or family_of(src) == self.engine.family == "mysql":
             return sql
-        out, reason = translate(sql, src, self.engine.name, self.functions(), statement=statement, schemas=self.schema_names)
+        out, reason = translate(sql, src, self.engine.name, self.functions(), statement=statement, schemas=self.schema_names,
+                                constant=constant and not self.caps.get("column_defaults_may_refer"),
+                                tables=self.table_names, default_schema=schema)
         if out is None:
             self.report.add(path, f"{what} not translated from {src} ({reason}); dropped", "expression-guard")
         return out
@@ -243,7 +247,14 @@ class BaseDDL:
         return None
 
     def ddl_table_name(self, ctx: Context, schema: m.Schema, table: m.Table, si: int, path: str) -> str:
-        return table.name
+        """Without schemas in the target, tables of all but the primary schema get a prefix."""
+        if self.table.get("capabilities", {}).get("schemas") or si == primary_schema(ctx.db) \
+                or schema.name in (ctx.options.get("schema_map") or {}):
+            return table.name
+        name = f"{schema.name}_{table.name}"
+        ctx.report.add(f"{path}/name", f"table of schema {schema.name!r} renamed to {name!r} ({self.name} gets one schema)",
+                       "schema-prefix", "rename")
+        return name
 
     def ddl_create_schema(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> list[Statement]:
         return []
@@ -286,6 +297,9 @@ class BaseDDL:
                     identity.add(c)
         info = TableInfo(schema, table, path, tschema, name, self.qualify(tschema, name), keys, identity)
         info.columns = {c.name: ctx.column_names[(schema.name, table.name, c.name)] for c in table.columns}
+        budget = self.table.get("limits", {}).get("key_bytes")
+        if budget:
+            info.key_bytes = _key_shares(table, int(budget))
         return info
 
     def ddl_table(self, ctx: Context, schema: m.Schema, table: m.Table, path: str) -> tuple[list[Statement], list[Statement], list[Statement]]:
@@ -374,18 +388,50 @@ class BaseDDL:
         """The target type of a column: ``native.raw`` on the same engine, else the type rules."""
         if ctx.same and col.native.engine == self.name:
             return TypeChoice(self.ddl_native_type(ctx, t, col), col.type, rule="native")
+        ref = self._referenced_column(ctx, t, col) if self.table.get("capabilities", {}).get("fk_same_types") else None
+        if ref is not None:
+            rt, rcol, rpath = ref
+            choice = self.ddl_column_type(ctx, rt, rcol, rpath)
+            if choice.type != col.type:
+                ctx.report.add(f"{path}/type", f"type follows the referenced column {rt.table.name}.{rcol.name} ({choice.sql})",
+                               "fk-same-type", "approximation")
+            return choice
         t_type = col.type
         if t_type.kind == "opaque" and t_type.base is not None:
             ctx.report.add(f"{path}/type", f"type {col.native.raw!r} replaced by its base type", "domain-base-type")
             t_type = t_type.base
         return self.map_type(ctx, t_type, t, col.name, f"{path}/type", col.name in t.key_columns, col.name in t.identity_like)
 
+    def _referenced_column(self, ctx: Context, t: TableInfo, col: m.Column) -> tuple[TableInfo, m.Column, str] | None:
+        """The column a foreign key column points at (targets that want identical FK types)."""
+        for fk in t.table.foreign_keys:
+            if col.name not in fk.columns:
+                continue
+            rs = fk.ref_schema or t.schema.name
+            rc = fk.ref_columns[fk.columns.index(col.name)]
+            for si, schema in enumerate(ctx.db.schemas):
+                if schema.name != rs:
+                    continue
+                for ti, table in enumerate(schema.tables):
+                    if table.name == fk.ref_table and not (table is t.table and rc == col.name):
+                        for ci, c in enumerate(table.columns):
+                            if c.name == rc:
+                                path = f"/schemas/{si}/tables/{ti}"
+                                return self._table_info(ctx, schema, table, path), c, f"{path}/columns/{ci}"
+        return None
+
     def ddl_native_type(self, ctx: Context, t: TableInfo, col: m.Column) -> str:
         return col.native.raw
 
     def map_type(self, ctx: Context, typ: m.Type, t: TableInfo, col: str, path: str, in_key: bool, identity: bool) -> TypeChoice:
         """Apply the target's ``[[types.<kind>]]`` rules to a standard type."""
-        env = {"in_key": in_key, "identity": identity, "source": ctx.source, "source_family": ctx.source_family}
+        typ = _complete(typ)
+        env: dict[str, Any] = {"in_key": in_key, "identity": identity, "source": ctx.source, "source_family": ctx.source_family}
+        share = t.key_bytes.get(col) if in_key else None
+        binary = typ.kind in ("binary", "varbinary", "blob")
+        env["key_bytes"] = share
+        env["key_length"] = share // 4 if share is not None else None
+        env["too_long_for_key"] = share is not None and (typ.length is None or typ.length * (1 if binary else 4) > share)
         rule = find_rule(self.table, typ, env)
         params: dict[str, Any] = {f: getattr(typ, f) for f in typ.__slots__}  # type: ignore[attr-defined]
         params["values"] = ", ".join(self.literal(v) for v in typ.values)
@@ -393,7 +439,10 @@ class BaseDDL:
         params["scale_30"] = min(typ.scale or 0, 30)
         params["precision_minus_scale"] = (typ.precision or 0) - (typ.scale or 0)
         params["subtype_or_geometry"] = (typ.subtype or "geometry").lower()
-        result = result_type(typ, rule.get("result", {}))
+        params["key_length"] = env["key_length"]
+        params["key_bytes"] = env["key_bytes"]
+        result = result_type(typ, {k: (int(v.format(**params)) if isinstance(v, str) and v.startswith("{") else v)
+                                   for k, v in rule.get("result", {}).items()})
         if "{element}" in rule["sql"]:
             elem = typ.element or m.Type(kind="text")
             choice = self.map_type(ctx, elem, t, col, f"{path}/element", False, False)
@@ -417,6 +466,10 @@ class BaseDDL:
         t.types[col.name] = choice
         ctx.column_types[(t.schema.name, t.table.name, col.name)] = choice.type
         parts = ColumnParts(name=self.quote(t.col(col.name)), type_sql=choice.sql, not_null=not col.nullable)
+        pk = t.table.primary_key
+        if col.nullable and pk and col.name in pk.columns and self.ddl_pk_not_null():
+            parts.not_null = True
+            ctx.report.add(f"{path}/nullable", "primary key column made NOT NULL", "pk-not-null", "approximation")
         parts.checks = list(choice.checks)
         post: list[Statement] = []
         restarts: list[Statement] = []
@@ -442,6 +495,10 @@ class BaseDDL:
             if fam != self.family:
                 ctx.report.add(f"{path}/options/{fam}", f"{fam} column options dropped", "foreign-option", "approximation")
         return parts, post, restarts
+
+    def ddl_pk_not_null(self) -> bool:
+        """Whether primary key columns must be declared NOT NULL (SQLite allows NULLs there)."""
+        return False
 
     def ddl_column_declared(self, ctx: Context, t: TableInfo, col: m.Column) -> bool:
         """False for columns the table gets otherwise (inherited from a parent table)."""
@@ -499,6 +556,8 @@ class BaseDDL:
     # -- defaults --------------------------------------------------------------------------------
     def ddl_default(self, ctx: Context, t: TableInfo, col: m.Column, d: m.Default, choice: TypeChoice, path: str) -> str | None:
         if d.kind == "literal":
+            if col.type.kind == "set" and choice.type.kind != "set":
+                return self.ddl_list_literal([v for v in d.value.split(",") if v], choice.type)
             return self.ddl_literal_default(ctx, d.value, choice.type, path)
         if d.kind == "function":
             sql = self.ddl_function_default(ctx, d, choice.type)
@@ -507,7 +566,7 @@ class BaseDDL:
             return sql
         if d.dialect and d.dialect != self.name and family_of(d.dialect) == self.family and self.family != "mysql":
             return self.ddl_expression_default(d.value, choice.type)
-        sql = ctx.expr(d.value, d.dialect, path, "default expression")
+        sql = ctx.expr(d.value, d.dialect, path, "default expression", constant=True)
         return None if sql is None else self.ddl_expression_default(sql, choice.type)
 
     def ddl_literal_default(self, ctx: Context, value: str, typ: m.Type, path: str) -> str:
@@ -527,6 +586,12 @@ class BaseDDL:
 
     def ddl_bool(self, value: bool) -> str:
         return "TRUE" if value else "FALSE"
+
+    def ddl_list_literal(self, items: list[str], typ: m.Type) -> str:
+        """A default holding a list of strings (a SET value) for the target's list type."""
+        import json
+
+        return self.literal(json.dumps(items, separators=(",", ":")))
 
     def ddl_bit_literal(self, bits: str) -> str:
         """A bit-string literal from a string of 0/1."""
@@ -566,17 +631,17 @@ class BaseDDL:
         extra = ""
         if u.nulls_not_distinct:
             extra = self.ddl_nulls_not_distinct(ctx, path)
-        tail = self.ddl_deferrable(ctx, u.deferrable, u.initially_deferred, path)
+        tail = self.ddl_deferrable(ctx, u.deferrable, u.initially_deferred, path, "unique")
         return f"CONSTRAINT {self.quote(name)} UNIQUE{extra} ({self.ddl_cols(t, u.columns)}){tail}"
 
     def ddl_nulls_not_distinct(self, ctx: Context, path: str) -> str:
         ctx.report.add(f"{path}/nulls_not_distinct", "NULLS NOT DISTINCT dropped (several NULLs allowed)", "nulls-distinct")
         return ""
 
-    def ddl_deferrable(self, ctx: Context, deferrable: bool, initially_deferred: bool, path: str) -> str:
+    def ddl_deferrable(self, ctx: Context, deferrable: bool, initially_deferred: bool, path: str, what: str) -> str:
         if not deferrable:
             return ""
-        if not self.table.get("capabilities", {}).get("deferrable_constraints"):
+        if what not in self.table.get("capabilities", {}).get("deferrable", []):
             ctx.report.add(f"{path}/deferrable", "DEFERRABLE dropped (checked immediately)", "deferrable-dropped", "approximation")
             return ""
         return " DEFERRABLE INITIALLY DEFERRED" if initially_deferred else " DEFERRABLE"
@@ -628,7 +693,7 @@ class BaseDDL:
             act = self.ddl_fk_action(ctx, action, f"{path}/on_{what.lower()}")
             if act:
                 sql += f" ON {what} {act}"
-        sql += self.ddl_deferrable(ctx, fk.deferrable, fk.initially_deferred, path)
+        sql += self.ddl_deferrable(ctx, fk.deferrable, fk.initially_deferred, path, "foreign_key")
         if not fk.enforced:
             sql += self.ddl_fk_not_valid(ctx, path)
         return sql
@@ -817,7 +882,7 @@ class BaseDDL:
         if ctx.same:
             body = self.ddl_strip_source_schema(ctx, schema, body)
         else:
-            translated = ctx.expr(body, view.dialect, f"{path}/definition", "view definition", statement=True)
+            translated = ctx.expr(body, view.dialect, f"{path}/definition", "view definition", statement=True, schema=schema.name)
             if translated is None:
                 ctx.report.add(path, f"view {view.name!r} not created", "view-dropped")
                 return []
@@ -867,6 +932,65 @@ class BaseDDL:
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         """Quoted, qualified names (as in ``Statement.object``) of relations and types that exist."""
         raise NotImplementedError
+
+
+def _demand(t: m.Type, length: int | None) -> float:
+    """Bytes a key part wants (infinite for unbounded strings)."""
+    t = _complete(t)
+    if t.kind in ("char", "varchar", "text", "enum", "set"):
+        n = length or (t.length if t.kind != "text" else None)
+        return float("inf") if n is None else 4.0 * n
+    if t.kind in ("binary", "varbinary", "blob"):
+        n = length or (t.length if t.kind != "blob" else None)
+        return float("inf") if n is None else float(n)
+    return 8.0
+
+
+def _key_shares(table: m.Table, budget: int) -> dict[str, int]:
+    """Each key column's share of a key-size limit (water-filling over every key it is in)."""
+    keys: list[list[tuple[str, int | None]]] = []
+    if table.primary_key:
+        keys.append([(c, None) for c in table.primary_key.columns])
+    keys += [[(c, None) for c in u.columns] for u in table.uniques]
+    keys += [[(p.column, p.length) for p in ix.parts if p.column] for ix in table.indexes if ix.kind not in ("fulltext", "spatial")]
+    keys += [[(c, None) for c in fk.columns] for fk in table.foreign_keys]
+    types = {c.name: c.type for c in table.columns}
+    shares: dict[str, int] = {}
+    for key in keys:
+        wants = sorted(((_demand(types[c], n), c) for c, n in key if c in types), key=lambda x: x[0])
+        # 64 bytes stay free so that a key that borrows these types through a foreign key
+        # (plus a few integer columns) still fits
+        left, count = float(budget - 64), len(wants)
+        for want, col in wants:
+            give = min(want, left / count)
+            left -= give
+            count -= 1
+            shares[col] = min(shares.get(col, budget), int(give))
+    return shares
+
+
+def primary_schema(db: m.Database) -> int:
+    """Index of the schema that maps to a single-schema target's own namespace."""
+    names = [s.name for s in db.schemas]
+    for preferred in ("main", "public", db.source.database):
+        if preferred in names:
+            return names.index(preferred)
+    return 0
+
+
+def _complete(t: m.Type) -> m.Type:
+    """Fill parameters a source left open (SQLite): the widest safe choice."""
+    if t.kind in ("time", "timestamp") and t.fsp is None:
+        return m.replace(t, fsp=6)
+    if t.kind == "char" and t.length is None:
+        return m.replace(t, kind="varchar")
+    if t.kind == "binary" and t.length is None:
+        return m.replace(t, kind="varbinary")
+    if t.kind == "bit" and t.length is None:
+        return m.replace(t, length=1)
+    if t.kind in ("integer", "float") and t.bits is None:
+        return m.replace(t, bits=64)
+    return t
 
 
 def _check_body(chk: m.Check) -> str:

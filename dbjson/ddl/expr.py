@@ -76,13 +76,29 @@ def _guard(tree: exp.Expression, functions: set[str]) -> str | None:
     return None
 
 
-def _requalify(tree: exp.Expression, schemas: dict[str, str | None]) -> exp.Expression:
-    """Point schema-qualified table and column references at the target schemas."""
+Tables = dict[tuple[str, str], tuple[str | None, str]]
+
+
+def _requalify(tree: exp.Expression, schemas: dict[str, str | None], tables: Tables, default_schema: str | None) -> exp.Expression:
+    """Point table references (and schema-qualified columns) at the target schemas and names."""
 
     def fix(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table):
+            db = node.args.get("db")
+            key = (db.name if db is not None else default_schema, node.name)
+            if key in tables:
+                tschema, tname = tables[key]
+                if tname != node.name and not node.alias:
+                    # keep the old name as an alias: column references qualified with it still work
+                    node.set("alias", exp.TableAlias(this=exp.to_identifier(node.name)))
+                node.set("this", exp.to_identifier(tname))
+                node.set("db", exp.to_identifier(tschema) if tschema and db is not None else None)
+                return node
         if isinstance(node, (exp.Table, exp.Column)):
             db = node.args.get("db")
             if db is not None and db.name in schemas:
+                if isinstance(node, exp.Column) and (db.name, node.table) in tables:
+                    node.set("table", exp.to_identifier(tables[(db.name, node.table)][1]))
                 target = schemas[db.name]
                 node.set("db", exp.to_identifier(target) if target else None)
         return node
@@ -91,7 +107,8 @@ def _requalify(tree: exp.Expression, schemas: dict[str, str | None]) -> exp.Expr
 
 
 def translate(sql: str, source: str, target: str, functions: set[str], *, statement: bool = False,
-              schemas: dict[str, str | None] | None = None) -> tuple[str | None, str]:
+              schemas: dict[str, str | None] | None = None, constant: bool = False, tables: Tables | None = None,
+              default_schema: str | None = None) -> tuple[str | None, str]:
     """Translate ``sql`` from engine ``source`` to engine ``target``.
 
     Returns ``(translated, "")`` or ``(None, reason)``. ``statement`` parses a whole SELECT
@@ -106,9 +123,11 @@ def translate(sql: str, source: str, target: str, functions: set[str], *, statem
     if not statement and isinstance(tree, exp.Select):
         return None, "a subquery cannot be translated"
     tree = _simplify(tree)
-    if schemas:
-        tree = _requalify(tree, schemas)
+    if schemas or tables:
+        tree = _requalify(tree, schemas or {}, tables or {}, default_schema)
     reason = _guard(tree, functions)
+    if constant and not reason and any(isinstance(n, exp.Column) for n in tree.walk()):
+        reason = "a default cannot refer to columns here"
     if reason:
         return None, reason
     try:

@@ -6,7 +6,7 @@ target column ends up with, merged over the source type), ``rule`` (an id for th
 ``lost`` + ``severity`` (what the report says). The first rule whose conditions hold wins.
 
 Conditions: ``<field> = value`` (a :class:`~dbjson.model.Type` field or a context key: ``in_key``,
-``identity``, ``source``, ``source_family``), ``<field>_le``/``<field>_ge`` (numeric bounds) and
+``identity``, ``source``, ``source_family``, ``too_long_for_key``), ``<field>_le``/``<field>_ge`` (numeric bounds) and
 ``<field>_null = true|false``.
 """
 

@@ -12,6 +12,9 @@ from ...ddl.plan import DdlPlan, Statement
 _TEXTY = {"text", "blob", "json", "geometry"}
 _TABLE_OPTIONS = {"engine": "ENGINE", "row_format": "ROW_FORMAT", "key_block_size": "KEY_BLOCK_SIZE",
                   "stats_persistent": "STATS_PERSISTENT", "pack_keys": "PACK_KEYS", "checksum": "CHECKSUM"}
+_RENAMED = {("mysql", "mariadb"): {"geomcollection": "geometrycollection"}}  # native spellings the other lacks
+_NOT_NATIVE = {"uuid", "inet4", "inet6", "vector", "json"}  # go through the type rules instead
+_SEQ_MAX, _SEQ_MIN = 9223372036854775806, -9223372036854775807  # MariaDB sequence bounds
 _DEFINER = re.compile(r"\s+DEFINER\s*=\s*(`[^`]*`|'[^']*'|\S+)@(`[^`]*`|'[^']*'|\S+)", re.IGNORECASE)
 
 
@@ -25,9 +28,7 @@ class MySQLDDL(BaseDDL):
         mapping = ctx.options.get("schema_map") or {}
         if schema.name in mapping:
             return str(mapping[schema.name]) or None
-        if index == 0:
-            return None  # the URL's database
-        return schema.name
+        return None  # the URL's database (other schemas' tables get a prefix: ddl_table_name)
 
     def ddl_create_schema(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> list[Statement]:
         if not tschema:
@@ -44,9 +45,9 @@ class MySQLDDL(BaseDDL):
             q = self.qualify(tschema, s.name)
             sql = f"CREATE SEQUENCE {q} INCREMENT BY {s.increment}"
             if s.min_value is not None:
-                sql += f" MINVALUE {s.min_value}"
+                sql += f" MINVALUE {max(s.min_value, _SEQ_MIN)}"
             if s.max_value is not None:
-                sql += f" MAXVALUE {s.max_value}"
+                sql += f" MAXVALUE {min(s.max_value, _SEQ_MAX)}"
             if s.start is not None:
                 sql += f" START WITH {s.start}"
             sql += f" CACHE {s.cache}" if s.cache is not None else ""
@@ -67,11 +68,15 @@ class MySQLDDL(BaseDDL):
     def ddl_column_type(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> Any:
         if not ctx.same and ctx.same_family and col.native.engine in ("mysql", "mariadb"):
             # MySQL ↔ MariaDB: the native spelling works unless it names a type the other lacks.
-            base = col.native.raw.lower().split("(")[0].split(" ")[0]
-            if base not in ("uuid", "inet4", "inet6", "vector", "json"):
+            raw = col.native.raw
+            base = raw.lower().split("(")[0].split(" ")[0]
+            renamed = _RENAMED.get((ctx.source, self.name), {}).get(base)
+            if renamed:
+                raw = renamed + raw[len(base):]
+            if base not in _NOT_NATIVE:
                 from ...ddl.types import TypeChoice
 
-                return TypeChoice(col.native.raw, col.type, rule="native-family")
+                return TypeChoice(raw, col.type, rule="native-family")
         return super().ddl_column_type(ctx, t, col, path)
 
     def ddl_column_sql(self, ctx: Context, t: TableInfo, p: ColumnParts) -> str:
@@ -116,6 +121,9 @@ class MySQLDDL(BaseDDL):
         if ctx.same and col.type.kind == "geometry" and col.type.srid is not None:
             parts.type_sql += f" REF_SYSTEM_ID={col.type.srid}" if self.is_mariadb else f" /*!80003 SRID {col.type.srid} */"
         return parts, post, restarts
+
+    def ddl_pk_not_null(self) -> bool:
+        return True
 
     def ddl_inline_check_ok(self, ctx: Context, t: TableInfo, col: m.Column, chk: m.Check) -> bool:
         # MariaDB's JSON alias brings its own json_valid() check
@@ -357,6 +365,9 @@ class MySQLDDL(BaseDDL):
         if p is None or not ctx.same_family:
             return ""
         method = p.method.upper()
+        if method == "SYSTEM_TIME" and not self.is_mariadb:
+            ctx.report.add(f"{t.path}/partitioning", "SYSTEM_TIME partitioning dropped (MariaDB only)", "partitioning-dropped", "approximation")
+            return ""
         sql = f"\nPARTITION BY {method}" + (f" ({p.expression})" if p.expression else "")
         if p.subpartitioning:
             sql += f" SUBPARTITION BY {p.subpartitioning}"

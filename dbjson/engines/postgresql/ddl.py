@@ -186,6 +186,10 @@ class PostgreSQLDDL(BaseDDL):
             return f"CURRENT_TIMESTAMP({d.fsp})" if d.fsp is not None else "CURRENT_TIMESTAMP"
         return super().ddl_function_default(ctx, d, typ)
 
+    def ddl_list_literal(self, items: list[str], typ: m.Type) -> str:
+        inner = ",".join('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in items)
+        return self.literal("{" + inner + "}")
+
     def ddl_bit_literal(self, bits: str) -> str:
         return f"B'{bits}'"
 
@@ -224,7 +228,7 @@ class PostgreSQLDDL(BaseDDL):
         return wanted in keys
 
     def ddl_prefix_part(self, ctx: Context, col: str, length: int, path: str) -> str | None:
-        return f"(left({col}, {length}))"
+        return f"(substr({col}, 1, {length}))"
 
     def ddl_index_method(self, ctx: Context, t: TableInfo, ix: m.Index, path: str) -> str | bool | None:
         kinds = self.table["capabilities"]["index_kinds"]

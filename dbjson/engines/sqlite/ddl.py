@@ -12,12 +12,16 @@ from ...ddl.plan import DdlPlan, Statement
 class SQLiteDDL(BaseDDL):
     """SQLite rendering of the DDL plan."""
 
-    def ddl_table_name(self, ctx: Context, schema: m.Schema, table: m.Table, si: int, path: str) -> str:
-        if si == 0:
-            return table.name
-        name = f"{schema.name}_{table.name}"
-        ctx.report.add(f"{path}/name", f"table of schema {schema.name!r} renamed to {name!r} (SQLite has one schema)", "schema-prefix", "rename")
-        return name
+    def ddl_nulls_order(self, ctx: Context, nulls: str, path: str) -> str:
+        ctx.report.add(f"{path}/nulls", f"NULLS {nulls.upper()} dropped (not allowed in SQLite indexes)", "nulls-order", "approximation")
+        return ""
+
+    def ddl_view_sql(self, ctx: Context, view: m.View, qname: str, cols: str, body: str, path: str) -> str:
+        if view.check_option:
+            ctx.report.add(f"{path}/check_option", "WITH CHECK OPTION dropped (SQLite views are read-only)", "check-option-dropped")
+        if view.materialized:
+            ctx.report.add(f"{path}/materialized", "materialized view created as a plain view", "matview-plain", "approximation")
+        return f"CREATE VIEW {qname}{cols} AS {body}"
 
     def ddl_identity(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> list[Statement]:
         ident = col.identity
