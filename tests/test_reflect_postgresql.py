@@ -411,7 +411,8 @@ def test_torture_routines_and_triggers(torture: tuple[FreshDatabase, m.Database]
     assert sorted(routines) == [
         ("add_tax", "amount integer"), ("add_tax", "amount numeric, rate numeric, label text"),
         ("audit_store", ""), ("close_store", "IN p_store integer, VARIADIC p_reasons text[]"),
-        ("staff_of", "p_store integer, OUT staff_id bigint, INOUT note text"), ("store_names", ""),
+        ("staff_of", "p_store integer, OUT staff_id bigint, INOUT note text"), ("store_count", ""),
+        ("store_names", ""),
         ("text_concat", "text"), ("touch_staff", ""),
     ]
     tax = routines[("add_tax", "amount numeric, rate numeric, label text")]
@@ -430,6 +431,8 @@ def test_torture_routines_and_triggers(torture: tuple[FreshDatabase, m.Database]
     assert staff_of.returns == "SETOF record"
     assert routines[("store_names", "")].returns == "TABLE(id integer, name character varying)"
     assert routines[("store_names", "")].arguments == ()
+    atomic = routines[("store_count", "")]  # an SQL-standard body: the parsed body, not prosrc
+    assert atomic.body == "BEGIN ATOMIC\n SELECT count(*) AS count\n    FROM public.store;\nEND"
     proc = routines[("close_store", "IN p_store integer, VARIADIC p_reasons text[]")]
     assert proc.kind == "procedure" and proc.returns is None and proc.language == "plpgsql"
     assert proc.arguments[1] == m.Argument(name="p_reasons", native="text[]", mode="VARIADIC")
@@ -494,7 +497,7 @@ def test_every_catalog_object_is_present(torture: tuple[FreshDatabase, m.Databas
     assert constraints == catalog
     assert sum(len(s.routines) for s in doc.schemas) == count(
         db, f"SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE {nsp} "
-            "AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'i')") == 8
+            "AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'i')") == 9
     assert sum(len(s.triggers) for s in doc.schemas) == count(
         db, f"SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
             f"JOIN pg_namespace n ON n.oid = c.relnamespace WHERE {nsp} AND NOT t.tgisinternal") == 2

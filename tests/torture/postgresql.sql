@@ -209,6 +209,10 @@ BEGIN
     RETURN NEW;
 END
 $$;
+CREATE FUNCTION store_count() RETURNS bigint LANGUAGE sql STABLE
+BEGIN ATOMIC
+    SELECT count(*) FROM store;
+END;
 CREATE FUNCTION audit_store() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
 CREATE PROCEDURE close_store(IN p_store integer, VARIADIC p_reasons text[])
     LANGUAGE plpgsql AS $$

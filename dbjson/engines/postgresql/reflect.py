@@ -225,7 +225,7 @@ WHERE c.relnamespace = ANY(%(nsp)s::int8[]::oid[]) AND c.relkind = 'S'
 
 Q_ROUTINES = f"""
 SELECT p.oid, p.pronamespace AS nsp, p.proname AS name, p.prokind::text AS kind, l.lanname AS language,
-       p.prosrc AS source,
+       CASE WHEN p.prosqlbody IS NOT NULL THEN pg_get_function_sqlbody(p.oid) ELSE p.prosrc END AS source,
        CASE WHEN p.prokind <> 'a' THEN pg_get_functiondef(p.oid) END AS definition,
        pg_get_function_identity_arguments(p.oid) AS signature,
        pg_get_function_result(p.oid) AS result,
