@@ -1003,7 +1003,7 @@ def build_row_converter(engine: Engine, tp: TablePlan, zero_dates: str, file: st
     keyset = set(names)
     convs = [engine.load_converter(c.type, t, zero_dates=zero_dates)  # type: ignore[attr-defined]
              for c, t in zip(tp.columns, tp.target_types)]
-    pairs = list(zip(names, convs))
+    active = [(i, conv) for i, conv in enumerate(convs) if conv is not None]
     fixed = tuple(tp.fixed.values())
     incs = list(tp.increments.values())
     all_keys = {c.name for c in tp.table.columns}
@@ -1016,14 +1016,18 @@ def build_row_converter(engine: Engine, tp: TablePlan, zero_dates: str, file: st
             raise DataError(f"malformed JSON line: {e}", file=file, line=number, table=tp.display) from None
         if type(obj) is not dict:
             raise DataError("a line must be a JSON object", file=file, line=number, table=tp.display)
-        out: list[Any] = []
+        try:
+            out = [obj[name] for name in names]
+        except KeyError as e:
+            raise DataError("column missing from the line", file=file, line=number, table=tp.display,
+                            column=str(e.args[0])) from None
         name = ""
         try:
-            for name, conv in pairs:
-                v = obj[name]
-                out.append(None if v is None else conv(v))
-        except KeyError:
-            raise DataError("column missing from the line", file=file, line=number, table=tp.display, column=name) from None
+            for i, conv in active:
+                v = out[i]
+                if v is not None:
+                    name = names[i]
+                    out[i] = conv(v)
         except DataError as e:
             raise DataError(e.message, file=file, line=number, table=tp.display, column=name, value=obj.get(name)) from None
         except (ValueError, TypeError, OverflowError) as e:

@@ -42,6 +42,8 @@ _RETRY_CODES = {1205, 1213, 1614, 1637}
 _DISCONNECT_CODES = {2006, 2013, 2055, 2003, 1053, 1927, 4031}
 _EXISTS_CODES = {1050, 1061, 1826, 1022, 1060, 1304, 1359, 1007, 1068, 4028, 1831}
 _LOCAL_REFUSED = {1148, 3948, 2068, 1227}
+# Kinds whose canonical JSON value (a string, or an integer number) is MySQL's input text.
+_PASS_KINDS = frozenset({"char", "varchar", "text", "enum", "uuid", "inet", "decimal"})
 _SESSION = (
     "SET SESSION unique_checks = 0, foreign_key_checks = 0, time_zone = '+00:00', "
     "sql_mode = 'STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO'"
@@ -244,9 +246,15 @@ class MySQLLoad:
             return {a: c for a, c in cur.fetchall()}
 
     # -- values ---------------------------------------------------------------------------------
-    def load_converter(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> Callable[[Any], Any]:
-        """JSON value (non-null) of a ``src`` column → MySQL input text (raw, unescaped) for ``tgt``."""
+    def load_converter(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> Callable[[Any], Any] | None:
+        """JSON value (non-null) of a ``src`` column → MySQL input text (raw, unescaped) for ``tgt``.
+
+        None means "as is": the JSON string or number is already the input text.
+        """
         sk, tk = src.kind, tgt.kind
+        if sk in _PASS_KINDS and tk in _PASS_KINDS or (
+                sk in ("date", "timestamp") and tk == sk and not src.with_timezone and src.allows_zero):
+            return None  # MySQL-to-MySQL dates: zero dates load as they are; 'T' is accepted
         if sk == "boolean" or tk == "boolean":
             return lambda v: "1" if (v is True or (v not in (False, 0, "0") and bool(v))) else "0"
         if tk == "geometry":
@@ -347,8 +355,14 @@ class MySQLLoad:
         buf: list[str] = []
         size = 0
         n = 0
+        width = -1
         for row in rows:
-            line = "\t".join(["\\N" if v is None else v.translate(esc) if type(v) is str else str(v) for v in row]) + "\n"
+            if width < 0:
+                width = len(row) - 1
+            line = "\t".join(["\\N" if v is None else v if type(v) is str else str(v) for v in row])
+            if line.count("\t") != width or "\\" in line or "\n" in line or "\r" in line or "\0" in line:
+                line = "\t".join(["\\N" if v is None else (v if type(v) is str else str(v)).translate(esc) for v in row])
+            line += "\n"
             buf.append(line)
             size += len(line)
             n += 1

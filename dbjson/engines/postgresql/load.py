@@ -30,6 +30,9 @@ _RETRY_STATES = {"40001", "40P01", "55P03", "57P03"}
 _DISCONNECT_STATES = {"57P01", "57P02", "08000", "08003", "08006", "08001", "08004"}
 _EXISTS_STATES = {"42P07", "42710", "42P06", "42723", "42P16"}
 _DATE_KINDS = ("date", "timestamp")
+# Kinds whose canonical JSON value (a string, or an integer number) is PostgreSQL's input text.
+_PASS_KINDS = frozenset({"char", "varchar", "text", "enum", "uuid", "inet", "macaddr", "xml", "opaque", "range",
+                         "interval", "time", "decimal", "money"})
 
 
 
@@ -154,9 +157,14 @@ class PostgreSQLLoad:
         return {a: f"{c}_ci" for a, c in rows}
 
     # -- values ---------------------------------------------------------------------------------
-    def load_converter(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> Callable[[Any], Any]:
-        """JSON value (non-null) of a ``src`` column → PostgreSQL input text for a ``tgt`` column."""
+    def load_converter(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> Callable[[Any], Any] | None:
+        """JSON value (non-null) of a ``src`` column → PostgreSQL input text for a ``tgt`` column.
+
+        None means "as is": the JSON string or number is already the input text.
+        """
         sk, tk = src.kind, tgt.kind
+        if sk in _PASS_KINDS and tk in _PASS_KINDS or sk in _DATE_KINDS and tk == sk and not src.allows_zero:
+            return None
         if tk == "boolean":
             return lambda v: "t" if (v is True or (v not in (False, 0, "0", "f", "false") and bool(v))) else "f"
         if sk == "boolean":
@@ -206,11 +214,17 @@ class PostgreSQLLoad:
     def _copy(self, conn: Any, sql: str, rows: Iterator[tuple[Any, ...]]) -> int:
         esc = _COPY_ESCAPE
         n = 0
+        width = -1
         with conn.cursor() as cur, cur.copy(sql) as cp:
             buf: list[str] = []
             size = 0
             for row in rows:
-                line = "\t".join(["\\N" if v is None else v.translate(esc) if type(v) is str else str(v) for v in row]) + "\n"
+                if width < 0:
+                    width = len(row) - 1
+                line = "\t".join(["\\N" if v is None else v if type(v) is str else str(v) for v in row])
+                if line.count("\t") != width or "\\" in line or "\n" in line or "\r" in line:
+                    line = "\t".join(["\\N" if v is None else (v if type(v) is str else str(v)).translate(esc) for v in row])
+                line += "\n"
                 buf.append(line)
                 size += len(line)
                 n += 1

@@ -105,9 +105,12 @@ class SQLiteLoad:
         return out
 
     # -- values ---------------------------------------------------------------------------------
-    def load_converter(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> Callable[[Any], Any]:
-        """JSON value (non-null) → a Python value for sqlite3."""
+    def load_converter(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> Callable[[Any], Any] | None:
+        """JSON value (non-null) → a Python value for sqlite3 (None: the JSON value as is)."""
         sk = src.kind
+        if sk in ("char", "varchar", "text", "enum", "uuid", "decimal", "time", "interval") or (
+                sk in ("date", "timestamp") and zero_dates != "error"):
+            return None
         if sk == "boolean":
             return lambda v: 1 if v else 0
         if sk in ("binary", "varbinary", "blob"):
