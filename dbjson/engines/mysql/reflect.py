@@ -201,6 +201,17 @@ class MySQLReflector:
         @property
         def is_mariadb(self) -> bool: ...
 
+        @property
+        def version(self) -> tuple[int, ...]: ...
+
+    # information_schema columns of this server, (TABLE, COLUMN): older servers lack some of them
+    _catalog_columns: frozenset[tuple[str, str]] = frozenset()
+
+    def _pick(self, table: str, column: str, alias: str, fallback: str, prefix: str = "") -> str:
+        """``prefix.COLUMN AS alias`` when this server's ``information_schema.TABLE`` has it, else the fallback."""
+        expr = prefix + column if (table, column) in self._catalog_columns else fallback
+        return f"{expr} AS {alias}"
+
     # -- entry point ------------------------------------------------------------------------------
     def reflect_database(self, conn: Any, target: Target, options: ReflectOptions) -> m.Database:
         """Reflect the selected databases (and, with ``options.grants``, accounts) into the model."""
@@ -208,8 +219,17 @@ class MySQLReflector:
 
         cur = conn.cursor()
         try:
-            if not self.is_mariadb:
+            if not self.is_mariadb and self.version >= (8,):
                 cur.execute("SET SESSION information_schema_stats_expiry = 0")
+            self._catalog_columns = frozenset(
+                (r["t"].upper(), r["c"].upper())
+                for r in _query(
+                    cur,
+                    "SELECT TABLE_NAME AS t, COLUMN_NAME AS c FROM information_schema.COLUMNS"
+                    " WHERE TABLE_SCHEMA = 'information_schema' AND TABLE_NAME IN"
+                    " ('STATISTICS', 'COLUMNS', 'SCHEMATA', 'CHECK_CONSTRAINTS', 'TABLE_CONSTRAINTS', 'ROUTINES')",
+                )
+            )
             server = _query(cur, "SELECT @@GLOBAL.sql_mode AS sql_mode, @@lower_case_table_names AS lctn")[0]
             charsets = {
                 r["coll"]: r["cs"]
@@ -251,8 +271,8 @@ class MySQLReflector:
         """One database; None when it was dropped after the listing (a busy server)."""
         found = _query(
             cur,
-            "SELECT DEFAULT_CHARACTER_SET_NAME AS cs, DEFAULT_COLLATION_NAME AS coll"
-            + (", SCHEMA_COMMENT AS comment" if self.is_mariadb else "")
+            "SELECT DEFAULT_CHARACTER_SET_NAME AS cs, DEFAULT_COLLATION_NAME AS coll, "
+            + self._pick("SCHEMATA", "SCHEMA_COMMENT", "comment", "NULL")
             + " FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s",
             schema,
         )
@@ -299,7 +319,7 @@ class MySQLReflector:
 
     # -- catalog queries (one per kind per schema) ----------------------------------------------
     def _columns(self, cur: Any, schema: str, tables: set[str]) -> dict[str, list[Row]]:
-        srs = "SRS_ID" if not self.is_mariadb else "NULL"
+        srs = self._pick("COLUMNS", "SRS_ID", "srid", "NULL")
         rows = _query(
             cur,
             "SELECT TABLE_NAME AS tname, COLUMN_NAME AS name, ORDINAL_POSITION AS ordinal,"
@@ -308,7 +328,7 @@ class MySQLReflector:
             " NUMERIC_SCALE AS num_scale, DATETIME_PRECISION AS dt_prec,"
             " CHARACTER_SET_NAME AS cs, COLLATION_NAME AS coll, COLUMN_TYPE AS column_type,"
             " EXTRA AS extra, GENERATION_EXPRESSION AS gen_expr, COLUMN_COMMENT AS comment,"
-            f" {srs} AS srid FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s",
+            f" {srs} FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = %s",
             schema,
         )
         out: dict[str, list[Row]] = defaultdict(list)
@@ -320,17 +340,21 @@ class MySQLReflector:
         return out
 
     def _checks(self, cur: Any, schema: str, tables: dict[str, Row]) -> dict[str, list[Row]]:
-        if self.is_mariadb:
+        if ("CHECK_CONSTRAINTS", "CHECK_CLAUSE") not in self._catalog_columns:
+            return {}  # MySQL < 8.0.16 parses CHECK and ignores it
+        if ("CHECK_CONSTRAINTS", "TABLE_NAME") in self._catalog_columns:  # MariaDB
             sql = (
-                "SELECT TABLE_NAME AS tname, CONSTRAINT_NAME AS name, LEVEL AS level,"
-                " CHECK_CLAUSE AS clause, 'YES' AS enforced FROM information_schema.CHECK_CONSTRAINTS"
+                "SELECT TABLE_NAME AS tname, CONSTRAINT_NAME AS name, "
+                + self._pick("CHECK_CONSTRAINTS", "LEVEL", "level", "'Table'")
+                + ", CHECK_CLAUSE AS clause, 'YES' AS enforced FROM information_schema.CHECK_CONSTRAINTS"
                 " WHERE CONSTRAINT_SCHEMA = %s"
             )
         else:
             sql = (
                 "SELECT tc.TABLE_NAME AS tname, tc.CONSTRAINT_NAME AS name, 'Table' AS level,"
-                " cc.CHECK_CLAUSE AS clause, tc.ENFORCED AS enforced"
-                " FROM information_schema.TABLE_CONSTRAINTS tc"
+                " cc.CHECK_CLAUSE AS clause, "
+                + self._pick("TABLE_CONSTRAINTS", "ENFORCED", "enforced", "'YES'", "tc.")
+                + " FROM information_schema.TABLE_CONSTRAINTS tc"
                 " JOIN information_schema.CHECK_CONSTRAINTS cc"
                 "   ON cc.CONSTRAINT_SCHEMA = tc.CONSTRAINT_SCHEMA AND cc.CONSTRAINT_NAME = tc.CONSTRAINT_NAME"
                 " WHERE tc.TABLE_SCHEMA = %s AND tc.CONSTRAINT_TYPE = 'CHECK'"
@@ -338,7 +362,11 @@ class MySQLReflector:
         return _group(_query(cur, sql, schema), tables)
 
     def _statistics(self, cur: Any, schema: str, tables: dict[str, Row]) -> dict[str, dict[str, list[Row]]]:
-        extra = "IGNORED AS ignored, NULL AS expr" if self.is_mariadb else "IS_VISIBLE AS visible, EXPRESSION AS expr"
+        extra = ", ".join((
+            self._pick("STATISTICS", "IGNORED", "ignored", "'NO'"),
+            self._pick("STATISTICS", "IS_VISIBLE", "visible", "'YES'"),
+            self._pick("STATISTICS", "EXPRESSION", "expr", "NULL"),
+        ))
         rows = _query(
             cur,
             "SELECT TABLE_NAME AS tname, INDEX_NAME AS name, NON_UNIQUE AS non_unique,"
@@ -600,7 +628,7 @@ class MySQLReflector:
             )
         unique = not first["non_unique"]
         plain = all(p.column and p.length is None and not p.descending for p in parts)
-        visible = first["ignored"] != "YES" if self.is_mariadb else first["visible"] == "YES"
+        visible = first["visible"] == "YES" and first["ignored"] != "YES"
         return m.Index(
             name=name,
             parts=tuple(parts),
@@ -823,8 +851,9 @@ class MySQLReflector:
             "SELECT ROUTINE_NAME AS name, ROUTINE_TYPE AS type, DTD_IDENTIFIER AS returns,"
             " ROUTINE_DEFINITION AS body, IS_DETERMINISTIC AS det, SQL_DATA_ACCESS AS access,"
             " SECURITY_TYPE AS security, SQL_MODE AS sql_mode, ROUTINE_COMMENT AS comment,"
-            " DEFINER AS definer, EXTERNAL_LANGUAGE AS lang"
-            " FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = %s",
+            " DEFINER AS definer, "
+            + self._pick("ROUTINES", "EXTERNAL_LANGUAGE", "lang", "NULL")
+            + " FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = %s",
             schema,
         )
         if not rows:
