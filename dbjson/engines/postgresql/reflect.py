@@ -24,6 +24,8 @@ Choices made here (the document format leaves them to the engine):
   ``Identity(kind="serial")``; identity sequences belong to their column. Only the remaining
   (standalone) sequences are listed in ``Schema.sequences``.
 * FOREIGN KEY ``match`` is set only when it is not the default ``SIMPLE``.
+* A reference to an object in another schema is ``schema.name``, to one in the same schema (or in
+  ``pg_catalog``) the bare name: ``partition_of``, ``inherits``, collations, trigger functions.
 * Engine-only objects the model has no class for live in ``options["postgresql"]``: a table's
   ``exclusions``, ``policies`` (row-level security), ``unlogged``, ``with`` (storage parameters as
   PostgreSQL lists them), ``tablespace``, ``replica_identity``; a schema's ``collations`` and
@@ -100,7 +102,8 @@ SELECT a.attrelid AS rel, a.attnum, a.attname AS name, format_type(a.atttypid, a
        a.attislocal AS islocal, a.attinhcount AS inhcount,
        pg_get_expr(ad.adbin, ad.adrelid) AS default_expr,
        CASE WHEN a.attcollation <> 0 AND a.attcollation <> t.typcollation THEN
-            CASE WHEN cn.nspname = 'pg_catalog' THEN co.collname ELSE cn.nspname || '.' || co.collname END
+            CASE WHEN co.collnamespace IN ('pg_catalog'::regnamespace, c.relnamespace) THEN co.collname
+                 ELSE cn.nspname || '.' || co.collname END
        END AS collation,
        col_description(a.attrelid, a.attnum) AS comment,
        (SELECT d.objid FROM pg_depend d
@@ -126,7 +129,8 @@ SELECT t.oid, t.typnamespace AS nsp, n.nspname AS schema, t.typname AS name, t.t
        format_type(t.oid, NULL) AS display,
        CASE WHEN t.typbasetype <> 0 THEN format_type(t.typbasetype, t.typtypmod) END AS base_raw,
        CASE WHEN t.typcollation <> 0 AND t.typcollation <> bt.typcollation THEN
-            CASE WHEN cn.nspname = 'pg_catalog' THEN co.collname ELSE cn.nspname || '.' || co.collname END
+            CASE WHEN co.collnamespace IN ('pg_catalog'::regnamespace, t.typnamespace) THEN co.collname
+                 ELSE cn.nspname || '.' || co.collname END
        END AS collation,
        pg_get_expr(t.typdefaultbin, 0) AS default_expr,
        COALESCE(r.rngsubtype, mr.rngsubtype) AS range_subtype, mr.rngtypid IS NOT NULL AS multi,
@@ -186,7 +190,8 @@ SELECT i.indexrelid AS oid, i.indrelid AS rel, ic.relname AS name, am.amname AS 
              JOIN pg_opclass oc ON oc.oid = k.c JOIN pg_namespace ocn ON ocn.oid = oc.opcnamespace
              ORDER BY k.o) AS opclasses,
        ARRAY(SELECT CASE WHEN k.c = 0 OR k.c = COALESCE(a.attcollation, 100) THEN NULL
-                         WHEN cn.nspname = 'pg_catalog' THEN co.collname ELSE cn.nspname || '.' || co.collname END
+                         WHEN co.collnamespace IN ('pg_catalog'::regnamespace, tc.relnamespace) THEN co.collname
+                         ELSE cn.nspname || '.' || co.collname END
              FROM unnest(i.indcollation::oid[], i.indkey::int2[]) WITH ORDINALITY k(c, n, o)
              LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.n AND k.n > 0
              LEFT JOIN pg_collation co ON co.oid = k.c LEFT JOIN pg_namespace cn ON cn.oid = co.collnamespace
@@ -1102,7 +1107,8 @@ def _collation(c: Row) -> dict[str, Any]:
     if c["provider"] == "i":
         settings.append(f"locale = {_sql_string(c['locale'] or '')}")
     else:
-        settings += [f"lc_collate = {_sql_string(c['lc_collate'] or '')}", f"lc_ctype = {_sql_string(c['lc_ctype'] or '')}"]
+        settings += [f"lc_collate = {_sql_string(c['lc_collate'] or '')}",
+                     f"lc_ctype = {_sql_string(c['lc_ctype'] or '')}"]
     if not c["deterministic"]:
         settings.append("deterministic = false")
     out = _compact({
