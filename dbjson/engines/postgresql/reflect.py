@@ -25,7 +25,7 @@ Choices made here (the document format leaves them to the engine):
   (standalone) sequences are listed in ``Schema.sequences``.
 * FOREIGN KEY ``match`` is set only when it is not the default ``SIMPLE``.
 * A reference to an object in another schema is ``schema.name``, to one in the same schema (or in
-  ``pg_catalog``) the bare name: ``partition_of``, ``inherits``, collations, trigger functions.
+  ``pg_catalog``) the bare name: ``partition_of``, ``inherits``, collations, operator classes, trigger functions.
 * Engine-only objects the model has no class for live in ``options["postgresql"]``: a table's
   ``exclusions``, ``policies`` (row-level security), ``unlogged``, ``with`` (storage parameters as
   PostgreSQL lists them), ``tablespace``, ``replica_identity``; a schema's ``collations`` and
@@ -184,7 +184,8 @@ SELECT i.indexrelid AS oid, i.indrelid AS rel, ic.relname AS name, am.amname AS 
              ORDER BY k.o) AS columns,
        ARRAY(SELECT CASE WHEN k.n = 0 THEN pg_get_indexdef(i.indexrelid, k.o::int, true) END
              FROM unnest(i.indkey::int2[]) WITH ORDINALITY k(n, o) ORDER BY k.o) AS expressions,
-       ARRAY(SELECT CASE WHEN oc.opcdefault THEN NULL WHEN ocn.nspname = 'pg_catalog' THEN oc.opcname
+       ARRAY(SELECT CASE WHEN oc.opcdefault THEN NULL
+                         WHEN oc.opcnamespace IN ('pg_catalog'::regnamespace, tc.relnamespace) THEN oc.opcname
                          ELSE ocn.nspname || '.' || oc.opcname END
              FROM unnest(i.indclass::oid[]) WITH ORDINALITY k(c, o)
              JOIN pg_opclass oc ON oc.oid = k.c JOIN pg_namespace ocn ON ocn.oid = oc.opcnamespace
