@@ -586,11 +586,14 @@ def test_chinook(fresh_db: Any) -> None:
 
 def test_extension_objects_are_skipped(fresh_db: Any) -> None:
     db = fresh_db("postgresql")
-    db.execute("CREATE EXTENSION citext; CREATE TABLE t (name citext PRIMARY KEY);")
+    db.execute("CREATE EXTENSION citext; CREATE EXTENSION pg_trgm; CREATE TABLE t (name citext PRIMARY KEY, "
+               "note text); CREATE INDEX t_note_trgm ON t USING gin (note gin_trgm_ops);")
     doc = dbjson.reflect(db.url)
     (public,) = doc.schemas
     assert public.routines == () and public.domains == () and public.enums == ()
-    assert [(e["name"], e["schema"]) for e in doc.options["postgresql"]["extensions"]] == [("citext", "public")]
+    assert [(e["name"], e["schema"]) for e in doc.options["postgresql"]["extensions"]] == [
+        ("citext", "public"), ("pg_trgm", "public")]
+    assert public.table("t").indexes[0].parts == (m.IndexPart(column="note", opclass="gin_trgm_ops"),)
     assert dbjson.validate(doc.to_dict()) == []
     assert type_dict(public.table("t").column("name").type) == {
         "kind": "opaque", "type_name": "citext", "type_schema": "public"}
