@@ -177,12 +177,12 @@ def open_data(path: Path | str) -> IO[bytes]:
     """A binary reader over a plain, gzip (``.gz``) or zstd (``.zst``) data file."""
     p = str(path)
     if p.endswith(".gz"):
-        return gzip.open(p, "rb")
+        return gzip.open(p, "rb")  # type: ignore[return-value]
     if p.endswith(".zst"):
         import zstandard
 
         fh = open(p, "rb")  # noqa: SIM115 - owned by the returned reader
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(fh, closefd=True), 1 << 20)  # type: ignore[arg-type]
+        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(fh, closefd=True), 1 << 20)
     return open(p, "rb", buffering=1 << 20)  # noqa: SIM115
 
 
@@ -300,8 +300,8 @@ def rename_columns(db: m.Database, renames: Mapping[str, str]) -> m.Database:
         return db
     per: dict[str, dict[str, str]] = {}
     for key, new in renames.items():
-        t, old = _split_option(key, "--rename")
-        per.setdefault(t, {})[old] = new
+        tname, old = _split_option(key, "--rename")
+        per.setdefault(tname, {})[old] = new
     schemas = []
     for s in db.schemas:
         tables = []

@@ -123,9 +123,9 @@ def _column_checks(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str) 
                         if isinstance(v, str) and len(v) > limit else None))
     if st.kind in ("char", "varchar", "text") and tgt.kind == "text" and tgt.max_bytes and (
             st.kind != "text" or not st.max_bytes or st.max_bytes > tgt.max_bytes):
-        cap = tgt.max_bytes
-        out.append(("error", lambda v: f"{len(v.encode())} bytes, the target column holds {cap}"
-                    if isinstance(v, str) and len(v) * 4 > cap and len(v.encode()) > cap else None))
+        tier: int = tgt.max_bytes
+        out.append(("error", lambda v: f"{len(v.encode())} bytes, the target column holds {tier}"
+                    if isinstance(v, str) and len(v) * 4 > tier and len(v.encode()) > tier else None))
     if st.kind in ("binary", "varbinary", "blob") and tgt.kind in ("binary", "varbinary", "blob"):
         cap = tgt.length if tgt.kind != "blob" else tgt.max_bytes
         src_cap = st.length if st.kind != "blob" else st.max_bytes

@@ -14,7 +14,7 @@ rejected rows).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -155,8 +155,10 @@ def verify(
                     resume=False, strict=False, zero_dates="null", max_errors=0, verify=True)
     imp = Importer(d, target, engine, opts, on_event)
     try:
-        colopts = {"set_values": {}, "set_sql": {}, "increments": {}, "renames": _parse_assignments(renames, "--rename")}
-        return imp.verify_only(db, mtables, (tuple(tables), tuple(exclude)), colopts)
+        colopts: dict[str, Mapping[str, Any]] = {
+            "set_values": {}, "set_sql": {}, "increments": {}, "renames": _parse_assignments(renames, "--rename")}
+        result: VerifyReport = imp.verify_only(db, mtables, (tuple(tables), tuple(exclude)), colopts)
+        return result
     finally:
         imp.close_all()
 

@@ -24,7 +24,7 @@ import itertools
 import re
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
@@ -114,8 +114,7 @@ def _is_zero_date(v: str) -> bool:
 def _ewkb_to_mysql(hexstr: str) -> str:
     """Hex EWKB (SRID flag) → hex of MySQL's internal geometry (4-byte LE SRID + plain WKB)."""
     b = bytes.fromhex(hexstr)
-    little = b[0] == 1
-    order = "little" if little else "big"
+    order: Literal["little", "big"] = "little" if b[0] == 1 else "big"
     gtype = int.from_bytes(b[1:5], order)
     srid = 0
     body = b[5:]
@@ -131,8 +130,7 @@ def _mysql_to_ewkb(raw: bytes) -> bytes:
     """MySQL's internal geometry bytes → EWKB with the SRID flag (what the encoding contract holds)."""
     srid = int.from_bytes(raw[:4], "little")
     wkb = raw[4:]
-    little = wkb[0] == 1
-    order = "little" if little else "big"
+    order: Literal["little", "big"] = "little" if wkb[0] == 1 else "big"
     gtype = int.from_bytes(wkb[1:5], order)
     if srid:
         return wkb[:1] + (gtype | 0x20000000).to_bytes(4, order) + srid.to_bytes(4, order) + wkb[5:]
@@ -459,11 +457,20 @@ class MySQLLoad:
             elif sk == "uuid" and tgt.kind in ("binary", "varbinary"):
                 out[src.name] = lambda v: bytes(v)
             elif sk == "bit" and tgt.kind == "bit":
-                n = src.type.length or 1
-                out[src.name] = lambda v, n=n: format(int.from_bytes(v, "big"), f"0{n}b")
+                out[src.name] = _bits_reader(src.type.length or 1)
             elif sk == "char" and src.native.engine == "postgresql" and tgt.kind == "char" and tgt.length:
-                out[src.name] = lambda v, n=tgt.length: v.ljust(n) if isinstance(v, str) else v
+                out[src.name] = _padder(tgt.length)
         return out
+
+
+def _bits_reader(n: int) -> Callable[[Any], Any]:
+    """MySQL BIT bytes → exactly ``n`` binary digits."""
+    return lambda v: format(int.from_bytes(v, "big"), f"0{n}b") if isinstance(v, (bytes, bytearray)) else v
+
+
+def _padder(n: int) -> Callable[[Any], Any]:
+    """PostgreSQL char(n) values keep their padding; MySQL returns them unpadded."""
+    return lambda v: v.ljust(n) if isinstance(v, str) else v
 
 
 class _LoadWarning(Exception):

@@ -82,7 +82,7 @@ class PostgreSQLLoad:
             conn = psycopg.connect(
                 host=u.host or "localhost", port=u.port or 5432, user=u.username, password=u.password,
                 dbname=u.database or "postgres", autocommit=True, connect_timeout=10,
-                **{k: v for k, v in u.query.items() if isinstance(v, str)},
+                **{k: v for k, v in u.query.items() if isinstance(v, str)},  # type: ignore[arg-type]
             )
         except Exception as e:  # noqa: BLE001
             from ...connect import connection_error
