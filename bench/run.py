@@ -13,7 +13,9 @@ that is missing or fails is reported as such, never fatal. See bench/README.md.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
+import fcntl
 import functools
 import json
 import os
@@ -25,7 +27,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -47,6 +49,7 @@ class Result:
     status: str = "ok"  # ok | failed | not available | wrong rows
     seconds: float | None = None
     maxrss_kb: int | None = None
+    cpu_s: float | None = None  # user + system CPU of the client processes (not the server's)
     rows: int = 0
     note: str = ""
     baseline: bool = False  # the engine's bulk path the ratios are relative to
@@ -66,6 +69,7 @@ class Proc:
 
     seconds: float
     maxrss_kb: int
+    cpu_s: float
     returncode: int
     err: str
 
@@ -80,13 +84,13 @@ def measure(cmd: Sequence[str], *, stdin: Path | None = None, stdout: Path | Non
     with tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r") as rss, \
             (open(stdin, "rb") if stdin else open(os.devnull, "rb")) as fin, \
             (open(stdout, "wb") if stdout else open(os.devnull, "wb")) as fout:
-        gnu_time = ["/usr/bin/time", "-f", "%M", "-o", rss.name] if os.access("/usr/bin/time", os.X_OK) else []
+        gnu_time = ["/usr/bin/time", "-f", "%M %U %S", "-o", rss.name] if os.access("/usr/bin/time", os.X_OK) else []
         t0 = time.perf_counter()
         try:
             p = subprocess.Popen(gnu_time + list(cmd), stdin=fin, stdout=fout, stderr=err, cwd=REPO,
                                  env={**os.environ, **(env or {})}, start_new_session=True)
         except OSError as e:
-            return Proc(0.0, 0, 127, str(e))
+            return Proc(0.0, 0, 0.0, 127, str(e))
         timer = threading.Timer(timeout, lambda: os.killpg(p.pid, signal.SIGKILL))
         timer.start()
         _, status, usage = os.wait4(p.pid, 0)
@@ -95,9 +99,12 @@ def measure(cmd: Sequence[str], *, stdin: Path | None = None, stdout: Path | Non
         p.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
         tail = err.read().decode("utf-8", "replace").strip().splitlines()[-6:]
-        reported = rss.read().strip().splitlines()
-        maxrss = int(reported[-1]) if reported and reported[-1].isdigit() else int(usage.ru_maxrss)
-    return Proc(seconds, maxrss, p.returncode, " | ".join(tail))
+        reported = (rss.read().strip().splitlines() or [""])[-1].split()
+        if len(reported) == 3 and reported[0].isdigit():
+            maxrss, cpu = int(reported[0]), float(reported[1]) + float(reported[2])
+        else:
+            maxrss, cpu = int(usage.ru_maxrss), usage.ru_utime + usage.ru_stime
+    return Proc(seconds, maxrss, cpu, p.returncode, " | ".join(tail))
 
 
 def first_line(cmd: Sequence[str]) -> str | None:
@@ -164,7 +171,7 @@ class Bench:
         if r.ok:
             rate = f"{r.rows_per_s:,.0f} rows/s" if r.rows_per_s else ""
             self.say(f"  {r.engine:>9} {r.phase:6} {r.label:44} {r.seconds:8.2f} s  {rate:>16}  "
-                     f"peak RSS {(r.maxrss_kb or 0) / 1024:7.1f} MB {r.note}")
+                     f"client CPU {r.cpu_s or 0:6.2f} s  peak RSS {(r.maxrss_kb or 0) / 1024:7.1f} MB {r.note}")
         else:
             self.say(f"  {r.engine:>9} {r.phase:6} {r.label:44} {r.status}: {r.note}")
         return r
@@ -185,7 +192,7 @@ class Bench:
                 r.status, r.note, r.seconds, r.maxrss_kb = "failed", f"exit {p.returncode}: {p.err[-600:]}", None, None
                 break
             if r.seconds is None or p.seconds < r.seconds:
-                r.seconds = p.seconds
+                r.seconds, r.cpu_s = p.seconds, p.cpu_s
             r.maxrss_kb = max(r.maxrss_kb or 0, p.maxrss_kb)
         return r
 
@@ -219,6 +226,8 @@ class Bench:
         self.work.mkdir(parents=True, exist_ok=True)
         self.info["load_before"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
         self.say(f"dbjson benchmark: {self.rows:,} rows, engines {self.args.engines}, work dir {self.work}")
+        startup = measure([PY, "-m", "dbjson", "--version"])
+        self.info["startup"] = f"{startup.seconds:.2f} s wall, {startup.cpu_s:.2f} s CPU"
         if not self.have["export"] or not self.have["import"]:
             self.say("  dbjson export/import: not available in this checkout yet (reported as such)")
         for engine in self.args.engines.split(","):
@@ -415,7 +424,7 @@ class Bench:
                 v = measure(self.dbjson("verify", str(src), server.db_url(self.imp), "--threads", "2"),
                             timeout=self.args.timeout)
                 self.record(Result(e, "import", "verify", "dbjson verify --threads 2 (of that import)", rows=self.rows,
-                                   seconds=v.seconds if v.returncode == 0 else None, maxrss_kb=v.maxrss_kb,
+                                   seconds=v.seconds if v.returncode == 0 else None, maxrss_kb=v.maxrss_kb, cpu_s=v.cpu_s,
                                    status="ok" if v.returncode == 0 else "failed",
                                    note="" if v.returncode == 0 else f"exit {v.returncode}: {v.err[-300:]}"))
 
@@ -456,6 +465,7 @@ class Bench:
                     r.note = f"import {r.seconds:.2f} s + MariaDB export {exp.seconds:.2f} s"
                     r.label = "dbjson export + import (--threads 2)"
                     r.seconds += exp.seconds
+                    r.cpu_s = (r.cpu_s or 0.0) + (exp.cpu_s or 0.0)
                     r.maxrss_kb = max(r.maxrss_kb or 0, exp.maxrss_kb or 0)
                 self.check_import(pg, r, self.imp)
                 if r.ok and self.have["verify"]:
@@ -577,7 +587,9 @@ deterministic dataset into MariaDB, MySQL 9 and PostgreSQL 15, then times, on th
 
 Times are wall clock around one process; rows/s is the dataset's total row count over that time; the
 ratio columns are rows/s relative to the engine's bulk path (bold rows). Peak RSS is the largest
-client-side process of the step (GNU time `%M`); server memory and CPU are not in it.
+client-side process of the step and client CPU the user + system time of the step's processes (GNU
+time `%M`, `%U`, `%S`); the servers' memory and CPU are not in them (client CPU close to wall time × 1
+means a single-threaded client is the bottleneck; well below it, the server or the wire).
 
 **Read these figures as comparable only within one run.** The machine has 2 cores shared with
 other engineers' test runs and the three database servers, which are untuned (default buffer pools,
@@ -596,14 +608,15 @@ def _section(b: Bench, engine: str, phase: str) -> list[str]:
     if not rows:
         return []
     base = next((r for r in rows if r.baseline and r.ok), None)
-    lines = ["| tool | wall s | rows/s | × bulk | peak RSS MB | status |", "|---|---:|---:|---:|---:|---|"]
+    lines = ["| tool | wall s | rows/s | × bulk | client CPU s | peak RSS MB | status |",
+             "|---|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         ratio = f"{base.seconds / r.seconds:.2f}" if base and base.seconds and r.ok and r.seconds else "–"
         label = f"**{r.label}**" if r.baseline else r.label
         status = r.status if not r.note else f"{r.status} ({r.note})"
-        lines.append(f"| {label} | {r.seconds:.2f} | {_fmt_rate(r)} | {ratio} | {(r.maxrss_kb or 0) / 1024:.0f} | "
-                     f"{status.replace('|', '/')} |" if r.ok else
-                     f"| {label} | – | – | – | – | {status.replace('|', '/')} |")
+        lines.append(f"| {label} | {r.seconds:.2f} | {_fmt_rate(r)} | {ratio} | {r.cpu_s or 0:.2f} | "
+                     f"{(r.maxrss_kb or 0) / 1024:.0f} | {status.replace('|', '/')} |" if r.ok else
+                     f"| {label} | – | – | – | – | – | {status.replace('|', '/')} |")
     return lines
 
 
@@ -623,7 +636,8 @@ def machine(b: Bench) -> list[str]:
              f"- machine: {os.cpu_count()} CPUs ({cpu}), {mem} memory, {platform.platform()}, Python {platform.python_version()}",
              f"- load average before / after the run: {b.info.get('load_before')} / {b.info.get('load_after')}",
              f"- dataset: {b.rows:,} rows (" + ", ".join(f"{k} {v:,}" for k, v in ds.table_rows(b.rows).items())
-             + f"), seed {b.args.seed}; every step run {b.args.repeat}× (fastest kept)"]
+             + f"), seed {b.args.seed}; every step run {b.args.repeat}× (fastest kept)",
+             f"- dbjson CLI start-up (`python -m dbjson --version`, included in every dbjson time): {b.info.get('startup')}"]
     for engine in b.args.engines.split(","):
         lines.append(f"- {engine}: {b.info.get(f'version_{engine}', '?')} (dataset load: {b.info.get(f'load_{engine}', '?')})")
     lines.append("- tools: " + "; ".join(f"{k} {v or 'not available'}" for k, v in tools.items()))
@@ -667,11 +681,31 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+@contextlib.contextmanager
+def exclusive(database: str) -> Iterator[None]:
+    """Hold a lock for ``database`` so that two runs never share (and reload) the same databases."""
+    path = Path(tempfile.gettempdir()) / f"dbjson-bench-{database}.lock"
+    with open(path, "a+") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.seek(0)
+            print(f"another benchmark run ({fh.read().strip() or 'unknown'}) is using database {database}; "
+                  "waiting for it (or pass another --database)", flush=True)
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}, {' '.join(sys.argv[1:])}")
+        fh.flush()
+        yield
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.setup:
         subprocess.run(["bash", str(REPO / "bench" / "setup.sh")], check=False)
-    return Bench(args).main()
+    with exclusive(args.database):
+        return Bench(args).main()
 
 
 if __name__ == "__main__":
