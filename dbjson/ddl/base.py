@@ -986,7 +986,7 @@ def _complete(t: m.Type) -> m.Type:
         return m.replace(t, kind="varchar")
     if t.kind == "binary" and t.length is None:
         return m.replace(t, kind="varbinary")
-    if t.kind == "bit" and t.length is None:
+    if t.kind == "bit" and t.length is None and not t.varying:
         return m.replace(t, length=1)
     if t.kind in ("integer", "float") and t.bits is None:
         return m.replace(t, bits=64)

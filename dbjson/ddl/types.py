@@ -78,5 +78,14 @@ def result_type(t: m.Type, result: dict[str, Any]) -> m.Type:
         else:
             changes[key] = value
     if "kind" in result and result["kind"] != t.kind:
-        return m.Type(**changes)
+        keep = {f: getattr(t, f) for f in _CARRY.get(result["kind"], ()) if getattr(t, f) not in (None, ())}
+        return m.Type(**{**keep, **changes})
     return dataclasses.replace(t, **changes)
+
+
+# When a rule changes the kind, the parameters that still mean the same thing carry over.
+_CARRY: dict[str, tuple[str, ...]] = {
+    "char": ("length",), "varchar": ("length",), "binary": ("length",), "varbinary": ("length",),
+    "decimal": ("precision", "scale"), "timestamp": ("fsp",), "time": ("fsp",), "text": ("max_bytes",),
+    "blob": ("max_bytes",), "array": ("element",), "enum": ("values",), "set": ("values",),
+}

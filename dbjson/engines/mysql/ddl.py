@@ -313,9 +313,11 @@ class MySQLDDL(BaseDDL):
             ctx.report.add(f"{path}/nulls_not_distinct", "NULLS NOT DISTINCT dropped (several NULLs allowed)", "nulls-distinct")
         if ix.kind == "hash" and ctx.same_family:
             tail += " USING HASH"
-        parser = ix.options.get("mysql", {}).get("parser") if ctx.same_family else None
-        if parser:
+        parser = ix.options.get("mysql", {}).get("parser")
+        if parser and ctx.same:
             tail += f" WITH PARSER {parser}"
+        elif parser:
+            ctx.report.add(f"{path}/options/mysql/parser", f"full-text parser {parser} dropped", "fulltext-parser", "approximation")
         if ix.comment:
             tail += f" COMMENT {self.literal(ix.comment[:1024])}"
         if not ix.visible:
