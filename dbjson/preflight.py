@@ -101,6 +101,9 @@ def _column_checks(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str) 
     out: list[tuple[str, Check]] = []
     st = src.type
     rng = _int_range(tgt)
+    limit = getattr(engine, "load_integer_limit", None)  # what the engine stores, whatever the type says
+    if rng is not None and limit is not None:
+        rng = (max(rng[0], limit[0]), min(rng[1], limit[1]))
     if st.kind == "integer" and rng is not None and (_int_range(st) is None or not (
             rng[0] <= _int_range(st)[0] and _int_range(st)[1] <= rng[1])):  # type: ignore[index]
         lo, hi = rng

@@ -325,3 +325,20 @@ def test_verify_detects_a_changed_row(engine: str, fresh_db: Any, tmp_path: Path
     proc = subprocess.run([sys.executable, "-m", "dbjson", "verify", str(export), target.url],
                           capture_output=True, timeout=60)
     assert proc.returncode == VerifyError.exit_code, proc.stderr.decode()
+
+
+def test_preflight_unsigned_and_length_with_ddl(fresh_db: Any, tmp_path: Path) -> None:
+    """Through the DDL plan: BIGINT UNSIGNED into SQLite's signed 64-bit INTEGER."""
+    t = m.Table(name="big", columns=(
+        m.Column(name="id", ordinal=1, type=m.Type(kind="integer", bits=32), native=m.NativeType(engine="mysql", raw="int"),
+                 nullable=False),
+        m.Column(name="u", ordinal=2, type=m.Type(kind="integer", bits=64, unsigned=True),
+                 native=m.NativeType(engine="mysql", raw="bigint unsigned")),
+    ), primary_key=m.PrimaryKey(columns=("id",)))
+    lines = [b'{"id":1,"u":"5"}', b'{"id":2,"u":"18446744073709551615"}']
+    export = make_export(tmp_path / "out", database(t), {}, raw_lines={"big": lines})
+    target = fresh_db("sqlite")
+    with pytest.raises(DataError, match="pre-flight") as ei:
+        import_database(export, target.url)
+    assert ei.value.column == "u" and "18446744073709551615" in ei.value.problems[0]  # type: ignore[attr-defined]
+    assert target.query("SELECT COUNT(*) FROM big")[0][0] == 0

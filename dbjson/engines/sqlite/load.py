@@ -38,6 +38,7 @@ class SQLiteLoad:
     """The SQLite side of ``dbjson import`` and ``dbjson verify``."""
 
     load_parallel_writers = False
+    load_integer_limit = (-(1 << 63), (1 << 63) - 1)  # every INTEGER is a signed 64-bit value
 
     # -- connections ----------------------------------------------------------------------------
     def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
