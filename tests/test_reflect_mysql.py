@@ -249,6 +249,8 @@ def test_torture_indexes_and_constraints(torture: tuple[FreshDatabase, m.Databas
         assert func.parts == (m.IndexPart(expression="lower(`email`)"), m.IndexPart(column="qty", descending=True))
         assert func.dialect == "mysql"
         assert "json_extract(`doc`,_utf8mb4'$.k')" in (_index(features, "ix_json").parts[0].expression or "")
+        ngram = _index(s.table("ft_cjk"), "ft_ngram")
+        assert (ngram.kind, ngram.comment, ngram.options) == ("fulltext", "CJK tokens", {"mysql": {"parser": "ngram"}})
         assert checks["chk_lax"].enforced is False and checks["chk_price"].enforced is True
         assert checks["chk_price"].expression == "`price` >= 0"
         assert checks["features_chk_1"].expression == "`email` like _utf8mb4'%@%'"

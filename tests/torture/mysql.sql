@@ -174,6 +174,12 @@ CREATE TABLE `odd name``s` (
   `ünï` VARCHAR(5) DEFAULT 'ä'
 ) COMMENT 'table with an odd name';
 
+CREATE TABLE ft_cjk (
+  id INT PRIMARY KEY,
+  body TEXT,
+  FULLTEXT KEY ft_ngram (body) WITH PARSER ngram COMMENT 'CJK tokens'
+);
+
 CREATE VIEW v_parent AS SELECT id, a, b FROM parent WHERE a > 0 WITH CASCADED CHECK OPTION;
 CREATE ALGORITHM=MERGE SQL SECURITY INVOKER VIEW v_local (pid, total) AS
   SELECT id, a + b FROM parent WITH LOCAL CHECK OPTION;

@@ -62,6 +62,7 @@ _FUNC_DEFAULTS = (
 )
 _ON_UPDATE = re.compile(r"on update (current_timestamp|now|localtimestamp|localtime)(?:\((\d*)\))?", re.IGNORECASE)
 _STRING_LITERAL = re.compile(r"^(_[a-z0-9]+)?'", re.IGNORECASE)
+_FULLTEXT_PARSER = re.compile(r"^\s*FULLTEXT KEY `((?:[^`]|``)+)` .*WITH PARSER `((?:[^`]|``)+)`", re.MULTILINE)
 _ESCAPES = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a"}
 
 
@@ -294,6 +295,7 @@ class MySQLReflector:
         checks = self._checks(cur, schema, base)
         srids = self._mariadb_srids(cur, schema, columns) if self.is_mariadb else {}
         indexes = self._statistics(cur, schema, base)
+        self._read_fulltext_parsers(cur, schema, indexes, columns)
         fks = self._foreign_keys(cur, schema, base)
         parts = self._partitions(cur, schema, [n for n, r in base.items() if "partitioned" in (r["opts"] or "")])
 
@@ -383,6 +385,29 @@ class MySQLReflector:
             for parts in by_name.values():
                 parts.sort(key=lambda r: r["seq"])
         return out
+
+    def _read_fulltext_parsers(
+        self, cur: Any, schema: str, indexes: dict[str, dict[str, list[Row]]], columns: dict[str, list[Row]]
+    ) -> None:
+        """``WITH PARSER`` of FULLTEXT keys (only SHOW CREATE TABLE has it), as ``row["parser"]``.
+
+        One SHOW CREATE TABLE per table that has a FULLTEXT key (rare). MariaDB prints literal
+        defaults of binary columns as raw bytes there, which the driver cannot decode (and the
+        connection would be lost), so such tables are skipped on MariaDB, whose FULLTEXT keys have
+        no parser plugins by default anyway.
+        """
+        for table, by_name in indexes.items():
+            fulltext = {n: rows for n, rows in by_name.items() if rows[0]["type"] == "FULLTEXT"}
+            raw_bytes = self.is_mariadb and any(
+                r["data_type"] in _BINARY_TYPES and self._has_literal_default(r) for r in columns.get(table, []))
+            if not fulltext or raw_bytes:
+                continue
+            cur.execute(f"SHOW CREATE TABLE {_q(schema)}.{_q(table)}")
+            text = _text(cur.fetchone()[1])
+            for mo in _FULLTEXT_PARSER.finditer(text):
+                name = mo.group(1).replace("``", "`")
+                if name in fulltext:
+                    fulltext[name][0]["parser"] = mo.group(2).replace("``", "`")
 
     def _foreign_keys(self, cur: Any, schema: str, tables: dict[str, Row]) -> dict[str, list[m.ForeignKey]]:
         rules = {
@@ -638,6 +663,7 @@ class MySQLReflector:
             comment=first["comment"] or None,
             dialect=self.name if any(p.expression for p in parts) else None,
             constraint=unique and plain and kind == "btree" and visible,
+            options={"mysql": {"parser": first["parser"]}} if "parser" in first else {},
         )
 
     # -- columns ------------------------------------------------------------------------------
