@@ -32,3 +32,4 @@ CREATE TABLE floats (id serial PRIMARY KEY, r real, d double precision);
 INSERT INTO floats (r, d) VALUES (0.1, 0.1), (1e6, 1e15), (1.5e-7, 1.5e-7), (1e-5, 1e-5), (1.23e-5, 1.23e-5), (9.99e-6, 9.99e-6),
  (3.4028235e38, 1e16), (-0.0, -0.0), (0, 0), (123456, 1234567890123456.7), (1e-45, 5e-324), (1.17549435e-38, 1.7976931348623157e308),
  ('NaN', 'NaN'), ('-Infinity', 'Infinity'), (-1.5, 2.5e-5), (16777216, 9999999999999998), (33554432, 1e-4), (0.3, 0.30000000000000004), (1e10, -1e-300), (7e-6, 99999.99999);
+INSERT INTO kinds (id, c_bytea, c_text, c_json) VALUES (5, decode(repeat('00ff', 60), 'hex'), repeat('long text ', 30), '{"k": "v with : and , inside", "n": [1 , 2]}');

@@ -126,7 +126,11 @@ class PostgreSQLExport(SQLExportBase):
         if k in ("uuid", "bit", "date"):
             return f"'\"' || {q}::text || '\"'"
         if k in ("binary", "varbinary", "blob"):
-            return f"'\"' || translate(encode({q}, 'base64'), E'\\n', '') || '\"'"
+            # base64 output wraps lines every 76 characters: only long values need the newlines removed
+            return (
+                f"'\"' || CASE WHEN length({q}) <= 54 THEN encode({q}, 'base64') "
+                f"ELSE translate(encode({q}, 'base64'), E'\\n', '') END || '\"'"
+            )
         if k == "timestamp":
             fmt = 'YYYY-MM-DD"T"HH24:MI:SS' + (f".FF{t.fsp}" if t.fsp else "")
             z = " || 'Z'" if t.with_timezone else ""
@@ -154,10 +158,11 @@ class PostgreSQLExport(SQLExportBase):
             if expr is None:
                 return None
             key = ("{" if i == 0 else ",") + orjson.dumps(c.name).decode() + ":"
-            parts.append(f"{self._lit(key)} || COALESCE({expr}, 'null')")
+            parts += [self._lit(key), f"COALESCE({expr}, 'null')"]
         if not parts:
             return None
-        return " || ".join(parts) + " || '}'"
+        # concat() builds the line in one buffer (cheaper than a chain of ||)
+        return f"concat({', '.join(parts)}, '}}')"
 
     # -- streaming ----------------------------------------------------------------------------
     def export_stream(self, conn: Any, unit: Unit, stop: threading.Event) -> Iterator[bytes]:
