@@ -546,3 +546,11 @@ def test_torture_same_engine_fixpoint(torture: tuple[FreshDatabase, m.Database],
         return dict(schema)
 
     assert normalized(again) == normalized(doc)
+
+
+def test_invalid_view_still_reflects(my_engine: str, fresh_db: Any) -> None:
+    """A view whose base table was dropped is still listed, with its body (it loads once the table is back)."""
+    db = fresh_db(my_engine)
+    db.execute("CREATE TABLE base (a INT);\nCREATE VIEW v AS SELECT a FROM base;\nDROP TABLE base;\n")
+    (view,) = reflect(db.url).schemas[0].views
+    assert view.name == "v" and "`base`" in view.definition and view.columns == ()

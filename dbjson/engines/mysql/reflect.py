@@ -839,10 +839,12 @@ class MySQLReflector:
 
     def _mysql_view_algorithm(self, cur: Any, schema: str, view: str) -> str | None:
         """MySQL's information_schema.VIEWS has no ALGORITHM column: read it from SHOW CREATE VIEW."""
+        import pymysql
+
         try:
             cur.execute(f"SHOW CREATE VIEW {_q(schema)}.{_q(view)}")
             text = _text(cur.fetchone()[1])
-        except Exception:  # noqa: BLE001 - an invalid view (dropped base table) still reflects
+        except pymysql.MySQLError:  # an invalid view (a base table was dropped) still reflects
             return None
         mo = re.search(r"ALGORITHM=(\w+)", text)
         return mo.group(1) if mo else None
