@@ -2,10 +2,11 @@
 
 Every catalog is read with one query per object kind per schema (columns, indexes, constraints,
 foreign keys, partitions, views, routines, triggers, events), never one round trip per table, so a
-schema with thousands of tables reflects in seconds. SQLAlchemy's Inspector is not used: it parses
-``SHOW CREATE TABLE`` and loses ON UPDATE, BIT defaults, functional and DESC key parts, NOT
-ENFORCED checks, MariaDB JSON/INET/UUID, invisible columns, SRIDs and AUTO_INCREMENT counters
-(``docs/reference`` types.md §4.3).
+schema with thousands of tables reflects in about a second. SQLAlchemy's Inspector is not used: it
+parses ``SHOW CREATE TABLE`` and loses ON UPDATE, BIT defaults, functional and DESC key parts, NOT
+ENFORCED checks, MariaDB JSON/INET/UUID, invisible columns, SRIDs and AUTO_INCREMENT counters (the
+team's type reference, types.md §4.3). The few facts only ``SHOW CREATE`` has are read for the
+objects that need them: FULLTEXT parsers, MySQL view algorithms, MariaDB sequence state.
 
 Conventions of the produced model (besides the team contract):
 
@@ -14,15 +15,23 @@ Conventions of the produced model (besides the team contract):
 * Integer display widths (``int(11)`` on MariaDB, ``ZEROFILL`` widths) are ``native.attrs
   ["display_width"]``; ``zerofill`` likewise; ``FLOAT(M,D)`` keeps ``attrs["precision"/"scale"]``.
 * MariaDB ``JSON`` (``LONGTEXT`` + the automatic ``CHECK (json_valid(col))``) becomes kind ``json``
-  with ``native.raw = "json"``, and that CHECK is not listed.
+  with ``native.raw = "json"`` and no charset/collation, and that CHECK is not listed.
 * A visible unique key over whole, ascending columns is a :class:`~dbjson.model.UniqueConstraint`
   (with the key's comment) plus its backing index (``constraint=True``); other unique keys (prefix,
-  DESC, expression, invisible) are indexes only.
-* A BIT default is the string of exactly ``length`` binary digits (``b'101'`` on BIT(5) → ``00101``).
-* View bodies lose the qualifier of their own schema (``\\`db\\`.\\`t\\``` → ``\\`t\\```), so a view
-  loads into a database of another name; the view's column names are listed in ``View.columns``.
+  DESC, expression, invisible) are indexes only. The primary key is ``PrimaryKey(name=None)``.
+* A BIT default is the string of exactly ``length`` binary digits (``b'101'`` on BIT(5) → ``00101``);
+  a BINARY/VARBINARY/BLOB default is a literal when it is printable UTF-8, else ``0x…`` (expression).
+* MySQL expression defaults that are a single string literal (``DEFAULT (_utf8mb4'x')``, required for
+  TEXT/BLOB/JSON) become literals; other expressions keep their SQL without the outer parentheses.
+* View bodies lose the qualifier of their own schema (```db`.`t``` → ```t```), so a view loads into
+  a database of another name; the view's column names are listed in ``View.columns``.
+* MariaDB system versioning: ``options.mysql.system_versioning``, explicit period columns as
+  ``period_for_system_time`` (table) and ``row_period`` start/end (column), ``WITHOUT SYSTEM
+  VERSIONING`` columns as ``without_system_versioning``; ``PARTITION BY SYSTEM_TIME`` is method
+  ``system_time`` with bounds ``HISTORY``/``CURRENT``.
 * MariaDB sequences report ``next_not_cached_value`` as ``next_value`` (never below the true next
   value; a restarted server continues from there too).
+* Grants keep only ``*.*`` and the reflected databases; ``IDENTIFIED …`` clauses are removed.
 """
 
 from __future__ import annotations
