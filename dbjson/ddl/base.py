@@ -958,9 +958,9 @@ def _key_shares(table: m.Table, budget: int) -> dict[str, int]:
     shares: dict[str, int] = {}
     for key in keys:
         wants = sorted(((_demand(types[c], n), c) for c, n in key if c in types), key=lambda x: x[0])
-        # 64 bytes stay free so that a key that borrows these types through a foreign key
-        # (plus a few integer columns) still fits
-        left, count = float(budget - 64), len(wants)
+        # in a key of several columns 64 bytes stay free, so that a key that borrows these types
+        # through a foreign key (plus a few integer columns) still fits
+        left, count = float(budget - (64 if len(wants) > 1 else 0)), len(wants)
         for want, col in wants:
             give = min(want, left / count)
             left -= give

@@ -44,12 +44,16 @@ def sqlglot_dialect(engine_name: str) -> str:
 
 
 def _simplify(tree: exp.Expression) -> exp.Expression:
-    """Drop PostgreSQL's casts to text types and turn ``x = ANY (ARRAY[...])`` into ``x IN (...)``."""
+    """Drop PostgreSQL's casts to text types and turn ``x = ANY (ARRAY[...])`` into ``x IN (...)``.
+
+    A whole expression that is a cast string literal (``'{}'::jsonb``, a default) becomes the literal.
+    """
+    if isinstance(tree, exp.Cast) and isinstance(tree.this, exp.Literal) and tree.this.is_string:
+        return tree.this
 
     def fix(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Cast) and (
             node.to.this in _STRINGY
-            or (isinstance(node.this, exp.Literal) and node.this.is_string)
             or (node.to.this == exp.DataType.Type.DECIMAL and not node.to.expressions)  # PG ::numeric
         ):
             return _simplify(node.this)
@@ -120,7 +124,7 @@ def translate(sql: str, source: str, target: str, functions: set[str], *, statem
         tree = sqlglot.parse_one(text, read=read)
     except SqlglotError as e:
         return None, f"cannot parse: {str(e).splitlines()[0][:120]}"
-    if not statement and isinstance(tree, exp.Select):
+    if not statement and any(isinstance(n, (exp.Select, exp.Subquery)) for n in tree.walk()):
         return None, "a subquery cannot be translated"
     tree = _simplify(tree)
     if schemas or tables:

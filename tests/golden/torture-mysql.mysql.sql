@@ -1,0 +1,205 @@
+-- pre-data
+CREATE TABLE `child` (
+  `id` int NOT NULL,
+  `parent_id` int NULL,
+  `pa` int NULL,
+  `pb` int NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci;
+CREATE TABLE `features` (
+  `id` int NOT NULL AUTO_INCREMENT,
+  `price` decimal(8,2) NOT NULL,
+  `qty` int NOT NULL DEFAULT 1,
+  `total` decimal(10,2) GENERATED ALWAYS AS (`price` * `qty`) STORED,
+  `label` varchar(40) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci GENERATED ALWAYS AS (concat(_utf8mb4'item-',`qty`)) VIRTUAL,
+  `secret` varchar(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci NULL DEFAULT 'hidden' INVISIBLE,
+  `email` varchar(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci NULL,
+  `doc` json NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci;
+CREATE TABLE `ft_cjk` (
+  `id` int NOT NULL,
+  `body` text CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci;
+CREATE TABLE `geo` (
+  `id` int NOT NULL,
+  `g` geometry NULL,
+  `p` point /*!80003 SRID 4326 */ NOT NULL,
+  `ls` linestring /*!80003 SRID 0 */ NULL,
+  `pg` polygon NULL,
+  `mp` multipoint NULL,
+  `mls` multilinestring NULL,
+  `mpg` multipolygon NULL,
+  `gc` geomcollection NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci;
+CREATE TABLE `ints` (
+  `id` int NOT NULL AUTO_INCREMENT COMMENT 'surrogate key',
+  `t` tinyint NULL,
+  `tu` tinyint unsigned NULL,
+  `tz` tinyint(3) unsigned zerofill NULL,
+  `b` tinyint(1) NULL DEFAULT 1,
+  `s` smallint NULL DEFAULT -5,
+  `su` smallint unsigned NULL,
+  `m` mediumint NULL,
+  `mu` mediumint unsigned NOT NULL DEFAULT 7,
+  `i` int NULL,
+  `iu` int unsigned NULL,
+  `iz` int(8) unsigned zerofill NULL,
+  `bi` bigint NULL,
+  `bu` bigint unsigned NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci COMMENT='integer widths';
+CREATE TABLE `kparts` (
+  `id` int NOT NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci
+PARTITION BY KEY (`id`) (PARTITION `p0`, PARTITION `p1`, PARTITION `p2`);
+CREATE TABLE `lparts` (
+  `id` int NOT NULL,
+  `region` char(2) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci NOT NULL,
+  PRIMARY KEY (`id`, `region`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci
+PARTITION BY LIST COLUMNS (`region`) (PARTITION `peu` VALUES IN ('de','fr'), PARTITION `pus` VALUES IN ('us'));
+CREATE TABLE `memo` (
+  `k` int NOT NULL,
+  `v` varchar(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci NULL
+) ENGINE=MEMORY DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci;
+CREATE TABLE `nums` (
+  `id` bigint unsigned NOT NULL AUTO_INCREMENT,
+  `d` decimal(10,2) NULL DEFAULT 1.50,
+  `du` decimal(65,30) unsigned NULL,
+  `d0` decimal(10,0) NULL,
+  `n` decimal(5,0) NULL,
+  `f` float NULL,
+  `fu` float unsigned NULL,
+  `f24` float NULL,
+  `f53` double NULL,
+  `fmd` float(7,3) NULL,
+  `dbl` double NULL DEFAULT 2.5,
+  `dblmd` double(12,4) NULL,
+  `r` double NULL,
+  `bit1` bit(1) NULL DEFAULT b'1',
+  `bit5` bit(5) NULL DEFAULT b'00101',
+  `bit64` bit(64) NULL,
+  CONSTRAINT `id` UNIQUE KEY (`id`)
+) ENGINE=InnoDB ROW_FORMAT=COMPACT DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci;
+CREATE TABLE `odd name``s` (
+  `co"l` int NOT NULL COMMENT 'quote''s',
+  `ünï` varchar(5) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci NULL DEFAULT 'ä',
+  PRIMARY KEY (`co"l`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci COMMENT='table with an odd name';
+CREATE TABLE `parent` (
+  `id` int NOT NULL,
+  `a` int NOT NULL,
+  `b` int NOT NULL,
+  `child_id` int NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci;
+CREATE TABLE `parts` (
+  `id` int NOT NULL,
+  `created` date NOT NULL,
+  PRIMARY KEY (`id`, `created`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci COMMENT='range partitioned'
+PARTITION BY RANGE (year(`created`)) SUBPARTITION BY HASH (`id`) (PARTITION `p2020` VALUES LESS THAN (2021) COMMENT = 'old' (SUBPARTITION `p2020sp0`, SUBPARTITION `p2020sp1`), PARTITION `p2021` VALUES LESS THAN (2022) (SUBPARTITION `p2021sp0`, SUBPARTITION `p2021sp1`), PARTITION `pmax` VALUES LESS THAN (MAXVALUE) (SUBPARTITION `pmaxsp0`, SUBPARTITION `pmaxsp1`));
+CREATE TABLE `strs` (
+  `id` int NOT NULL,
+  `c` char(10) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci NULL DEFAULT 'it''s',
+  `c0` char(0) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci NULL,
+  `vc` varchar(200) CHARACTER SET latin1 COLLATE latin1_bin NULL DEFAULT 'a,b',
+  `vu` varchar(50) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci NOT NULL DEFAULT '',
+  `va` varchar(20) CHARACTER SET ascii COLLATE ascii_general_ci NULL,
+  `nv` varchar(10) CHARACTER SET utf8mb3 COLLATE utf8mb3_general_ci NULL,
+  `tt` tinytext CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci NULL,
+  `tx` text CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
+  `mt` mediumtext CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci NULL,
+  `lt` longtext CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci NULL,
+  `txd` text CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci NULL DEFAULT ('dflt'),
+  `bn` binary(16) NULL,
+  `bt` binary(2) NULL DEFAULT 'ab',
+  `bd` varbinary(4) NULL DEFAULT 0x00FF,
+  `vb` varbinary(300) NULL,
+  `tb` tinyblob NULL,
+  `bl` blob NULL,
+  `mb` mediumblob NULL,
+  `lb` longblob NULL,
+  `e` enum('a','b''q','c,d','x\\y') CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci NOT NULL DEFAULT 'b''q',
+  `st` set('r','g','b') CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci NULL DEFAULT 'r,b',
+  `j` json NULL,
+  `v` vector(3) NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci COMMENT='strings & blobs';
+CREATE TABLE `times` (
+  `id` int NOT NULL,
+  `d` date NULL DEFAULT '2000-01-01',
+  `dn` date NULL DEFAULT (curdate()),
+  `t` time NULL,
+  `t3` time(3) NULL DEFAULT '12:00:00.500',
+  `dt` datetime NULL,
+  `dt6` datetime(6) NULL DEFAULT CURRENT_TIMESTAMP(6) ON UPDATE CURRENT_TIMESTAMP(6),
+  `ts` timestamp NULL DEFAULT CURRENT_TIMESTAMP,
+  `ts3` timestamp(3) NULL ON UPDATE CURRENT_TIMESTAMP(3),
+  `y` year NULL DEFAULT 2024,
+  `u` char(36) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_ai_ci NULL DEFAULT (uuid()),
+  `expr_def` int NULL DEFAULT (`id` * 2),
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci;
+-- post-data
+CREATE INDEX `fk_child_ab` ON `child` (`pa`, `pb`);
+CREATE INDEX `fk_child_parent` ON `child` (`parent_id`);
+ALTER TABLE `features` ADD CONSTRAINT `uq_email` UNIQUE KEY (`email`);
+ALTER TABLE `features` ADD CONSTRAINT `chk_lax` CHECK (`qty` < 1000) NOT ENFORCED;
+ALTER TABLE `features` ADD CONSTRAINT `chk_price` CHECK (`price` >= 0);
+ALTER TABLE `features` ADD CONSTRAINT `features_chk_1` CHECK (`email` like _utf8mb4'%@%');
+CREATE INDEX `ix_func` ON `features` ((lower(`email`)), `qty` DESC);
+CREATE INDEX `ix_json` ON `features` ((cast(json_unquote(json_extract(`doc`,_utf8mb4'$.k')) as char(20) charset utf8mb4) collate utf8mb4_bin));
+CREATE FULLTEXT INDEX `ft_ngram` ON `ft_cjk` (`body`) WITH PARSER ngram COMMENT 'CJK tokens';
+CREATE SPATIAL INDEX `sp_p` ON `geo` (`p`);
+CREATE INDEX `ix_hash` ON `memo` (`k`) USING HASH;
+ALTER TABLE `parent` ADD CONSTRAINT `uq_ab` UNIQUE KEY (`a`, `b`) COMMENT 'natural key';
+CREATE INDEX `fk_parent_child` ON `parent` (`child_id`);
+ALTER TABLE `strs` ADD CONSTRAINT `uq_vu` UNIQUE KEY (`vu`);
+CREATE FULLTEXT INDEX `ft_body` ON `strs` (`tt`, `mt`) COMMENT 'fulltext on two columns';
+CREATE INDEX `ix_prefix` ON `strs` (`vc`(10), `bn`(4));
+CREATE INDEX `ix_desc` ON `times` (`d` DESC, `t`);
+CREATE INDEX `ix_invisible` ON `times` (`y`) COMMENT 'not used by the optimizer' INVISIBLE;
+CREATE UNIQUE INDEX `uq_u_hidden` ON `times` (`u`) INVISIBLE;
+ALTER TABLE `child` ADD CONSTRAINT `fk_child_ab` FOREIGN KEY (`pa`, `pb`) REFERENCES `parent` (`a`, `b`) ON DELETE RESTRICT ON UPDATE NO ACTION;
+ALTER TABLE `child` ADD CONSTRAINT `fk_child_parent` FOREIGN KEY (`parent_id`) REFERENCES `parent` (`id`) ON DELETE CASCADE ON UPDATE SET NULL;
+ALTER TABLE `parent` ADD CONSTRAINT `fk_parent_child` FOREIGN KEY (`child_id`) REFERENCES `child` (`id`) ON DELETE SET NULL ON UPDATE NO ACTION;
+CREATE ALGORITHM=MERGE SQL SECURITY INVOKER VIEW `v_local` (`pid`, `total`) AS select `parent`.`id` AS `id`,(`parent`.`a` + `parent`.`b`) AS `a + b` from `parent` WITH LOCAL CHECK OPTION;
+CREATE ALGORITHM=UNDEFINED SQL SECURITY DEFINER VIEW `v_parent` (`id`, `a`, `b`) AS select `parent`.`id` AS `id`,`parent`.`a` AS `a`,`parent`.`b` AS `b` from `parent` where (`parent`.`a` > 0) WITH CASCADED CHECK OPTION;
+CREATE ALGORITHM=UNDEFINED SQL SECURITY DEFINER VIEW `v_plain` (`id`, `email`) AS select `f`.`id` AS `id`,`f`.`email` AS `email` from `features` `f`;
+DELIMITER $$
+CREATE PROCEDURE `add_parent`(IN `p_id` int, INOUT `p_a` int, OUT `p_out` varchar(20))
+  NOT DETERMINISTIC MODIFIES SQL DATA SQL SECURITY DEFINER COMMENT 'inserts a parent'
+BEGIN
+  INSERT INTO parent (id, a, b) VALUES (p_id, p_a, 0);
+  SET p_a = p_a + 1;
+  SET p_out = 'done';
+END$$
+DELIMITER ;
+CREATE FUNCTION `twice`(`x` decimal(10,2)) RETURNS decimal(12,2)
+  DETERMINISTIC NO SQL SQL SECURITY INVOKER
+RETURN x * 2;
+DELIMITER $$
+CREATE TRIGGER `trg_child_bi` BEFORE INSERT ON `child` FOR EACH ROW
+BEGIN
+  IF NEW.pa IS NULL THEN SET NEW.pa = 0; END IF;
+END$$
+DELIMITER ;
+CREATE TRIGGER `trg_child_bi2` BEFORE INSERT ON `child` FOR EACH ROW FOLLOWS `trg_child_bi`
+SET NEW.pb = COALESCE(NEW.pb, 0);
+CREATE TRIGGER `trg_parent_au` AFTER UPDATE ON `parent` FOR EACH ROW
+UPDATE child SET pa = NEW.a WHERE parent_id = NEW.id;
+CREATE EVENT `ev_cleanup` ON SCHEDULE EVERY 1 DAY STARTS '2030-01-01 03:00:00' ON COMPLETION PRESERVE DISABLE COMMENT 'nightly cleanup'
+DO DELETE FROM child WHERE parent_id IS NULL;
+CREATE EVENT `ev_odd` ON SCHEDULE EVERY '1:30' HOUR_MINUTE STARTS '2030-01-01 00:00:00' ENDS '2032-01-01 00:00:00' ON COMPLETION NOT PRESERVE DISABLE
+DO SELECT 1;
+CREATE EVENT `ev_once` ON SCHEDULE AT '2031-06-01 12:00:00' ON COMPLETION NOT PRESERVE DISABLE
+DO UPDATE parent SET a = a + 1;
+ALTER TABLE `features` AUTO_INCREMENT = 43;
+ALTER TABLE `ints` AUTO_INCREMENT = 1000;
+
+-- translation report: 0 item(s)
