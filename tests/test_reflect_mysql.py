@@ -305,6 +305,9 @@ def test_torture_tables_and_objects(torture: tuple[FreshDatabase, m.Database]) -
     assert (func.kind, func.returns, func.deterministic, func.security, func.body) == (
         "function", "decimal(12,2)", True, "INVOKER", "RETURN x * 2")
     assert func.options["mysql"]["sql_data_access"] == "NO SQL"
+    label = routines["label_of"]
+    assert label.arguments[0].native == "varchar(20) CHARSET latin1 COLLATE latin1_swedish_ci"
+    assert label.returns == "varchar(30) CHARSET utf8mb4 COLLATE utf8mb4_bin"
     triggers = {t.name: t for t in s.triggers}
     assert (triggers["trg_child_bi2"].timing, triggers["trg_child_bi2"].events, triggers["trg_child_bi2"].order) == (
         "BEFORE", ("INSERT",), 2)
@@ -361,7 +364,7 @@ def test_torture_matches_catalog_counts(torture: tuple[FreshDatabase, m.Database
     assert len(s.events) == count("SELECT COUNT(*) FROM information_schema.EVENTS WHERE EVENT_SCHEMA='{db}'")
     assert len(s.sequences) == count(
         "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='{db}' AND TABLE_TYPE='SEQUENCE'")
-    assert len(s.routines) == 2 and len(s.triggers) == 3 and len(s.events) == 3
+    assert len(s.routines) == 3 and len(s.triggers) == 3 and len(s.events) == 3
 
 
 def test_torture_document_round_trip(torture: tuple[FreshDatabase, m.Database]) -> None:

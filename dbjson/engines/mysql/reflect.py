@@ -321,7 +321,7 @@ class MySQLReflector:
             tables=tuple(tables),
             views=self._views(cur, schema, views, columns),
             sequences=self._sequences(cur, schema, seqs),
-            routines=self._routines(cur, schema),
+            routines=self._routines(cur, schema, (sch["cs"], sch["coll"])),
             triggers=self._triggers(cur, schema, set(base)),
             events=self._events(cur, schema),
             comment=sch.get("comment") or None,
@@ -882,10 +882,12 @@ class MySQLReflector:
             )
         return tuple(out)
 
-    def _routines(self, cur: Any, schema: str) -> tuple[m.Routine, ...]:
+    def _routines(self, cur: Any, schema: str, default_charset: tuple[str, str]) -> tuple[m.Routine, ...]:
+        """Procedures and functions; a parameter or return type whose charset/collation is not the
+        database default carries ``CHARSET … COLLATE …`` in its native spelling (as SHOW CREATE does)."""
         rows = _query(
             cur,
-            "SELECT ROUTINE_NAME AS name, ROUTINE_TYPE AS type, DTD_IDENTIFIER AS returns,"
+            "SELECT ROUTINE_NAME AS name, ROUTINE_TYPE AS type,"
             " ROUTINE_DEFINITION AS body, IS_DETERMINISTIC AS det, SQL_DATA_ACCESS AS access,"
             " SECURITY_TYPE AS security, SQL_MODE AS sql_mode, ROUTINE_COMMENT AS comment,"
             " DEFINER AS definer, "
@@ -899,21 +901,25 @@ class MySQLReflector:
         for p in _query(
             cur,
             "SELECT SPECIFIC_NAME AS name, ROUTINE_TYPE AS type, ORDINAL_POSITION AS pos,"
-            " PARAMETER_MODE AS mode, PARAMETER_NAME AS pname, DTD_IDENTIFIER AS native"
-            " FROM information_schema.PARAMETERS WHERE SPECIFIC_SCHEMA = %s AND ORDINAL_POSITION > 0",
+            " PARAMETER_MODE AS mode, PARAMETER_NAME AS pname, DTD_IDENTIFIER AS native,"
+            " CHARACTER_SET_NAME AS cs, COLLATION_NAME AS coll"
+            " FROM information_schema.PARAMETERS WHERE SPECIFIC_SCHEMA = %s",
             schema,
         ):
+            if p["cs"] and (p["cs"], p["coll"]) != default_charset:
+                p["native"] += f" CHARSET {p['cs']} COLLATE {p['coll']}"
             params[(p["type"], p["name"])].append(p)
         out = []
         for r in sorted(rows, key=lambda r: (r["name"], r["type"])):
             args = sorted(params.get((r["type"], r["name"]), []), key=lambda p: p["pos"])
-            is_function = r["type"] == "FUNCTION"
+            returns = next((a["native"] for a in args if a["pos"] == 0), None)
+            args = [a for a in args if a["pos"] > 0]
             out.append(
                 m.Routine(
                     name=r["name"],
                     kind=r["type"].lower(),
                     arguments=tuple(m.Argument(name=a["pname"], native=a["native"], mode=a["mode"] or "IN") for a in args),
-                    returns=r["returns"] if is_function else None,
+                    returns=returns,
                     language=(r["lang"] or "SQL").lower(),
                     body=r["body"] or "",
                     dialect=self.name,
