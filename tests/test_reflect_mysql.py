@@ -326,6 +326,8 @@ def test_torture_tables_and_objects(torture: tuple[FreshDatabase, m.Database]) -
             next_value=100, comment="order numbers")
         assert seqs["seq_plain"].next_value == 1001  # next_not_cached_value after one NEXTVAL with cache 1000
         assert all(t.name not in seqs for t in s.tables)
+        assert s.table("orders").column("id").default == m.Default(
+            kind="expression", value="nextval(`seq_order`)", dialect="mariadb")
         sv = s.table("sv_explicit")
         assert sv.options["mysql"]["period_for_system_time"] == ["rs", "re"]
         assert sv.column("rs").options == {"mysql": {"row_period": "start"}} and sv.column("rs").generated is None

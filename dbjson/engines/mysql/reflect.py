@@ -23,8 +23,9 @@ Conventions of the produced model (besides the team contract):
   a BINARY/VARBINARY/BLOB default is a literal when it is printable UTF-8, else ``0x…`` (expression).
 * MySQL expression defaults that are a single string literal (``DEFAULT (_utf8mb4'x')``, required for
   TEXT/BLOB/JSON) become literals; other expressions keep their SQL without the outer parentheses.
-* View bodies lose the qualifier of their own schema (```db`.`t``` → ```t```), so a view loads into
-  a database of another name; the view's column names are listed in ``View.columns``.
+* View bodies and default expressions lose the qualifier of their own schema (```db`.`t``` →
+  ```t```; MariaDB writes ``nextval(`db`.`seq`)``), so they load into a database of another name;
+  a view's column names are listed in ``View.columns``.
 * MariaDB system versioning: ``options.mysql.system_versioning``, explicit period columns as
   ``period_for_system_time`` (table) and ``row_period`` start/end (column), ``WITHOUT SYSTEM
   VERSIONING`` columns as ``without_system_versioning``; ``PARTITION BY SYSTEM_TIME`` is method
@@ -333,7 +334,7 @@ class MySQLReflector:
         srs = self._pick("COLUMNS", "SRS_ID", "srid", "NULL")
         rows = _query(
             cur,
-            "SELECT TABLE_NAME AS tname, COLUMN_NAME AS name, ORDINAL_POSITION AS ordinal,"
+            "SELECT TABLE_SCHEMA AS tschema, TABLE_NAME AS tname, COLUMN_NAME AS name, ORDINAL_POSITION AS ordinal,"
             " COLUMN_DEFAULT AS dflt, IS_NULLABLE AS nullable, DATA_TYPE AS data_type,"
             " CHARACTER_MAXIMUM_LENGTH AS char_len, NUMERIC_PRECISION AS num_prec,"
             " NUMERIC_SCALE AS num_scale, DATETIME_PRECISION AS dt_prec,"
@@ -789,12 +790,14 @@ class MySQLReflector:
                 return m.Default(kind="literal", value=parse_string_literal(raw)[0])
             if _NUMBER.match(raw):
                 return m.Default(kind="literal", value=raw)
-            return self._expression_default(raw)
+            return self._expression_default(raw, r["tschema"])
         if "default_generated" in (r["extra"] or "").lower():
-            return self._expression_default(unescape_is(raw))
+            return self._expression_default(unescape_is(raw), r["tschema"])
         return m.Default(kind="literal", value=raw)
 
-    def _expression_default(self, expr: str) -> m.Default:
+    def _expression_default(self, expr: str, schema: str) -> m.Default:
+        """A well-known function, a literal written as an expression, or SQL without the qualifier
+        of its own database (MariaDB prints ``nextval(`db`.`seq`)``)."""
         inner = strip_outer_parens(expr)
         low = inner.lower()
         for pattern, func in _FUNC_DEFAULTS:
@@ -811,7 +814,7 @@ class MySQLReflector:
                 return m.Default(kind="literal", value=value)
         if _NUMBER.match(inner):
             return m.Default(kind="literal", value=inner)
-        return m.Default(kind="expression", value=inner, dialect=self.name)
+        return m.Default(kind="expression", value=_unqualify(inner, schema), dialect=self.name)
 
     # -- views, sequences, routines, triggers, events ---------------------------------------------
     def _views(self, cur: Any, schema: str, views: dict[str, Row], columns: dict[str, list[Row]]) -> tuple[m.View, ...]:
@@ -825,7 +828,6 @@ class MySQLReflector:
             " FROM information_schema.VIEWS WHERE TABLE_SCHEMA = %s",
             schema,
         )
-        qualifier = "`" + schema.replace("`", "``") + "`."
         out = []
         for r in sorted(rows, key=lambda r: r["name"]):
             if r["name"] not in views:
@@ -837,7 +839,7 @@ class MySQLReflector:
             out.append(
                 m.View(
                     name=r["name"],
-                    definition=(r["body"] or "").replace(qualifier, ""),
+                    definition=_unqualify(r["body"] or "", schema),
                     dialect=self.name,
                     check_option=None if r["check_option"] in (None, "NONE") else r["check_option"],
                     columns=tuple(c["name"] for c in columns.get(r["name"], [])),
@@ -1042,6 +1044,11 @@ def _group(rows: Iterable[Row], tables: dict[str, Row] | set[str]) -> dict[str, 
         if r["tname"] in tables:
             out[r["tname"]].append(r)
     return out
+
+
+def _unqualify(sql: str, schema: str) -> str:
+    """Drop the qualifier of the object's own database (`` `db`.`t` `` → `` `t` ``) from catalog SQL."""
+    return sql.replace(_q(schema) + ".", "")
 
 
 def _when(value: Any) -> str:
