@@ -342,3 +342,16 @@ def test_preflight_unsigned_and_length_with_ddl(fresh_db: Any, tmp_path: Path) -
         import_database(export, target.url)
     assert ei.value.column == "u" and "18446744073709551615" in ei.value.problems[0]  # type: ignore[attr-defined]
     assert target.query("SELECT COUNT(*) FROM big")[0][0] == 0
+
+
+def test_cli_import_json_report_and_verify(fresh_db: Any, tmp_path: Path) -> None:
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(30)}, chunks=2, suffix=".jsonl.gz")
+    target = target_with(fresh_db, "postgresql", ITEMS_DDL)
+    proc = subprocess.run([sys.executable, "-m", "dbjson", "import", str(export), target.url, "--data-only", "--json"],
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode()
+    report = orjson.loads(proc.stdout)
+    assert report["rows"] == 31 and report["verify"]["ok"] and report["tables"]["shop.items"]["units"] == 2
+    proc = subprocess.run([sys.executable, "-m", "dbjson", "verify", str(export), target.url, "--json"],
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 0 and orjson.loads(proc.stdout)["ok"]
