@@ -227,6 +227,11 @@ def test_where_filters_rows(fresh_db: Any, server_engine: str, tmp_path: Path) -
     assert t.rows == expected and t.where == f"({cond})" and 0 < expected < 3503
     assert any(t.name.lower() == "genre" and t.rows == 25 for t in r.manifest.tables)
     check_files(tmp_path / "out")
+    name = "name" if server_engine == "postgresql" else "Name"
+    like = f"{name} LIKE '%a%' AND {name} NOT LIKE '%%z'"
+    (expected,) = db.query(f"SELECT COUNT(*) FROM {track} WHERE {like}")[0]
+    r = export_database(db.url, tmp_path / "like", threads=2, tables=[track], where={track: like}, chunk_rows=500)
+    assert r.manifest.tables[0].rows == expected and len(r.manifest.tables[0].files) == -(-expected // 500) > 1
 
 
 def _fill_big(db: Any, n: int) -> None:
