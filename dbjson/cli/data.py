@@ -59,6 +59,8 @@ class ProgressView:
             task = self.tasks.get(event.table)
             if task is not None:
                 p.update(task, completed=event.rows, total=event.rows, visible=False)
+        elif isinstance(event, ev.Finished) and self.overall is not None:
+            p.update(self.overall, completed=event.rows, total=event.rows)
         elif isinstance(event, ev.Warning):
             p.console.print(f"[yellow]warning:[/] {event.message}", markup=True, highlight=False)
 
