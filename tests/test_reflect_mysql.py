@@ -71,6 +71,26 @@ def test_strip_outer_parens() -> None:
     assert strip_outer_parens("(')' = x)") == "')' = x"
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("'it''s'", m.Default(kind="literal", value="it's")),
+        ("_utf8mb4'x\\\\y'", m.Default(kind="literal", value="x\\y")),
+        ("'a' 'b'", m.Default(kind="expression", value="'a' 'b'", dialect="mariadb")),
+        ("(-1.5e3)", m.Default(kind="literal", value="-1.5e3")),
+        ("current_timestamp(3)", m.Default(kind="function", value="current_timestamp", fsp=3)),
+        ("NOW()", m.Default(kind="function", value="current_timestamp")),
+        ("curdate()", m.Default(kind="function", value="current_date")),
+        ("uuid()", m.Default(kind="function", value="uuid")),
+        ("nextval(`db`.`s`)", m.Default(kind="expression", value="nextval(`s`)", dialect="mariadb")),
+    ],
+)
+def test_default_expressions(text: str, expected: m.Default) -> None:
+    from dbjson.engines import get_engine
+
+    assert get_engine("mariadb")._expression_default(text, "db") == expected  # type: ignore[attr-defined]
+
+
 # -- the torture schema --------------------------------------------------------------------------
 
 COMMON_TYPES: dict[tuple[str, str], dict[str, Any]] = {

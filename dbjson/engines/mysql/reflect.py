@@ -783,16 +783,12 @@ class MySQLReflector:
             return _bytes_default(r["binary_default"], self.name)
         if typ.kind == "bit" and raw.lower().startswith("b'"):
             return m.Default(kind="literal", value=_bits_default(raw, typ.length))
-        if self.is_mariadb:
-            if raw == "NULL":
-                return None
-            if raw.startswith("'"):
-                return m.Default(kind="literal", value=parse_string_literal(raw)[0])
-            if _NUMBER.match(raw):
-                return m.Default(kind="literal", value=raw)
-            return self._expression_default(raw, r["tschema"])
+        if self.is_mariadb:  # literals are quoted, except numbers; 'NULL' is an explicit DEFAULT NULL
+            return None if raw == "NULL" else self._expression_default(raw, r["tschema"])
         if "default_generated" in (r["extra"] or "").lower():
             return self._expression_default(unescape_is(raw), r["tschema"])
+        if typ.kind in ("date", "time", "timestamp") and not raw[:1].isdigit():  # CURRENT_TIMESTAMP on old tables
+            return self._expression_default(raw, r["tschema"])
         return m.Default(kind="literal", value=raw)
 
     def _expression_default(self, expr: str, schema: str) -> m.Default:
