@@ -395,7 +395,6 @@ class Importer:
         self._active: dict[int, Any] = {}
         self._rejects: dict[str, IO[bytes]] = {}
         self.rejected = 0
-        self._raw_plans: dict[str, str | None | bool] = {}
         self.journal: Journal | None = None
         self.status: dict[str, Any] = {"phase": "start", "rows": 0, "units_done": 0, "units": 0}
 
@@ -819,11 +818,7 @@ class Importer:
                     loaded, rejected = self._load_careful(conn, unit, reader)
                 else:
                     self.engine.load_begin(conn)  # type: ignore[attr-defined]
-                    raw_sql = self._raw_plan(conn, unit)
-                    if raw_sql is not None:
-                        loaded = self.engine.load_unit_raw(conn, raw_sql, reader.blocks())  # type: ignore[attr-defined]
-                    else:
-                        loaded = self.engine.load_unit(conn, tp, reader.rows())  # type: ignore[attr-defined]
+                    loaded = self.engine.load_unit(conn, tp, reader.rows())  # type: ignore[attr-defined]
                     rejected = 0
                 reader.check_complete(loaded + rejected)
                 assert self.journal is not None
@@ -861,24 +856,6 @@ class Importer:
                 self._active.pop(threading.get_ident(), None)
                 reader.close()
         raise DataError("giving up after repeated failures", file=unit.file.rel, table=tp.display)
-
-    def _raw_plan(self, conn: Any, unit: Unit) -> str | None:
-        """The engine's server-side parsing statement for this unit's table, if it has one.
-
-        Only for files with a manifest checksum: the server does not check the lines' keys, so
-        the checksum (verified while streaming, before COMMIT) is what proves the lines intact.
-        """
-        planner = getattr(self.engine, "load_raw_plan", None)
-        if planner is None or not unit.file.checksum:
-            return None
-        tp = unit.table
-        with self._lock:
-            cached = self._raw_plans.get(tp.display, False)
-        if cached is False:
-            cached = planner(conn, tp)
-            with self._lock:
-                self._raw_plans[tp.display] = cached
-        return cached  # type: ignore[return-value]
 
     def _rollback(self, conn: Any) -> None:
         try:
@@ -978,35 +955,6 @@ class _UnitReader:
                 raise Cancelled("import cancelled")
             add(raw)
             yield convert(raw, number, base + self.count)
-
-    def blocks(self) -> Iterator[bytes]:
-        """The file's bytes in blocks of complete lines (for server-side parsing), checksummed."""
-        cancel = self.imp.cancel
-        rel = self.unit.file.rel
-        self._fh = fh = open_data(self.unit.file.path)
-        rest = b""
-        while True:
-            try:
-                chunk = fh.read(1 << 20)
-            except (EOFError, OSError) as e:
-                raise _fatal(DataError(f"truncated or corrupt file: {e}", file=rel, table=self.tp.display)) from None
-            except Exception as e:  # zstandard.ZstdError
-                raise _fatal(DataError(f"truncated or corrupt file: {e}", file=rel, table=self.tp.display)) from None
-            if not chunk:
-                break
-            if cancel.is_set():
-                raise Cancelled("import cancelled")
-            data = rest + chunk if rest else chunk
-            cut = data.rfind(b"\n") + 1
-            rest = data[cut:]
-            if cut:
-                block = data[:cut]
-                self.checksum.add_block(block)
-                self.count = self.checksum.rows
-                yield block
-        if rest:
-            raise _fatal(DataError("truncated file: the last line has no newline", file=rel, table=self.tp.display,
-                                   line=self.count + 1))
 
     def rows_careful(self) -> Iterator[tuple[int, bytes, tuple[Any, ...] | None, DataError | None]]:
         """Every line with its converted row or its error."""

@@ -53,38 +53,6 @@ def _is_zero_date(v: str) -> bool:
     return v.startswith("0000-") or v[4:8] == "-00-" or v[7:10] == "-00"
 
 
-_RAW_SIMPLE = frozenset({"integer", "year", "decimal", "money", "float", "char", "varchar", "text", "enum", "uuid",
-                         "inet", "macaddr", "time", "interval", "bit", "range", "xml"})
-_ZERO_RE = "'^(0000-|[0-9]{4}-00-|[0-9]{4}-[0-9]{2}-00)'"
-
-
-def _raw_expr(src: m.Type, ttype: str, key: str) -> str | None:
-    """SQL for one column of a staged line ``j`` (jsonb), or None when only Python can convert it."""
-    k = "'" + key.replace("'", "''") + "'"
-    text = f"(j->>{k})"
-    if ttype == "json":
-        return None
-    if ttype == "jsonb":
-        return f"NULLIF(j->{k}, 'null'::jsonb)" if src.kind == "json" else None
-    if src.kind == "boolean":
-        return f"{text}::boolean" if ttype == "boolean" else f"({text}::boolean)::int::{ttype}"
-    if src.kind in ("binary", "varbinary", "blob"):
-        return f"decode({text}, 'base64')" if ttype == "bytea" else None
-    if src.kind in ("date", "timestamp"):
-        if src.allows_zero:
-            return f"CASE WHEN {text} ~ {_ZERO_RE} THEN NULL ELSE {text}::{ttype} END"
-        return f"{text}::{ttype}"
-    if src.kind in _RAW_SIMPLE and not ttype.endswith("]") and ttype != "bytea":
-        # No explicit cast to a length-limited type: an explicit cast truncates silently, while the
-        # INSERT's assignment cast (text → varchar(n), varbit → bit(n)) raises on a value too long.
-        if ttype.startswith(("character", "text")):
-            return text
-        if ttype.startswith("bit"):
-            return f"{text}::varbit"
-        return f"{text}::{ttype}"
-    return None
-
-
 def _array_literal(v: Any) -> str:
     """A PostgreSQL array literal (``{"a","b",NULL}``) from a JSON array (nested for more dims)."""
     parts = []
@@ -236,44 +204,6 @@ class PostgreSQLLoad:
     def _copy_sql(self, tp: TablePlan, into: str | None = None) -> str:
         cols = ", ".join(_quote(c) for c in tp.insert_columns)
         return f"COPY {into or self._name(tp.tschema, tp.tname)} ({cols}) FROM STDIN"
-
-    # -- the server-side path: PostgreSQL parses the JSON lines ---------------------------------
-    def load_raw_plan(self, conn: Any, tp: TablePlan) -> str | None:
-        """The ``INSERT ... SELECT`` that turns staged JSON lines into rows, or None (use COPY text).
-
-        Used when every column has a direct SQL form: the lines are COPYed as they are into a
-        temporary one-column table and PostgreSQL parses them (``line::jsonb``) and casts each value
-        to the column's type, so the client does no per-row work. Column options, ``json`` targets
-        (jsonb would reorder keys) and nested arrays keep the Python path.
-        """
-        if tp.fixed or tp.exprs or tp.increments:
-            return None
-        types = dict(conn.execute(
-            "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
-            "WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped",
-            (self._name(tp.tschema, tp.tname),)).fetchall())
-        exprs = []
-        for c, name in zip(tp.columns, tp.target_names):
-            ttype = types.get(name)
-            expr = _raw_expr(c.type, ttype, c.name) if ttype else None
-            if expr is None:
-                return None
-            exprs.append(expr)
-        cols = ", ".join(_quote(n) for n in tp.target_names)
-        return (f"INSERT INTO {self._name(tp.tschema, tp.tname)} ({cols}) SELECT {', '.join(exprs)} "
-                f"FROM (SELECT line::jsonb AS j FROM pg_temp._dbjson_lines) s")
-
-    def load_unit_raw(self, conn: Any, insert_sql: str, blocks: Iterator[bytes]) -> int:
-        """Stage raw JSON lines with COPY and insert them with ``insert_sql``; returns the row count."""
-        if not getattr(conn, "_dbjson_stage", False):
-            conn.execute("CREATE TEMP TABLE IF NOT EXISTS _dbjson_lines (line text) ON COMMIT DELETE ROWS")
-            conn._dbjson_stage = True
-        with conn.cursor() as cur:
-            with cur.copy("COPY pg_temp._dbjson_lines FROM STDIN (FORMAT csv, QUOTE e'\\x01', DELIMITER e'\\x02')") as cp:
-                for block in blocks:
-                    cp.write(block)
-            cur.execute(insert_sql)
-            return int(cur.rowcount)
 
     def load_unit(self, conn: Any, tp: TablePlan, rows: Iterator[tuple[Any, ...]]) -> int:
         """COPY the rows into the table (inside the caller's transaction); returns the row count."""
