@@ -72,7 +72,7 @@ def _run(conn: Any, engine: Any, statements: list[Statement], password: str | No
     if engine.family == "sqlite":
         conn.isolation_level = None
         conn.execute("BEGIN")
-    elif engine.family == "postgresql":
+    elif engine.family == "postgresql" and conn.autocommit:
         conn.autocommit = False
     current: Statement | None = None
     try:

@@ -154,6 +154,9 @@ class Context:
              schema: str | None = None) -> str | None:
         """``sql`` for the target: verbatim in the same dialect, else translated or reported."""
         src = dialect or self.source
+        if not self.caps.get("sequences") and re.search(r"(?i)\b(nextval|lastval|setval)\s*\(", sql):
+            self.report.add(path, f"{what} uses a sequence ({self.engine.name} has none); dropped", "sequence-expression")
+            return None
         if src == self.engine.name or family_of(src) == self.engine.family == "mysql":
             return sql
         out, reason = translate(sql, src, self.engine.name, self.functions(), statement=statement, schemas=self.schema_names,
@@ -267,6 +270,13 @@ class BaseDDL:
             ctx.report.add(f"{path}/domains/{i}", f"domain {d.name!r}: columns use its base type; its checks are dropped", "domain-base-type")
         for i, c in enumerate(schema.composites):
             ctx.report.add(f"{path}/composites/{i}", f"composite type {c.name!r} not created", "composite-dropped")
+        for fam, opts in sorted(schema.options.items()):
+            if fam != self.family:
+                for key in sorted(opts):
+                    if isinstance(opts[key], list):
+                        ctx.report.add(f"{path}/options/{fam}/{key}", f"{fam} {key.replace('_', ' ')} not created", "schema-objects-dropped")
+                    elif key not in ("charset", "collation"):
+                        ctx.report.add(f"{path}/options/{fam}/{key}", f"{fam} schema option {key} dropped", "schema-option-dropped", "approximation")
         return []
 
     def ddl_sequences(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> tuple[list[Statement], list[Statement]]:

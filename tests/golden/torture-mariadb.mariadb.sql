@@ -87,6 +87,10 @@ CREATE TABLE `odd name``s` (
   `ünï` varchar(5) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NULL DEFAULT 'ä',
   PRIMARY KEY (`co"l`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci COMMENT='table with an odd name';
+CREATE TABLE `orders` (
+  `id` bigint(20) NOT NULL DEFAULT (nextval(`seq_order`)),
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;
 CREATE TABLE `parent` (
   `id` int(11) NOT NULL,
   `a` int(11) NOT NULL,
@@ -193,6 +197,9 @@ BEGIN
   SET p_out = 'done';
 END$$
 DELIMITER ;
+CREATE FUNCTION `label_of`(`p` varchar(20) CHARSET latin1 COLLATE latin1_swedish_ci) RETURNS varchar(30) CHARSET utf8mb4 COLLATE utf8mb4_bin
+  DETERMINISTIC CONTAINS SQL SQL SECURITY DEFINER
+RETURN concat('<', p, '>');
 CREATE FUNCTION `twice`(`x` decimal(10,2)) RETURNS decimal(12,2)
   DETERMINISTIC NO SQL SQL SECURITY INVOKER
 RETURN x * 2;

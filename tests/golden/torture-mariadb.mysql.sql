@@ -85,6 +85,10 @@ CREATE TABLE `odd name``s` (
   `ünï` varchar(5) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NULL DEFAULT 'ä',
   PRIMARY KEY (`co"l`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci COMMENT='table with an odd name';
+CREATE TABLE `orders` (
+  `id` bigint(20) NOT NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci;
 CREATE TABLE `parent` (
   `id` int(11) NOT NULL,
   `a` int(11) NOT NULL,
@@ -190,6 +194,9 @@ BEGIN
   SET p_out = 'done';
 END$$
 DELIMITER ;
+CREATE FUNCTION `label_of`(`p` varchar(20) CHARSET latin1 COLLATE latin1_swedish_ci) RETURNS varchar(30) CHARSET utf8mb4 COLLATE utf8mb4_bin
+  DETERMINISTIC CONTAINS SQL SQL SECURITY DEFINER
+RETURN concat('<', p, '>');
 CREATE FUNCTION `twice`(`x` decimal(10,2)) RETURNS decimal(12,2)
   DETERMINISTIC NO SQL SQL SECURITY INVOKER
 RETURN x * 2;
@@ -213,14 +220,15 @@ ALTER TABLE `features` AUTO_INCREMENT = 43;
 ALTER TABLE `ints` AUTO_INCREMENT = 1000;
 ALTER TABLE `nums` AUTO_INCREMENT = 1;
 
--- translation report: 10 item(s)
+-- translation report: 11 item(s)
 -- loss: /schemas/0/sequences/0: sequence 'seq_order' not created (mysql has no sequences) [sequence-dropped]
 -- loss: /schemas/0/sequences/1: sequence 'seq_plain' not created (mysql has no sequences) [sequence-dropped]
 -- approximation: /schemas/0/tables/4/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
 -- approximation: /schemas/0/tables/5/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
--- approximation: /schemas/0/tables/10/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
--- approximation: /schemas/0/tables/11/columns/26/type: uuid kept as CHAR(36) [uuid-char36]
--- approximation: /schemas/0/tables/11/columns/27/type: network address kept as VARCHAR(43) text [inet-varchar43]
--- approximation: /schemas/0/tables/11/columns/28/type: network address kept as VARCHAR(43) text [inet-varchar43]
--- approximation: /schemas/0/tables/12/partitioning: SYSTEM_TIME partitioning dropped (MariaDB only) [partitioning-dropped]
--- approximation: /schemas/0/tables/12/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
+-- loss: /schemas/0/tables/9/columns/0/default: default expression uses a sequence (mysql has none); dropped [sequence-expression]
+-- approximation: /schemas/0/tables/11/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
+-- approximation: /schemas/0/tables/12/columns/26/type: uuid kept as CHAR(36) [uuid-char36]
+-- approximation: /schemas/0/tables/12/columns/27/type: network address kept as VARCHAR(43) text [inet-varchar43]
+-- approximation: /schemas/0/tables/12/columns/28/type: network address kept as VARCHAR(43) text [inet-varchar43]
+-- approximation: /schemas/0/tables/13/partitioning: SYSTEM_TIME partitioning dropped (MariaDB only) [partitioning-dropped]
+-- approximation: /schemas/0/tables/13/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]

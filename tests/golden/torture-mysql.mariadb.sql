@@ -177,6 +177,9 @@ BEGIN
   SET p_out = 'done';
 END$$
 DELIMITER ;
+CREATE FUNCTION `label_of`(`p` varchar(20) CHARSET latin1 COLLATE latin1_swedish_ci) RETURNS varchar(30) CHARSET utf8mb4 COLLATE utf8mb4_bin
+  DETERMINISTIC CONTAINS SQL SQL SECURITY DEFINER
+RETURN concat('<', p, '>');
 CREATE FUNCTION `twice`(`x` decimal(10,2)) RETURNS decimal(12,2)
   DETERMINISTIC NO SQL SQL SECURITY INVOKER
 RETURN x * 2;

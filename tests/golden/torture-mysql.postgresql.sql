@@ -199,7 +199,7 @@ CREATE VIEW "public"."v_plain" ("id", "email") AS SELECT "f"."id" AS "id", "f"."
 ALTER TABLE "public"."features" ALTER COLUMN "id" RESTART WITH 43;
 ALTER TABLE "public"."ints" ALTER COLUMN "id" RESTART WITH 1000;
 
--- translation report: 89 item(s)
+-- translation report: 90 item(s)
 -- approximation: /schemas/0/tables/1/checks/0/enforced: NOT ENFORCED check dropped [check-not-enforced-dropped]
 -- approximation: /schemas/0/tables/1/columns/4/generated/stored: VIRTUAL generated column made STORED [virtual-stored]
 -- approximation: /schemas/0/tables/1/columns/4/collation: collation 'utf8mb4_0900_ai_ci' replaced by the database default (case- and accent-sensitive: stricter, no data loss) [collation-default]
@@ -282,7 +282,8 @@ ALTER TABLE "public"."ints" ALTER COLUMN "id" RESTART WITH 1000;
 -- approximation: /schemas/0/tables/13/indexes/1/visible: invisible index made visible [invisible-index]
 -- approximation: /schemas/0/tables/13/indexes/2/visible: invisible index made visible [invisible-index]
 -- loss: /schemas/0/routines/0: procedure 'add_parent' not translated from mysql [routine-not-translated]
--- loss: /schemas/0/routines/1: function 'twice' not translated from mysql [routine-not-translated]
+-- loss: /schemas/0/routines/1: function 'label_of' not translated from mysql [routine-not-translated]
+-- loss: /schemas/0/routines/2: function 'twice' not translated from mysql [routine-not-translated]
 -- loss: /schemas/0/triggers/0: trigger 'trg_child_bi' not translated from mysql [trigger-not-translated]
 -- loss: /schemas/0/triggers/1: trigger 'trg_child_bi2' not translated from mysql [trigger-not-translated]
 -- loss: /schemas/0/triggers/2: trigger 'trg_parent_au' not translated from mysql [trigger-not-translated]

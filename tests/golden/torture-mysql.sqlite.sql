@@ -168,7 +168,7 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'features', 42 WHERE NOT EXISTS (
 DELETE FROM sqlite_sequence WHERE name = 'ints' AND seq < 999;
 INSERT INTO sqlite_sequence (name, seq) SELECT 'ints', 999 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'ints');
 
--- translation report: 99 item(s)
+-- translation report: 100 item(s)
 -- approximation: /schemas/0/tables/1/checks/0/enforced: NOT ENFORCED check dropped [check-not-enforced-dropped]
 -- approximation: /schemas/0/tables/1/columns/1/type: decimal values with more than 15 significant digits are stored inexactly (NUMERIC affinity) [decimal]
 -- approximation: /schemas/0/tables/1/columns/3/type: decimal values with more than 15 significant digits are stored inexactly (NUMERIC affinity) [decimal]
@@ -261,7 +261,8 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'ints', 999 WHERE NOT EXISTS (SEL
 -- loss: /schemas/0/views/0/check_option: WITH CHECK OPTION dropped (SQLite views are read-only) [check-option-dropped]
 -- loss: /schemas/0/views/1/check_option: WITH CHECK OPTION dropped (SQLite views are read-only) [check-option-dropped]
 -- loss: /schemas/0/routines/0: procedure 'add_parent' not translated from mysql [routine-not-translated]
--- loss: /schemas/0/routines/1: function 'twice' not translated from mysql [routine-not-translated]
+-- loss: /schemas/0/routines/1: function 'label_of' not translated from mysql [routine-not-translated]
+-- loss: /schemas/0/routines/2: function 'twice' not translated from mysql [routine-not-translated]
 -- loss: /schemas/0/triggers/0: trigger 'trg_child_bi' not translated from mysql [trigger-not-translated]
 -- loss: /schemas/0/triggers/1: trigger 'trg_child_bi2' not translated from mysql [trigger-not-translated]
 -- loss: /schemas/0/triggers/2: trigger 'trg_parent_au' not translated from mysql [trigger-not-translated]

@@ -172,7 +172,7 @@ ALTER TABLE `customer` AUTO_INCREMENT = 42;
 ALTER TABLE `staff` AUTO_INCREMENT = 1;
 ALTER TABLE `store` AUTO_INCREMENT = 1;
 
--- translation report: 106 item(s)
+-- translation report: 108 item(s)
 -- rename: /schemas/0/tables/0/name: table of schema 'inventory' renamed to 'inventory_stock' (mysql gets one schema) [schema-prefix]
 -- rename: /schemas/0/tables/1/name: table of schema 'inventory' renamed to 'inventory_warehouse' (mysql gets one schema) [schema-prefix]
 -- approximation: /schemas/0/enums/0: named enum type 'status' inlined into its columns [enum-inline]
@@ -181,6 +181,8 @@ ALTER TABLE `store` AUTO_INCREMENT = 1;
 -- approximation: /schemas/1/enums/0: named enum type 'mood' inlined into its columns [enum-inline]
 -- loss: /schemas/1/domains/0: domain 'us_postal_code': columns use its base type; its checks are dropped [domain-base-type]
 -- loss: /schemas/1/composites/0: composite type 'address' not created [composite-dropped]
+-- loss: /schemas/1/options/postgresql/collations: postgresql collations not created [schema-objects-dropped]
+-- loss: /schemas/1/options/postgresql/range_types: postgresql range types not created [schema-objects-dropped]
 -- loss: /schemas/1/sequences/0: sequence 'invoice_no' not created (mysql has no sequences) [sequence-dropped]
 -- loss: /schemas/1/sequences/1: sequence 'staff_badge_seq' not created (mysql has no sequences) [sequence-dropped]
 -- approximation: /schemas/1/tables/0/checks/0/enforced: NOT ENFORCED check dropped [check-not-enforced-dropped]

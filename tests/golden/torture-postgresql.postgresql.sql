@@ -3,6 +3,9 @@ CREATE SCHEMA IF NOT EXISTS "inventory";
 COMMENT ON SCHEMA "inventory" IS 'second schema (cross-schema FK target)';
 COMMENT ON SCHEMA "public" IS 'standard public schema';
 CREATE TYPE "inventory"."status" AS ENUM ('in', 'out');
+CREATE COLLATION public.case_insensitive (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+COMMENT ON COLLATION "public"."case_insensitive" IS 'ICU, ignores case';
+CREATE TYPE public.floatrange AS RANGE (SUBTYPE = double precision, SUBTYPE_DIFF = float8mi, MULTIRANGE_TYPE_NAME = public.floatmultirange);
 CREATE TYPE "public"."mood" AS ENUM ('sad', 'ok', 'happy');
 COMMENT ON TYPE "public"."mood" IS 'how it feels';
 CREATE DOMAIN "public"."us_postal_code" AS character varying(10) DEFAULT '00000' NOT NULL CONSTRAINT "us_postal_code_check" CHECK (VALUE::text ~ '^\d{5}$'::text OR VALUE::text ~ '^\d{5}-\d{4}$'::text);
@@ -156,6 +159,7 @@ CREATE TABLE "public"."store" (
   CONSTRAINT "store_pkey" PRIMARY KEY ("id")
 );
 -- post-data
+ALTER TABLE "inventory"."warehouse" REPLICA IDENTITY USING INDEX "warehouse_pkey";
 ALTER TABLE "public"."all_types" ADD CONSTRAINT "all_types_money_check" CHECK (c_money >= 0::money) NOT VALID;
 CREATE INDEX "all_types_jsonb_gin" ON "public"."all_types" USING gin ("c_jsonb" jsonb_path_ops);
 CREATE INDEX "all_types_range_gist" ON "public"."all_types" USING gist ("c_tstzrange");
@@ -166,6 +170,7 @@ COMMENT ON INDEX "public"."all_types_uuid_hash" IS 'hash lookups';
 COMMENT ON TABLE "public"."all_types" IS 'one column per core type';
 COMMENT ON COLUMN "public"."all_types"."c_jsonb" IS 'binary JSON';
 ALTER TABLE "public"."booking" ADD CONSTRAINT "booking_no_overlap" EXCLUDE USING gist (during WITH &&);
+COMMENT ON CONSTRAINT "booking_no_overlap" ON "public"."booking" IS 'one booking at a time';
 ALTER TABLE "public"."cities" ADD CONSTRAINT "cities_name_check" CHECK (name <> ''::text) NO INHERIT;
 ALTER TABLE "public"."cities" ADD CONSTRAINT "cities_population_check" CHECK (population >= 0);
 ALTER TABLE "public"."customer" ADD CONSTRAINT "customer_email_key" UNIQUE ("email") DEFERRABLE;
@@ -173,6 +178,7 @@ ALTER TABLE "public"."customer" ADD CONSTRAINT "customer_email_phone_key" UNIQUE
 COMMENT ON COLUMN "public"."customer"."mood" IS 'shares the enum with all_types';
 CREATE INDEX "measurement_peak" ON "public"."measurement" ("peak");
 ALTER TABLE "public"."scratch" ENABLE ROW LEVEL SECURITY;
+ALTER TABLE "public"."scratch" REPLICA IDENTITY FULL;
 CREATE POLICY "scratch_guard" ON "public"."scratch" AS RESTRICTIVE FOR ALL TO PUBLIC USING (v IS NOT NULL);
 CREATE POLICY "scratch_own" ON "public"."scratch" FOR UPDATE TO PUBLIC USING (k = CURRENT_USER) WITH CHECK (k <> ''::text);
 ALTER TABLE "public"."staff" ADD CONSTRAINT "staff_salary_check" CHECK (salary > 0::numeric);

@@ -172,7 +172,7 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'staff', 0 WHERE NOT EXISTS (SELE
 DELETE FROM sqlite_sequence WHERE name = 'store' AND seq < 0;
 INSERT INTO sqlite_sequence (name, seq) SELECT 'store', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'store');
 
--- translation report: 110 item(s)
+-- translation report: 112 item(s)
 -- rename: /schemas/0/tables/0/name: table of schema 'inventory' renamed to 'inventory_stock' (sqlite gets one schema) [schema-prefix]
 -- rename: /schemas/0/tables/1/name: table of schema 'inventory' renamed to 'inventory_warehouse' (sqlite gets one schema) [schema-prefix]
 -- approximation: /schemas/0/enums/0: named enum type 'status' inlined into its columns [enum-inline]
@@ -183,6 +183,8 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'store', 0 WHERE NOT EXISTS (SELE
 -- approximation: /schemas/1/enums/0: named enum type 'mood' inlined into its columns [enum-inline]
 -- loss: /schemas/1/domains/0: domain 'us_postal_code': columns use its base type; its checks are dropped [domain-base-type]
 -- loss: /schemas/1/composites/0: composite type 'address' not created [composite-dropped]
+-- loss: /schemas/1/options/postgresql/collations: postgresql collations not created [schema-objects-dropped]
+-- loss: /schemas/1/options/postgresql/range_types: postgresql range types not created [schema-objects-dropped]
 -- loss: /schemas/1/sequences/0: sequence 'invoice_no' not created (sqlite has no sequences) [sequence-dropped]
 -- loss: /schemas/1/sequences/1: sequence 'staff_badge_seq' not created (sqlite has no sequences) [sequence-dropped]
 -- approximation: /schemas/1/tables/0/checks/0/enforced: NOT ENFORCED check dropped [check-not-enforced-dropped]

@@ -63,7 +63,8 @@ CREATE VIEW `author_stats` (`author`, `books`) AS SELECT `a`.`name`, COUNT(`b`.`
 CREATE VIEW `cheap_books` AS SELECT `book_id`, `title` FROM `book` WHERE `price` < 10;
 ALTER TABLE `book` AUTO_INCREMENT = 3;
 
--- translation report: 21 item(s)
+-- translation report: 22 item(s)
+-- approximation: /schemas/0/options/sqlite/user_version: sqlite schema option user_version dropped [schema-option-dropped]
 -- approximation: /schemas/0/tables/0/columns/0/nullable: primary key column made NOT NULL [pk-not-null]
 -- approximation: /schemas/0/tables/0/columns/1/collation: collation 'NOCASE' replaced by utf8mb4_nopad_bin (binary, NO PAD: unique keys that held still hold) [collation-binary]
 -- loss: /schemas/0/tables/0/columns/2/type: text in a key kept as VARCHAR(n), n = its share of InnoDB's 3072-byte key (longer values rejected) [text-key-varchar]

@@ -65,7 +65,8 @@ CREATE VIEW "public"."author_stats" ("author", "books") AS SELECT "a"."name", CO
 CREATE VIEW "public"."cheap_books" AS SELECT "book_id", "title" FROM "book" WHERE "price" < 10;
 ALTER TABLE "public"."book" ALTER COLUMN "book_id" RESTART WITH 3;
 
--- translation report: 12 item(s)
+-- translation report: 13 item(s)
+-- approximation: /schemas/0/options/sqlite/user_version: sqlite schema option user_version dropped [schema-option-dropped]
 -- approximation: /schemas/0/tables/0/columns/1/collation: collation 'NOCASE' replaced by the database default (case- and accent-sensitive: stricter, no data loss) [collation-default]
 -- approximation: /schemas/0/tables/1/columns/5/type: unsigned 16-bit integer widened to integer + CHECK (>= 0) [uint16-integer]
 -- approximation: /schemas/0/tables/1/columns/8/type: JSON text (key order, duplicate keys, whitespace) normalized by jsonb [json-text-jsonb]

@@ -50,6 +50,17 @@ class PostgreSQLDDL(BaseDDL):
         if not ctx.same:
             return super().ddl_schema_types(ctx, schema, tschema, path)
         out = []
+        opts = schema.options.get("postgresql", {})
+        for coll in opts.get("collations", []):
+            q = self.qualify(tschema, coll["name"])
+            out.append(Statement(coll["definition"], "type", q))
+            if coll.get("comment"):
+                out.append(Statement(f"COMMENT ON COLLATION {q} IS {self.literal(coll['comment'])}", "comment", q))
+        for rng in opts.get("range_types", []):
+            q = self.qualify(tschema, rng["name"])
+            out.append(Statement(rng["definition"], "type", q))
+            if rng.get("comment"):
+                out.append(Statement(f"COMMENT ON TYPE {q} IS {self.literal(rng['comment'])}", "comment", q))
         for e in schema.enums:
             ctx.enum_types[(tschema, e.name)] = e.values
             ctx.namer.reserve(("type", tschema), e.name)
@@ -326,10 +337,19 @@ class PostgreSQLDDL(BaseDDL):
         opts = table.options.get("postgresql", {}) if ctx.same else {}
         for ex in opts.get("exclusions", []):
             post.append(Statement(f"ALTER TABLE {tname} ADD CONSTRAINT {self.quote(ex['name'])} {ex['definition']}", "check", ex["name"], tname))
+            if ex.get("comment"):
+                post.append(Statement(f"COMMENT ON CONSTRAINT {self.quote(ex['name'])} ON {tname} IS {self.literal(ex['comment'])}",
+                                      "comment", ex["name"], tname))
         if opts.get("row_security"):
             post.append(Statement(f"ALTER TABLE {tname} ENABLE ROW LEVEL SECURITY", "policy", tname, tname))
         if opts.get("force_row_security"):
             post.append(Statement(f"ALTER TABLE {tname} FORCE ROW LEVEL SECURITY", "policy", tname, tname))
+        identity = opts.get("replica_identity")
+        if identity == "index" and opts.get("replica_identity_index"):
+            post.append(Statement(f"ALTER TABLE {tname} REPLICA IDENTITY USING INDEX {self.quote(opts['replica_identity_index'])}",
+                                  "table", tname, tname))
+        elif identity in ("full", "nothing"):
+            post.append(Statement(f"ALTER TABLE {tname} REPLICA IDENTITY {identity.upper()}", "table", tname, tname))
         for pol in opts.get("policies", []):
             post.append(Statement(self._ddl_policy(tname, pol), "policy", pol["name"], tname))
         return pre, post, restarts
