@@ -32,13 +32,16 @@ from .model import Database
 from .reflect import reflect
 from .validate import Problem, validate
 
+# Eager, not lazy: the submodule ``dbjson.verify`` would otherwise replace the lazy attribute as soon
+# as anything imports it, and ``dbjson.verify(...)`` would call a module.
+from .verify import verify
+
 _LAZY = {
     "to_ddl": ("dbjson.ddl", "to_ddl"),
     "apply_ddl": ("dbjson.ddl", "apply_ddl"),
     "DdlPlan": ("dbjson.ddl", "DdlPlan"),
     "export_database": ("dbjson.export", "export_database"),
     "import_database": ("dbjson.importer", "import_database"),
-    "verify": ("dbjson.verify", "verify"),
 }
 
 
