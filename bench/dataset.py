@@ -165,16 +165,21 @@ def my_connect(server: Server, database: str | None = None) -> pymysql.connectio
     return conn
 
 
+ADMIN_TIMEOUT = 300  # seconds a DROP/CREATE DATABASE may wait for locks before the step fails
+
+
 def recreate_database(server: Server, database: str) -> None:
     """Drop ``database`` if it exists and create it empty."""
     if server.family == "postgresql":
         with pg_connect(server) as conn:
+            conn.execute(f"SET statement_timeout = '{ADMIN_TIMEOUT}s'")
             conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
             conn.execute(f'CREATE DATABASE "{database}" ENCODING \'UTF8\' TEMPLATE template0')
         return
     conn = my_connect(server)
     try:
         with conn.cursor() as cur:
+            cur.execute(f"SET SESSION lock_wait_timeout = {ADMIN_TIMEOUT}")
             cur.execute(f"DROP DATABASE IF EXISTS `{database}`")
             cur.execute(f"CREATE DATABASE `{database}` CHARACTER SET utf8mb4")
     finally:
@@ -185,11 +190,13 @@ def drop_database(server: Server, database: str) -> None:
     """Drop ``database`` if it exists."""
     if server.family == "postgresql":
         with pg_connect(server) as conn:
+            conn.execute(f"SET statement_timeout = '{ADMIN_TIMEOUT}s'")
             conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
         return
     conn = my_connect(server)
     try:
         with conn.cursor() as cur:
+            cur.execute(f"SET SESSION lock_wait_timeout = {ADMIN_TIMEOUT}")
             cur.execute(f"DROP DATABASE IF EXISTS `{database}`")
     finally:
         conn.close()

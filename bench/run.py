@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from . import dataset as ds
 
@@ -185,8 +186,12 @@ class Bench:
         """
         r = Result(engine, phase, tool, label, rows=self.rows, baseline=baseline)
         for _ in range(self.args.repeat):
-            if prepare:
-                prepare()
+            try:
+                if prepare:
+                    prepare()
+            except Exception as e:  # noqa: BLE001 - e.g. a DROP DATABASE that timed out: this step only
+                r.status, r.note, r.seconds, r.maxrss_kb = "failed", f"setup: {type(e).__name__}: {e}", None, None
+                break
             p = measure(cmd, stdin=stdin, stdout=stdout, timeout=self.args.timeout, env=env)
             if p.returncode != 0:
                 r.status, r.note, r.seconds, r.maxrss_kb = "failed", f"exit {p.returncode}: {p.err[-600:]}", None, None
@@ -242,12 +247,27 @@ class Bench:
                 self.info[f"version_{engine}"] = f"not reachable ({type(e).__name__})"
                 continue
             self.say(f"{engine}: dataset {self.info[f'load_{engine}']}")
-            self.export_engine(server)
-            self.import_engine(server)
+            self.guarded(engine, self.export_engine, server)
+            self.guarded(engine, self.import_engine, server)
             self.cleanup(engine)
         if {"mariadb", "postgresql"} <= set(self.args.engines.split(",")):
-            self.migrate()
+            self.guarded("mariadb->postgresql", lambda _: self.migrate(), None)
         self.info["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+        self.write_reports()
+        if not self.args.keep:
+            shutil.rmtree(self.work / "runs", ignore_errors=True)
+        return 0
+
+    def guarded(self, what: str, fn: Callable[[Any], None], arg: Any) -> None:
+        """Run one section; a server problem (e.g. a lock timeout) ends that section, not the run."""
+        try:
+            fn(arg)
+        except Exception as e:  # noqa: BLE001
+            self.info.setdefault("aborted", "")
+            self.info["aborted"] += f"{what}: {type(e).__name__}: {str(e)[:300]}; "
+            self.say(f"  {what}: section aborted ({type(e).__name__}: {e})")
+
+    def write_reports(self) -> None:
         report = render(self)
         if self.args.out:
             Path(self.args.out).write_text(report, encoding="utf-8")
@@ -257,9 +277,6 @@ class Bench:
                 {"rows": self.rows, "info": self.info, "results": [asdict(r) | {"rows_per_s": r.rows_per_s}
                                                                    for r in self.results],
                  "targets": [asdict(t) for t in targets(self)]}, indent=2), encoding="utf-8")
-        if not self.args.keep:
-            shutil.rmtree(self.work / "runs", ignore_errors=True)
-        return 0
 
     def cleanup(self, engine: str) -> None:
         if not self.args.keep:
@@ -637,6 +654,7 @@ def machine(b: Bench) -> list[str]:
              f"- load average before / after the run: {b.info.get('load_before')} / {b.info.get('load_after')}",
              f"- dataset: {b.rows:,} rows (" + ", ".join(f"{k} {v:,}" for k, v in ds.table_rows(b.rows).items())
              + f"), seed {b.args.seed}; every step run {b.args.repeat}× (fastest kept)",
+             *([f"- sections aborted: {b.info['aborted']}"] if b.info.get("aborted") else []),
              f"- dbjson CLI start-up (`python -m dbjson --version`, included in every dbjson time): {b.info.get('startup')}"]
     for engine in b.args.engines.split(","):
         lines.append(f"- {engine}: {b.info.get(f'version_{engine}', '?')} (dataset load: {b.info.get(f'load_{engine}', '?')})")
