@@ -4,7 +4,7 @@
     python -m bench.profile import postgresql --threads 1 --rows 200000
 
 Loads the benchmark dataset if needed (``--rows``, default 200,000, into ``dbjson_bench_profile``),
-runs the dbjson command under ``py-spy record`` (sampling every thread, native Python frames), and
+runs the dbjson command under ``py-spy record --subprocesses`` (every thread and worker process), and
 prints the functions with the most samples on top of the stack ("self") and anywhere in the stack
 ("inclusive"). py-spy is a sampling profiler that sees worker threads, which cProfile does not;
 ``bash bench/setup.sh`` installs it into ``<work>/tools`` (it is not a dbjson dependency).
@@ -26,9 +26,11 @@ from . import dataset as ds
 
 PY = sys.executable
 REPO = Path(__file__).resolve().parents[1]
+PROCESS = re.compile(r"^process \d+:")  # the root frame py-spy --subprocesses adds per process
+FRAME = re.compile(r"^\S.* \(.+\)$")  # "function (file:line)"; drops pieces of a process's command line
 NOISE = re.compile(r"^(Thread\.|_bootstrap|_worker |_WorkItem|<module>|_run_|_find_and_load|_load_unlocked|"
                    r"_call_with_frames|exec_module|_handle_fromlist|Typer|TyperGroup|Command\.|Context\.|main |"
-                   r"_main |get_callback|run \(common)")
+                   r"_main |get_callback|run \(common|BaseProcess|_process_worker|_serve_one)")
 
 
 def py_spy(work: Path) -> str | None:
@@ -47,14 +49,15 @@ def summarize(raw: Path, top: int = 20) -> str:
         stack, _, count = line.rpartition(" ")
         n = int(count)
         total += n
-        frames = [re.sub(r" \((?:.*/)?([^/]+?)(?::\d+)?\)$", r" (\1)", f) for f in stack.split(";") if f]
+        frames = [re.sub(r" \((?:.*/)?([^/]+?)(?::\d+)?\)$", r" (\1)", f) for f in stack.split(";")
+                  if FRAME.match(f) and not PROCESS.match(f)]
         if frames:
             own[frames[-1]] += n
         for f in set(frames):
             incl[f] += n
     if not total:
         return "no samples"
-    out = [f"{total} samples", "", "self (top of stack):"]
+    out = [f"{total} samples (all threads of all processes)", "", "self (top of stack):"]
     out += [f"  {c / total * 100:5.1f}%  {f}" for f, c in own.most_common(top)]
     out += ["", "inclusive (anywhere in the stack; framework frames left out):"]
     out += [f"  {c / total * 100:5.1f}%  {f}" for f, c in incl.most_common() if not NOISE.match(f)][:top]
@@ -93,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             cmd = [PY, "-m", "dbjson", "import", str(export_dir), server.db_url(target), "--threads",
                    str(args.threads), "--no-verify", "--quiet"]
         raw = Path(args.raw) if args.raw else Path(tmp) / "raw.txt"
-        subprocess.run([spy, "record", "--rate", "200", "--format", "raw", "--output", str(raw), "--", *cmd],
+        subprocess.run([spy, "record", "--subprocesses", "--rate", "200", "--format", "raw", "--output", str(raw), "--", *cmd],
                        check=True, cwd=REPO, stdout=subprocess.DEVNULL)
         print(f"dbjson {args.command} --threads {args.threads}, {args.engine}, {args.rows:,} rows")
         print(summarize(raw, args.top))
