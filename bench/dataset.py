@@ -186,17 +186,17 @@ def recreate_database(server: Server, database: str) -> None:
         conn.close()
 
 
-def drop_database(server: Server, database: str) -> None:
-    """Drop ``database`` if it exists."""
+def drop_database(server: Server, database: str, timeout: int = ADMIN_TIMEOUT) -> None:
+    """Drop ``database`` if it exists (failing after ``timeout`` seconds of lock waits)."""
     if server.family == "postgresql":
         with pg_connect(server) as conn:
-            conn.execute(f"SET statement_timeout = '{ADMIN_TIMEOUT}s'")
+            conn.execute(f"SET statement_timeout = '{timeout}s'")
             conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
         return
     conn = my_connect(server)
     try:
         with conn.cursor() as cur:
-            cur.execute(f"SET SESSION lock_wait_timeout = {ADMIN_TIMEOUT}")
+            cur.execute(f"SET SESSION lock_wait_timeout = {timeout}")
             cur.execute(f"DROP DATABASE IF EXISTS `{database}`")
     finally:
         conn.close()

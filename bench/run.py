@@ -153,7 +153,9 @@ class Bench:
         self.args = args
         self.rows: int = args.rows
         self.db: str = args.database
-        self.imp: str = args.database + "_imp"
+        self.imp: str = ""  # the current import target: a new database for every import (see new_target)
+        self.imp_seq = 0
+        self.leftovers: list[tuple[ds.Server, str]] = []
         self.work: Path = Path(args.work)
         self.tools = set(args.tools.split(","))
         self.servers = ds.servers()
@@ -177,10 +179,12 @@ class Bench:
             self.say(f"  {r.engine:>9} {r.phase:6} {r.label:44} {r.status}: {r.note}")
         return r
 
-    def run(self, engine: str, phase: str, tool: str, label: str, cmd: Sequence[str], *,
+    def run(self, engine: str, phase: str, tool: str, label: str, cmd: Sequence[str] | Callable[[], Sequence[str]], *,
             stdin: Path | None = None, stdout: Path | None = None, env: dict[str, str] | None = None,
             baseline: bool = False, prepare: Callable[[], object] | None = None) -> Result:
         """Measure one step ``--repeat`` times (``prepare`` before each) and keep the fastest.
+
+        ``cmd`` may be a function, called after ``prepare`` (import commands name the new database).
 
         The status is failed, with the error tail, as soon as one repetition exits non-zero.
         """
@@ -192,7 +196,7 @@ class Bench:
             except Exception as e:  # noqa: BLE001 - e.g. a DROP DATABASE that timed out: this step only
                 r.status, r.note, r.seconds, r.maxrss_kb = "failed", f"setup: {type(e).__name__}: {e}", None, None
                 break
-            p = measure(cmd, stdin=stdin, stdout=stdout, timeout=self.args.timeout, env=env)
+            p = measure(cmd() if callable(cmd) else cmd, stdin=stdin, stdout=stdout, timeout=self.args.timeout, env=env)
             if p.returncode != 0:
                 r.status, r.note, r.seconds, r.maxrss_kb = "failed", f"exit {p.returncode}: {p.err[-600:]}", None, None
                 break
@@ -253,6 +257,10 @@ class Bench:
         if {"mariadb", "postgresql"} <= set(self.args.engines.split(",")):
             self.guarded("mariadb->postgresql", lambda _: self.migrate(), None)
         self.info["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+        self.drop_target(timeout=120)
+        if self.leftovers:
+            names = ", ".join(f"{srv.engine}:{name}" for srv, name in self.leftovers)
+            self.say(f"  could not drop {names} (a server lock wait); drop them by hand")
         self.write_reports()
         if not self.args.keep:
             shutil.rmtree(self.work / "runs", ignore_errors=True)
@@ -367,12 +375,35 @@ class Bench:
 
     # ----------------------------------------------------------------- import
 
-    def import_step(self, server: ds.Server, tool: str, label: str, cmd: Sequence[str], *,
+    def new_target(self, server: ds.Server) -> str:
+        """Drop the previous import database (best effort) and create a new, empty, uniquely named one.
+
+        New names rather than drop-and-recreate: on PostgreSQL a DROP DATABASE waits for every
+        backend of the server, so someone else's stuck session would otherwise stall the run.
+        """
+        self.drop_target()
+        self.imp_seq += 1
+        self.imp = f"{self.db}_imp{self.imp_seq}"
+        ds.recreate_database(server, self.imp)
+        self.leftovers.append((server, self.imp))
+        return self.imp
+
+    def drop_target(self, timeout: int = 5) -> None:
+        """Drop the import databases made so far; those that cannot be dropped now stay listed."""
+        keep = []
+        for server, name in self.leftovers:
+            try:
+                ds.drop_database(server, name, timeout=timeout)
+            except Exception:  # noqa: BLE001 - retried later; reported if still there at the end
+                keep.append((server, name))
+        self.leftovers = keep
+
+    def import_step(self, server: ds.Server, tool: str, label: str, cmd: Callable[[str], Sequence[str]], *,
                     stdin: Path | None = None, baseline: bool = False) -> Result:
-        """Run one import into a fresh empty database, check the row counts, drop the database."""
+        """Run one import (``cmd(database)``) into a new empty database and check the row counts."""
         e = server.engine
-        r = self.run(e, "import", tool, label, cmd, stdin=stdin, env=client_env(server), baseline=baseline,
-                     prepare=lambda: ds.recreate_database(server, self.imp))
+        r = self.run(e, "import", tool, label, lambda: cmd(self.imp), stdin=stdin, env=client_env(server),
+                     baseline=baseline, prepare=lambda: self.new_target(server))
         self.check_import(server, r, self.imp)
         return r
 
@@ -386,7 +417,7 @@ class Bench:
             body += [f"\\copy \"{t.name}\" FROM '{src / (t.name + '.tsv')}'\n" for t in ds.TABLES]
             body += [s + ";\n" for s in post]
             script.write_text("".join(body))
-            self.import_step(server, "native", "COPY FROM (psql \\copy)", psql(server, self.imp, script),
+            self.import_step(server, "native", "COPY FROM (psql \\copy)", lambda db: psql(server, db, script),
                              baseline=True)
             return
         _, srv = self.outfile_dir(server)
@@ -394,7 +425,7 @@ class Bench:
         body += [s + ";\n" for s in pre]
         body += [ds.load_data_sql(t, f"{srv}/{t.name}.tsv", local=False) + ";\n" for t in ds.TABLES]
         script.write_text("".join(body))
-        self.import_step(server, "native", "LOAD DATA INFILE", my_client(server, self.imp), stdin=script,
+        self.import_step(server, "native", "LOAD DATA INFILE", lambda db: my_client(server, db), stdin=script,
                          baseline=True)
 
     def import_engine(self, server: ds.Server) -> None:
@@ -404,22 +435,23 @@ class Bench:
             self.native_import(server)
         if server.family == "postgresql" and self.wants("pg_dump") and self.ok(e, "export", "pg_dump"):
             self.import_step(server, "pg_dump", "pg_restore -j 2",
-                             ["pg_restore", "-h", server.host, "-p", str(server.port), "-U", server.user,
-                              "-j", "2", "-d", self.imp, str(runs / "pg_dump")])
+                             lambda db: ["pg_restore", "-h", server.host, "-p", str(server.port), "-U", server.user,
+                                         "-j", "2", "-d", db, str(runs / "pg_dump")])
         if server.family == "mysql" and self.wants("mydumper") and self.ok(e, "export", "mydumper"):
-            cmd = ["myloader", "-h", server.host, "-P", str(server.port), "-u", server.user, "-t", "2",
-                   "-d", str(runs / "mydumper"), "-B", self.imp, "-o"]
-            self.import_step(server, "mydumper", "myloader -t 2", cmd + (["-p", server.password] if server.password else []))
+            pw = ["-p", server.password] if server.password else []
+            self.import_step(server, "mydumper", "myloader -t 2",
+                             lambda db: ["myloader", "-h", server.host, "-P", str(server.port), "-u", server.user,
+                                         "-t", "2", "-d", str(runs / "mydumper"), "-B", db, "-o", *pw])
         if server.family == "mysql" and self.wants("dump") and self.ok(e, "export", "dump"):
             prog = "mariadb" if server.engine == "mariadb" else "mysql"
-            self.import_step(server, "dump", f"{prog} client < dump", my_client(server, self.imp, prog),
+            self.import_step(server, "dump", f"{prog} client < dump", lambda db: my_client(server, db, prog),
                              stdin=runs / "dump" / "dump.sql")
         if self.wants("naive") and self.ok(e, "export", "naive"):
             self.import_step(server, "naive", "naive Python (executemany 1000)",
-                             [PY, "-m", "bench.naive", "import", e, self.imp, str(runs / "naive")])
+                             lambda db: [PY, "-m", "bench.naive", "import", e, db, str(runs / "naive")])
         if self.wants("dbjson"):
             self.dbjson_imports(server)
-        ds.drop_database(server, self.imp)
+        self.drop_target()
 
     def dbjson_imports(self, server: ds.Server) -> None:
         e = server.engine
@@ -433,10 +465,14 @@ class Bench:
             if made_by is None:
                 self.unavailable(e, "import", "dbjson", label, "no dbjson export to import")
                 continue
-            cmd = self.dbjson("import", str(src), server.db_url(self.imp), "--threads", str(threads),
-                              flags=("--quiet", "--no-verify"))
-            label += (" --no-verify" if "--no-verify" in cmd else "") + ("" if made_by == 2 else " (of the --threads 1 export)")
-            r = self.import_step(server, "dbjson", label, cmd)
+            label += (" --no-verify" if "--no-verify" in self.have["import"] else "")
+            label += "" if made_by == 2 else " (of the --threads 1 export)"
+
+            def import_cmd(db: str, n: int = threads) -> list[str]:
+                return self.dbjson("import", str(src), server.db_url(db), "--threads", str(n),
+                                   flags=("--quiet", "--no-verify"))
+
+            r = self.import_step(server, "dbjson", label, import_cmd)
             if threads == 2 and r.ok and self.have["verify"]:
                 v = measure(self.dbjson("verify", str(src), server.db_url(self.imp), "--threads", "2"),
                             timeout=self.args.timeout)
@@ -459,10 +495,10 @@ class Bench:
         if self.wants("pgloader"):
             if shutil.which("pgloader"):
                 src = f"mysql://{my.user}@{my.host}:{my.port}/{self.db}"
-                dst = f"postgresql://{pg.user}@{pg.host}:{pg.port}/{self.imp}"
-                r = self.run(e, "migrate", "pgloader", "pgloader (defaults)", ["pgloader", src, dst],
+                r = self.run(e, "migrate", "pgloader", "pgloader (defaults)",
+                             lambda: ["pgloader", src, f"postgresql://{pg.user}@{pg.host}:{pg.port}/{self.imp}"],
                              env={**client_env(pg), **client_env(my)}, baseline=True,
-                             prepare=lambda: ds.recreate_database(pg, self.imp))
+                             prepare=lambda: self.new_target(pg))
                 self.check_import(pg, r, self.imp, schema=self.db)
             else:
                 self.unavailable(e, "migrate", "pgloader", "pgloader", "pgloader not installed (bench/setup.sh)")
@@ -475,9 +511,9 @@ class Bench:
                                  "needs dbjson export and import")
             else:
                 r = self.run(e, "migrate", "dbjson", "dbjson import --threads 2 (PostgreSQL)",
-                             self.dbjson("import", str(src_dir), pg.db_url(self.imp), "--threads", "2",
-                                         flags=("--quiet", "--no-verify")),
-                             prepare=lambda: ds.recreate_database(pg, self.imp))
+                             lambda: self.dbjson("import", str(src_dir), pg.db_url(self.imp), "--threads", "2",
+                                                 flags=("--quiet", "--no-verify")),
+                             prepare=lambda: self.new_target(pg))
                 if r.seconds is not None and exp.seconds is not None:
                     r.note = f"import {r.seconds:.2f} s + MariaDB export {exp.seconds:.2f} s"
                     r.label = "dbjson export + import (--threads 2)"
@@ -489,7 +525,7 @@ class Bench:
                     v = measure(self.dbjson("verify", str(src_dir), pg.db_url(self.imp), "--threads", "2"),
                                 timeout=self.args.timeout)
                     r.note += "; dbjson verify: " + ("pass" if v.returncode == 0 else f"exit {v.returncode}: {v.err[-400:]}")
-        ds.drop_database(pg, self.imp)
+        self.drop_target()
 
 
 def outfile_columns(t: ds.Table) -> str:
