@@ -388,14 +388,35 @@ def write_bulk_files(total: int, seed: int, cache: Path) -> Path:
     return out
 
 
+def create_database(server: Server, database: str) -> None:
+    """Create ``database`` unless it exists (no DROP DATABASE: see ``load``)."""
+    if server.family == "postgresql":
+        with pg_connect(server) as conn:
+            if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,)).fetchone():
+                conn.execute(f'CREATE DATABASE "{database}" ENCODING \'UTF8\' TEMPLATE template0')
+        return
+    conn = my_connect(server)
+    try:
+        with conn.cursor() as cur:
+            cur.execute(f"CREATE DATABASE IF NOT EXISTS `{database}` CHARACTER SET utf8mb4")
+    finally:
+        conn.close()
+
+
 def load(server: Server, database: str, files: Path) -> None:
-    """Create ``database`` afresh with the benchmark schema and bulk-load the generated files."""
-    recreate_database(server, database)
+    """(Re)create the benchmark tables in ``database`` and bulk-load the generated files.
+
+    The tables are dropped and recreated rather than the database: a PostgreSQL DROP DATABASE
+    waits for every backend of the server to acknowledge it, so one stuck session elsewhere blocks it.
+    """
+    create_database(server, database)
     pre, post = ddl(server.family)
     src = files / server.family
+    drops = [f'DROP TABLE IF EXISTS "{t.name}" CASCADE' if server.family == "postgresql"
+             else f"DROP TABLE IF EXISTS `{t.name}`" for t in reversed(TABLES)]
     if server.family == "postgresql":
         with pg_connect(server, database) as conn:
-            for stmt in pre:
+            for stmt in drops + pre:
                 conn.execute(stmt)
             for t in TABLES:
                 with conn.cursor() as cur, cur.copy(f'COPY "{t.name}" FROM STDIN') as cp, \
@@ -410,7 +431,7 @@ def load(server: Server, database: str, files: Path) -> None:
     try:
         with conn.cursor() as cur:
             cur.execute("SET foreign_key_checks = 0")
-            for stmt in pre:
+            for stmt in drops + pre:
                 cur.execute(stmt)
             for t in TABLES:
                 cur.execute(load_data_sql(t, str(src / f"{t.name}.tsv"), local=True))

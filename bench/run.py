@@ -257,7 +257,7 @@ class Bench:
         if {"mariadb", "postgresql"} <= set(self.args.engines.split(",")):
             self.guarded("mariadb->postgresql", lambda _: self.migrate(), None)
         self.info["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
-        self.drop_target(timeout=120)
+        self.drop_target(timeout=30)
         if self.leftovers:
             names = ", ".join(f"{srv.engine}:{name}" for srv, name in self.leftovers)
             self.say(f"  could not drop {names} (a server lock wait); drop them by hand")
