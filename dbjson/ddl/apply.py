@@ -10,7 +10,7 @@ from sqlalchemy.engine import URL
 
 from .. import model as m
 from ..connect import Target, parse_url, scrub
-from ..errors import ApplyError, ConnectionFailed, UsageError
+from ..errors import ApplyError, ConnectionFailed, TranslationError, UsageError
 from .plan import DdlPlan, Statement
 
 IF_EXISTS = ("fail", "skip", "replace")
@@ -77,9 +77,12 @@ def _run(conn: Any, engine: Any, statements: list[Statement], password: str | No
     current: Statement | None = None
     try:
         for current in statements:
-            if current.optional and not strict:
+            if current.optional:
                 problem = _try(conn, current.sql, transactional)
                 if problem is not None:
+                    if strict:
+                        raise TranslationError(f"{current.kind} {current.object} was rejected by the target: {scrub(problem, password)}",
+                                               pointer=current.path, hint="drop --strict to skip it (it is reported)")
                     rejected.append((current, scrub(problem, password)))
                 continue
             _execute(conn, current.sql)
@@ -92,6 +95,8 @@ def _run(conn: Any, engine: Any, statements: list[Statement], password: str | No
                 conn.rollback() if engine.family != "sqlite" else conn.execute("ROLLBACK")
             except Exception:  # noqa: BLE001
                 pass
+        if isinstance(e, TranslationError):
+            raise
         assert current is not None
         msg = scrub(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__, password)
         done = "rolled back" if transactional else "earlier statements stay applied"
@@ -168,7 +173,7 @@ def load_schema(database: m.Database, url: str | URL, *, create: bool = False, i
             raise ConnectionFailed(f"cannot connect to {target.display()}; --dry-run does not create it") from None
         raise
     try:
-        engine = detect_engine(target.family, conn)
+        engine: Any = detect_engine(target.family, conn)
         plan = to_ddl(database, engine, strict=strict, options=options)
         statements = plan.statements
         result = LoadResult(plan)
@@ -176,7 +181,7 @@ def load_schema(database: m.Database, url: str | URL, *, create: bool = False, i
             statements = engine.ddl_drop_statements(plan) + statements
         elif if_exists == "skip":
             existing = engine.ddl_existing_objects(conn, plan)
-            keep = []
+            keep: list[Statement] = []
             for s in statements:
                 exists = (s.table in existing) if s.table else (s.kind in _CREATES and s.object in existing)
                 (result.skipped if exists else keep).append(s)

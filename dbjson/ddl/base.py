@@ -10,6 +10,7 @@ not survive is recorded in the :class:`~dbjson.ddl.plan.TranslationReport` with 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -330,8 +331,8 @@ class BaseDDL:
                 defs.append(self.ddl_column_sql(ctx, t, parts))
             post += col_post
             restarts += col_restart
-            for chk in parts.checks:
-                checks.append((f"{t.name}_{t.col(col.name)}_check", f"({chk})", cp))
+            for rule_check in parts.checks:
+                checks.append((f"{t.name}_{t.col(col.name)}_check", f"({rule_check})", cp))
         if table.primary_key and table.primary_key.columns and not t.pk_inline:
             defs.append(self.ddl_primary_key(ctx, t, table.primary_key, f"{path}/primary_key"))
         add_later = bool(self.table.get("capabilities", {}).get("alter_add_constraint", True))
@@ -443,7 +444,7 @@ class BaseDDL:
         env["key_length"] = share // 4 if share is not None else None
         env["too_long_for_key"] = share is not None and (typ.length is None or typ.length * (1 if binary else 4) > share)
         rule = find_rule(self.table, typ, env)
-        params: dict[str, Any] = {f: getattr(typ, f) for f in typ.__slots__}  # type: ignore[attr-defined]
+        params: dict[str, Any] = {f.name: getattr(typ, f.name) for f in dataclasses.fields(typ)}
         params["values"] = ", ".join(self.literal(v) for v in typ.values)
         params["col"] = self.quote(t.col(col))
         params["scale_30"] = min(typ.scale or 0, 30)
@@ -843,7 +844,9 @@ class BaseDDL:
     # -- views, routines, triggers, events -------------------------------------------------------
     def ddl_constraint_comments(self, ctx: Context, t: TableInfo) -> list[Statement]:
         """COMMENT statements for named constraints (after the foreign keys exist)."""
-        for kind, items in (("checks", t.table.checks), ("uniques", t.table.uniques), ("foreign_keys", t.table.foreign_keys)):
+        groups: tuple[tuple[str, tuple[m.Check | m.UniqueConstraint | m.ForeignKey, ...]], ...] = (
+            ("checks", t.table.checks), ("uniques", t.table.uniques), ("foreign_keys", t.table.foreign_keys))
+        for kind, items in groups:
             for i, c in enumerate(items):
                 if c.comment:
                     ctx.report.add(f"{t.path}/{kind}/{i}/comment", "constraint comment dropped", "comment-dropped", "approximation")

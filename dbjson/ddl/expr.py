@@ -10,6 +10,7 @@ the caller; nothing is emitted silently wrong.
 from __future__ import annotations
 
 import re
+from typing import cast
 
 import sqlglot
 from sqlglot import exp
@@ -121,7 +122,7 @@ def translate(sql: str, source: str, target: str, functions: set[str], *, statem
     read, write = _SQLGLOT[source], _SQLGLOT[target]
     text = _INTRODUCER.sub("'", sql.strip())
     try:
-        tree = sqlglot.parse_one(text, read=read)
+        tree = cast(exp.Expression, sqlglot.parse_one(text, read=read))
     except SqlglotError as e:
         return None, f"cannot parse: {str(e).splitlines()[0][:120]}"
     if not statement and any(isinstance(n, (exp.Select, exp.Subquery)) for n in tree.walk()):
@@ -136,7 +137,7 @@ def translate(sql: str, source: str, target: str, functions: set[str], *, statem
         return None, reason
     try:
         out = tree.sql(dialect=write, identify=True, unsupported_level=sqlglot.ErrorLevel.RAISE)
-        again = sqlglot.parse_one(out, read=write)
+        again = cast(exp.Expression, sqlglot.parse_one(out, read=write))
     except SqlglotError as e:
         return None, f"cannot render for {target}: {str(e).splitlines()[0][:120]}"
     if _guard(again, functions | _known_names(tree)) is not None:

@@ -38,12 +38,19 @@ def _value(t: m.Type, ctx: dict[str, Any], key: str) -> Any:
     return getattr(t, key, None)
 
 
+def _test(suffix: str, value: Any, want: Any) -> bool:
+    if suffix == "_null":
+        return (value is None) == bool(want)
+    if value is None:
+        return False
+    return bool(value <= want) if suffix == "_le" else bool(value >= want)
+
+
 def _holds(t: m.Type, ctx: dict[str, Any], key: str, want: Any) -> bool:
-    for suffix, test in (("_le", lambda v, w: v is not None and v <= w),
-                         ("_ge", lambda v, w: v is not None and v >= w),
-                         ("_null", lambda v, w: (v is None) == w)):
-        if key.endswith(suffix) and (key[: -len(suffix)] in ctx or hasattr(t, key[: -len(suffix)])):
-            return bool(test(_value(t, ctx, key[: -len(suffix)]), want))
+    for suffix in ("_le", "_ge", "_null"):
+        field = key[: -len(suffix)]
+        if key.endswith(suffix) and (field in ctx or hasattr(t, field)):
+            return _test(suffix, _value(t, ctx, field), want)
     value = _value(t, ctx, key)
     if isinstance(value, tuple):
         value = list(value)

@@ -235,7 +235,8 @@ class PostgreSQLDDL(BaseDDL):
         wanted = set(fk.ref_columns)
         keys = [set(ref.primary_key.columns)] if ref.primary_key else []
         keys += [set(u.columns) for u in ref.uniques]
-        keys += [{p.column for p in ix.parts} for ix in ref.indexes if ix.unique and not ix.where and all(p.column and not p.length for p in ix.parts)]
+        keys += [{p.column or "" for p in ix.parts} for ix in ref.indexes
+                 if ix.unique and not ix.where and all(p.column and not p.length for p in ix.parts)]
         return wanted in keys
 
     def ddl_prefix_part(self, ctx: Context, col: str, length: int, path: str) -> str | None:
@@ -296,7 +297,7 @@ class PostgreSQLDDL(BaseDDL):
 
     def ddl_constraint_comments(self, ctx: Context, t: TableInfo) -> list[Statement]:
         out = []
-        named = [*t.table.checks, *t.table.uniques, *t.table.foreign_keys]
+        named: list[m.Check | m.UniqueConstraint | m.ForeignKey] = [*t.table.checks, *t.table.uniques, *t.table.foreign_keys]
         for c in named:
             if c.comment:
                 q = self.quote(c.name)
