@@ -220,7 +220,8 @@ def _context(command: Any, name: str, parent: Any = None) -> Any:
 
 def _exit_codes() -> list[str]:
     """One row per DbjsonError class (base class first, then by exit code)."""
-    classes = [errors.DbjsonError, *sorted(_subclasses(errors.DbjsonError), key=lambda c: (c.exit_code, c.__name__))]
+    classes: list[type[errors.DbjsonError]] = [
+        errors.DbjsonError, *sorted(_subclasses(errors.DbjsonError), key=lambda c: (c.exit_code, c.__name__))]
     rows = []
     for cls in classes:
         doc = inspect.cleandoc(cls.__doc__ or "").split("\n\n")[0].replace("\n", " ")
@@ -231,8 +232,9 @@ def _exit_codes() -> list[str]:
     return rows
 
 
-def _subclasses(cls: type) -> list[type[errors.DbjsonError]]:
+def _subclasses(cls: type[errors.DbjsonError]) -> list[type[errors.DbjsonError]]:
     out: list[type[errors.DbjsonError]] = []
+    sub: type[errors.DbjsonError]
     for sub in cls.__subclasses__():
         if sub.__module__ == errors.__name__:
             out += [sub, *_subclasses(sub)]
