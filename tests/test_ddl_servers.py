@@ -119,3 +119,70 @@ def test_cross_engine_load(corpus: str, source: str, target: str, sources: Any, 
     assert _announced_vs_dumped(plan, dumped) == []
     if corpus == "chinook":
         assert not plan.report.losses, [str(i) for i in plan.report.losses]
+
+
+# -- behaviour of translated objects on the target ---------------------------------------------
+
+
+def test_mysql_semantics_survive_on_postgresql(fresh_db: Any) -> None:
+    from ddl_fixtures import mysql_document
+
+    db = fresh_db("postgresql")
+    result = load_schema(mysql_document(), db.url)
+    conn = db.connect()
+    try:
+        cur = conn.cursor()
+        cur.execute("INSERT INTO customers (email, status, tags, is_vip, big_counter, updated_at) "
+                    "VALUES ('a@b', 'active', '{a,c}', false, 18446744073709551615, '2000-01-01')")
+        cur.execute("SELECT id FROM customers")
+        assert cur.fetchone()[0] == 1001  # AUTO_INCREMENT next value kept
+        cur.execute("UPDATE customers SET name = 'x'")  # another column changed: on-update fires
+        cur.execute("SELECT updated_at > '2001-01-01' FROM customers")
+        assert cur.fetchone()[0] is True
+        cur.execute("UPDATE customers SET name = 'y', updated_at = '1999-01-01'")  # explicitly set: kept
+        cur.execute("SELECT updated_at::text FROM customers")
+        assert cur.fetchone()[0].startswith("1999-01-01")
+        for bad in ("UPDATE customers SET tags = '{z}'", "UPDATE customers SET big_counter = -1",
+                    "UPDATE customers SET status = 'gone'", "UPDATE customers SET birth_year = 1800"):
+            with pytest.raises(Exception):
+                cur.execute(bad)
+            conn.rollback()
+    finally:
+        conn.close()
+    assert result.plan.column_types[("shop", "customers", "tags")].kind == "array"
+
+
+@pytest.mark.parametrize("target", ["mysql", "mariadb", "sqlite"])
+def test_identity_next_value_restarted(target: str, fresh_db: Any) -> None:
+    from ddl_fixtures import postgresql_document
+
+    db = fresh_db(target)
+    load_schema(postgresql_document(), db.url)
+    q = '"' if target == "sqlite" else "`"
+    db.execute(f"INSERT INTO {q}users{q} ({q}uid{q}, {q}login{q}, {q}settings{q}, {q}active{q}) "
+               f"VALUES ('6a2f41a3-c54c-4ce8-b2d2-0324e1c32e22', 'abc', '{{}}', 1)")
+    assert db.query(f"SELECT {q}id{q} FROM {q}users{q}")[0][0] == 42
+
+
+def test_target_rejected_view_is_skipped_or_fails_under_strict(fresh_db: Any) -> None:
+    from dbjson import model as mm
+    from dbjson.errors import TranslationError
+
+    table = mm.Table(name="t", columns=(
+        mm.Column(name="id", ordinal=1, type=mm.Type(kind="integer", bits=32), native=mm.NativeType(engine="mysql", raw="int"), nullable=False),
+        mm.Column(name="flag", ordinal=2, type=mm.Type(kind="boolean"), native=mm.NativeType(engine="mysql", raw="tinyint(1)")),
+    ), primary_key=mm.PrimaryKey(name="PRIMARY", columns=("id",)))
+    view = mm.View(name="flagged", dialect="mysql", definition="select `t`.`id` AS `id` from `t` where (`t`.`flag` = 1)")
+    doc = mm.Database(source=mm.Source(engine="mysql", server_version="9.1", database="x", dumped_at="2026-01-01T00:00:00Z"),
+                      schemas=(mm.Schema(name="x", tables=(table,), views=(view,)),))
+    assert not to_ddl(doc, "postgresql").report.items  # nothing is lost on paper...
+    db = fresh_db("postgresql")
+    result = load_schema(doc, db.url)  # ...but boolean = integer fails on PostgreSQL: skipped, reported
+    assert [s.object for s in result.rejected] == ['"public"."flagged"']
+    assert [i.rule for i in result.plan.report.items] == ["trial-execution"]
+    assert db.query("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'")[0][0] == 1
+    other = fresh_db("postgresql")
+    with pytest.raises(TranslationError) as info:
+        load_schema(doc, other.url, strict=True)
+    assert info.value.pointer == "/schemas/0/views/0"
+    assert other.query("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'")[0][0] == 0
