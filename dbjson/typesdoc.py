@@ -127,6 +127,10 @@ def _cond(rule: dict[str, Any]) -> str:
     for key, value in when.items():
         if key.endswith("_null"):
             parts.append(f"{key[:-5]} {'unset' if value else 'set'}")
+        elif key == "target_version_ge":
+            parts.append(f"server ≥ {value}")
+        elif key == "target_version_lt":
+            parts.append(f"server < {value}")
         elif key.endswith("_le"):
             parts.append(f"{key[:-3]} ≤ {value}")
         elif key.endswith("_ge"):

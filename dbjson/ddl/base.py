@@ -437,7 +437,8 @@ class BaseDDL:
     def map_type(self, ctx: Context, typ: m.Type, t: TableInfo, col: str, path: str, in_key: bool, identity: bool) -> TypeChoice:
         """Apply the target's ``[[types.<kind>]]`` rules to a standard type."""
         typ = _complete(typ)
-        env: dict[str, Any] = {"in_key": in_key, "identity": identity, "source": ctx.source, "source_family": ctx.source_family}
+        env: dict[str, Any] = {"in_key": in_key, "identity": identity, "source": ctx.source, "source_family": ctx.source_family,
+                               "target_version": getattr(self, "version", ())}
         share = t.key_bytes.get(col) if in_key else None
         binary = typ.kind in ("binary", "varbinary", "blob")
         env["key_bytes"] = share

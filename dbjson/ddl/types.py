@@ -6,8 +6,9 @@ target column ends up with, merged over the source type), ``rule`` (an id for th
 ``lost`` + ``severity`` (what the report says). The first rule whose conditions hold wins.
 
 Conditions: ``<field> = value`` (a :class:`~dbjson.model.Type` field or a context key: ``in_key``,
-``identity``, ``source``, ``source_family``, ``too_long_for_key``), ``<field>_le``/``<field>_ge`` (numeric bounds) and
-``<field>_null = true|false``.
+``identity``, ``source``, ``source_family``, ``too_long_for_key``), ``<field>_le``/``<field>_ge``
+(numeric bounds), ``<field>_null = true|false`` and ``target_version_ge``/``target_version_lt =
+"10.7"`` (the target server version, from ``--server-version`` or the live server).
 """
 
 from __future__ import annotations
@@ -46,7 +47,14 @@ def _test(suffix: str, value: Any, want: Any) -> bool:
     return bool(value <= want) if suffix == "_le" else bool(value >= want)
 
 
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in str(text).split("."))
+
+
 def _holds(t: m.Type, ctx: dict[str, Any], key: str, want: Any) -> bool:
+    if key in ("target_version_ge", "target_version_lt"):
+        have = tuple(ctx.get("target_version", ()))
+        return have >= _version(want) if key.endswith("_ge") else have < _version(want)
     for suffix in ("_le", "_ge", "_null"):
         field = key[: -len(suffix)]
         if key.endswith(suffix) and (field in ctx or hasattr(t, field)):
