@@ -31,7 +31,7 @@ from typing import IO, Any
 import orjson
 
 from . import model as m
-from .codec import Checksum, format_checksum, line_hash
+from .codec import MASK64, Checksum, format_checksum, line_hash
 from .connect import Target, parse_url
 from .engines import Engine, get_engine
 from .errors import ApplyError, Cancelled, DataError, DbjsonError, DocumentError, UsageError
@@ -41,6 +41,7 @@ IF_EXISTS = ("fail", "skip", "truncate", "replace")
 ZERO_DATES = ("null", "error")
 CANCEL_CHECK_EVERY = 2000
 MAX_ATTEMPTS = 6
+PROCESS_MIN_BYTES = 4 << 20  # below this, starting worker processes costs more than it saves
 
 
 # ---------------------------------------------------------------------------------------------
@@ -395,6 +396,7 @@ class Importer:
         self._active: dict[int, Any] = {}
         self._rejects: dict[str, IO[bytes]] = {}
         self.rejected = 0
+        self._procs: Any = None  # ProcessPoolExecutor converting rows on other cores (see _encoder_pool)
         self.journal: Journal | None = None
         self.status: dict[str, Any] = {"phase": "start", "rows": 0, "units_done": 0, "units": 0}
 
@@ -441,6 +443,9 @@ class Importer:
                 pass
         for fh in self._rejects.values():
             fh.close()
+        if self._procs is not None:
+            self._procs.shutdown(wait=False, cancel_futures=True)
+            self._procs = None
         if self.journal is not None:
             self.journal.close()
 
@@ -509,6 +514,7 @@ class Importer:
         if state is None or state.export_id is None:
             self.journal.reset(export_id)
             state = self.journal.read()
+        self.start_encoders(sum(f.bytes or 0 for t in mtables for f in t.files))
         renamed = rename_columns(db, colopts["renames"])
         plan = (self._plan_for_data_only(renamed) if self.opts.data_only
                 else _plan_ddl(renamed, self.engine, self.opts.strict, self.target))
@@ -818,7 +824,10 @@ class Importer:
                     loaded, rejected = self._load_careful(conn, unit, reader)
                 else:
                     self.engine.load_begin(conn)  # type: ignore[attr-defined]
-                    loaded = self.engine.load_unit(conn, tp, reader.rows())  # type: ignore[attr-defined]
+                    if self._use_processes(conn, tp):
+                        loaded = self.engine.load_unit_encoded(conn, tp, reader.encoded_blocks(self._procs))  # type: ignore[attr-defined]
+                    else:
+                        loaded = self.engine.load_unit(conn, tp, reader.rows())  # type: ignore[attr-defined]
                     rejected = 0
                 reader.check_complete(loaded + rejected)
                 assert self.journal is not None
@@ -856,6 +865,32 @@ class Importer:
                 self._active.pop(threading.get_ident(), None)
                 reader.close()
         raise DataError("giving up after repeated failures", file=unit.file.rel, table=tp.display)
+
+    def _use_processes(self, conn: Any, tp: TablePlan) -> bool:
+        """Whether this unit's rows are converted by the process pool (see :meth:`start_encoders`)."""
+        return self._procs is not None and not tp.increments and bool(
+            self.engine.load_can_encode(conn, tp))  # type: ignore[attr-defined]
+
+    def start_encoders(self, todo_bytes: int) -> None:
+        """Convert rows in worker processes when it pays: two or more threads, a text bulk path
+        (COPY / LOAD DATA), parallel writers and at least ``PROCESS_MIN_BYTES`` to load.
+
+        Python threads share one interpreter lock, so only processes put the per-row conversion
+        on several cores; the threads keep the connections, transactions and the journal. The
+        workers are forked at once, before the import opens any connection or starts any thread
+        (so they inherit no socket and no lock), and ignore SIGINT (the parent cancels them).
+        """
+        import multiprocessing
+
+        if (self.opts.threads < 2 or todo_bytes < PROCESS_MIN_BYTES or self.opts.schema_only
+                or not hasattr(self.engine, "load_encode_rows") or not self.engine.load_parallel_writers  # type: ignore[attr-defined]
+                or "fork" not in multiprocessing.get_all_start_methods()):
+            return
+        from concurrent.futures import ProcessPoolExecutor
+
+        self._procs = ProcessPoolExecutor(max_workers=self.opts.threads, mp_context=multiprocessing.get_context("fork"),
+                                          initializer=_worker_init)
+        self._procs.submit(_worker_init).result()  # fork every worker now (a fork pool starts them all)
 
     def _rollback(self, conn: Any) -> None:
         try:
@@ -956,6 +991,51 @@ class _UnitReader:
             add(raw)
             yield convert(raw, number, base + self.count)
 
+    def encoded_blocks(self, pool: Any, lookahead: int = 2) -> Iterator[bytes]:
+        """The unit's rows converted and encoded by the process pool, in order, a block at a time.
+
+        The file is read in 1 MB blocks of whole lines here; each block is converted (and its
+        lines checksummed) in a worker process by :func:`_encode_block`.
+        """
+        from collections import deque
+
+        rel = self.unit.file.rel
+        self._fh = fh = open_data(self.unit.file.path)
+        pending: deque[Any] = deque()
+        rest = b""
+        first_line = 1
+        eng = self.imp.engine
+        while True:
+            try:
+                chunk = fh.read(1 << 20)
+            except Exception as e:  # noqa: BLE001 - EOFError, OSError, zstandard.ZstdError
+                raise _fatal(DataError(f"truncated or corrupt file: {e}", file=rel, table=self.tp.display,
+                                       line=first_line)) from None
+            if self.imp.cancel.is_set():
+                raise Cancelled("import cancelled")
+            data = rest + chunk if rest else chunk
+            cut = data.rfind(b"\n") + 1 if chunk else len(data)
+            block, rest = data[:cut], data[cut:]
+            if block:
+                if not chunk and not block.endswith(b"\n"):
+                    raise _fatal(DataError("truncated file: the last line has no newline", file=rel,
+                                           line=first_line + block.count(b"\n"), table=self.tp.display))
+                pending.append(pool.submit(_encode_block, eng.name, eng.server_version, self.tp,
+                                           self.imp.opts.zero_dates, rel, first_line, block))
+                first_line += block.count(b"\n")
+            while pending and (len(pending) > lookahead or not chunk):
+                yield self._take(pending.popleft().result())
+            if not chunk:
+                return
+
+    def _take(self, result: tuple[Any, ...]) -> bytes:
+        status, payload, n, csum, info = result
+        if status != "ok":
+            raise DataError(payload, **info)
+        self.count += n
+        self.checksum.merge(Checksum(csum, n))
+        return payload  # type: ignore[no-any-return]
+
     def rows_careful(self) -> Iterator[tuple[int, bytes, tuple[Any, ...] | None, DataError | None]]:
         """Every line with its converted row or its error."""
         base = self.unit.base_row
@@ -986,6 +1066,49 @@ class _UnitReader:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
+
+
+def _worker_init() -> None:
+    """In a worker process: Ctrl-C and status requests are the parent's business."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "SIGUSR1"):
+        signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+
+
+_ENCODERS: dict[tuple[str, str, str], tuple[Any, Callable[[bytes, int, int], tuple[Any, ...]]]] = {}
+
+
+def _encode_block(engine_name: str, server_version: str, tp: TablePlan, zero_dates: str, rel: str,
+                  first_line: int, block: bytes) -> tuple[Any, ...]:
+    """In a worker process: convert and encode one block of whole lines for the engine's bulk path.
+
+    Returns ``("ok", encoded bytes, rows, checksum, {})`` or ``("error", message, 0, 0, location)``.
+    """
+    key = (engine_name, tp.display, zero_dates)
+    cached = _ENCODERS.get(key)
+    if cached is None:
+        engine = get_engine(engine_name, server_version)
+        cached = _ENCODERS[key] = (engine, build_row_converter(engine, tp, zero_dates, rel))
+    engine, convert = cached
+    rows = []
+    total = 0
+    number = first_line - 1
+    try:
+        for raw in block.split(b"\n")[:-1]:
+            number += 1
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+            if not raw:
+                continue
+            total += line_hash(raw)
+            rows.append(convert(raw, number, 0))
+    except DataError as e:
+        info = {"file": rel, "line": e.line or number, "table": e.table, "column": e.column, "value": e.value}
+        return ("error", e.message, 0, 0, info)
+    return ("ok", engine.load_encode_rows(rows) if rows else b"", len(rows), total & MASK64, {})  # type: ignore[attr-defined]
 
 
 def _fatal(e: DataError) -> DataError:

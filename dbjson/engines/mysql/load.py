@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 _TSV_ESCAPE = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0"})
 _PACKET = 1 << 20
+_BATCH_ROWS = 5000
 _INSERT_BYTES = 4 << 20
 _RETRY_CODES = {1205, 1213, 1614, 1637}
 _DISCONNECT_CODES = {2006, 2013, 2055, 2003, 1053, 1927, 4031}
@@ -314,7 +315,21 @@ class MySQLLoad:
         if not getattr(conn, "_dbjson_local", True):
             return self._insert_batches(conn, tp, rows)
         counter = [0]
-        name = _register(self._tsv(rows, counter))
+        loaded = self._load_data(conn, tp, self._tsv(rows, counter))
+        if loaded != counter[0]:
+            raise _LoadWarning(f"the server took {loaded} of {counter[0]} rows")
+        return counter[0]
+
+    def load_can_encode(self, conn: Any, tp: TablePlan) -> bool:
+        """Whether rows encoded elsewhere (:meth:`load_encode_rows`) can be streamed for ``tp``."""
+        return bool(getattr(conn, "_dbjson_local", True))
+
+    def load_unit_encoded(self, conn: Any, tp: TablePlan, blocks: Iterator[bytes]) -> int:
+        """LOAD DATA blocks of already encoded text; returns the server's row count."""
+        return self._load_data(conn, tp, blocks)
+
+    def _load_data(self, conn: Any, tp: TablePlan, stream: Iterator[bytes]) -> int:
+        name = _register(stream)
         q = _quote
         cols, sets = [], []
         for i, (col, tpl) in enumerate(zip(tp.insert_columns, self._templates(tp))):
@@ -330,7 +345,7 @@ class MySQLLoad:
         try:
             with conn.cursor() as cur:
                 cur.execute(sql)
-                loaded = cur.rowcount
+                loaded = int(cur.rowcount)
                 warnings = conn._result.warning_count if conn._result is not None else 0
                 if warnings:
                     cur.execute("SHOW WARNINGS LIMIT 1")
@@ -343,34 +358,32 @@ class MySQLLoad:
                 conn._dbjson_local = False
                 raise _LocalRefused(str(e)) from None
             raise
-        if loaded != counter[0]:
-            raise _LoadWarning(f"the server took {loaded} of {counter[0]} rows")
-        return counter[0]
+        return loaded
 
-    @staticmethod
-    def _tsv(rows: Iterator[tuple[Any, ...]], counter: list[int]) -> Iterator[bytes]:
-        esc = _TSV_ESCAPE
-        buf: list[str] = []
-        size = 0
-        n = 0
-        width = -1
+    def _tsv(self, rows: Iterator[tuple[Any, ...]], counter: list[int]) -> Iterator[bytes]:
+        batch: list[tuple[Any, ...]] = []
         for row in rows:
-            if width < 0:
-                width = len(row) - 1
+            batch.append(row)
+            if len(batch) >= _BATCH_ROWS:
+                counter[0] += len(batch)
+                yield self.load_encode_rows(batch)
+                batch = []
+        counter[0] += len(batch)
+        if batch:
+            yield self.load_encode_rows(batch)
+
+    def load_encode_rows(self, rows: list[tuple[Any, ...]]) -> bytes:
+        """LOAD DATA text of converted rows (a line is escaped only when it needs it)."""
+        esc = _TSV_ESCAPE
+        out = []
+        width = len(rows[0]) - 1 if rows else 0
+        for row in rows:
             line = "\t".join(["\\N" if v is None else v if type(v) is str else str(v) for v in row])
             if line.count("\t") != width or "\\" in line or "\n" in line or "\r" in line or "\0" in line:
                 line = "\t".join(["\\N" if v is None else (v if type(v) is str else str(v)).translate(esc) for v in row])
-            line += "\n"
-            buf.append(line)
-            size += len(line)
-            n += 1
-            if size >= _PACKET:
-                counter[0] = n
-                yield "".join(buf).encode()
-                buf, size = [], 0
-        counter[0] = n
-        if buf:
-            yield "".join(buf).encode()
+            out.append(line)
+        out.append("")
+        return "\n".join(out).encode()
 
     def _insert_sql(self, tp: TablePlan) -> tuple[str, str]:
         q = _quote

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ... import model as m
 
 _COPY_ESCAPE = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
-_BATCH_BYTES = 1 << 20
+_BATCH_ROWS = 5000
 _RETRY_STATES = {"40001", "40P01", "55P03", "57P03"}
 _DISCONNECT_STATES = {"57P01", "57P02", "08000", "08003", "08006", "08001", "08004"}
 _EXISTS_STATES = {"42P07", "42710", "42P06", "42723", "42P16"}
@@ -212,28 +212,44 @@ class PostgreSQLLoad:
         return self._copy(conn, self._copy_sql(tp), rows)
 
     def _copy(self, conn: Any, sql: str, rows: Iterator[tuple[Any, ...]]) -> int:
-        esc = _COPY_ESCAPE
         n = 0
-        width = -1
         with conn.cursor() as cur, cur.copy(sql) as cp:
-            buf: list[str] = []
-            size = 0
+            batch: list[tuple[Any, ...]] = []
             for row in rows:
-                if width < 0:
-                    width = len(row) - 1
-                line = "\t".join(["\\N" if v is None else v if type(v) is str else str(v) for v in row])
-                if line.count("\t") != width or "\\" in line or "\n" in line or "\r" in line:
-                    line = "\t".join(["\\N" if v is None else (v if type(v) is str else str(v)).translate(esc) for v in row])
-                line += "\n"
-                buf.append(line)
-                size += len(line)
-                n += 1
-                if size >= _BATCH_BYTES:
-                    cp.write("".join(buf).encode())
-                    buf, size = [], 0
-            if buf:
-                cp.write("".join(buf).encode())
+                batch.append(row)
+                if len(batch) >= _BATCH_ROWS:
+                    cp.write(self.load_encode_rows(batch))
+                    n += len(batch)
+                    batch = []
+            if batch:
+                cp.write(self.load_encode_rows(batch))
+                n += len(batch)
         return n
+
+    def load_encode_rows(self, rows: list[tuple[Any, ...]]) -> bytes:
+        """COPY text of converted rows (a line is escaped only when it needs it)."""
+        esc = _COPY_ESCAPE
+        out = []
+        width = len(rows[0]) - 1 if rows else 0
+        for row in rows:
+            line = "\t".join(["\\N" if v is None else v if type(v) is str else str(v) for v in row])
+            if line.count("\t") != width or "\\" in line or "\n" in line or "\r" in line:
+                line = "\t".join(["\\N" if v is None else (v if type(v) is str else str(v)).translate(esc) for v in row])
+            out.append(line)
+        out.append("")
+        return "\n".join(out).encode()
+
+    def load_can_encode(self, conn: Any, tp: TablePlan) -> bool:
+        """Whether rows encoded elsewhere (:meth:`load_encode_rows`) can be streamed for ``tp``."""
+        return not tp.exprs
+
+    def load_unit_encoded(self, conn: Any, tp: TablePlan, blocks: Iterator[bytes]) -> int:
+        """COPY blocks of already encoded COPY text; returns the server's row count."""
+        with conn.cursor() as cur:
+            with cur.copy(self._copy_sql(tp)) as cp:
+                for block in blocks:
+                    cp.write(block)
+            return int(cur.rowcount)
 
     def _load_with_exprs(self, conn: Any, tp: TablePlan, rows: Iterator[tuple[Any, ...]]) -> int:
         """COPY into a temporary staging table, then INSERT ... SELECT with the --set-sql expressions."""
