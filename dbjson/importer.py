@@ -1078,7 +1078,7 @@ def _worker_init() -> None:
         signal.signal(signal.SIGUSR1, signal.SIG_IGN)
 
 
-_ENCODERS: dict[tuple[str, str, str], tuple[Any, Callable[[bytes, int, int], tuple[Any, ...]]]] = {}
+_ENCODERS: dict[tuple[str, str, str], tuple[Any, Callable[[bytes, int, int], tuple[Any, ...]]]] = {}  # per process
 
 
 def _encode_block(engine_name: str, server_version: str, tp: TablePlan, zero_dates: str, rel: str,
@@ -1108,7 +1108,8 @@ def _encode_block(engine_name: str, server_version: str, tp: TablePlan, zero_dat
     except DataError as e:
         info = {"file": rel, "line": e.line or number, "table": e.table, "column": e.column, "value": e.value}
         return ("error", e.message, 0, 0, info)
-    return ("ok", engine.load_encode_rows(rows) if rows else b"", len(rows), total & MASK64, {})  # type: ignore[attr-defined]
+    encoded: bytes = engine.load_encode_rows(rows) if rows else b""
+    return ("ok", encoded, len(rows), total & MASK64, {})
 
 
 def _fatal(e: DataError) -> DataError:
