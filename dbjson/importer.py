@@ -1108,7 +1108,7 @@ def _encode_block(engine_name: str, server_version: str, tp: TablePlan, zero_dat
     except DataError as e:
         info = {"file": rel, "line": e.line or number, "table": e.table, "column": e.column, "value": e.value}
         return ("error", e.message, 0, 0, info)
-    encoded: bytes = engine.load_encode_rows(rows) if rows else b""
+    encoded: bytes = engine.load_encode_rows(rows) if rows else b""  # type: ignore[union-attr]
     return ("ok", encoded, len(rows), total & MASK64, {})
 
 
