@@ -31,7 +31,6 @@ from ...export import BLOCK_BYTES, SQLExportBase, Unit
 from ...manifest import SnapshotInfo
 
 FETCH_ROWS = 2000
-BATCH_BYTES = 1 << 20  # target size of one GROUP_CONCAT batch of lines
 _SIMPLE_LABEL = re.compile(r"^[A-Za-z0-9_ .:+\-]*$")
 # A JSON string (possessive, so long strings do not exhaust the regex stack) or whitespace.
 _JSON_WS = r'("(?:[^"\\\\]++|\\\\.)*+")|[ \\t\\n\\r]+'
@@ -232,7 +231,7 @@ class MySQLExport(SQLExportBase):
         cond, _ = self.export_conditions(unit, inline=conn.escape)
         src = self.export_qualify(unit.schema, unit.table)
         line = self.line_expression(unit.table.columns) if getattr(self, "server_side_json", True) else None
-        if line is not None and self._integer_key(unit):
+        if line is not None and self.batchable(unit):
             yield from self._stream_batched(conn, unit, line, stop)
             return
         if line is not None:
@@ -255,15 +254,9 @@ class MySQLExport(SQLExportBase):
             if not stop.is_set():
                 cur.close()
 
-    @staticmethod
-    def _integer_key(unit: Unit) -> bool:
-        cols = unit.key_columns
-        return len(cols) == 1 and unit.table.column(cols[0]).type.kind == "integer"
-
     def _stream_batched(self, conn: Any, unit: Unit, line: str, stop: threading.Event) -> Iterator[bytes]:
-        """Many lines per result row: ``GROUP_CONCAT`` over consecutive key ranges of about
-        BATCH_BYTES each (one query per range, all in the snapshot's transaction). PyMySQL then
-        parses a few large rows instead of one Python object per table row."""
+        """``GROUP_CONCAT`` of the lines over consecutive integer key ranges (all queries in the
+        snapshot's transaction): PyMySQL parses a few large rows instead of one per table row."""
         key = self._q(unit.key_columns[0])
         src = self.export_qualify(unit.schema, unit.table)
         cond, _ = self.export_conditions(unit, inline=conn.escape)
@@ -272,23 +265,13 @@ class MySQLExport(SQLExportBase):
             return
         extra = f" AND ({unit.where})" if unit.where else ""
         head = f"SELECT GROUP_CONCAT({line} SEPARATOR '\\n'), COUNT(*) FROM {src} WHERE {key} >= "
-        start, step = int(lo), 1024
-        last = int(hi)
-        while start <= last and not stop.is_set():
-            end = min(start + step, last + 1)
+
+        def fetch(start: int, end: int) -> tuple[bytes | None, int]:
             text, count = self._fetch(conn, f"{head}{start} AND {key} < {end}{extra}")[0]
-            if not count:
-                start, step = end, min(step * 4, 1 << 40)
-                continue
-            if text is None or text.count(b"\n") + 1 != count:  # longer than group_concat_max_len
-                if end - start <= 1:
-                    raise DataError("a row is longer than group_concat_max_len", table=unit.qualified)
-                step = max(1, (end - start) // 4)
-                continue
-            yield self._join([text], unit)
-            per_key = len(text) / (end - start)
-            step = max(1, min(int(BATCH_BYTES / per_key), step * 8))
-            start = end
+            return text, int(count)
+
+        for block in self.key_batches(int(lo), int(hi), fetch, stop):
+            yield self._join([block[:-1]], unit)
 
     def _blocks_server(self, cur: Any, stop: threading.Event, unit: Unit) -> Iterator[bytes]:
         buf: list[bytes] = []

@@ -169,9 +169,34 @@ class PostgreSQLExport(SQLExportBase):
         """Blocks of complete canonical lines for one unit."""
         line = self.line_expression(unit.table.columns)
         if line is not None and getattr(self, "server_side_json", True):
-            yield from self._stream_copy(conn, unit, line, stop)
+            if self.batchable(unit):
+                yield from self._stream_batched(conn, unit, line, stop)
+            else:
+                yield from self._stream_copy(conn, unit, line, stop)
         else:
             yield from self._stream_cursor(conn, unit, stop)
+
+    def _stream_batched(self, conn: Any, unit: Unit, line: str, stop: threading.Event) -> Iterator[bytes]:
+        """``string_agg`` of the lines over consecutive integer key ranges, fetched as bytea in
+        binary format: psycopg handles a few large values instead of one COPY row per table row."""
+        from psycopg import sql as pgsql
+
+        key = self._q(unit.key_columns[0])
+        src = self.export_qualify(unit.schema, unit.table)
+        cond, _ = self.export_conditions(unit, inline=lambda v: pgsql.Literal(v).as_string(conn))
+        lo, hi = self._fetch(conn, f"SELECT MIN({key}), MAX({key}) FROM {src}{cond}")[0]
+        if lo is None:
+            return
+        extra = f" AND ({unit.where})" if unit.where else ""
+        head = f"SELECT convert_to(string_agg({line}, E'\\n'), 'UTF8'), count(*) FROM {src} WHERE {key} >= "
+        with conn.cursor(binary=True) as cur:
+
+            def fetch(start: int, end: int) -> tuple[bytes | None, int]:
+                cur.execute(f"{head}{start} AND {key} < {end}{extra}")
+                text, count = cur.fetchone()
+                return text, int(count)
+
+            yield from self.key_batches(int(lo), int(hi), fetch, stop)
 
     def _stream_copy(self, conn: Any, unit: Unit, line: str, stop: threading.Event) -> Iterator[bytes]:
         from psycopg import sql as pgsql
