@@ -5,6 +5,7 @@ is loaded. Only columns whose source and target types *could* disagree are scann
 import reads nothing:
 
 * integers outside the target integer's range (MySQL ``BIGINT UNSIGNED`` into a signed type...);
+* MySQL elapsed times (negative, or 24 hours and more) for a target whose ``time`` is a time of day;
 * zero dates (``0000-00-00``) for a target that cannot hold them: a warning under
   ``--zero-dates null`` (they load as NULL), an error under ``--zero-dates error``;
 * strings longer than the target column (characters for char/varchar, bytes for text tiers) and
@@ -119,6 +120,10 @@ def _column_checks(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str) 
         sev = "error" if zero_dates == "error" else "warning"
         msg = "zero date: the target cannot hold it" + ("" if sev == "error" else "; it loads as NULL (--zero-dates null)")
         out.append((sev, lambda v: msg if isinstance(v, str) and _is_zero_date(v) else None))
+    if st.kind == "time" and tgt.kind == "time" and src.native.engine in ("mysql", "mariadb") and engine.family != "mysql":
+        out.append(("error", lambda v: "an elapsed time outside 00:00:00..23:59:59 (MySQL TIME); the target's time "
+                    "cannot hold it" if isinstance(v, str) and (v.startswith("-") or v[:3].rstrip(":").isdigit()
+                                                              and int(v.split(":")[0]) > 23) else None))
     if st.kind in ("char", "varchar", "text", "enum") and tgt.kind in ("char", "varchar") and tgt.length:
         limit = tgt.length
         if st.kind == "text" or not st.length or st.length > limit:
