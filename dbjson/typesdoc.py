@@ -94,7 +94,7 @@ These settle the open questions of the type research (reference/types.md §6).
     Standalone sequences are created on PostgreSQL and MariaDB (restarted with `setval`), reported
     elsewhere. ON UPDATE CURRENT_TIMESTAMP → a BEFORE UPDATE trigger on PostgreSQL
     (`dbjson_on_update_ts`, which keeps MySQL's "only when another column changed and this one was
-    not set" rule); dropped (reported) on SQLite.
+    not set" rule); an AFTER UPDATE trigger with the same rule on SQLite (UTC time).
 15. **Names and indexes.** Identifiers are always quoted and kept as in the source. Names longer
     than the target limit (PostgreSQL 63 bytes, MySQL 64 characters) become `name[:n] + "_" + 8 hex
     digits of sha1(name)`. Index names live per schema on PostgreSQL and SQLite: a clash gets the

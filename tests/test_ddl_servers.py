@@ -186,3 +186,17 @@ def test_target_rejected_view_is_skipped_or_fails_under_strict(fresh_db: Any) ->
         load_schema(doc, other.url, strict=True)
     assert info.value.pointer == "/schemas/0/views/0"
     assert other.query("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'")[0][0] == 0
+
+
+def test_on_update_trigger_on_sqlite(fresh_db: Any) -> None:
+    from ddl_fixtures import mysql_document
+
+    db = fresh_db("sqlite")
+    load_schema(mysql_document(), db.url)
+    db.execute("INSERT INTO customers (email, status, is_vip, big_counter, updated_at) VALUES ('a@b', 'active', 0, 1, '2000-01-01');"
+               "UPDATE customers SET name = 'x';")
+    assert db.query("SELECT updated_at > '2001' FROM customers")[0][0] == 1
+    db.execute("UPDATE customers SET name = 'y', updated_at = '1999-01-01'")
+    assert db.query("SELECT updated_at FROM customers")[0][0] == "1999-01-01"
+    db.execute("UPDATE customers SET name = 'y'")  # nothing changed: kept
+    assert db.query("SELECT updated_at FROM customers")[0][0] == "1999-01-01"

@@ -14,7 +14,7 @@ from ..errors import ApplyError, ConnectionFailed, TranslationError, UsageError
 from .plan import DdlPlan, Statement
 
 IF_EXISTS = ("fail", "skip", "replace")
-_CREATES = ("table", "type", "sequence", "view", "schema")
+_CREATES = ("table", "type", "collation", "sequence", "view", "schema")
 
 
 @dataclass

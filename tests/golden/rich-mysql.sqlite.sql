@@ -48,6 +48,9 @@ CREATE TABLE "orders" (
   CONSTRAINT "fk_orders_last_item" FOREIGN KEY ("last_item_id") REFERENCES "order_items" ("id") ON DELETE NO ACTION ON UPDATE NO ACTION
 );
 -- post-data
+CREATE TRIGGER "customers_updated_at_on_update" AFTER UPDATE ON "customers" FOR EACH ROW
+WHEN NEW."updated_at" IS OLD."updated_at" AND (NEW."id" IS NOT OLD."id" OR NEW."email" IS NOT OLD."email" OR NEW."name" IS NOT OLD."name" OR NEW."status" IS NOT OLD."status" OR NEW."tags" IS NOT OLD."tags" OR NEW."is_vip" IS NOT OLD."is_vip" OR NEW."balance" IS NOT OLD."balance" OR NEW."created_at" IS NOT OLD."created_at" OR NEW."profile" IS NOT OLD."profile" OR NEW."big_counter" IS NOT OLD."big_counter" OR NEW."birth_year" IS NOT OLD."birth_year" OR NEW."notes" IS NOT OLD."notes" OR NEW."referrer_id" IS NOT OLD."referrer_id")
+BEGIN UPDATE "customers" SET "updated_at" = strftime('%Y-%m-%d %H:%M:%f', 'now') WHERE rowid = NEW.rowid; END;
 CREATE INDEX "idx_name" ON "customers" (substr("name", 1, 20));
 CREATE INDEX "idx_created" ON "customers" ("created_at" DESC);
 CREATE INDEX "a_table_with_a_really_long_name_that_goes_past_the_postgres_limi_idx_name" ON "a_table_with_a_really_long_name_that_goes_past_the_postgres_limi" ("v");
@@ -70,7 +73,7 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'orders', 4999 WHERE NOT EXISTS (
 -- approximation: /schemas/0/tables/0/columns/4/collation: collation 'utf8mb4_0900_ai_ci' replaced by the target default [collation-default]
 -- approximation: /schemas/0/tables/0/columns/6/type: decimal values with more than 15 significant digits are stored inexactly (NUMERIC affinity) [decimal]
 -- approximation: /schemas/0/tables/0/columns/7/type: timestamp with time zone kept as UTC text [timestamptz-text-utc]
--- loss: /schemas/0/tables/0/columns/8/on_update: ON UPDATE CURRENT_TIMESTAMP dropped [on-update-dropped]
+-- approximation: /schemas/0/tables/0/columns/8/on_update: ON UPDATE CURRENT_TIMESTAMP emulated by an AFTER UPDATE trigger (UTC) [on-update-trigger]
 -- loss: /schemas/0/tables/0/columns/10/type: unsigned 64-bit values above 2^63-1 are stored as REAL (inexact) [uint64]
 -- approximation: /schemas/0/tables/0/columns/11/type: YEAR kept as SMALLINT [year-smallint]
 -- approximation: /schemas/0/tables/0/columns/12/collation: collation 'utf8mb4_0900_ai_ci' replaced by the target default [collation-default]

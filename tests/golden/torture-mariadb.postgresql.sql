@@ -192,6 +192,7 @@ COMMENT ON COLUMN "public"."ints"."id" IS 'surrogate key';
 CREATE INDEX "ix_hash" ON "public"."memo" ("k");
 ALTER TABLE "public"."nums" ADD CONSTRAINT "id" UNIQUE ("id");
 ALTER TABLE "public"."nums" ADD CONSTRAINT "nums_du_check" CHECK ("du" >= 0);
+ALTER TABLE "public"."nums" ADD CONSTRAINT "nums_fu_check" CHECK ("fu" >= 0);
 COMMENT ON TABLE "public"."odd name`s" IS 'table with an odd name';
 COMMENT ON COLUMN "public"."odd name`s"."co""l" IS 'quote''s';
 ALTER TABLE "public"."parent" ADD CONSTRAINT "uq_ab" UNIQUE ("a", "b");
@@ -223,7 +224,7 @@ ALTER TABLE "public"."features" ALTER COLUMN "id" RESTART WITH 43;
 ALTER TABLE "public"."ints" ALTER COLUMN "id" RESTART WITH 1000;
 ALTER TABLE "public"."nums" ALTER COLUMN "id" RESTART WITH 1;
 
--- translation report: 100 item(s)
+-- translation report: 101 item(s)
 -- approximation: /schemas/0/tables/1/columns/4/generated/stored: VIRTUAL generated column made STORED [virtual-stored]
 -- approximation: /schemas/0/tables/1/columns/4/collation: collation 'utf8mb4_general_ci' replaced by the database default (case- and accent-sensitive: stricter, no data loss) [collation-default]
 -- approximation: /schemas/0/tables/1/columns/5/collation: collation 'utf8mb4_general_ci' replaced by the database default (case- and accent-sensitive: stricter, no data loss) [collation-default]
@@ -256,6 +257,7 @@ ALTER TABLE "public"."nums" ALTER COLUMN "id" RESTART WITH 1;
 -- approximation: /schemas/0/tables/6/columns/1/collation: collation 'utf8mb4_general_ci' replaced by the database default (case- and accent-sensitive: stricter, no data loss) [collation-default]
 -- loss: /schemas/0/tables/7/columns/0/type: BIGINT UNSIGNED identity values above 2^63-1 [uint64-identity-bigint]
 -- approximation: /schemas/0/tables/7/columns/2/type: UNSIGNED decimal kept as numeric + CHECK (>= 0) [udecimal-check]
+-- approximation: /schemas/0/tables/7/columns/6/type: UNSIGNED float kept as real + CHECK (>= 0) [ufloat32-check]
 -- approximation: /schemas/0/tables/8/columns/1/collation: collation 'utf8mb4_general_ci' replaced by the database default (case- and accent-sensitive: stricter, no data loss) [collation-default]
 -- loss: /schemas/0/tables/9/columns/0/default: default expression not translated from mariadb (function nextval() is not known to translate); dropped [expression-guard]
 -- approximation: /schemas/0/tables/11/columns/1/type: zero dates ('0000-00-00') cannot be stored; the import policy applies [date-zero]

@@ -74,7 +74,7 @@ CREATE TABLE "nums" (
   "d0" DECIMAL(10,0),
   "n" DECIMAL(5,0),
   "f" FLOAT4,
-  "fu" FLOAT4,
+  "fu" DOUBLE,
   "f24" FLOAT4,
   "f53" DOUBLE,
   "fmd" FLOAT4,
@@ -85,7 +85,8 @@ CREATE TABLE "nums" (
   "bit5" VARCHAR(5) DEFAULT '00101',
   "bit64" VARCHAR(64),
   CONSTRAINT "id" UNIQUE ("id"),
-  CONSTRAINT "nums_du_check" CHECK ("du" >= 0)
+  CONSTRAINT "nums_du_check" CHECK ("du" >= 0),
+  CONSTRAINT "nums_fu_check" CHECK ("fu" >= 0)
 );
 CREATE TABLE "odd name`s" (
   "co""l" INT4 NOT NULL,
@@ -157,6 +158,12 @@ CREATE INDEX "ix_func" ON "features" ((LOWER("email")), "qty" DESC);
 CREATE INDEX "ix_hash" ON "memo" ("k");
 CREATE INDEX "fk_parent_child" ON "parent" ("child_id");
 CREATE INDEX "ix_prefix" ON "strs" (substr("vc", 1, 10), substr("bn", 1, 4));
+CREATE TRIGGER "times_dt6_on_update" AFTER UPDATE ON "times" FOR EACH ROW
+WHEN NEW."dt6" IS OLD."dt6" AND (NEW."id" IS NOT OLD."id" OR NEW."d" IS NOT OLD."d" OR NEW."dn" IS NOT OLD."dn" OR NEW."t" IS NOT OLD."t" OR NEW."t3" IS NOT OLD."t3" OR NEW."dt" IS NOT OLD."dt" OR NEW."ts" IS NOT OLD."ts" OR NEW."ts3" IS NOT OLD."ts3" OR NEW."y" IS NOT OLD."y" OR NEW."u" IS NOT OLD."u" OR NEW."expr_def" IS NOT OLD."expr_def")
+BEGIN UPDATE "times" SET "dt6" = strftime('%Y-%m-%d %H:%M:%f', 'now') WHERE rowid = NEW.rowid; END;
+CREATE TRIGGER "times_ts3_on_update" AFTER UPDATE ON "times" FOR EACH ROW
+WHEN NEW."ts3" IS OLD."ts3" AND (NEW."id" IS NOT OLD."id" OR NEW."d" IS NOT OLD."d" OR NEW."dn" IS NOT OLD."dn" OR NEW."t" IS NOT OLD."t" OR NEW."t3" IS NOT OLD."t3" OR NEW."dt" IS NOT OLD."dt" OR NEW."dt6" IS NOT OLD."dt6" OR NEW."ts" IS NOT OLD."ts" OR NEW."y" IS NOT OLD."y" OR NEW."u" IS NOT OLD."u" OR NEW."expr_def" IS NOT OLD."expr_def")
+BEGIN UPDATE "times" SET "ts3" = strftime('%Y-%m-%d %H:%M:%f', 'now') WHERE rowid = NEW.rowid; END;
 CREATE INDEX "ix_desc" ON "times" ("d" DESC, "t");
 CREATE INDEX "ix_invisible" ON "times" ("y");
 CREATE UNIQUE INDEX "uq_u_hidden" ON "times" ("u");
@@ -168,7 +175,7 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'features', 42 WHERE NOT EXISTS (
 DELETE FROM sqlite_sequence WHERE name = 'ints' AND seq < 999;
 INSERT INTO sqlite_sequence (name, seq) SELECT 'ints', 999 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'ints');
 
--- translation report: 100 item(s)
+-- translation report: 101 item(s)
 -- approximation: /schemas/0/tables/1/checks/0/enforced: NOT ENFORCED check dropped [check-not-enforced-dropped]
 -- approximation: /schemas/0/tables/1/columns/1/type: decimal values with more than 15 significant digits are stored inexactly (NUMERIC affinity) [decimal]
 -- approximation: /schemas/0/tables/1/columns/3/type: decimal values with more than 15 significant digits are stored inexactly (NUMERIC affinity) [decimal]
@@ -207,6 +214,7 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'ints', 999 WHERE NOT EXISTS (SEL
 -- approximation: /schemas/0/tables/8/columns/2/type: UNSIGNED decimal kept as DECIMAL + CHECK (>= 0); more than 15 significant digits are stored inexactly [udecimal-check]
 -- approximation: /schemas/0/tables/8/columns/3/type: decimal values with more than 15 significant digits are stored inexactly (NUMERIC affinity) [decimal]
 -- approximation: /schemas/0/tables/8/columns/4/type: decimal values with more than 15 significant digits are stored inexactly (NUMERIC affinity) [decimal]
+-- approximation: /schemas/0/tables/8/columns/6/type: UNSIGNED float kept as DOUBLE + CHECK (>= 0) [ufloat-check]
 -- approximation: /schemas/0/tables/8/columns/13/type: bit string kept as text of 0/1 [bit-text]
 -- approximation: /schemas/0/tables/8/columns/14/type: bit string kept as text of 0/1 [bit-text]
 -- approximation: /schemas/0/tables/8/columns/15/type: bit string kept as text of 0/1 [bit-text]
@@ -245,10 +253,10 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'ints', 999 WHERE NOT EXISTS (SEL
 -- approximation: /schemas/0/tables/12/columns/23/type: vector kept as a JSON array [vector-json]
 -- approximation: /schemas/0/tables/12/indexes/0/kind: fulltext index dropped (sqlite has no counterpart) [index-kind-dropped]
 -- approximation: /schemas/0/tables/12/comment: table comment dropped [comment-dropped]
--- loss: /schemas/0/tables/13/columns/6/on_update: ON UPDATE CURRENT_TIMESTAMP dropped [on-update-dropped]
+-- approximation: /schemas/0/tables/13/columns/6/on_update: ON UPDATE CURRENT_TIMESTAMP emulated by an AFTER UPDATE trigger (UTC) [on-update-trigger]
 -- approximation: /schemas/0/tables/13/columns/7/type: timestamp with time zone kept as UTC text [timestamptz-text-utc]
 -- approximation: /schemas/0/tables/13/columns/8/type: timestamp with time zone kept as UTC text [timestamptz-text-utc]
--- loss: /schemas/0/tables/13/columns/8/on_update: ON UPDATE CURRENT_TIMESTAMP dropped [on-update-dropped]
+-- approximation: /schemas/0/tables/13/columns/8/on_update: ON UPDATE CURRENT_TIMESTAMP emulated by an AFTER UPDATE trigger (UTC) [on-update-trigger]
 -- approximation: /schemas/0/tables/13/columns/9/type: YEAR kept as SMALLINT [year-smallint]
 -- approximation: /schemas/0/tables/13/columns/10/type: length not enforced [char]
 -- loss: /schemas/0/tables/13/columns/10/default: default uuid() has no sqlite counterpart; dropped [default-function-dropped]

@@ -53,7 +53,7 @@ class PostgreSQLDDL(BaseDDL):
         opts = schema.options.get("postgresql", {})
         for coll in opts.get("collations", []):
             q = self.qualify(tschema, coll["name"])
-            out.append(Statement(coll["definition"], "type", q))
+            out.append(Statement(coll["definition"], "collation", q))
             if coll.get("comment"):
                 out.append(Statement(f"COMMENT ON COLLATION {q} IS {self.literal(coll['comment'])}", "comment", q))
         for rng in opts.get("range_types", []):
@@ -446,12 +446,14 @@ class PostgreSQLDDL(BaseDDL):
         out += [Statement(f"DROP TABLE IF EXISTS {s.object} CASCADE", "drop", s.object) for s in reversed(plan.pre_data) if s.kind == "table"]
         out += [Statement(f"DROP SEQUENCE IF EXISTS {s.object} CASCADE", "drop", s.object) for s in plan.pre_data if s.kind == "sequence" and s.sql.startswith("CREATE")]
         out += [Statement(f"DROP {'DOMAIN' if 'DOMAIN' in s.sql[:14] else 'TYPE'} IF EXISTS {s.object} CASCADE", "drop", s.object) for s in reversed(plan.pre_data) if s.kind == "type"]
+        out += [Statement(f"DROP COLLATION IF EXISTS {s.object} CASCADE", "drop", s.object) for s in plan.pre_data if s.kind == "collation"]
         return out
 
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         with conn.cursor() as cur:
             cur.execute("SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
                         "UNION ALL SELECT n.nspname, t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace "
+                        "UNION ALL SELECT n.nspname, c.collname FROM pg_collation c JOIN pg_namespace n ON n.oid = c.collnamespace "
                         "UNION ALL SELECT nspname, nspname FROM pg_namespace")
             rows = cur.fetchall()
         present = {self.qualify(s, n) for s, n in rows}

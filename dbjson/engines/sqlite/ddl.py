@@ -69,6 +69,24 @@ class SQLiteDDL(BaseDDL):
             out.append(Statement(f"PRAGMA user_version = {int(version)}", "pragma", "user_version"))
         return out
 
+    def ddl_on_update(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> list[Statement]:
+        """MySQL ON UPDATE CURRENT_TIMESTAMP as an AFTER UPDATE trigger (same rule: only when
+        another column changed and this one was not set)."""
+        me = self.quote(t.col(col.name))
+        others = [self.quote(t.col(c.name)) for c in t.table.columns if c.name != col.name and c.generated is None]
+        if not others:
+            return super().ddl_on_update(ctx, t, col, parts, path)
+        fsp = col.on_update.fsp if col.on_update else None
+        now = "strftime('%Y-%m-%d %H:%M:%f', 'now')" if fsp else "CURRENT_TIMESTAMP"
+        changed = " OR ".join(f"NEW.{c} IS NOT OLD.{c}" for c in others)
+        name = f"{t.name}_{t.col(col.name)}_on_update"
+        sql = (f"CREATE TRIGGER {self.quote(name)} AFTER UPDATE ON {t.qname} FOR EACH ROW\n"
+               f"WHEN NEW.{me} IS OLD.{me} AND ({changed})\n"
+               f"BEGIN UPDATE {t.qname} SET {me} = {now} WHERE rowid = NEW.rowid; END")
+        ctx.report.add(f"{path}/on_update", "ON UPDATE CURRENT_TIMESTAMP emulated by an AFTER UPDATE trigger (UTC)",
+                       "on-update-trigger", "approximation")
+        return [Statement(sql, "trigger", self.quote(name), t.qname)]
+
     def ddl_pk_name(self, ctx: Context, t: TableInfo, pk: m.PrimaryKey, path: str) -> str | None:
         return pk.name if ctx.same and pk.name else None
 
