@@ -96,6 +96,7 @@ class TableInfo:
     post: list[Statement] = field(default_factory=list)  # extra post-data (index comments...)
     skip: set[str] = field(default_factory=set)  # indexes/uniques already declared in CREATE TABLE
     key_bytes: dict[str, int] = field(default_factory=dict)  # column → its share of the key limit
+    index_names: dict[str, str] = field(default_factory=dict)  # source → target index name
 
     def col(self, name: str) -> str:
         return self.columns.get(name, name)
@@ -751,7 +752,9 @@ class BaseDDL:
 
     # -- indexes ---------------------------------------------------------------------------------
     def ddl_index_name(self, ctx: Context, t: TableInfo, ix: m.Index, path: str) -> str:
-        return self.ddl_constraint_name(ctx, t, ix.name, path, "index", index_like=True)
+        name = self.ddl_constraint_name(ctx, t, ix.name, path, "index", index_like=True)
+        t.index_names[ix.name] = name
+        return name
 
     def ddl_index_part(self, ctx: Context, t: TableInfo, ix: m.Index, part: m.IndexPart, path: str) -> str | None:
         if part.expression is not None:

@@ -324,9 +324,6 @@ class MySQLDDL(BaseDDL):
             tail += " IGNORED" if self.is_mariadb else " INVISIBLE"
         return tail
 
-    def ddl_fk_target_ok(self, ctx: Context, ref_schema: str, fk: m.ForeignKey) -> bool:
-        return True
-
     # -- tables ----------------------------------------------------------------------------------
     def ddl_table_suffix(self, ctx: Context, t: TableInfo) -> str:
         table = t.table

@@ -272,18 +272,9 @@ class PostgreSQLDDL(BaseDDL):
         if not ix.visible:
             ctx.report.add(f"{path}/visible", "invisible index made visible", "invisible-index", "approximation")
         if ix.comment:
-            name = self.ddl_index_name_for_comment(ctx, t, ix)
+            name = t.index_names.get(ix.name, ix.name)
             t.post.append(Statement(f"COMMENT ON INDEX {self.qualify(t.tschema, name)} IS {self.literal(ix.comment)}", "comment", name, t.qname))
         return tail
-
-    def ddl_index_name(self, ctx: Context, t: TableInfo, ix: m.Index, path: str) -> str:
-        name = super().ddl_index_name(ctx, t, ix, path)
-        t.__dict__.setdefault("_index_names", {})[ix.name] = name
-        return name
-
-    def ddl_index_name_for_comment(self, ctx: Context, t: TableInfo, ix: m.Index) -> str:
-        names: dict[str, str] = t.__dict__.get("_index_names", {})
-        return names.get(ix.name, ix.name)
 
     def ddl_comments(self, ctx: Context, t: TableInfo) -> list[Statement]:
         out = []
