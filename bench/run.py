@@ -308,7 +308,7 @@ class Bench:
 
     def outfile_dir(self, server: ds.Server) -> tuple[Path, str]:
         """(host path, server path) of the directory SELECT ... INTO OUTFILE writes into."""
-        server_path = f"/tmp/dbjson-bench-outfile/{server.engine}"
+        server_path = f"/tmp/dbjson-bench-outfile/{self.db}/{server.engine}"  # per run: runs may overlap
         return Path(server.fs_root or "/") / server_path.lstrip("/"), server_path
 
     def native_export(self, server: ds.Server) -> tuple[Result, Path]:
