@@ -355,3 +355,21 @@ def test_cli_import_json_report_and_verify(fresh_db: Any, tmp_path: Path) -> Non
     proc = subprocess.run([sys.executable, "-m", "dbjson", "verify", str(export), target.url, "--json"],
                           capture_output=True, timeout=120)
     assert proc.returncode == 0 and orjson.loads(proc.stdout)["ok"]
+
+
+def test_worker_processes_report_bad_lines_exactly(fresh_db: Any, tmp_path: Path) -> None:
+    """Above 4 MB with --threads 2 rows convert in worker processes; errors keep their position."""
+    lines = _lines(item_rows(30000))
+    lines[23456] = b'{"id":23457,"name":"x","price":"1.00","data":"%%%","flag":true,"created":null,"big":null,"ratio":null,"day":null}'
+    export = make_export(tmp_path / "out", database(ITEMS), {}, chunks=2, raw_lines={"items": lines})
+    assert sum(f.stat().st_size for f in (export / "data").iterdir()) > 4 << 20
+    target = target_with(fresh_db, "mysql", ITEMS_DDL)
+    used: list[Any] = []
+    with pytest.raises(DataError) as ei:
+        import_database(export, target.url, data_only=True, threads=2, importer_hook=used.append)
+    assert used[0]._procs is None  # shut down at the end
+    err = ei.value
+    assert (err.file, err.line, err.column) == ("data/shop.items.0001.jsonl", 23456 - 15001 + 1, "data"), str(err)
+    report = import_database(export, target.url, data_only=True, threads=2, max_errors=1, resume=True)
+    assert report.rejected == 1 and report.verify.ok
+    assert target.query("SELECT COUNT(*) FROM items")[0][0] == 30000
