@@ -43,7 +43,6 @@ COMPRESSIONS = {"none": "", "gzip": ".gz", "zstd": ".zst"}
 DEFAULT_CHUNK_ROWS = 1_000_000  # a unit of work when no --chunk-size is given
 SPLIT_MIN_ROWS = 100_000  # tables at least this big are split so every worker can help
 BLOCK_BYTES = 1 << 18  # engines yield blocks of about this size
-BATCH_BYTES = 1 << 20  # aggregated key-range batches (see SQLExportBase.key_batches)
 PROGRESS_EVERY = 0.25  # seconds between RowsProgress events per worker
 
 
@@ -125,45 +124,6 @@ class SQLExportBase:
             conds.append(f"({unit.where})")
         return (" WHERE " + " AND ".join(conds) if conds else ""), params
 
-    @staticmethod
-    def batchable(unit: Unit) -> bool:
-        """Whether the unit can be read in integer key ranges (a single integer primary key)."""
-        cols = unit.key_columns
-        return len(cols) == 1 and unit.table.column(cols[0]).type.kind == "integer"
-
-    def key_batches(
-        self,
-        lo: int,
-        hi: int,
-        fetch: Callable[[int, int], tuple[bytes | None, int]],
-        stop: threading.Event,
-        *,
-        target: int = BATCH_BYTES,
-    ) -> Iterator[bytes]:
-        """Blocks of lines over consecutive key ranges ``[start, end)`` covering ``lo..hi``.
-
-        ``fetch(start, end)`` returns the ``\n``-joined lines of the range (one aggregated result
-        row, so the driver handles a few large values instead of a Python object per table row)
-        and their count; ranges adapt to about ``target`` bytes. A result whose line count is
-        wrong (truncated by the server) is fetched again in smaller ranges.
-        """
-        start, step = lo, 1024
-        while start <= hi and not stop.is_set():
-            end = min(start + step, hi + 1)
-            text, count = fetch(start, end)
-            if not count:
-                start, step = end, min(step * 4, 1 << 40)
-                continue
-            if text is None or text.count(b"\n") + 1 != count:
-                if end - start <= 1:
-                    raise DataError("one row is longer than the server's aggregate limit")
-                step = max(1, (end - start) // 4)
-                continue
-            yield text + b"\n"
-            per_key = len(text) / (end - start)
-            step = max(1, min(int(target / per_key), step * 8))
-            start = end
-
     def export_count(self, conn: Any, schema: str, table: m.Table, where: str | None) -> int:
         cond = f" WHERE ({where})" if where else ""
         return int(self._fetch(conn, f"SELECT COUNT(*) FROM {self.export_qualify(schema, table)}{cond}")[0][0])
@@ -196,45 +156,6 @@ class ExportEngine(Protocol):
     def export_session(self, conn: Any) -> None: ...
 
     def export_snapshot(self, coordinator: Any, workers: Sequence[Any], warn: Callable[[str], None]) -> SnapshotInfo: ...
-
-    @staticmethod
-    def batchable(unit: Unit) -> bool:
-        """Whether the unit can be read in integer key ranges (a single integer primary key)."""
-        cols = unit.key_columns
-        return len(cols) == 1 and unit.table.column(cols[0]).type.kind == "integer"
-
-    def key_batches(
-        self,
-        lo: int,
-        hi: int,
-        fetch: Callable[[int, int], tuple[bytes | None, int]],
-        stop: threading.Event,
-        *,
-        target: int = BATCH_BYTES,
-    ) -> Iterator[bytes]:
-        """Blocks of lines over consecutive key ranges ``[start, end)`` covering ``lo..hi``.
-
-        ``fetch(start, end)`` returns the ``\n``-joined lines of the range (one aggregated result
-        row, so the driver handles a few large values instead of a Python object per table row)
-        and their count; ranges adapt to about ``target`` bytes. A result whose line count is
-        wrong (truncated by the server) is fetched again in smaller ranges.
-        """
-        start, step = lo, 1024
-        while start <= hi and not stop.is_set():
-            end = min(start + step, hi + 1)
-            text, count = fetch(start, end)
-            if not count:
-                start, step = end, min(step * 4, 1 << 40)
-                continue
-            if text is None or text.count(b"\n") + 1 != count:
-                if end - start <= 1:
-                    raise DataError("one row is longer than the server's aggregate limit")
-                step = max(1, (end - start) // 4)
-                continue
-            yield text + b"\n"
-            per_key = len(text) / (end - start)
-            step = max(1, min(int(target / per_key), step * 8))
-            start = end
 
     def export_count(self, conn: Any, schema: str, table: m.Table, where: str | None) -> int: ...
 

@@ -99,7 +99,7 @@ def test_server_and_python_paths_write_identical_files(
     relax = "SET SESSION sql_mode = 'ALLOW_INVALID_DATES';\n" if engine_name != "postgresql" else ""
     db.execute(f"{relax}CREATE TABLE srv AS SELECT {', '.join(q(c) for c in keep)} FROM {q('kinds')}")
     db.execute(f"{relax}CREATE TABLE srv_pk AS SELECT * FROM srv;\nALTER TABLE srv_pk ADD PRIMARY KEY ({q('id')})")
-    for name in ("srv", "srv_pk"):  # streamed row by row / aggregated in key-range batches
+    for name in ("srv", "srv_pk"):  # without and with a primary key (split into key ranges)
         outs = []
         for flag in (True, False):
             monkeypatch.setattr(type(eng), "server_side_json", flag, raising=False)

@@ -64,7 +64,6 @@ class MySQLExport(SQLExportBase):
                 "SET SESSION net_write_timeout = 3600",
                 "SET SESSION net_read_timeout = 3600",
                 "SET SESSION lock_wait_timeout = 60",
-                "SET SESSION group_concat_max_len = @@max_allowed_packet",
                 "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
             ):
                 cur.execute(stmt)
@@ -231,9 +230,6 @@ class MySQLExport(SQLExportBase):
         cond, _ = self.export_conditions(unit, inline=conn.escape)
         src = self.export_qualify(unit.schema, unit.table)
         line = self.line_expression(unit.table.columns) if getattr(self, "server_side_json", True) else None
-        if line is not None and self.batchable(unit):
-            yield from self._stream_batched(conn, unit, line, stop)
-            return
         if line is not None:
             sql = f"SELECT {line} FROM {src}{cond}"
         else:
@@ -253,25 +249,6 @@ class MySQLExport(SQLExportBase):
         finally:
             if not stop.is_set():
                 cur.close()
-
-    def _stream_batched(self, conn: Any, unit: Unit, line: str, stop: threading.Event) -> Iterator[bytes]:
-        """``GROUP_CONCAT`` of the lines over consecutive integer key ranges (all queries in the
-        snapshot's transaction): PyMySQL parses a few large rows instead of one per table row."""
-        key = self._q(unit.key_columns[0])
-        src = self.export_qualify(unit.schema, unit.table)
-        cond, _ = self.export_conditions(unit, inline=conn.escape)
-        lo, hi = self._fetch(conn, f"SELECT MIN({key}), MAX({key}) FROM {src}{cond}")[0]
-        if lo is None:
-            return
-        extra = f" AND ({unit.where})" if unit.where else ""
-        head = f"SELECT GROUP_CONCAT({line} SEPARATOR '\\n'), COUNT(*) FROM {src} WHERE {key} >= "
-
-        def fetch(start: int, end: int) -> tuple[bytes | None, int]:
-            text, count = self._fetch(conn, f"{head}{start} AND {key} < {end}{extra}")[0]
-            return text, int(count)
-
-        for block in self.key_batches(int(lo), int(hi), fetch, stop):
-            yield self._join([block[:-1]], unit)
 
     def _blocks_server(self, cur: Any, stop: threading.Event, unit: Unit) -> Iterator[bytes]:
         buf: list[bytes] = []

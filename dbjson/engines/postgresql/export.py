@@ -169,40 +169,12 @@ class PostgreSQLExport(SQLExportBase):
         """Blocks of complete canonical lines for one unit."""
         line = self.line_expression(unit.table.columns)
         if line is not None and getattr(self, "server_side_json", True):
-            if self.batchable(unit):
-                yield from self._stream_batched(conn, unit, line, stop)
-            else:
-                yield from self._stream_copy(conn, unit, line, stop)
+            yield from self._stream_copy(conn, unit, line, stop)
         else:
             yield from self._stream_cursor(conn, unit, stop)
 
-    def _stream_batched(self, conn: Any, unit: Unit, line: str, stop: threading.Event) -> Iterator[bytes]:
-        """``string_agg`` of the lines over consecutive integer key ranges, fetched as bytea in
-        binary format: psycopg handles a few large values instead of one COPY row per table row."""
-        from psycopg import sql as pgsql
-
-        key = self._q(unit.key_columns[0])
-        src = self.export_qualify(unit.schema, unit.table)
-        cond, _ = self.export_conditions(unit, inline=lambda v: pgsql.Literal(v).as_string(conn))
-        lo, hi = self._fetch(conn, f"SELECT MIN({key}), MAX({key}) FROM {src}{cond}")[0]
-        if lo is None:
-            return
-        extra = f" AND ({unit.where})" if unit.where else ""
-        head = f"SELECT convert_to(string_agg({line}, E'\\n'), 'UTF8'), count(*) FROM {src} WHERE {key} >= "
-        with conn.cursor(binary=True) as cur:
-
-            def fetch(start: int, end: int) -> tuple[bytes | None, int]:
-                cur.execute(f"{head}{start} AND {key} < {end}{extra}")
-                text, count = cur.fetchone()
-                return text, int(count)
-
-            yield from self.key_batches(int(lo), int(hi), fetch, stop)
-
     def _stream_copy(self, conn: Any, unit: Unit, line: str, stop: threading.Event) -> Iterator[bytes]:
-        from psycopg import sql as pgsql
-
-        # COPY takes no bind parameters: the key bounds are inlined as literals.
-        cond, _ = self.export_conditions(unit, inline=lambda v: pgsql.Literal(v).as_string(conn))
+        cond, _ = self.export_conditions(unit, inline=self._inline(conn))
         src = self.export_qualify(unit.schema, unit.table)
         select = f"SELECT {line} FROM {src}{cond}"
         with conn.cursor() as cur:
@@ -219,14 +191,20 @@ class PostgreSQLExport(SQLExportBase):
             if buf:
                 yield bytes(buf)
 
+    def _inline(self, conn: Any) -> Callable[[Any], str]:
+        """Key bounds as SQL literals (COPY takes no parameters; a --where may contain '%')."""
+        from psycopg import sql as pgsql
+
+        return lambda v: pgsql.Literal(v).as_string(conn)
+
     def _stream_cursor(self, conn: Any, unit: Unit, stop: threading.Event) -> Iterator[bytes]:
-        cond, params = self.export_conditions(unit)
+        cond, _ = self.export_conditions(unit, inline=self._inline(conn))
         cols = ", ".join(self.select_expression(c) for c in unit.table.columns)
         sql = f"SELECT {cols} FROM {self.export_qualify(unit.schema, unit.table)}{cond}"
         enc = RowEncoder(unit.table.columns)
         with conn.cursor(name=f"dbjson_export_{next(_cursor_ids)}") as cur:
             cur.itersize = FETCH_ROWS
-            cur.execute(sql, params or None)
+            cur.execute(sql)
             while not stop.is_set():
                 rows = cur.fetchmany(FETCH_ROWS)
                 if not rows:
