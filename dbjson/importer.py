@@ -491,11 +491,7 @@ class Importer:
             raise
         pool.shutdown(wait=True)
         if error is not None:
-            if isinstance(error, Cancelled) and not self._cancelled_by_user:
-                raise error
             raise error
-
-    _cancelled_by_user = False
 
     def _guard(self, fn: Callable[[], None]) -> None:
         if self.cancel.is_set():
