@@ -478,8 +478,8 @@ class Importer:
                 done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                 for fut in done:
                     exc = fut.exception()
-                    if exc is not None and error is None:
-                        error = exc
+                    if exc is not None and (error is None or isinstance(error, Cancelled) and not isinstance(exc, Cancelled)):
+                        error = exc  # the first real error, not the cancellations it caused
                         self.cancel.set()
                 if error is not None:
                     queue.clear()
