@@ -134,7 +134,9 @@ def create_database(url: str | URL) -> None:
     name = u.database
     if target.family == "sqlite" or not name:
         return
-    admin = Target(u.set(database="postgres" if target.family == "postgresql" else None))
+    # URL.set(database=None) would keep the database: build the admin URL explicitly
+    admin = Target(URL.create(u.drivername, u.username, u.password, u.host, u.port,
+                              "postgres" if target.family == "postgresql" else None, u.query))
     conn = admin.connect_raw()
     try:
         if target.family == "postgresql":

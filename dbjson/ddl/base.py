@@ -210,9 +210,7 @@ class BaseDDL:
         for si, schema in enumerate(db.schemas):
             for ti, table in enumerate(schema.tables):
                 fks += self.ddl_foreign_keys(ctx, schema, table, f"/schemas/{si}/tables/{ti}")
-        objects: list[Statement] = []
-        for si, schema in enumerate(db.schemas):
-            objects += self.ddl_schema_objects(ctx, schema, f"/schemas/{si}")
+        objects = self.ddl_schema_objects(ctx)
         plan.pre_data = schemas + ctx.types + sequences + tables
         plan.post_data = ctx.post_functions + post + fks + objects + restarts
         plan.table_names = dict(ctx.table_names)
@@ -856,32 +854,42 @@ class BaseDDL:
                     ctx.report.add(f"{t.path}/{kind}/{i}/comment", "constraint comment dropped", "comment-dropped", "approximation")
         return []
 
-    def ddl_schema_objects(self, ctx: Context, schema: m.Schema, path: str) -> list[Statement]:
-        tschema = ctx.schema_names[schema.name]
+    def ddl_schema_objects(self, ctx: Context) -> list[Statement]:
+        """Constraint comments, then routines, views, triggers and events of every schema.
+
+        Routines come first (views may call them, and PostgreSQL aggregates need their functions),
+        views in dependency order, triggers in action order.
+        """
+        schemas = list(enumerate(ctx.db.schemas))
         out: list[Statement] = []
-        for ti, table in enumerate(schema.tables):
-            out += self.ddl_constraint_comments(ctx, self._table_info(ctx, schema, table, f"{path}/tables/{ti}"))
-        for vi in _view_order(schema.views):
-            out += self.ddl_view(ctx, schema, schema.views[vi], tschema, f"{path}/views/{vi}")
-        for ri, r in enumerate(schema.routines):
-            rp = f"{path}/routines/{ri}"
-            if ctx.same_family:
-                out += self.ddl_routine(ctx, schema, r, tschema, rp)
-            else:
-                ctx.report.add(rp, f"{r.kind} {r.name!r} not translated from {ctx.source}", "routine-not-translated")
-        for gi in sorted(range(len(schema.triggers)), key=lambda i: (schema.triggers[i].table, schema.triggers[i].order or 0)):
-            trg = schema.triggers[gi]
-            gp = f"{path}/triggers/{gi}"
-            if ctx.same_family:
-                out += self.ddl_trigger(ctx, schema, trg, tschema, gp)
-            else:
-                ctx.report.add(gp, f"trigger {trg.name!r} not translated from {ctx.source}", "trigger-not-translated")
-        for ei, ev in enumerate(schema.events):
-            ep = f"{path}/events/{ei}"
-            if ctx.same_family:
-                out += self.ddl_event(ctx, schema, ev, tschema, ep)
-            else:
-                ctx.report.add(ep, f"event {ev.name!r} not created ({self.name} has no scheduled events)", "event-dropped")
+        for si, schema in schemas:
+            for ti, table in enumerate(schema.tables):
+                out += self.ddl_constraint_comments(ctx, self._table_info(ctx, schema, table, f"/schemas/{si}/tables/{ti}"))
+        for si, schema in schemas:
+            tschema = ctx.schema_names[schema.name]
+            for ri in sorted(range(len(schema.routines)), key=lambda i: schema.routines[i].kind == "aggregate"):
+                r, rp = schema.routines[ri], f"/schemas/{si}/routines/{ri}"
+                if ctx.same_family:
+                    out += self.ddl_routine(ctx, schema, r, tschema, rp)
+                else:
+                    ctx.report.add(rp, f"{r.kind} {r.name!r} not translated from {ctx.source}", "routine-not-translated")
+        for si, schema in schemas:
+            for vi in _view_order(schema.views):
+                out += self.ddl_view(ctx, schema, schema.views[vi], ctx.schema_names[schema.name], f"/schemas/{si}/views/{vi}")
+        for si, schema in schemas:
+            tschema = ctx.schema_names[schema.name]
+            for gi in sorted(range(len(schema.triggers)), key=lambda i: (schema.triggers[i].table, schema.triggers[i].order or 0)):
+                trg, gp = schema.triggers[gi], f"/schemas/{si}/triggers/{gi}"
+                if ctx.same_family:
+                    out += self.ddl_trigger(ctx, schema, trg, tschema, gp)
+                else:
+                    ctx.report.add(gp, f"trigger {trg.name!r} not translated from {ctx.source}", "trigger-not-translated")
+            for ei, ev in enumerate(schema.events):
+                ep = f"/schemas/{si}/events/{ei}"
+                if ctx.same_family:
+                    out += self.ddl_event(ctx, schema, ev, tschema, ep)
+                else:
+                    ctx.report.add(ep, f"event {ev.name!r} not created ({self.name} has no scheduled events)", "event-dropped")
         return out
 
     def ddl_event(self, ctx: Context, schema: m.Schema, ev: m.Event, tschema: str | None, path: str) -> list[Statement]:

@@ -56,10 +56,10 @@ ALTER TABLE `customers` ADD CONSTRAINT `fk_customers_referrer` FOREIGN KEY (`ref
 ALTER TABLE `order_items` ADD CONSTRAINT `fk_items_order` FOREIGN KEY (`order_id`) REFERENCES `orders` (`id`) ON DELETE CASCADE ON UPDATE NO ACTION;
 ALTER TABLE `orders` ADD CONSTRAINT `fk_orders_customer` FOREIGN KEY (`customer_id`) REFERENCES `customers` (`id`) ON DELETE CASCADE ON UPDATE RESTRICT;
 ALTER TABLE `orders` ADD CONSTRAINT `fk_orders_last_item` FOREIGN KEY (`last_item_id`) REFERENCES `order_items` (`id`) ON DELETE NO ACTION ON UPDATE NO ACTION;
+CREATE FUNCTION `add_one`(x int) RETURNS int DETERMINISTIC RETURN x + 1;
 CREATE VIEW `vip_customers` AS select `customers`.`id` AS `id`,`customers`.`email` AS `email` from `customers` where (`customers`.`is_vip` = 1);
 CREATE VIEW `order_totals` AS select `o`.`customer_id` AS `customer_id`,sum(`o`.`total`) AS `total` from `orders` `o` group by `o`.`customer_id`;
 CREATE VIEW `weird` AS select unix_timestamp() AS `now_ts`;
-CREATE FUNCTION `add_one`(x int) RETURNS int DETERMINISTIC RETURN x + 1;
 CREATE TRIGGER `orders_bi` BEFORE INSERT ON `orders` FOR EACH ROW SET NEW.total = ROUND(NEW.total, 2);
 ALTER TABLE `customers` AUTO_INCREMENT = 1001;
 ALTER TABLE `orders` AUTO_INCREMENT = 5000;

@@ -111,7 +111,7 @@ ALTER TABLE "public"."orders" ALTER COLUMN "id" RESTART WITH 5000;
 -- approximation: /schemas/0/tables/3/columns/7/type: BLOB tier limit not enforced [blob-bytea]
 -- loss: /schemas/0/tables/3/columns/8/type: BIGINT UNSIGNED identity values above 2^63-1 [uint64-identity-bigint]
 -- rename: /schemas/0/tables/3/indexes/0/name: index name 'idx_name' renamed to 'orders_idx_name' [identifier-unique]
+-- loss: /schemas/0/routines/0: function 'add_one' not translated from mysql [routine-not-translated]
 -- loss: /schemas/0/views/2/definition: view definition not translated from mysql (function unix_timestamp() is not known to translate); dropped [expression-guard]
 -- loss: /schemas/0/views/2: view 'weird' not created [view-dropped]
--- loss: /schemas/0/routines/0: function 'add_one' not translated from mysql [routine-not-translated]
 -- loss: /schemas/0/triggers/0: trigger 'orders_bi' not translated from mysql [trigger-not-translated]

@@ -95,7 +95,7 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'orders', 4999 WHERE NOT EXISTS (
 -- approximation: /schemas/0/tables/3/columns/4/collation: collation 'utf8mb4_0900_ai_ci' replaced by the target default [collation-default]
 -- approximation: /schemas/0/tables/3/columns/5/type: bit string kept as text of 0/1 [bit-text]
 -- rename: /schemas/0/tables/3/indexes/0/name: index name 'idx_name' renamed to 'orders_idx_name' [identifier-unique]
+-- loss: /schemas/0/routines/0: function 'add_one' not translated from mysql [routine-not-translated]
 -- loss: /schemas/0/views/2/definition: view definition not translated from mysql (function unix_timestamp() is not known to translate); dropped [expression-guard]
 -- loss: /schemas/0/views/2: view 'weird' not created [view-dropped]
--- loss: /schemas/0/routines/0: function 'add_one' not translated from mysql [routine-not-translated]
 -- loss: /schemas/0/triggers/0: trigger 'orders_bi' not translated from mysql [trigger-not-translated]

@@ -41,14 +41,15 @@ CREATE INDEX "idx_lower_login" ON "public"."users" ((lower(login)));
 COMMENT ON TABLE "public"."users" IS 'Application users';
 COMMENT ON COLUMN "public"."users"."bio" IS 'free text';
 ALTER TABLE "public"."posts" ADD CONSTRAINT "posts_user_id_fkey" FOREIGN KEY ("user_id") REFERENCES "public"."users" ("id") ON DELETE CASCADE ON UPDATE NO ACTION DEFERRABLE;
-CREATE VIEW "public"."active_users" AS SELECT users.id,
-    users.login
-   FROM users
-  WHERE users.active;
+SET check_function_bodies = off;
 CREATE OR REPLACE FUNCTION public.touch()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$BEGIN NEW.created := now(); RETURN NEW; END$function$;
+CREATE VIEW "public"."active_users" AS SELECT users.id,
+    users.login
+   FROM users
+  WHERE users.active;
 CREATE TRIGGER posts_touch BEFORE UPDATE ON public.posts FOR EACH ROW EXECUTE FUNCTION touch();
 SELECT setval('"public"."ticket_seq"', 250, false);
 SELECT setval(pg_get_serial_sequence('"public"."posts"', 'id'), 7, false);

@@ -185,9 +185,6 @@ CREATE UNIQUE INDEX `uq_u_hidden` ON `times` (`u`) IGNORED;
 ALTER TABLE `child` ADD CONSTRAINT `fk_child_ab` FOREIGN KEY (`pa`, `pb`) REFERENCES `parent` (`a`, `b`) ON DELETE RESTRICT ON UPDATE RESTRICT;
 ALTER TABLE `child` ADD CONSTRAINT `fk_child_parent` FOREIGN KEY (`parent_id`) REFERENCES `parent` (`id`) ON DELETE CASCADE ON UPDATE SET NULL;
 ALTER TABLE `parent` ADD CONSTRAINT `fk_parent_child` FOREIGN KEY (`child_id`) REFERENCES `child` (`id`) ON DELETE SET NULL ON UPDATE RESTRICT;
-CREATE ALGORITHM=MERGE SQL SECURITY INVOKER VIEW `v_local` (`pid`, `total`) AS select `parent`.`id` AS `pid`,`parent`.`a` + `parent`.`b` AS `total` from `parent` WITH LOCAL CHECK OPTION;
-CREATE ALGORITHM=UNDEFINED SQL SECURITY DEFINER VIEW `v_parent` (`id`, `a`, `b`) AS select `parent`.`id` AS `id`,`parent`.`a` AS `a`,`parent`.`b` AS `b` from `parent` where `parent`.`a` > 0 WITH CASCADED CHECK OPTION;
-CREATE ALGORITHM=UNDEFINED SQL SECURITY DEFINER VIEW `v_plain` (`id`, `email`) AS select `f`.`id` AS `id`,`f`.`email` AS `email` from `features` `f`;
 DELIMITER $$
 CREATE PROCEDURE `add_parent`(IN `p_id` int(11), INOUT `p_a` int(11), OUT `p_out` varchar(20))
   NOT DETERMINISTIC MODIFIES SQL DATA SQL SECURITY DEFINER COMMENT 'inserts a parent'
@@ -203,6 +200,9 @@ RETURN concat('<', p, '>');
 CREATE FUNCTION `twice`(`x` decimal(10,2)) RETURNS decimal(12,2)
   DETERMINISTIC NO SQL SQL SECURITY INVOKER
 RETURN x * 2;
+CREATE ALGORITHM=MERGE SQL SECURITY INVOKER VIEW `v_local` (`pid`, `total`) AS select `parent`.`id` AS `pid`,`parent`.`a` + `parent`.`b` AS `total` from `parent` WITH LOCAL CHECK OPTION;
+CREATE ALGORITHM=UNDEFINED SQL SECURITY DEFINER VIEW `v_parent` (`id`, `a`, `b`) AS select `parent`.`id` AS `id`,`parent`.`a` AS `a`,`parent`.`b` AS `b` from `parent` where `parent`.`a` > 0 WITH CASCADED CHECK OPTION;
+CREATE ALGORITHM=UNDEFINED SQL SECURITY DEFINER VIEW `v_plain` (`id`, `email`) AS select `f`.`id` AS `id`,`f`.`email` AS `email` from `features` `f`;
 DELIMITER $$
 CREATE TRIGGER `trg_child_bi` BEFORE INSERT ON `child` FOR EACH ROW
 BEGIN

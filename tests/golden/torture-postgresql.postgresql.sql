@@ -192,13 +192,78 @@ ALTER TABLE "public"."customer" ADD CONSTRAINT "customer_store_id_fkey" FOREIGN 
 ALTER TABLE "public"."staff" ADD CONSTRAINT "staff_store_id_fkey" FOREIGN KEY ("store_id") REFERENCES "public"."store" ("id") ON DELETE CASCADE ON UPDATE RESTRICT;
 ALTER TABLE "public"."store" ADD CONSTRAINT "store_manager_fk" FOREIGN KEY ("manager_id") REFERENCES "public"."staff" ("id") ON DELETE NO ACTION ON UPDATE NO ACTION DEFERRABLE INITIALLY DEFERRED;
 ALTER TABLE "public"."store" ADD CONSTRAINT "store_warehouse_fk" FOREIGN KEY ("warehouse_code") REFERENCES "inventory"."warehouse" ("code") MATCH FULL ON DELETE SET NULL ON UPDATE NO ACTION NOT VALID;
+COMMENT ON CONSTRAINT "all_types_money_check" ON "public"."all_types" IS 'no debts';
+COMMENT ON CONSTRAINT "store_manager_fk" ON "public"."store" IS 'the manager works here';
+SET check_function_bodies = off;
+CREATE OR REPLACE FUNCTION public.add_tax(amount integer)
+ RETURNS integer
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$ SELECT amount * 2 $function$;
+SET check_function_bodies = off;
+CREATE OR REPLACE FUNCTION public.add_tax(amount numeric, rate numeric DEFAULT 0.2, label text DEFAULT 'vat, incl.'::text)
+ RETURNS numeric
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE STRICT
+AS $function$ SELECT amount * (1 + rate) $function$;
+COMMENT ON FUNCTION "public"."add_tax"(amount numeric, rate numeric, label text) IS 'price with tax';
+SET check_function_bodies = off;
+CREATE OR REPLACE FUNCTION public.audit_store()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$ BEGIN RETURN NULL; END $function$;
+SET check_function_bodies = off;
+CREATE OR REPLACE PROCEDURE public.close_store(IN p_store integer, VARIADIC p_reasons text[])
+ LANGUAGE plpgsql
+AS $procedure$
+BEGIN
+    UPDATE staff SET active = false WHERE store_id = p_store;
+END
+$procedure$;
+SET check_function_bodies = off;
+CREATE OR REPLACE FUNCTION public.staff_of(p_store integer, OUT staff_id bigint, INOUT note text)
+ RETURNS SETOF record
+ LANGUAGE sql
+ STABLE
+AS $function$ SELECT id, note FROM staff WHERE store_id = p_store $function$;
+SET check_function_bodies = off;
+CREATE OR REPLACE FUNCTION public.store_count()
+ RETURNS bigint
+ LANGUAGE sql
+ STABLE
+BEGIN ATOMIC
+ SELECT count(*) AS count
+    FROM public.store;
+END;
+SET check_function_bodies = off;
+CREATE OR REPLACE FUNCTION public.store_names()
+ RETURNS TABLE(id integer, name character varying)
+ LANGUAGE sql
+ STABLE
+AS $function$ SELECT id, name FROM store $function$;
+SET check_function_bodies = off;
+CREATE OR REPLACE FUNCTION public.touch_staff()
+ RETURNS trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'public'
+AS $function$
+BEGIN
+    NEW.name := trim(NEW.name);
+    RETURN NEW;
+END
+$function$;
+SET check_function_bodies = off;
+CREATE AGGREGATE public.text_concat(text) (
+    SFUNC = textcat,
+    STYPE = text,
+    INITCOND = ''
+);
 CREATE VIEW "inventory"."low_stock" ("warehouse_code", "store_id", "quantity") AS SELECT stock.warehouse_code,
     stock.store_id,
     stock.quantity
    FROM inventory.stock
   WHERE stock.quantity < 5;
-COMMENT ON CONSTRAINT "all_types_money_check" ON "public"."all_types" IS 'no debts';
-COMMENT ON CONSTRAINT "store_manager_fk" ON "public"."store" IS 'the manager works here';
 CREATE VIEW "public"."active_staff" ("id", "store_id", "name") AS SELECT staff.id,
     staff.store_id,
     staff.name
@@ -222,62 +287,6 @@ CREATE MATERIALIZED VIEW "public"."store_headcount" ("store_id", "headcount") AS
   GROUP BY s.id;
 COMMENT ON MATERIALIZED VIEW "public"."store_headcount" IS 'refresh nightly';
 CREATE UNIQUE INDEX "store_headcount_store" ON "public"."store_headcount" ("store_id");
-CREATE OR REPLACE FUNCTION public.add_tax(amount integer)
- RETURNS integer
- LANGUAGE sql
- IMMUTABLE
-AS $function$ SELECT amount * 2 $function$;
-CREATE OR REPLACE FUNCTION public.add_tax(amount numeric, rate numeric DEFAULT 0.2, label text DEFAULT 'vat, incl.'::text)
- RETURNS numeric
- LANGUAGE sql
- IMMUTABLE PARALLEL SAFE STRICT
-AS $function$ SELECT amount * (1 + rate) $function$;
-COMMENT ON FUNCTION "public"."add_tax"(amount numeric, rate numeric, label text) IS 'price with tax';
-CREATE OR REPLACE FUNCTION public.audit_store()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$ BEGIN RETURN NULL; END $function$;
-CREATE OR REPLACE PROCEDURE public.close_store(IN p_store integer, VARIADIC p_reasons text[])
- LANGUAGE plpgsql
-AS $procedure$
-BEGIN
-    UPDATE staff SET active = false WHERE store_id = p_store;
-END
-$procedure$;
-CREATE OR REPLACE FUNCTION public.staff_of(p_store integer, OUT staff_id bigint, INOUT note text)
- RETURNS SETOF record
- LANGUAGE sql
- STABLE
-AS $function$ SELECT id, note FROM staff WHERE store_id = p_store $function$;
-CREATE OR REPLACE FUNCTION public.store_count()
- RETURNS bigint
- LANGUAGE sql
- STABLE
-BEGIN ATOMIC
- SELECT count(*) AS count
-    FROM public.store;
-END;
-CREATE OR REPLACE FUNCTION public.store_names()
- RETURNS TABLE(id integer, name character varying)
- LANGUAGE sql
- STABLE
-AS $function$ SELECT id, name FROM store $function$;
-CREATE AGGREGATE public.text_concat(text) (
-    SFUNC = textcat,
-    STYPE = text,
-    INITCOND = ''
-);
-CREATE OR REPLACE FUNCTION public.touch_staff()
- RETURNS trigger
- LANGUAGE plpgsql
- SECURITY DEFINER
- SET search_path TO 'public'
-AS $function$
-BEGIN
-    NEW.name := trim(NEW.name);
-    RETURN NEW;
-END
-$function$;
 CREATE TRIGGER staff_touch BEFORE INSERT OR UPDATE OF name ON public.staff FOR EACH ROW WHEN ((new.name IS NOT NULL)) EXECUTE FUNCTION public.touch_staff();
 COMMENT ON TRIGGER "staff_touch" ON "public"."staff" IS 'normalise names';
 CREATE TRIGGER store_audit AFTER INSERT OR DELETE ON public.store FOR EACH STATEMENT EXECUTE FUNCTION public.audit_store();

@@ -414,6 +414,8 @@ class PostgreSQLDDL(BaseDDL):
             out = [Statement(f"CREATE AGGREGATE {q}({args}) ({', '.join(spec)})", "routine", q)]
         else:
             out = super().ddl_routine(ctx, schema, r, tschema, path)
+            # bodies may name functions created later (or tables of other schemas)
+            out = [Statement(f"SET check_function_bodies = off;\n{s.sql}", s.kind, s.object, s.table) for s in out]
         if r.comment and out:
             word = {"procedure": "PROCEDURE", "aggregate": "AGGREGATE"}.get(r.kind, "FUNCTION")
             sig = r.signature if r.signature is not None else ", ".join(a.native for a in r.arguments)

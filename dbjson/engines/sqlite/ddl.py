@@ -62,11 +62,12 @@ class SQLiteDDL(BaseDDL):
         words = [w for key, w in (("without_rowid", "WITHOUT ROWID"), ("strict", "STRICT")) if opts.get(key)]
         return " " + ", ".join(words) if words else ""
 
-    def ddl_schema_objects(self, ctx: Context, schema: m.Schema, path: str) -> list[Statement]:
-        out = super().ddl_schema_objects(ctx, schema, path)
-        version = schema.options.get("sqlite", {}).get("user_version") if ctx.same else None
-        if version:
-            out.append(Statement(f"PRAGMA user_version = {int(version)}", "pragma", "user_version"))
+    def ddl_schema_objects(self, ctx: Context) -> list[Statement]:
+        out = super().ddl_schema_objects(ctx)
+        for schema in ctx.db.schemas[:1] if ctx.same else ():
+            version = schema.options.get("sqlite", {}).get("user_version")
+            if version:
+                out.append(Statement(f"PRAGMA user_version = {int(version)}", "pragma", "user_version"))
         return out
 
     def ddl_on_update(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> list[Statement]:
