@@ -727,6 +727,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--repeat", type=int, default=1, help="run every step N times and keep the fastest")
     p.add_argument("--timeout", type=float, default=3600, help="seconds per step before it is killed")
     p.add_argument("--keep", action="store_true", help="keep the exported files")
+    p.add_argument("--concurrent", action="store_true",
+                   help="do not wait for other benchmark runs on this machine (figures not comparable)")
     p.add_argument("--setup", action="store_true", help="run bench/setup.sh (apt-get install the tools) first")
     args = p.parse_args(argv)
     unknown = set(args.tools.split(",")) - set(TOOLS)
@@ -736,20 +738,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 @contextlib.contextmanager
-def exclusive(database: str) -> Iterator[None]:
-    """Hold a lock for ``database`` so that two runs never share (and reload) the same databases."""
-    path = Path(tempfile.gettempdir()) / f"dbjson-bench-{database}.lock"
+def exclusive(name: str, why: str) -> Iterator[None]:
+    """Hold the lock file ``/tmp/dbjson-bench-<name>.lock``, waiting (with a message) while another run has it."""
+    path = Path(tempfile.gettempdir()) / f"dbjson-bench-{name}.lock"
     with open(path, "a+") as fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             fh.seek(0)
-            print(f"another benchmark run ({fh.read().strip() or 'unknown'}) is using database {database}; "
-                  "waiting for it (or pass another --database)", flush=True)
+            print(f"waiting for another benchmark run ({fh.read().strip() or 'unknown'}): {why}", flush=True)
             fcntl.flock(fh, fcntl.LOCK_EX)
         fh.seek(0)
         fh.truncate()
-        fh.write(f"pid {os.getpid()}, {' '.join(sys.argv[1:])}")
+        fh.write(f"pid {os.getpid()}: {' '.join(sys.argv[1:])}\n")
         fh.flush()
         yield
 
@@ -758,7 +759,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.setup:
         subprocess.run(["bash", str(REPO / "bench" / "setup.sh")], check=False)
-    with exclusive(args.database):
+    with contextlib.ExitStack() as locks:
+        if not args.concurrent:
+            locks.enter_context(exclusive("machine", "runs that overlap on 2 cores and the same servers measure "
+                                          "each other (pass --concurrent for a run whose figures do not matter)"))
+        locks.enter_context(exclusive(f"db-{args.database}", f"it uses database {args.database} "
+                                      "(pass another --database)"))
         return Bench(args).main()
 
 

@@ -54,7 +54,7 @@ def test_benchmark_runs_at_tiny_scale_and_reports_ratios(tmp_path: Path) -> None
         proc = subprocess.run(
             [sys.executable, "-m", "bench.run", "--rows", "2000", "--engines", "postgresql",
              "--tools", "native,naive,dbjson", "--database", database, "--work", str(tmp_path / "work"),
-             "--out", str(report), "--json", str(results), "--timeout", "120"],
+             "--out", str(report), "--json", str(results), "--timeout", "120", "--concurrent"],
             check=False, cwd=REPO, capture_output=True, text=True, timeout=300,
         )
     finally:
