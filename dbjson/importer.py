@@ -761,6 +761,7 @@ class Importer:
         for u in units:
             if not u.file.path.is_file():
                 raise DataError("data file listed in the manifest is missing", file=str(u.file.path), table=u.table.display)
+        self._record_bases(units, state)
         self._resolve_ambiguous(units, state)
         todo = [u for u in units if u.step not in state.done]
         for u in units:
@@ -778,6 +779,16 @@ class Importer:
         threads = self.opts.threads if self.engine.load_parallel_writers else 1  # type: ignore[attr-defined]
         self.run_parallel([(u.size, self._unit_job(u)) for u in todo], threads)
 
+    def _record_bases(self, units: list[Unit], state: Any) -> None:
+        """Journal each table's row count before its first unit (rows that were there already)."""
+        assert self.journal is not None
+        for tp in {id(u.table): u.table for u in units}.values():
+            step = "base:" + tp.display
+            if step not in state.done:
+                rows = self.engine.load_count(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
+                self.journal.done(step, rows=rows)
+                state.done[step] = {"rows": rows}
+
     def _resolve_ambiguous(self, units: list[Unit], state: Any) -> None:
         """Decide, from the target's row counts, whether begun-but-unrecorded units committed."""
         assert self.journal is not None
@@ -788,7 +799,8 @@ class Importer:
         for _name, us in by_table.items():
             tp = us[0].table
             mine = [u for u in units if u.table is tp]
-            done_rows = sum(int(state.done[u.step].get("rows", 0)) for u in mine if u.step in state.done)
+            base = int(state.done.get("base:" + tp.display, {}).get("rows", 0))
+            done_rows = base + sum(int(state.done[u.step].get("rows", 0)) for u in mine if u.step in state.done)
             actual = self.engine.load_count(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
             if actual == done_rows:
                 continue  # every ambiguous unit was rolled back
@@ -796,6 +808,10 @@ class Importer:
                 self.journal.done(us[0].step, rows=us[0].file.rows, rejected=0, resolved=True)
                 state.done[us[0].step] = {"rows": us[0].file.rows}
                 continue
+            if base:
+                raise DataError(f"--resume cannot tell which rows of {_qual(tp)} were committed before the crash "
+                                f"(it had {base} rows before the import, {actual} now)", table=tp.display,
+                                hint="empty the table and import it again without --resume")
             # Cannot tell which units committed: empty the table and load all of it again.
             self.engine.load_truncate(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
             for u in mine:
