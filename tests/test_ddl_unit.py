@@ -229,3 +229,13 @@ def test_untranslatable_view_is_reported_not_emitted() -> None:
     assert not [s for s in plan.post_data if s.object.endswith('"weird"')]
     assert "/schemas/0/views/2" in _rules(plan)["view-dropped"]
     assert [s.optional for s in plan.post_data if s.kind == "view"] == [True, True]
+
+
+def test_schema_map_renames_schemas_and_view_references() -> None:
+    pg = to_ddl(mysql_document(), "postgresql", options={"schema_map": {"shop": "store"}})
+    assert pg.pre_data[0].sql == 'CREATE SCHEMA IF NOT EXISTS "store"'
+    assert pg.table_names[("shop", "orders")] == ("store", "orders")
+    my = to_ddl(mysql_document(), "mysql", options={"schema_map": {"shop": "other"}})
+    assert my.pre_data[0].sql.startswith("CREATE DATABASE IF NOT EXISTS `other`")
+    view = next(s.sql for s in my.post_data if s.kind == "view")
+    assert "`other`.`customers`" in view and "`shop`" not in view

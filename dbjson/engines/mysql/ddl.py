@@ -391,8 +391,9 @@ class MySQLDDL(BaseDDL):
     # -- views and routines ----------------------------------------------------------------------
     def ddl_strip_source_schema(self, ctx: Context, schema: m.Schema, sql: str) -> str:
         sql = _DEFINER.sub("", sql, count=1)
-        if ctx.schema_names.get(schema.name) is None:
-            sql = sql.replace(f"{self.quote(schema.name)}.", "")
+        target = ctx.schema_names.get(schema.name)
+        if target != schema.name:
+            sql = sql.replace(f"{self.quote(schema.name)}.", f"{self.quote(target)}." if target else "")
         return sql
 
     def ddl_routine(self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str) -> list[Statement]:
