@@ -234,6 +234,7 @@ class TablePlan:
     rows: int | None = None
     checksum: str | None = None
     skipped: bool = False
+    base_rows: int = 0  # rows the table had before this import (--data-only into a non-empty table)
     kept: bool = False  # the table was already there (--if-exists truncate): its indexes and keys too
     lossy: bool = False  # the pre-flight found values that load changed (zero dates → NULL)
     # Every column of the lines (manifest order) with its target name and type: what verify reads.
@@ -788,6 +789,7 @@ class Importer:
                 rows = self.engine.load_count(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
                 self.journal.done(step, rows=rows)
                 state.done[step] = {"rows": rows}
+            tp.base_rows = int(state.done[step].get("rows", 0))
 
     def _resolve_ambiguous(self, units: list[Unit], state: Any) -> None:
         """Decide, from the target's row counts, whether begun-but-unrecorded units committed."""

@@ -7,9 +7,9 @@ The engine's ``verify_select`` reads the rows (PostgreSQL temporal and json colu
 ``verify_adapters`` bridge engine differences (MySQL geometry bytes → EWKB, JSON arrays stored as
 text...) before :class:`dbjson.codec.RowEncoder` builds each canonical line.
 
-Tables whose content was changed on purpose (``--set``, ``--set-sql``, ``--increment``) or that
-had rows rejected (``--max-errors``) are checked by count only (expected = manifest rows −
-rejected rows).
+Tables whose content was changed on purpose (``--set``, ``--set-sql``, ``--increment``), that
+had rows rejected (``--max-errors``) or that held rows before a ``--data-only`` import are checked
+by count only (expected = manifest rows − rejected rows + rows that were there before).
 """
 
 from __future__ import annotations
@@ -90,8 +90,8 @@ def check_table(engine: Engine, conn: Any, tp: TablePlan, rejected: int = 0) -> 
     columns = [c for c, _n, _t in tp.verify_columns]
     adapters = engine.verify_adapters(tp)  # type: ignore[attr-defined]
     target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
-    counts_only = tp.altered or rejected > 0
-    expected = None if tp.rows is None else tp.rows - rejected
+    counts_only = tp.altered or rejected > 0 or tp.base_rows > 0
+    expected = None if tp.rows is None else tp.rows - rejected + tp.base_rows
     if counts_only:
         rows = engine.load_count(conn, tp.tschema, tp.tname)  # type: ignore[attr-defined]
         return TableCheck(tp.display, target, expected, rows, tp.checksum, None, mode="count")
