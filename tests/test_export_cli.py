@@ -64,3 +64,21 @@ def test_usage_errors(fresh_db: Any, tmp_path: Path) -> None:
     assert r.returncode == 2
     r = run("export", "postgresql://nobody:s3cret@127.0.0.1:1/none", "-o", str(tmp_path / "y"))
     assert r.returncode == 3 and b"s3cret" not in r.stderr
+
+
+def test_sigusr1_prints_a_status_line(fresh_db: Any, tmp_path: Path) -> None:
+    import signal
+    import time
+
+    db = fresh_db("postgresql")
+    db.execute("CREATE TABLE big (id int PRIMARY KEY, v text); INSERT INTO big SELECT g, repeat('x', 300) FROM generate_series(1, 400000) g;")
+    out = tmp_path / "out"
+    env = {**os.environ, "NO_COLOR": "1"}
+    proc = subprocess.Popen([*DBJSON, "export", db.url, "-o", str(out), "--threads", "1"], stderr=subprocess.PIPE, env=env)
+    deadline = time.monotonic() + 60
+    while not list((out / "data").glob("*.partial")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGUSR1)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert b"export: " in err and b"rows/s" in err and b"0/1 tables done" in err
