@@ -402,7 +402,15 @@ def test_torture_is_deterministic(torture: tuple[FreshDatabase, m.Database]) -> 
     db, first = torture
     second = reflect(db.url)
     same_time = m.replace(second, source=m.replace(second.source, dumped_at=first.source.dumped_at))
-    assert same_time.to_json() == first.to_json()
+    assert _without_estimates(same_time) == _without_estimates(first)
+
+
+def _without_estimates(db: m.Database) -> str:
+    """The document text with ``row_estimate`` (volatile InnoDB statistics) blanked."""
+    schemas = tuple(
+        m.replace(s, tables=tuple(m.replace(t, row_estimate=None) for t in s.tables)) for s in db.schemas
+    )
+    return m.replace(db, schemas=schemas).to_json()
 
 
 # -- Chinook, filters, schemas, counters ---------------------------------------------------------
