@@ -70,3 +70,18 @@ def test_schema_only_then_data_only(chinook_export: Path, fresh_db: Any) -> None
     assert _count(dst, "postgresql", "Track") == 0
     report = import_database(chinook_export, dst.url, data_only=True, threads=2)
     assert report.verify.ok and _count(dst, "postgresql", "Track") == 3503
+
+
+@pytest.mark.parametrize("target", ["postgresql", "mysql", "sqlite"])
+def test_counters_continue_after_the_load(target: str, fresh_db: Any, tmp_path: Path) -> None:
+    """Post-data restarts identity / AUTO_INCREMENT counters past the loaded keys."""
+    src = fresh_db("mariadb")
+    src.execute("CREATE TABLE genre (id int AUTO_INCREMENT PRIMARY KEY, name varchar(20))")
+    src.execute("INSERT INTO genre (name) VALUES ('a'), ('b'), ('c')")
+    src.execute("DELETE FROM genre WHERE id = 3")
+    out = tmp_path / "export"
+    export_database(src.url, out)
+    dst = fresh_db(target)
+    import_database(out, dst.url)
+    dst.execute("INSERT INTO genre (name) VALUES ('new')")
+    assert dst.query("SELECT id FROM genre WHERE name = 'new'")[0][0] == 4
