@@ -170,7 +170,7 @@ def _limits_table() -> list[str]:
            "|---|" + "---|" * len(tables)]
     rows: list[tuple[str, str, str]] = [("limits", k, k) for k in ("identifier_length", "identifier_unit", "index_name_scope",
                                                                     "constraint_name_scope", "key_bytes", "comment_length")]
-    caps = sorted({k for t in tables for k in t["capabilities"] if k not in ("functions", "sqlglot_dialect")})
+    caps = sorted({k for t in tables for k in t["capabilities"] if k not in ("functions", "sqlglot_dialect", "expression_nodes")})
     rows += [("capabilities", k, k) for k in caps]
     for section, key, label in rows:
         cells = []
@@ -184,7 +184,9 @@ def _limits_table() -> list[str]:
         out.append(f"| {label} | " + " | ".join(cells) + " |")
     out += ["", "Functions the expression guard lets through, per target:", ""]
     for t in tables:
-        out.append(f"- **{t['display']}**: " + ", ".join(f"`{f}`" for f in t["capabilities"]["functions"]))
+        nodes = t["capabilities"].get("expression_nodes", [])
+        out.append(f"- **{t['display']}**: " + ", ".join(f"`{f}`" for f in t["capabilities"]["functions"])
+                   + (" (and the constructs " + ", ".join(f"`{n}`" for n in nodes) + ")" if nodes else ""))
     out.append("")
     coll = [t for t in tables if t.get("collations", {}).get("map")]
     if coll:

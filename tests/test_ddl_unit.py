@@ -209,7 +209,7 @@ def test_expression_translation(sql: str, source: str, target: str, expected: st
     ("unix_timestamp()", "mysql", "postgresql", "unix_timestamp"),
     ("nextval('s'::regclass)", "postgresql", "mysql", "nextval"),
     ("'1 day'::interval + now()", "postgresql", "mysql", "INTERVAL"),
-    ("login ~ '^a'", "postgresql", "mysql", "RegexpLike"),
+    ("login ~ '^a'", "postgresql", "mariadb", "RegexpLike"),
     ("(select 1)", "postgresql", "mysql", "subquery"),
 ])
 def test_expression_guard_refuses(sql: str, source: str, target: str, reason: str) -> None:
@@ -239,3 +239,8 @@ def test_schema_map_renames_schemas_and_view_references() -> None:
     assert my.pre_data[0].sql.startswith("CREATE DATABASE IF NOT EXISTS `other`")
     view = next(s.sql for s in my.post_data if s.kind == "view")
     assert "`other`.`customers`" in view and "`shop`" not in view
+
+
+def test_target_specific_constructs() -> None:
+    assert translate("login ~ '^a'", "postgresql", "mysql", set(), nodes=("RegexpLike",)) == ("REGEXP_LIKE(`login`, '^a')", "")
+    assert translate("login ~ '^a'", "postgresql", "sqlite", set())[0] is None

@@ -163,7 +163,8 @@ class Context:
             return sql
         out, reason = translate(sql, src, self.engine.name, self.functions(), statement=statement, schemas=self.schema_names,
                                 constant=constant and not self.caps.get("column_defaults_may_refer"),
-                                tables=self.table_names, default_schema=schema)
+                                tables=self.table_names, default_schema=schema,
+                                nodes=tuple(self.caps.get("expression_nodes", ())))
         if out is None:
             self.report.add(path, f"{what} not translated from {src} ({reason}); dropped", "expression-guard")
         return out

@@ -69,10 +69,10 @@ def _simplify(tree: exp.Expression) -> exp.Expression:
     return tree.transform(fix)
 
 
-def _guard(tree: exp.Expression, functions: set[str]) -> str | None:
+def _guard(tree: exp.Expression, functions: set[str], nodes: tuple[type[exp.Expression], ...] = ()) -> str | None:
     """The reason the tree is refused, or None when it passes the allow-list."""
     for node in tree.walk():
-        if not isinstance(node, _ALLOWED):
+        if not isinstance(node, _ALLOWED + nodes):
             return f"unsupported construct {type(node).__name__}"
         if isinstance(node, exp.DataType) and node.this not in _CAST_TYPES:
             return f"cast to {node.this.value} is not portable"
@@ -113,7 +113,7 @@ def _requalify(tree: exp.Expression, schemas: dict[str, str | None], tables: Tab
 
 def translate(sql: str, source: str, target: str, functions: set[str], *, statement: bool = False,
               schemas: dict[str, str | None] | None = None, constant: bool = False, tables: Tables | None = None,
-              default_schema: str | None = None) -> tuple[str | None, str]:
+              default_schema: str | None = None, nodes: tuple[str, ...] = ()) -> tuple[str | None, str]:
     """Translate ``sql`` from engine ``source`` to engine ``target``.
 
     Returns ``(translated, "")`` or ``(None, reason)``. ``statement`` parses a whole SELECT
@@ -130,7 +130,8 @@ def translate(sql: str, source: str, target: str, functions: set[str], *, statem
     tree = _simplify(tree)
     if schemas or tables:
         tree = _requalify(tree, schemas or {}, tables or {}, default_schema)
-    reason = _guard(tree, functions)
+    extra = tuple(getattr(exp, n) for n in nodes if isinstance(getattr(exp, n, None), type))
+    reason = _guard(tree, functions, extra)
     if constant and not reason and any(isinstance(n, exp.Column) for n in tree.walk()):
         reason = "a default cannot refer to columns here"
     if reason:
@@ -140,7 +141,7 @@ def translate(sql: str, source: str, target: str, functions: set[str], *, statem
         again = cast(exp.Expression, sqlglot.parse_one(out, read=write))
     except SqlglotError as e:
         return None, f"cannot render for {target}: {str(e).splitlines()[0][:120]}"
-    if _guard(again, functions | _known_names(tree)) is not None:
+    if _guard(again, functions | _known_names(tree), extra) is not None:
         return None, "the translation does not parse back cleanly"
     return out, ""
 

@@ -32,6 +32,7 @@ CREATE INDEX `posts_user_created` ON `posts` (`user_id`, `created` DESC);
 ALTER TABLE `users` ADD CONSTRAINT `users_login_key` UNIQUE KEY (`login`);
 ALTER TABLE `users` ADD CONSTRAINT `users_login_check` CHECK (CHAR_LENGTH(`login`) > 2);
 ALTER TABLE `users` ADD CONSTRAINT `users_mood_check` CHECK ((`mood`) IN ('ok', 'happy', 'sad'));
+ALTER TABLE `users` ADD CONSTRAINT `users_login_re` CHECK (REGEXP_LIKE(`login`, '^[a-z]+$'));
 CREATE INDEX `idx_active_login` ON `users` (`login`);
 CREATE INDEX `idx_lower_login` ON `users` ((CAST((LOWER(`login`)) AS CHAR(512))));
 ALTER TABLE `posts` ADD CONSTRAINT `posts_user_id_fkey` FOREIGN KEY (`user_id`) REFERENCES `users` (`id`) ON DELETE CASCADE ON UPDATE NO ACTION;
@@ -39,11 +40,10 @@ CREATE VIEW `active_users` AS SELECT `users`.`id`, `users`.`login` FROM `users` 
 ALTER TABLE `posts` AUTO_INCREMENT = 7;
 ALTER TABLE `users` AUTO_INCREMENT = 42;
 
--- translation report: 24 item(s)
+-- translation report: 23 item(s)
 -- approximation: /schemas/0/enums/0: named enum type 'mood' inlined into its columns [enum-inline]
 -- loss: /schemas/0/sequences/0: sequence 'ticket_seq' not created (mysql has no sequences) [sequence-dropped]
 -- approximation: /schemas/0/tables/0/indexes/0/include: INCLUDE columns dropped [include-dropped]
--- loss: /schemas/0/tables/1/checks/2: check constraint not translated from postgresql (unsupported construct RegexpLike); dropped [expression-guard]
 -- approximation: /schemas/0/tables/1/columns/0/identity/always: GENERATED ALWAYS made AUTO_INCREMENT (explicit values allowed) [identity-auto-increment]
 -- approximation: /schemas/0/tables/1/columns/1/type: uuid kept as CHAR(36) [uuid-char36]
 -- loss: /schemas/0/tables/1/columns/2/type: text in a key kept as VARCHAR(n), n = its share of InnoDB's 3072-byte key (longer values rejected) [text-key-varchar]
