@@ -180,7 +180,12 @@ def _report_out(rep: object, path: Optional[Path]) -> None:
         counts = rep.to_dict()["counts"]
         con.print(f"translation {rep.source} → {rep.target}: {counts['loss']} loss(es), "
                   f"{counts['approximation']} approximation(s), {counts['rename']} rename(s)", markup=False)
-        for item in rep.items:
-            con.print(f"  {item.severity:<13} {item.path}: {item.lost} [{item.rule}]", markup=False)
+        for severity, limit in (("loss", None), ("approximation", 20), ("rename", 20)):
+            items = [i for i in rep.items if i.severity == severity]
+            for item in items[:limit]:
+                con.print(f"  {item.severity:<13} {item.path}: {item.lost} [{item.rule}]", markup=False)
+            if limit is not None and len(items) > limit:
+                con.print(f"  ... {len(items) - limit} more {severity} item(s)" + ("" if path else " (--report FILE lists them all)"),
+                          markup=False)
     if path is not None:
         run(lambda: _write_atomically(path, orjson.dumps(rep.to_dict(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()))
