@@ -606,8 +606,10 @@ def _close_all(conns: Iterable[Any]) -> None:
 def _select_tables(
     db: m.Database, tables: Sequence[str], exclude: Sequence[str]
 ) -> list[tuple[str, m.Table]]:
+    """The tables to export. A partition's rows are read through its partitioned table, so
+    partitions themselves are skipped (their rows would be exported twice)."""
     opts = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude))
-    return [(s.name, t) for s, t in db.tables() if opts.wants(s.name, t.name)]
+    return [(s.name, t) for s, t in db.tables() if opts.wants(s.name, t.name) and not t.partition_of]
 
 
 def _reflect(engine: Any, conn: Any, target: Target, tables: Sequence[str], exclude: Sequence[str]) -> m.Database:
@@ -616,6 +618,15 @@ def _reflect(engine: Any, conn: Any, target: Target, tables: Sequence[str], excl
     options = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude))
     db: m.Database = engine.reflect_database(conn, target, options)
     return db
+
+
+def _clear_previous(out: Path) -> None:
+    """Make ``out`` ready: remove the manifest and the data files of an earlier export there."""
+    (out / "data").mkdir(parents=True, exist_ok=True)
+    (out / "manifest.json").unlink(missing_ok=True)
+    for p in (out / "data").iterdir():
+        if p.is_file() and (".jsonl" in p.name or p.name.endswith(".partial")):
+            p.unlink()
 
 
 def default_threads() -> int:
@@ -655,9 +666,7 @@ def export_database(
     emit = on_event or (lambda e: None)
     target = Target(parse_url(url))
     out = Path(out_dir)
-    (out / "data").mkdir(parents=True, exist_ok=True)
-    for stale in (out / "manifest.json",):
-        stale.unlink(missing_ok=True)
+    _clear_previous(out)
     warnings: list[str] = []
 
     def warn(message: str) -> None:

@@ -79,6 +79,12 @@ class PostgreSQLExport(SQLExportBase):
         conn.cancel_safe() if hasattr(conn, "cancel_safe") else conn.cancel()
 
     # -- SQL ----------------------------------------------------------------------------------
+    def export_qualify(self, schema: str, table: m.Table) -> str:
+        """``ONLY`` the table itself: rows of inheritance children are exported with the children
+        (a partitioned table, whose partitions are skipped, is read whole)."""
+        name = f"{self._q(schema)}.{self._q(table.name)}"
+        return name if table.partitioning is not None else f"ONLY {name}"
+
     def _fetch(self, conn: Any, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with conn.cursor() as cur:
             cur.execute(sql, list(params) or None)
