@@ -324,3 +324,23 @@ def test_postgresql_partitions_and_inheritance_export_each_row_once(fresh_db: An
     rows = {t.name: t.rows for t in r.manifest.tables}
     assert rows == {"m": 100, "base": 2, "child": 1}
     check_files(tmp_path / "out")
+
+
+@pytest.mark.parametrize("engine_name", ["mysql", "mariadb"])
+def test_without_lock_privilege_per_worker_snapshots_with_a_warning(fresh_db: Any, engine_name: str, tmp_path: Path) -> None:
+    from sqlalchemy.engine import make_url
+
+    db = fresh_db(engine_name)
+    db.execute("CREATE TABLE t (id INT PRIMARY KEY);\nINSERT INTO t VALUES (1), (2);")
+    user = f"lp_{db.name[-8:]}"
+    db.execute(f"CREATE USER '{user}'@'%' IDENTIFIED BY 'pw';\nGRANT SELECT ON `{db.name}`.* TO '{user}'@'%';")
+    try:
+        url = make_url(db.url).set(username=user, password="pw").render_as_string(hide_password=False)
+        events: list[Any] = []
+        r = export_database(url, tmp_path / "out", threads=2, on_event=events.append)
+        assert r.manifest.snapshot.mode == "per-worker" and r.manifest.snapshot.consistent is False
+        assert any(type(e).__name__ == "Warning" and "snapshot" in e.message for e in events)
+        assert r.warnings and r.manifest.tables[0].rows == 2
+        assert "pw" not in (tmp_path / "out" / "manifest.json").read_text().replace("password", "")
+    finally:
+        db.execute(f"DROP USER '{user}'@'%'")
