@@ -134,6 +134,9 @@ class Context:
         self.source_family = family_of(self.source)
         self.same = self.source == engine.name
         self.same_family = self.source_family == engine.family
+        from ..engines import get_engine
+
+        self.source_engine = get_engine(self.source)
         self.options = dict(options or {})
         self.report = TranslationReport(self.source, engine.name)
         limits = engine.table.get("limits", {})
@@ -268,7 +271,8 @@ class BaseDDL:
         for i, e in enumerate(schema.enums):
             ctx.report.add(f"{path}/enums/{i}", f"named enum type {e.name!r} inlined into its columns", "enum-inline", "approximation")
         for i, d in enumerate(schema.domains):
-            ctx.report.add(f"{path}/domains/{i}", f"domain {d.name!r}: columns use its base type; its checks are dropped", "domain-base-type")
+            ctx.report.add(f"{path}/domains/{i}", f"domain {d.name!r} not created: its columns get its base type, NOT NULL "
+                           "and checks", "domain-inlined", "approximation")
         for i, c in enumerate(schema.composites):
             ctx.report.add(f"{path}/composites/{i}", f"composite type {c.name!r} not created", "composite-dropped")
         for fam, opts in sorted(schema.options.items()):
@@ -485,6 +489,8 @@ class BaseDDL:
         parts.checks = list(choice.checks)
         post: list[Statement] = []
         restarts: list[Statement] = []
+        if not ctx.same:
+            self.ddl_domain_rules(ctx, t, col, parts, path)
         if col.generated is not None:
             self.ddl_generated(ctx, t, col, parts, path)
         if col.identity is not None:
@@ -511,6 +517,22 @@ class BaseDDL:
     def ddl_pk_not_null(self) -> bool:
         """Whether primary key columns must be declared NOT NULL (SQLite allows NULLs there)."""
         return False
+
+    def ddl_domain_rules(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> None:
+        """A column of a PostgreSQL domain type gets the domain's NOT NULL and CHECKs (translated)."""
+        domain = _domain_of(ctx.db, t.schema, col.type)
+        if domain is None:
+            return
+        if not domain.nullable:
+            parts.not_null = True
+        quoted = ctx.source_engine.quote(col.name)
+        for chk in domain.checks:
+            body = re.sub(r"(?is)^\s*CHECK\s*", "", chk.expression).strip()
+            body = re.sub(r"\bVALUE\b", lambda _: quoted, body)
+            sql = ctx.expr(body, chk.dialect, f"{path}/type", f"check of domain {domain.name}")
+            if sql is not None:
+                parts.checks.append(sql)
+        ctx.report.add(f"{path}/type", f"domain {domain.name!r} replaced by its base type with its checks", "domain-inlined", "approximation")
 
     def ddl_column_declared(self, ctx: Context, t: TableInfo, col: m.Column) -> bool:
         """False for columns the table gets otherwise (inherited from a parent table)."""
@@ -570,6 +592,14 @@ class BaseDDL:
         if d.kind == "literal":
             if col.type.kind == "set" and choice.type.kind != "set":
                 return self.ddl_list_literal([v for v in d.value.split(",") if v], choice.type)
+            if col.type.kind == "array" and choice.type.kind != "array":
+                items = _pg_array_items(d.value)
+                if items is None:
+                    ctx.report.add(path, "array default not translated; dropped", "default-dropped")
+                    return None
+                elem = col.type.element.kind if col.type.element else "text"
+                values: list[Any] = [_number(v) if elem in _NUMERIC_KINDS else v for v in items]
+                return self.ddl_list_literal(values, choice.type)
             return self.ddl_literal_default(ctx, d.value, choice.type, path)
         if d.kind == "function":
             sql = self.ddl_function_default(ctx, d, choice.type)
@@ -599,7 +629,7 @@ class BaseDDL:
     def ddl_bool(self, value: bool) -> str:
         return "TRUE" if value else "FALSE"
 
-    def ddl_list_literal(self, items: list[str], typ: m.Type) -> str:
+    def ddl_list_literal(self, items: list[Any], typ: m.Type) -> str:
         """A default holding a list of strings (a SET value) for the target's list type."""
         import json
 
@@ -1002,6 +1032,40 @@ def primary_schema(db: m.Database) -> int:
         if preferred in names:
             return names.index(preferred)
     return 0
+
+
+def _number(text: str) -> int | float | str:
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+
+def _pg_array_items(text: str) -> list[str] | None:
+    """The elements of a one-dimensional PostgreSQL array literal (``{a,"b c"}``), else None."""
+    body = text.strip()
+    if not (body.startswith("{") and body.endswith("}")) or "{" in body[1:-1]:
+        return None
+    items: list[str] = []
+    for m_ in re.finditer(r'\s*(?:"((?:[^"\\]|\\.)*)"|([^,]*))\s*(?:,|$)', body[1:-1]):
+        if m_.group(0) == "" and m_.start() == len(body) - 2:
+            break
+        quoted, bare = m_.group(1), m_.group(2)
+        items.append(re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else bare.strip())
+    return [] if body == "{}" else items
+
+
+def _domain_of(db: m.Database, schema: m.Schema, typ: m.Type) -> m.Domain | None:
+    """The domain a column type names, if the document defines it."""
+    if not typ.type_name or typ.kind == "enum":
+        return None
+    for s in db.schemas:
+        if s.name == (typ.type_schema or schema.name):
+            return next((d for d in s.domains if d.name == typ.type_name), None)
+    return None
 
 
 def _complete(t: m.Type) -> m.Type:

@@ -54,7 +54,7 @@ CREATE TABLE `all_types` (
   `c_point` longtext NULL,
   `c_polygon` longtext NULL,
   `c_int_array` json NULL,
-  `c_text_array` json NULL DEFAULT '{}',
+  `c_text_array` json NULL DEFAULT '[]',
   `c_numeric_array` json NULL,
   `c_matrix` json NULL,
   `c_timestamptz_array` json NULL,
@@ -68,7 +68,7 @@ CREATE TABLE `all_types` (
   `c_datemultirange` varchar(255) NULL,
   `c_mood` enum('sad', 'ok', 'happy') NULL DEFAULT 'ok',
   `c_mood_array` json NULL,
-  `c_zip` varchar(10) NULL,
+  `c_zip` varchar(10) NOT NULL,
   `c_address` longtext NULL,
   `c_expr_default` longtext NULL DEFAULT (CONCAT('a', 'b')),
   `c_total` decimal(65,30) GENERATED ALWAYS AS (`c_numeric_ps` * (2)) STORED,
@@ -97,7 +97,7 @@ CREATE TABLE `customer` (
   `email` varchar(376) NOT NULL,
   `phone` varchar(376) NULL,
   `mood` enum('sad', 'ok', 'happy') NOT NULL DEFAULT 'happy' COMMENT 'shares the enum with all_types',
-  `zip` varchar(10) NULL,
+  `zip` varchar(10) NOT NULL,
   PRIMARY KEY (`id`)
 ) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 CREATE TABLE `measurement` (
@@ -175,14 +175,14 @@ ALTER TABLE `customer` AUTO_INCREMENT = 42;
 ALTER TABLE `staff` AUTO_INCREMENT = 1;
 ALTER TABLE `store` AUTO_INCREMENT = 1;
 
--- translation report: 106 item(s)
+-- translation report: 110 item(s)
 -- rename: /schemas/0/tables/0/name: table of schema 'inventory' renamed to 'inventory_stock' (mariadb gets one schema) [schema-prefix]
 -- rename: /schemas/0/tables/1/name: table of schema 'inventory' renamed to 'inventory_warehouse' (mariadb gets one schema) [schema-prefix]
 -- approximation: /schemas/0/enums/0: named enum type 'status' inlined into its columns [enum-inline]
 -- approximation: /schemas/0/tables/1/options/postgresql/replica_identity: postgresql table option replica_identity='index' has no mariadb counterpart [foreign-option]
 -- approximation: /schemas/0/tables/1/options/postgresql/replica_identity_index: postgresql table option replica_identity_index='warehouse_pkey' has no mariadb counterpart [foreign-option]
 -- approximation: /schemas/1/enums/0: named enum type 'mood' inlined into its columns [enum-inline]
--- loss: /schemas/1/domains/0: domain 'us_postal_code': columns use its base type; its checks are dropped [domain-base-type]
+-- approximation: /schemas/1/domains/0: domain 'us_postal_code' not created: its columns get its base type, NOT NULL and checks [domain-inlined]
 -- loss: /schemas/1/composites/0: composite type 'address' not created [composite-dropped]
 -- loss: /schemas/1/options/postgresql/collations: postgresql collations not created [schema-objects-dropped]
 -- loss: /schemas/1/options/postgresql/range_types: postgresql range types not created [schema-objects-dropped]
@@ -224,6 +224,8 @@ ALTER TABLE `store` AUTO_INCREMENT = 1;
 -- loss: /schemas/1/tables/0/columns/51/type: range kept as its text form ('[1,5)'); range operators lost [range-text]
 -- loss: /schemas/1/tables/0/columns/52/type: range kept as its text form ('[1,5)'); range operators lost [range-text]
 -- approximation: /schemas/1/tables/0/columns/54/type: array kept as a JSON array (element type not enforced) [array-json]
+-- loss: /schemas/1/tables/0/columns/55/type: check of domain us_postal_code not translated from postgresql (unsupported construct RegexpLike); dropped [expression-guard]
+-- approximation: /schemas/1/tables/0/columns/55/type: domain 'us_postal_code' replaced by its base type with its checks [domain-inlined]
 -- loss: /schemas/1/tables/0/columns/56/type: engine-specific type kept as its text form [opaque-longtext]
 -- loss: /schemas/1/tables/0/columns/58/type: unconstrained numeric limited to DECIMAL(65,30) (35 integer and 30 fraction digits; NaN/Infinity rejected) [numeric-unconstrained]
 -- loss: /schemas/1/tables/0/columns/59/type: range kept as its text form ('[1,5)'); range operators lost [range-text]
@@ -244,6 +246,8 @@ ALTER TABLE `store` AUTO_INCREMENT = 1;
 -- loss: /schemas/1/tables/2/inherits: table inheritance dropped [inherits-dropped]
 -- loss: /schemas/1/tables/4/columns/2/type: text in a key kept as VARCHAR(n), n = its share of InnoDB's 3072-byte key (longer values rejected) [text-key-varchar]
 -- loss: /schemas/1/tables/4/columns/3/type: text in a key kept as VARCHAR(n), n = its share of InnoDB's 3072-byte key (longer values rejected) [text-key-varchar]
+-- loss: /schemas/1/tables/4/columns/5/type: check of domain us_postal_code not translated from postgresql (unsupported construct RegexpLike); dropped [expression-guard]
+-- approximation: /schemas/1/tables/4/columns/5/type: domain 'us_postal_code' replaced by its base type with its checks [domain-inlined]
 -- approximation: /schemas/1/tables/4/uniques/0/deferrable: DEFERRABLE dropped (checked immediately) [deferrable-dropped]
 -- loss: /schemas/1/tables/4/uniques/1/nulls_not_distinct: NULLS NOT DISTINCT dropped (several NULLs allowed) [nulls-distinct]
 -- approximation: /schemas/1/tables/5/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]

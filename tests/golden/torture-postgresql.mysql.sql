@@ -52,7 +52,7 @@ CREATE TABLE `all_types` (
   `c_point` longtext NULL,
   `c_polygon` longtext NULL,
   `c_int_array` json NULL,
-  `c_text_array` json NULL DEFAULT ('{}'),
+  `c_text_array` json NULL DEFAULT ('[]'),
   `c_numeric_array` json NULL,
   `c_matrix` json NULL,
   `c_timestamptz_array` json NULL,
@@ -66,7 +66,7 @@ CREATE TABLE `all_types` (
   `c_datemultirange` varchar(255) NULL,
   `c_mood` enum('sad', 'ok', 'happy') NULL DEFAULT 'ok',
   `c_mood_array` json NULL,
-  `c_zip` varchar(10) NULL,
+  `c_zip` varchar(10) NOT NULL,
   `c_address` longtext NULL,
   `c_expr_default` longtext NULL DEFAULT (CONCAT('a', 'b')),
   `c_total` decimal(65,30) GENERATED ALWAYS AS (`c_numeric_ps` * (2)) STORED,
@@ -95,7 +95,7 @@ CREATE TABLE `customer` (
   `email` varchar(376) NOT NULL,
   `phone` varchar(376) NULL,
   `mood` enum('sad', 'ok', 'happy') NOT NULL DEFAULT 'happy' COMMENT 'shares the enum with all_types',
-  `zip` varchar(10) NULL,
+  `zip` varchar(10) NOT NULL,
   PRIMARY KEY (`id`)
 ) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_bin;
 CREATE TABLE `measurement` (
@@ -141,6 +141,7 @@ CREATE TABLE `store` (
   PRIMARY KEY (`id`)
 ) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_bin;
 -- post-data
+ALTER TABLE `all_types` ADD CONSTRAINT `all_types_c_zip_check` CHECK (REGEXP_LIKE(`c_zip`, '^\\d{5}$') OR REGEXP_LIKE(`c_zip`, '^\\d{5}-\\d{4}$'));
 CREATE INDEX `all_types_range_gist` ON `all_types` (`c_tstzrange`);
 CREATE INDEX `all_types_text_collate` ON `all_types` (`c_varchar` DESC, `c_integer`);
 CREATE INDEX `all_types_ts_brin` ON `all_types` (`c_timestamp`);
@@ -149,6 +150,7 @@ ALTER TABLE `cities` ADD CONSTRAINT `cities_name_check` CHECK (`name` <> '');
 ALTER TABLE `cities` ADD CONSTRAINT `cities_population_check` CHECK (`population` >= 0);
 ALTER TABLE `customer` ADD CONSTRAINT `customer_email_key` UNIQUE KEY (`email`);
 ALTER TABLE `customer` ADD CONSTRAINT `customer_email_phone_key` UNIQUE KEY (`email`, `phone`);
+ALTER TABLE `customer` ADD CONSTRAINT `customer_zip_check` CHECK (REGEXP_LIKE(`zip`, '^\\d{5}$') OR REGEXP_LIKE(`zip`, '^\\d{5}-\\d{4}$'));
 CREATE INDEX `measurement_peak` ON `measurement` (`peak`);
 ALTER TABLE `staff` ADD CONSTRAINT `staff_salary_check` CHECK (`salary` > 0);
 CREATE INDEX `staff_active_partial` ON `staff` (`store_id`);
@@ -172,14 +174,14 @@ ALTER TABLE `customer` AUTO_INCREMENT = 42;
 ALTER TABLE `staff` AUTO_INCREMENT = 1;
 ALTER TABLE `store` AUTO_INCREMENT = 1;
 
--- translation report: 108 item(s)
+-- translation report: 110 item(s)
 -- rename: /schemas/0/tables/0/name: table of schema 'inventory' renamed to 'inventory_stock' (mysql gets one schema) [schema-prefix]
 -- rename: /schemas/0/tables/1/name: table of schema 'inventory' renamed to 'inventory_warehouse' (mysql gets one schema) [schema-prefix]
 -- approximation: /schemas/0/enums/0: named enum type 'status' inlined into its columns [enum-inline]
 -- approximation: /schemas/0/tables/1/options/postgresql/replica_identity: postgresql table option replica_identity='index' has no mysql counterpart [foreign-option]
 -- approximation: /schemas/0/tables/1/options/postgresql/replica_identity_index: postgresql table option replica_identity_index='warehouse_pkey' has no mysql counterpart [foreign-option]
 -- approximation: /schemas/1/enums/0: named enum type 'mood' inlined into its columns [enum-inline]
--- loss: /schemas/1/domains/0: domain 'us_postal_code': columns use its base type; its checks are dropped [domain-base-type]
+-- approximation: /schemas/1/domains/0: domain 'us_postal_code' not created: its columns get its base type, NOT NULL and checks [domain-inlined]
 -- loss: /schemas/1/composites/0: composite type 'address' not created [composite-dropped]
 -- loss: /schemas/1/options/postgresql/collations: postgresql collations not created [schema-objects-dropped]
 -- loss: /schemas/1/options/postgresql/range_types: postgresql range types not created [schema-objects-dropped]
@@ -224,6 +226,7 @@ ALTER TABLE `store` AUTO_INCREMENT = 1;
 -- loss: /schemas/1/tables/0/columns/51/type: range kept as its text form ('[1,5)'); range operators lost [range-text]
 -- loss: /schemas/1/tables/0/columns/52/type: range kept as its text form ('[1,5)'); range operators lost [range-text]
 -- approximation: /schemas/1/tables/0/columns/54/type: array kept as a JSON array (element type not enforced) [array-json]
+-- approximation: /schemas/1/tables/0/columns/55/type: domain 'us_postal_code' replaced by its base type with its checks [domain-inlined]
 -- loss: /schemas/1/tables/0/columns/56/type: engine-specific type kept as its text form [opaque-longtext]
 -- loss: /schemas/1/tables/0/columns/58/type: unconstrained numeric limited to DECIMAL(65,30) (35 integer and 30 fraction digits; NaN/Infinity rejected) [numeric-unconstrained]
 -- loss: /schemas/1/tables/0/columns/59/type: range kept as its text form ('[1,5)'); range operators lost [range-text]
@@ -244,6 +247,7 @@ ALTER TABLE `store` AUTO_INCREMENT = 1;
 -- loss: /schemas/1/tables/2/inherits: table inheritance dropped [inherits-dropped]
 -- loss: /schemas/1/tables/4/columns/2/type: text in a key kept as VARCHAR(n), n = its share of InnoDB's 3072-byte key (longer values rejected) [text-key-varchar]
 -- loss: /schemas/1/tables/4/columns/3/type: text in a key kept as VARCHAR(n), n = its share of InnoDB's 3072-byte key (longer values rejected) [text-key-varchar]
+-- approximation: /schemas/1/tables/4/columns/5/type: domain 'us_postal_code' replaced by its base type with its checks [domain-inlined]
 -- approximation: /schemas/1/tables/4/uniques/0/deferrable: DEFERRABLE dropped (checked immediately) [deferrable-dropped]
 -- loss: /schemas/1/tables/4/uniques/1/nulls_not_distinct: NULLS NOT DISTINCT dropped (several NULLs allowed) [nulls-distinct]
 -- approximation: /schemas/1/tables/5/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]

@@ -54,7 +54,7 @@ CREATE TABLE "all_types" (
   "c_point" TEXT,
   "c_polygon" TEXT,
   "c_int_array" JSON,
-  "c_text_array" JSON DEFAULT '{}',
+  "c_text_array" JSON DEFAULT '[]',
   "c_numeric_array" JSON,
   "c_matrix" JSON,
   "c_timestamptz_array" JSON,
@@ -68,7 +68,7 @@ CREATE TABLE "all_types" (
   "c_datemultirange" TEXT,
   "c_mood" TEXT DEFAULT 'ok',
   "c_mood_array" JSON,
-  "c_zip" VARCHAR(10),
+  "c_zip" VARCHAR(10) NOT NULL,
   "c_address" TEXT,
   "c_expr_default" TEXT DEFAULT ('a' || 'b'),
   "c_total" NUMERIC GENERATED ALWAYS AS ("c_numeric_ps" * (2)) STORED,
@@ -98,7 +98,7 @@ CREATE TABLE "customer" (
   "email" TEXT NOT NULL,
   "phone" TEXT,
   "mood" TEXT DEFAULT 'happy' NOT NULL,
-  "zip" VARCHAR(10),
+  "zip" VARCHAR(10) NOT NULL,
   CONSTRAINT "customer_email_key" UNIQUE ("email"),
   CONSTRAINT "customer_email_phone_key" UNIQUE ("email", "phone"),
   CONSTRAINT "customer_mood_check" CHECK ("mood" IN ('sad', 'ok', 'happy')),
@@ -172,7 +172,7 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'staff', 0 WHERE NOT EXISTS (SELE
 DELETE FROM sqlite_sequence WHERE name = 'store' AND seq < 0;
 INSERT INTO sqlite_sequence (name, seq) SELECT 'store', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'store');
 
--- translation report: 112 item(s)
+-- translation report: 116 item(s)
 -- rename: /schemas/0/tables/0/name: table of schema 'inventory' renamed to 'inventory_stock' (sqlite gets one schema) [schema-prefix]
 -- rename: /schemas/0/tables/1/name: table of schema 'inventory' renamed to 'inventory_warehouse' (sqlite gets one schema) [schema-prefix]
 -- approximation: /schemas/0/enums/0: named enum type 'status' inlined into its columns [enum-inline]
@@ -181,7 +181,7 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'store', 0 WHERE NOT EXISTS (SELE
 -- approximation: /schemas/0/tables/1/options/postgresql/replica_identity: postgresql table option replica_identity='index' has no sqlite counterpart [foreign-option]
 -- approximation: /schemas/0/tables/1/options/postgresql/replica_identity_index: postgresql table option replica_identity_index='warehouse_pkey' has no sqlite counterpart [foreign-option]
 -- approximation: /schemas/1/enums/0: named enum type 'mood' inlined into its columns [enum-inline]
--- loss: /schemas/1/domains/0: domain 'us_postal_code': columns use its base type; its checks are dropped [domain-base-type]
+-- approximation: /schemas/1/domains/0: domain 'us_postal_code' not created: its columns get its base type, NOT NULL and checks [domain-inlined]
 -- loss: /schemas/1/composites/0: composite type 'address' not created [composite-dropped]
 -- loss: /schemas/1/options/postgresql/collations: postgresql collations not created [schema-objects-dropped]
 -- loss: /schemas/1/options/postgresql/range_types: postgresql range types not created [schema-objects-dropped]
@@ -227,6 +227,8 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'store', 0 WHERE NOT EXISTS (SELE
 -- approximation: /schemas/1/tables/0/columns/53/type: ENUM kept as TEXT + CHECK (IN labels); declaration-order sorting lost [enum-check]
 -- approximation: /schemas/1/tables/0/columns/54/type: array kept as a JSON array [array-json]
 -- approximation: /schemas/1/tables/0/columns/55/type: length not enforced [varchar]
+-- loss: /schemas/1/tables/0/columns/55/type: check of domain us_postal_code not translated from postgresql (unsupported construct RegexpLike); dropped [expression-guard]
+-- approximation: /schemas/1/tables/0/columns/55/type: domain 'us_postal_code' replaced by its base type with its checks [domain-inlined]
 -- loss: /schemas/1/tables/0/columns/56/type: engine-specific type kept as its text form [opaque-text]
 -- approximation: /schemas/1/tables/0/columns/58/type: numeric values with more than 15 significant digits are stored inexactly (NUMERIC affinity) [numeric]
 -- loss: /schemas/1/tables/0/columns/59/type: range kept as its text form [range-text]
@@ -249,6 +251,8 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'store', 0 WHERE NOT EXISTS (SELE
 -- loss: /schemas/1/tables/2/inherits: table inheritance dropped [inherits-dropped]
 -- approximation: /schemas/1/tables/4/columns/4/type: ENUM kept as TEXT + CHECK (IN labels); declaration-order sorting lost [enum-check]
 -- approximation: /schemas/1/tables/4/columns/5/type: length not enforced [varchar]
+-- loss: /schemas/1/tables/4/columns/5/type: check of domain us_postal_code not translated from postgresql (unsupported construct RegexpLike); dropped [expression-guard]
+-- approximation: /schemas/1/tables/4/columns/5/type: domain 'us_postal_code' replaced by its base type with its checks [domain-inlined]
 -- approximation: /schemas/1/tables/4/uniques/0/deferrable: DEFERRABLE dropped (checked immediately) [deferrable-dropped]
 -- loss: /schemas/1/tables/4/uniques/1/nulls_not_distinct: NULLS NOT DISTINCT dropped (several NULLs allowed) [nulls-distinct]
 -- approximation: /schemas/1/tables/4/columns/4/comment: column comment dropped [comment-dropped]

@@ -220,6 +220,10 @@ class MySQLDDL(BaseDDL):
     def ddl_bit_literal(self, bits: str) -> str:
         return f"b'{bits}'"
 
+    def ddl_list_literal(self, items: list[Any], typ: m.Type) -> str:
+        sql = super().ddl_list_literal(items, typ)
+        return sql if self.is_mariadb else f"({sql})"  # MySQL: JSON defaults must be expressions
+
     def ddl_literal_default(self, ctx: Context, value: str, typ: m.Type, path: str) -> str:
         if typ.kind in ("binary", "varbinary", "blob") and re.fullmatch(r"0x[0-9a-fA-F]*", value.strip()):
             return value.strip()

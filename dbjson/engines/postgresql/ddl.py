@@ -197,8 +197,8 @@ class PostgreSQLDDL(BaseDDL):
             return f"CURRENT_TIMESTAMP({d.fsp})" if d.fsp is not None else "CURRENT_TIMESTAMP"
         return super().ddl_function_default(ctx, d, typ)
 
-    def ddl_list_literal(self, items: list[str], typ: m.Type) -> str:
-        inner = ",".join('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in items)
+    def ddl_list_literal(self, items: list[Any], typ: m.Type) -> str:
+        inner = ",".join('"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"' for v in items)
         return self.literal("{" + inner + "}")
 
     def ddl_bit_literal(self, bits: str) -> str:
