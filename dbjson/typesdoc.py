@@ -40,7 +40,11 @@ These settle the open questions of the type research (reference/types.md §6).
 
 1. **Dual type record.** Same engine: `native.raw` verbatim. Across engines: the standard type and
    the rule tables below. MySQL ↔ MariaDB keep the native spelling except for types the other
-   lacks (`uuid`, `inet4`, `inet6`, `json`, `vector`, MySQL's `geomcollection`).
+   lacks (`uuid`, `inet4`, `inet6`, `json`, `vector`, MySQL's `geomcollection`). PostgreSQL-only
+   types elsewhere: a domain becomes its base type plus the domain's NOT NULL and CHECKs (`VALUE`
+   replaced by the column, translated like any check); arrays become JSON arrays (array defaults
+   too); ranges and intervals become their text forms; composite types and other user types become
+   text (reported as losses).
 2. **Reflection source** (schema-dump): `information_schema` for MySQL/MariaDB, `pg_catalog` for
    PostgreSQL, `sqlite_master` + pragmas for SQLite; schema-load relies only on the document.
 3. **Unsigned integers** go one size wider on PostgreSQL with `CHECK (c >= 0)`;
