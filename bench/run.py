@@ -162,7 +162,6 @@ class Bench:
         self.results: list[Result] = []
         self.info: dict[str, str] = {}
         self.have = {cmd: dbjson_help(cmd) for cmd in ("export", "import", "verify")}
-        self.keep: dict[str, Path] = {}  # dbjson exports kept for the migrate comparison
 
     # ----------------------------------------------------------------- bookkeeping
 
