@@ -80,13 +80,11 @@ class Checksum:
     def add_block(self, block: bytes) -> None:
         """Add every line of ``block``: complete lines, each terminated by ``\\n``."""
         blake = hashlib.blake2b
-        total = self.value
+        from_bytes = int.from_bytes
         lines = block.split(b"\n")
         if lines and lines[-1] == b"":
             lines.pop()
-        for ln in lines:
-            total += int.from_bytes(blake(ln).digest()[:8], "little")
-        self.value = total & MASK64
+        self.value = (self.value + sum([from_bytes(blake(ln).digest()[:8], "little") for ln in lines])) & MASK64
         self.rows += len(lines)
 
     def merge(self, other: Checksum) -> None:
