@@ -233,7 +233,9 @@ class PostgreSQLLoad:
         width = len(rows[0]) - 1 if rows else 0
         for row in rows:
             line = "\t".join(["\\N" if v is None else v if type(v) is str else str(v) for v in row])
-            if line.count("\t") != width or "\\" in line or "\n" in line or "\r" in line:
+            # Each NULL marker holds exactly one backslash: any other backslash, tab or line break
+            # inside a value sends the row through the escaping path.
+            if (line.count("\t") != width or line.count("\\") != row.count(None) or "\n" in line or "\r" in line):
                 line = "\t".join(["\\N" if v is None else (v if type(v) is str else str(v)).translate(esc) for v in row])
             out.append(line)
         out.append("")
