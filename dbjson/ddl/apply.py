@@ -100,8 +100,9 @@ def _run(conn: Any, engine: Any, statements: list[Statement], password: str | No
         assert current is not None
         msg = scrub(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__, password)
         done = "rolled back" if transactional else "earlier statements stay applied"
+        table = current.table if current.table != current.object else None  # no "table t: table t: ..."
         raise ApplyError(f"{current.kind} {current.object}: {msg} ({done})", statement=current.sql, obj=current.object,
-                         table=current.table) from None
+                         table=table) from None
 
 
 def _try(conn: Any, sql: str, transactional: bool) -> str | None:
