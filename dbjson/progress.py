@@ -176,18 +176,7 @@ def install_status_signal(callback: Callable[[], None]) -> Callable[[], None]:
     return restore
 
 
-def fanout(*handlers: EventHandler | None) -> EventHandler:
-    """One handler that calls each non-None handler in turn."""
-    hs = [h for h in handlers if h is not None]
-
-    def call(event: Event) -> None:
-        for h in hs:
-            h(event)
-
-    return call
-
-
 __all__ = [
     "Started", "TableStarted", "RowsProgress", "ChunkDone", "TableFinished", "Warning", "Finished",
-    "Event", "EventHandler", "StatusTracker", "TableStatus", "install_status_signal", "fanout",
+    "Event", "EventHandler", "StatusTracker", "TableStatus", "install_status_signal",
 ]
