@@ -64,7 +64,8 @@ def item_rows(n: int, start: int = 1) -> list[tuple[Any, ...]]:
     out = []
     for i in range(start, start + n):
         out.append((
-            i, f"name {i}\t\\x\n'q'" if i % 7 == 0 else f"name {i}", Decimal(i) / 4, bytes([i % 256, 0, 10, 9, 92]),
+            i, f"name {i}\t\\x\n'q'" if i % 7 == 0 else "\\N" if i % 11 == 0 else f"name {i}", Decimal(i) / 4,
+            bytes([i % 256, 0, 10, 9, 92]) if i % 13 else None,
             i % 2 == 0, dt.datetime(2024, 1, 1) + dt.timedelta(minutes=i), 2**62 + i, i / 3, dt.date(2020, 2, 29),
         ))
     out.append((start + n, None, None, None, None, None, None, None, None))
