@@ -413,7 +413,7 @@ class BaseDDL:
             return choice
         t_type = col.type
         if t_type.kind == "opaque" and t_type.base is not None:
-            ctx.report.add(f"{path}/type", f"type {col.native.raw!r} replaced by its base type", "domain-base-type")
+            ctx.report.add(f"{path}/type", f"type {col.native.raw!r} replaced by its base type", "base-type", "approximation")
             t_type = t_type.base
         return self.map_type(ctx, t_type, t, col.name, f"{path}/type", col.name in t.key_columns, col.name in t.identity_like)
 

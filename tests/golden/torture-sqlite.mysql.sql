@@ -73,7 +73,7 @@ ALTER TABLE `book` AUTO_INCREMENT = 3;
 -- approximation: /schemas/0/tables/1/columns/0/nullable: primary key column made NOT NULL [pk-not-null]
 -- approximation: /schemas/0/tables/1/columns/9/type: uuid kept as CHAR(36) [uuid-char36]
 -- loss: /schemas/0/tables/1/columns/12/type: engine-specific type kept as its text form [opaque-longtext]
--- loss: /schemas/0/tables/1/columns/13/type: type 'MONEY' replaced by its base type [domain-base-type]
+-- approximation: /schemas/0/tables/1/columns/13/type: type 'MONEY' replaced by its base type [base-type]
 -- loss: /schemas/0/tables/1/columns/13/type: unconstrained numeric limited to DECIMAL(65,30) (35 integer and 30 fraction digits; NaN/Infinity rejected) [numeric-unconstrained]
 -- loss: /schemas/0/tables/1/columns/16/default: default expression not translated from sqlite (function DATETIME() is not known to translate); dropped [expression-guard]
 -- approximation: /schemas/0/tables/1/indexes/0/where: partial index made a full index [partial-index-full]

@@ -71,7 +71,7 @@ ALTER TABLE "public"."book" ALTER COLUMN "book_id" RESTART WITH 3;
 -- approximation: /schemas/0/tables/1/columns/5/type: unsigned 16-bit integer widened to integer + CHECK (>= 0) [uint16-integer]
 -- approximation: /schemas/0/tables/1/columns/8/type: JSON text (key order, duplicate keys, whitespace) normalized by jsonb [json-text-jsonb]
 -- loss: /schemas/0/tables/1/columns/12/type: engine-specific type kept as its text form [opaque-text]
--- loss: /schemas/0/tables/1/columns/13/type: type 'MONEY' replaced by its base type [domain-base-type]
+-- approximation: /schemas/0/tables/1/columns/13/type: type 'MONEY' replaced by its base type [base-type]
 -- approximation: /schemas/0/tables/1/columns/14/generated/stored: VIRTUAL generated column made STORED [virtual-stored]
 -- loss: /schemas/0/tables/1/columns/16/default: default expression not translated from sqlite (function DATETIME() is not known to translate); dropped [expression-guard]
 -- approximation: /schemas/0/tables/3/options/sqlite/strict: sqlite table option strict=True has no postgresql counterpart [foreign-option]
