@@ -8,7 +8,7 @@ emitted. Only transactional tables (InnoDB) are covered by the snapshot.
 
 Rows: the server builds each canonical line with ``CONCAT`` over per-column expressions that
 produce exactly the codec's text (see :meth:`MySQLExport.json_expression`), returned as binary
-strings through an unbuffered cursor; a column without such an expression (floats, vectors)
+strings through an unbuffered cursor; a column without such an expression (FLOAT, vectors)
 sends the whole table through the Python encoder. A value the server cannot encode canonically
 (a boolean column holding 2, a line longer than ``max_allowed_packet``) yields a NUL byte, which
 cannot occur in canonical JSON, and the export stops with an error instead of writing a wrong line.
@@ -49,6 +49,31 @@ def mysql_geometry_to_ewkb(value: bytes) -> bytes:
 def mysql_vector_to_list(value: bytes) -> list[float]:
     """MySQL 9 VECTOR (little-endian float32 array) → floats."""
     return list(struct.unpack(f"<{len(value) // 4}f", value))
+
+
+def _double_json(q: str) -> str:
+    """orjson's text of a DOUBLE from MySQL's shortest text ``s``: plain notation with at least one
+    decimal for 1e-5 <= |v| < 1e16 (exact through DECIMAL(65,30)), else ``d[.ddd]e±N``."""
+    s = f"CAST({q} AS CHAR)"
+    plain = f"TRIM(TRAILING '0' FROM CAST(CAST({s} AS DECIMAL(65,30)) AS CHAR))"
+    a = f"TRIM(LEADING '-' FROM {s})"  # |v| as text
+    mant = f"SUBSTRING_INDEX({a}, 'e', 1)"
+    exp = f"IF(LOCATE('e', {a}) > 0, CAST(SUBSTRING_INDEX({a}, 'e', -1) AS SIGNED), 0)"
+    ipart = f"SUBSTRING_INDEX({mant}, '.', 1)"
+    fpart = f"IF(LOCATE('.', {mant}) > 0, SUBSTRING_INDEX({mant}, '.', -1), '')"
+    alld = f"CONCAT({ipart}, {fpart})"
+    lead = f"(LENGTH({alld}) - LENGTH(TRIM(LEADING '0' FROM {alld})))"
+    digits = f"TRIM(TRAILING '0' FROM TRIM(LEADING '0' FROM {alld}))"
+    k = f"(LENGTH({ipart}) - 1 - {lead} + {exp})"
+    sci = (
+        f"CONCAT(IF({q} < 0, '-', ''), LEFT({digits}, 1), "
+        f"IF(LENGTH({digits}) > 1, CONCAT('.', SUBSTRING({digits}, 2)), ''), 'e', IF({k} < 0, '-', '+'), ABS({k}))"
+    )
+    return (
+        f"CASE WHEN {q} = 0 THEN IF(LEFT({s}, 1) = '-', '-0.0', '0.0') "
+        f"WHEN ABS({q}) >= 1e-5 AND ABS({q}) < 1e16 THEN IF(RIGHT({plain}, 1) = '.', CONCAT({plain}, '0'), {plain}) "
+        f"ELSE {sci} END"
+    )
 
 
 class MySQLExport(SQLExportBase):
@@ -147,6 +172,8 @@ class MySQLExport(SQLExportBase):
             return f"({q} + 0)"
         if k == "decimal":
             return f"CONCAT('\"', {q}, '\"')"
+        if k == "float" and t.bits != 32:  # FLOAT is sent with 6 digits: Python path (through DOUBLE)
+            return _double_json(q)
         if k in ("char", "varchar", "text", "enum"):
             return self._json_quote(q)
         if k in ("uuid", "inet"):
