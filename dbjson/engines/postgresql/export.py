@@ -42,6 +42,20 @@ _TEXT_CAST_KINDS = frozenset({"date", "time", "timestamp", "interval", "json", "
 _ARRAY_TEXT_ELEMENTS = frozenset({"date", "time", "timestamp", "interval", "inet", "macaddr", "range", "xml", "opaque", "json", "money", "geometry", "bit"})
 
 
+def _fsp_pad(txt: str, fsp: int) -> str:
+    """SQL padding a time text ('12:34:56' or '12:34:56.5') to exactly ``fsp`` fraction digits."""
+    if not fsp:
+        return txt
+    return f"rpad(CASE WHEN strpos({txt}, '.') > 0 THEN {txt} ELSE {txt} || '.' END, {9 + fsp}, '0')"
+
+
+def _json_array_element(element: m.Type) -> bool:
+    """Element kinds whose to_json() text is already canonical (numbers ≤ 32 bits, booleans, text)."""
+    return element.kind in ("boolean", "char", "varchar", "text") or (
+        element.kind == "integer" and (element.bits or 64) <= 32
+    )
+
+
 class PostgreSQLExport(SQLExportBase):
     mark = "%s"
 
@@ -144,11 +158,15 @@ class PostgreSQLExport(SQLExportBase):
                 f"'\"' || CASE WHEN isfinite({q}) AND {q} >= '0001-01-01' THEN to_char({q}, '{fmt}'){z} "
                 f"ELSE {q}::text END || '\"'"
             )
-        if k == "time" and not t.with_timezone:
-            if not t.fsp:
-                return f"'\"' || {q}::text || '\"'"
+        if k == "time":
             txt = f"{q}::text"
-            return f"'\"' || rpad(CASE WHEN strpos({txt}, '.') > 0 THEN {txt} ELSE {txt} || '.' END, {9 + t.fsp}, '0') || '\"'"
+            if t.with_timezone:  # '12:34:56.5+05' → time part padded, offset as +HH:MM
+                clock = _fsp_pad(f"substring({txt} from '^[0-9:.]+')", t.fsp or 0)
+                off = f"substring({txt} from '[+-][0-9:]+$')"
+                return f"'\"' || {clock} || CASE WHEN length({off}) = 3 THEN {off} || ':00' ELSE {off} END || '\"'"
+            return f"'\"' || {_fsp_pad(txt, t.fsp or 0)} || '\"'"
+        if k == "array" and t.element is not None and _json_array_element(t.element):
+            return f"to_json({q})::text"
         if k == "json":
             return _JSON_COMPACT % f"{q}::text"
         if k == "geometry":
