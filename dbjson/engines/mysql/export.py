@@ -1,8 +1,9 @@
 """MySQL / MariaDB export: one consistent snapshot for every worker, rows as canonical JSON lines.
 
-Snapshot: the coordinator takes ``FLUSH TABLES WITH READ LOCK`` (commits wait) while every worker
-runs ``START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY``; the binary log position and GTID
-set are read under the lock, then ``UNLOCK TABLES``. Without the RELOAD privilege each worker
+Snapshot: the coordinator blocks commits (MariaDB ``BACKUP STAGE BLOCK_COMMIT``, MySQL
+``FLUSH TABLES WITH READ LOCK``) while every worker runs ``START TRANSACTION WITH CONSISTENT
+SNAPSHOT, READ ONLY``; the binary log position and GTID
+set are read under the lock, then it is released. Without the RELOAD privilege each worker
 takes its own snapshot (mode ``per-worker``, not consistent across workers) and a warning is
 emitted. Only transactional tables (InnoDB) are covered by the snapshot.
 
@@ -100,7 +101,7 @@ class MySQLExport(SQLExportBase):
             self._fetch(workers[0], start)
             return SnapshotInfo(mode="single-connection")
         try:
-            self._fetch(coordinator, "FLUSH TABLES WITH READ LOCK")
+            mode, release = self._global_lock(coordinator)
         except Exception as e:  # noqa: BLE001 - typically no RELOAD privilege
             warn(
                 f"cannot take a global read lock ({e.args[-1] if e.args else e}); each worker uses its own "
@@ -112,11 +113,31 @@ class MySQLExport(SQLExportBase):
         try:
             for w in workers:
                 self._fetch(w, start)
-            info = SnapshotInfo(mode="global-read-lock")
+            info = SnapshotInfo(mode=mode)
             self._binlog_position(coordinator, info)
         finally:
-            self._fetch(coordinator, "UNLOCK TABLES")
+            self._fetch(coordinator, release)
         return info
+
+    def _global_lock(self, conn: Any) -> tuple[str, str]:
+        """Block commits: (snapshot mode, the statement that releases the lock).
+
+        MariaDB: ``BACKUP STAGE BLOCK_COMMIT`` (running queries go on; only commits wait).
+        MySQL: ``FLUSH TABLES WITH READ LOCK`` (``LOCK INSTANCE FOR BACKUP`` does not block DML, so
+        it cannot make the workers' snapshots identical).
+        """
+        if getattr(self, "is_mariadb", False):
+            try:
+                self._fetch(conn, "BACKUP STAGE START")
+                self._fetch(conn, "BACKUP STAGE BLOCK_COMMIT")
+                return "backup-stage", "BACKUP STAGE END"
+            except Exception:  # noqa: BLE001 - fall back to the global read lock
+                try:
+                    self._fetch(conn, "BACKUP STAGE END")
+                except Exception:  # noqa: BLE001 - no stage was started
+                    pass
+        self._fetch(conn, "FLUSH TABLES WITH READ LOCK")
+        return "global-read-lock", "UNLOCK TABLES"
 
     def _binlog_position(self, conn: Any, info: SnapshotInfo) -> None:
         is_mariadb = bool(getattr(self, "is_mariadb", False))
