@@ -6,8 +6,11 @@ rows, post-data DDL (indexes in parallel, then foreign keys, then the rest in pl
 Rows move in *units*: one data file of the export (a table, or one chunk of a big table). Each unit
 loads in its own transaction through the engine's bulk path (``engine.load_unit``: PostgreSQL
 COPY, MySQL/MariaDB LOAD DATA LOCAL fed from memory, SQLite executemany). A dynamic thread pool
-grows up to ``threads`` while units wait, largest units first. The resume journal
-(:mod:`dbjson.journal`) records every step, so ``resume=True`` loads exactly what is missing.
+grows up to ``threads`` while units wait, largest units first; with two or more threads and
+enough data, rows are converted in forked worker processes (the interpreter lock would serialize
+the threads' conversion) while the threads keep connections, transactions and the journal. The
+resume journal (:mod:`dbjson.journal`) records every step, so ``resume=True`` loads exactly what
+is missing. See docs/data-transfer.md.
 
 Engine-specific work lives in ``dbjson/engines/<family>/load.py``; this module is engine-neutral.
 """
