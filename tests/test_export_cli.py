@@ -82,3 +82,13 @@ def test_sigusr1_prints_a_status_line(fresh_db: Any, tmp_path: Path) -> None:
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert b"export: " in err and b"rows/s" in err and b"0/1 tables done" in err
+
+
+def test_stdout_reader_going_away_is_not_an_error(fresh_db: Any) -> None:
+    db = fresh_db("sqlite")
+    load_chinook(db)
+    proc = subprocess.Popen([*DBJSON, "export", db.url, "--table", "PlaylistTrack", "-o", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdout.readline().startswith(b'{"PlaylistId":')
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and b"error" not in err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -101,7 +102,11 @@ def export_cmd(
             if not table:
                 raise UsageError("-o - needs --table T (a whole database is written to a directory)")
             conds = [c for name, c in parse_where(where or []).items() if name in (table, table.split(".")[-1])]
-            export_table(url, table, sys.stdout.buffer, where=" AND ".join(f"({c})" for c in conds) or None)
+            try:
+                export_table(url, table, sys.stdout.buffer, where=" AND ".join(f"({c})" for c in conds) or None)
+            except BrokenPipeError:  # the reader went away (| head): stop quietly, like other tools
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
 
         run(stream)
         return
