@@ -380,3 +380,24 @@ def test_worker_processes_report_bad_lines_exactly(fresh_db: Any, tmp_path: Path
     report = import_database(export, target.url, data_only=True, threads=2, max_errors=1, resume=True)
     assert report.rejected == 1 and report.verify.ok
     assert target.query("SELECT COUNT(*) FROM items")[0][0] == 30000
+
+
+def test_manifest_that_does_not_match_the_schema(fresh_db: Any, tmp_path: Path) -> None:
+    from dbjson.errors import DocumentError
+
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(5)})
+    manifest = orjson.loads((export / "manifest.json").read_bytes())
+    manifest["tables"] = []
+    (export / "manifest.json").write_bytes(orjson.dumps(manifest))
+    target = target_with(fresh_db, "sqlite", ITEMS_DDL)
+    with pytest.raises(DocumentError, match="not in the manifest"):
+        import_database(export, target.url, data_only=True)
+
+
+def test_resume_refuses_a_journal_of_another_export(fresh_db: Any, tmp_path: Path) -> None:
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(5)})
+    target = target_with(fresh_db, "sqlite", ITEMS_DDL)
+    import_database(export, target.url, data_only=True)
+    make_export(export, database(ITEMS), {"items": item_rows(6)})  # a new export into the same directory
+    with pytest.raises(UsageError, match="different export"):
+        import_database(export, target.url, data_only=True, resume=True)
