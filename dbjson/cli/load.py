@@ -30,19 +30,41 @@ def _install_signals(status: Any) -> None:
         signal.signal(signal.SIGUSR1, usr1)
 
 
-def _printer(quiet: bool) -> Any:
-    con = stderr_console()
+class _Printer:
+    """Renders import events on stderr: messages, and a progress bar over the data bytes on a TTY."""
 
-    def on_event(ev: Any) -> None:
-        if quiet:
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.con = stderr_console()
+        self.progress: Any = None
+        self.task: Any = None
+
+    def __call__(self, ev: Any) -> None:
+        if self.quiet:
             return
-        if ev.kind in ("phase", "retry", "finding", "reject"):
-            label = {"phase": "", "retry": "retry: ", "finding": "pre-flight: ", "reject": "rejected: "}[ev.kind]
-            con.print(f"{label}{ev.message}", markup=False, highlight=False)
-        elif ev.kind == "verify" and ev.message != "ok":
-            con.print(f"verify: {ev.message}", markup=False)
+        if ev.kind == "phase" and "units" in ev.data and self.con.is_terminal:
+            from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 
-    return on_event
+            self.progress = Progress("rows", BarColumn(), DownloadColumn(), TimeRemainingColumn(), console=self.con,
+                                     transient=True)
+            self.task = self.progress.add_task("load", total=ev.data.get("bytes") or None)
+            self.progress.start()
+        if ev.kind == "unit" and self.progress is not None:
+            self.progress.advance(self.task, ev.bytes)
+            return
+        if ev.kind == "phase" and self.progress is not None and "units" not in ev.data:
+            self.stop()
+        if ev.kind in ("phase", "retry", "finding", "reject", "warning"):
+            label = {"phase": "", "retry": "retry: ", "finding": "pre-flight: ", "reject": "rejected: ",
+                     "warning": "warning: "}[ev.kind]
+            self.con.print(f"{label}{ev.message}", markup=False, highlight=False)
+        elif ev.kind == "verify" and ev.message != "ok":
+            self.con.print(f"verify: {ev.message}", markup=False)
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+            self.progress = None
 
 
 @app.command("import")
@@ -82,7 +104,7 @@ def import_cmd(
     """
     from ..importer import Importer, import_database, import_table_stream
 
-    printer = _printer(quiet or json_out)
+    printer = _Printer(quiet or json_out)
     if directory == "-":
         if not table:
             fail(UsageError("reading from stdin ('-') needs --table TABLE"))
@@ -99,11 +121,14 @@ def import_cmd(
             holder["imp"] = imp
 
         _install_signals(lambda: holder["imp"].status_line() if "imp" in holder else "dbjson import: starting")
-        report = run(lambda: import_database(
-            Path(directory), url, threads=threads, tables=tables or (), exclude=exclude or (),
-            schema_only=schema_only, data_only=data_only, if_exists=if_exists, resume=resume, strict=strict,
-            zero_dates=zero_dates, set_values=set_values or (), set_sql=set_sql or (), increments=increment or (),
-            renames=rename or (), max_errors=max_errors, verify=not no_verify, on_event=printer, importer_hook=hook))
+        try:
+            report = run(lambda: import_database(
+                Path(directory), url, threads=threads, tables=tables or (), exclude=exclude or (),
+                schema_only=schema_only, data_only=data_only, if_exists=if_exists, resume=resume, strict=strict,
+                zero_dates=zero_dates, set_values=set_values or (), set_sql=set_sql or (), increments=increment or (),
+                renames=rename or (), max_errors=max_errors, verify=not no_verify, on_event=printer, importer_hook=hook))
+        finally:
+            printer.stop()
     if json_out:
         sys.stdout.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
         return
