@@ -582,6 +582,23 @@ def _table_entries(results: list[_FileResult], tables: list[tuple[str, m.Table, 
     return entries
 
 
+def _plan_or_explain(
+    engine: Any, conn: Any, schema: str, table: m.Table, where: str | None, chunk_rows: int | None, threads: int
+) -> list[Unit]:
+    """plan_table, turning a query failure into a clear error (a bad --where is a usage error)."""
+    try:
+        return plan_table(engine, conn, schema, table, where=where, chunk_rows=chunk_rows, threads=threads)
+    except DbjsonError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a driver error
+        text = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        if where:
+            raise UsageError(f"--where condition failed: {text}", table=f"{schema}.{table.name}", hint=f"the condition was: {where}") from None
+        if type(e).__name__ in ("OperationalError", "InterfaceError"):
+            raise
+        raise DataError(f"cannot read the table: {text}", table=f"{schema}.{table.name}") from None
+
+
 def _open_workers(target: Target, engine: Any, n: int) -> list[Any]:
     conns = []
     try:
@@ -686,7 +703,7 @@ def export_database(
         plan: list[tuple[str, m.Table, str | None]] = [(s, t, _where_for(wmap, s, t.name)) for s, t in selected]
         units: list[Unit] = []
         for s, t, w in plan:
-            tu = plan_table(engine, workers[0], s, t, where=w, chunk_rows=chunk_rows, threads=nthreads)
+            tu = _plan_or_explain(engine, workers[0], s, t, w, chunk_rows, nthreads)
             emit(ev.TableStarted(f"{s}.{t.name}", len(tu), sum(u.rows_estimate for u in tu)))
             units.extend(tu)
         shared = _Shared(engine, out, safe_names((s, t.name) for s, t, _ in plan), compress, chunk_bytes, emit)

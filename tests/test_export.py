@@ -344,3 +344,12 @@ def test_without_lock_privilege_per_worker_snapshots_with_a_warning(fresh_db: An
         assert "pw" not in (tmp_path / "out" / "manifest.json").read_text().replace("password", "")
     finally:
         db.execute(f"DROP USER '{user}'@'%'")
+
+
+def test_bad_where_is_a_usage_error(fresh_db: Any, engine: str, tmp_path: Path) -> None:
+    db = fresh_db(engine)
+    db.execute("CREATE TABLE t (id INT PRIMARY KEY);")
+    with pytest.raises(UsageError) as e:
+        export_database(db.url, tmp_path / "out", where={"t": "no_such_column > 1"})
+    assert e.value.table and e.value.table.endswith(".t") and "no_such_column" in str(e.value)
+    assert not (tmp_path / "out" / "manifest.json").exists()

