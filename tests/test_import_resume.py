@@ -89,12 +89,22 @@ def test_sigterm_stops_promptly_and_resume_finishes(fresh_db: Any, tmp_path: Pat
     target = target_with(fresh_db, "postgresql", ITEMS_DDL)
     proc = _start(export, target.url)
     _wait_for_units(proc, export, 2)
-    os.kill(proc.pid, signal.SIGUSR1)
-    time.sleep(0.05)
-    t0 = time.monotonic()
-    proc.send_signal(signal.SIGTERM)
-    _out, err = proc.communicate(timeout=15)
-    assert time.monotonic() - t0 < 10
+    # Block the remaining units on a lock: the import must still stop promptly (statements cancelled).
+    locker = target.connect()
+    locker.execute("BEGIN")
+    locker.execute("LOCK TABLE items IN ACCESS EXCLUSIVE MODE")
+    try:
+        time.sleep(0.3)
+        assert proc.poll() is None, "the import finished before it could be interrupted"
+        os.kill(proc.pid, signal.SIGUSR1)
+        time.sleep(0.2)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=15)
+        assert time.monotonic() - t0 < 10
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
     assert proc.returncode == 130, err.decode()
     assert b"Traceback" not in err and b"units" in err  # the SIGUSR1 status line
     report = import_database(export, target.url, data_only=True, threads=2, resume=True)

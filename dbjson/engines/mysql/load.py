@@ -44,7 +44,7 @@ _DISCONNECT_CODES = {2006, 2013, 2055, 2003, 1053, 1927, 4031}
 _EXISTS_CODES = {1050, 1061, 1826, 1022, 1060, 1304, 1359, 1007, 1068, 4028, 1831}
 _LOCAL_REFUSED = {1148, 3948, 2068, 1227}
 # Kinds whose canonical JSON value (a string, or an integer number) is MySQL's input text.
-_PASS_KINDS = frozenset({"char", "varchar", "text", "enum", "uuid", "inet", "decimal"})
+_PASS_KINDS = frozenset({"char", "varchar", "text", "enum", "uuid", "inet", "decimal", "integer", "year"})
 _SESSION = (
     "SET SESSION unique_checks = 0, foreign_key_checks = 0, time_zone = '+00:00', "
     "sql_mode = 'STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO'"
@@ -57,6 +57,9 @@ _streams_lock = threading.Lock()
 _counter = itertools.count(1)
 _hooked = False
 
+
+
+_BOOL = {True: "1", False: "0"}  # a JSON boolean in an integer column
 
 
 def _text(v: Any) -> str:
@@ -378,11 +381,12 @@ class MySQLLoad:
         out = []
         width = len(rows[0]) - 1 if rows else 0
         for row in rows:
-            line = "\t".join(["\\N" if v is None else v if type(v) is str else str(v) for v in row])
+            line = "\t".join(["\\N" if v is None else v if type(v) is str else _BOOL.get(v, v) if type(v) is bool
+                              else str(v) for v in row])
             # Each NULL marker holds exactly one backslash: any other backslash, tab or line break
             # inside a value sends the row through the escaping path.
             if (line.count("\t") != width or line.count("\\") != row.count(None) or "\n" in line or "\r" in line or "\0" in line):
-                line = "\t".join(["\\N" if v is None else (v if type(v) is str else str(v)).translate(esc) for v in row])
+                line = "\t".join(["\\N" if v is None else (v if type(v) is str else _text(v)).translate(esc) for v in row])
             out.append(line)
         out.append("")
         return "\n".join(out).encode()

@@ -32,8 +32,11 @@ _EXISTS_STATES = {"42P07", "42710", "42P06", "42723", "42P16"}
 _DATE_KINDS = ("date", "timestamp")
 # Kinds whose canonical JSON value (a string, or an integer number) is PostgreSQL's input text.
 _PASS_KINDS = frozenset({"char", "varchar", "text", "enum", "uuid", "inet", "macaddr", "xml", "opaque", "range",
-                         "interval", "time", "decimal", "money"})
+                         "interval", "time", "decimal", "money", "integer", "year"})
 
+
+
+_BOOL = {True: "1", False: "0"}  # a JSON boolean in an integer column
 
 
 def _text(v: Any) -> str:
@@ -232,11 +235,12 @@ class PostgreSQLLoad:
         out = []
         width = len(rows[0]) - 1 if rows else 0
         for row in rows:
-            line = "\t".join(["\\N" if v is None else v if type(v) is str else str(v) for v in row])
+            line = "\t".join(["\\N" if v is None else v if type(v) is str else _BOOL.get(v, v) if type(v) is bool
+                              else str(v) for v in row])
             # Each NULL marker holds exactly one backslash: any other backslash, tab or line break
             # inside a value sends the row through the escaping path.
             if (line.count("\t") != width or line.count("\\") != row.count(None) or "\n" in line or "\r" in line):
-                line = "\t".join(["\\N" if v is None else (v if type(v) is str else str(v)).translate(esc) for v in row])
+                line = "\t".join(["\\N" if v is None else (v if type(v) is str else _text(v)).translate(esc) for v in row])
             out.append(line)
         out.append("")
         return "\n".join(out).encode()
