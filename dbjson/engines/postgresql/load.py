@@ -235,7 +235,7 @@ class PostgreSQLLoad:
         out = []
         width = len(rows[0]) - 1 if rows else 0
         for row in rows:
-            line = "\t".join(["\\N" if v is None else v if type(v) is str else _BOOL.get(v, v) if type(v) is bool
+            line = "\t".join(["\\N" if v is None else v if type(v) is str else _BOOL[v] if type(v) is bool
                               else str(v) for v in row])
             # Each NULL marker holds exactly one backslash: any other backslash, tab or line break
             # inside a value sends the row through the escaping path.
