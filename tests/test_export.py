@@ -353,3 +353,21 @@ def test_bad_where_is_a_usage_error(fresh_db: Any, engine: str, tmp_path: Path) 
         export_database(db.url, tmp_path / "out", where={"t": "no_such_column > 1"})
     assert e.value.table and e.value.table.endswith(".t") and "no_such_column" in str(e.value)
     assert not (tmp_path / "out" / "manifest.json").exists()
+
+
+def test_mysql_batches_cut_by_group_concat_limit_are_refetched(fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dbjson.engines.mysql.export import MySQLExport
+
+    db = fresh_db("mariadb")
+    _fill_big(db, 20_000)
+    whole = export_database(db.url, tmp_path / "a", threads=1, tables=["big"])
+    session = MySQLExport.export_session
+
+    def small_limit(self: Any, conn: Any) -> None:
+        session(self, conn)
+        with conn.cursor() as cur:
+            cur.execute("SET SESSION group_concat_max_len = 3000")  # about 40 lines per batch
+
+    monkeypatch.setattr(MySQLExport, "export_session", small_limit)
+    cut = export_database(db.url, tmp_path / "b", threads=2, tables=["big"])
+    assert (cut.rows, cut.manifest.tables[0].checksum) == (20_000, whole.manifest.tables[0].checksum)

@@ -32,6 +32,7 @@ from ...export import BLOCK_BYTES, SQLExportBase, Unit
 from ...manifest import SnapshotInfo
 
 FETCH_ROWS = 2000
+BATCH_BYTES = 1 << 20  # target size of one GROUP_CONCAT batch of lines
 _SIMPLE_LABEL = re.compile(r"^[A-Za-z0-9_ .:+\-]*$")
 # A JSON string (possessive, so long strings do not exhaust the regex stack) or whitespace.
 _JSON_WS = r'("(?:[^"\\\\]++|\\\\.)*+")|[ \\t\\n\\r]+'
@@ -77,6 +78,11 @@ def _double_json(q: str) -> str:
     )
 
 
+def _integer_key(unit: Unit) -> bool:
+    cols = unit.key_columns
+    return len(cols) == 1 and unit.table.column(cols[0]).type.kind == "integer"
+
+
 class MySQLExport(SQLExportBase):
     mark = "%s"
 
@@ -90,6 +96,7 @@ class MySQLExport(SQLExportBase):
                 "SET SESSION net_write_timeout = 3600",
                 "SET SESSION net_read_timeout = 3600",
                 "SET SESSION lock_wait_timeout = 60",
+                "SET SESSION group_concat_max_len = @@max_allowed_packet",
                 "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
             ):
                 cur.execute(stmt)
@@ -278,6 +285,9 @@ class MySQLExport(SQLExportBase):
         cond, _ = self.export_conditions(unit, inline=conn.escape)
         src = self.export_qualify(unit.schema, unit.table)
         line = self.line_expression(unit.table.columns) if getattr(self, "server_side_json", True) else None
+        if line is not None and _integer_key(unit):
+            yield from self._stream_batched(conn, unit, line, stop)
+            return
         if line is not None:
             sql = f"SELECT {line} FROM {src}{cond}"
         else:
@@ -297,6 +307,34 @@ class MySQLExport(SQLExportBase):
         finally:
             if not stop.is_set():
                 cur.close()
+
+    def _stream_batched(self, conn: Any, unit: Unit, line: str, stop: threading.Event) -> Iterator[bytes]:
+        """``GROUP_CONCAT`` of the lines over consecutive integer key ranges of about BATCH_BYTES
+        (every query in the snapshot's transaction): PyMySQL parses a few large rows instead of
+        one per table row (measured: less than half the client CPU of row-by-row streaming)."""
+        key = self._q(unit.key_columns[0])
+        src = self.export_qualify(unit.schema, unit.table)
+        cond, _ = self.export_conditions(unit, inline=conn.escape)
+        lo, hi = self._fetch(conn, f"SELECT MIN({key}), MAX({key}) FROM {src}{cond}")[0]
+        if lo is None:
+            return
+        extra = f" AND ({unit.where})" if unit.where else ""
+        head = f"SELECT GROUP_CONCAT({line} SEPARATOR '\\n'), COUNT(*) FROM {src} WHERE {key} >= "
+        start, step, last = int(lo), 1024, int(hi)
+        while start <= last and not stop.is_set():
+            end = min(start + step, last + 1)
+            text, count = self._fetch(conn, f"{head}{start} AND {key} < {end}{extra}")[0]
+            if not count:
+                start, step = end, min(step * 4, 1 << 40)
+                continue
+            if text is None or text.count(b"\n") + 1 != count:  # cut at group_concat_max_len
+                if end - start <= 1:
+                    raise DataError("a row is longer than group_concat_max_len", table=unit.qualified)
+                step = max(1, (end - start) // 4)
+                continue
+            yield self._join([text], unit)
+            step = max(1, min(int(BATCH_BYTES * (end - start) / len(text)), step * 8))
+            start = end
 
     def _blocks_server(self, cur: Any, stop: threading.Event, unit: Unit) -> Iterator[bytes]:
         buf: list[bytes] = []
