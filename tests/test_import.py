@@ -401,3 +401,19 @@ def test_resume_refuses_a_journal_of_another_export(fresh_db: Any, tmp_path: Pat
     make_export(export, database(ITEMS), {"items": item_rows(6)})  # a new export into the same directory
     with pytest.raises(UsageError, match="different export"):
         import_database(export, target.url, data_only=True, resume=True)
+
+
+def test_local_infile_hook_leaves_other_connections_alone(fresh_db: Any, tmp_path: Path) -> None:
+    from dbjson.engines.mysql import load as mysql_load
+
+    mysql_load._install_hook()
+    target = target_with(fresh_db, "mariadb", ITEMS_DDL)
+    data = tmp_path / "ids.tsv"
+    data.write_text("1\n2\n")
+    conn = target.connect()  # a plain PyMySQL connection with local_infile
+    try:
+        with conn.cursor() as cur:
+            cur.execute(f"LOAD DATA LOCAL INFILE '{data}' INTO TABLE items (id)")
+            assert cur.rowcount == 2
+    finally:
+        conn.close()

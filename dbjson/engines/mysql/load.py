@@ -3,8 +3,9 @@
 Rows become tab-separated text built in Python and streamed to the server through PyMySQL's
 LOCAL INFILE protocol: the importer registers a generator under a private name
 (``dbjson-mem:<n>``) and a small hook answers the server's file request with that stream, so no
-temporary file is written. The hook serves nothing else (a server asking for any other file is
-refused). Binary and geometry values travel as hex (``SET col = UNHEX(@v)``), BIT values as
+temporary file is written. On dbjson's own connections the hook serves nothing else (a server
+asking for any other file is refused); other PyMySQL connections in the process keep PyMySQL's
+behaviour. Binary and geometry values travel as hex (``SET col = UNHEX(@v)``), BIT values as
 binary digits (``CONV``).
 
 ``LOAD DATA LOCAL`` turns data errors into warnings (the server cannot stop the stream), so after
@@ -83,13 +84,17 @@ def _install_hook() -> None:
     import pymysql.connections as pc
     from pymysql import err
 
+    original = pc._send_local_file
+
     def send_stream(filename: str | bytes, conn: Any) -> None:
-        if isinstance(filename, bytes):
-            filename = filename.decode("utf-8", "replace")
+        name = filename.decode("utf-8", "replace") if isinstance(filename, bytes) else filename
         with _streams_lock:
-            src = _streams.pop(filename, None)
+            src = _streams.pop(name, None)
         if src is None:
-            raise err.OperationalError(1148, f"dbjson refuses the server's request for local file {filename!r}")
+            if not hasattr(conn, "_dbjson_local"):  # not dbjson's connection: PyMySQL's own behaviour
+                original(filename, conn)
+                return
+            raise err.OperationalError(1148, f"dbjson refuses the server's request for local file {name!r}")
         size = max(16 * 1024, min(conn.max_allowed_packet - 1024, _PACKET))
         buf = bytearray()
         for chunk in src:
