@@ -895,14 +895,15 @@ class Importer:
         Python threads share one interpreter lock, so only processes put the per-row conversion
         on several cores; the threads keep the connections, transactions and the journal. The
         workers are forked at once, before the import opens any connection or starts any thread
-        (so they inherit no socket and no lock), and ignore SIGINT (the parent cancels them).
+        (so they inherit no socket and no lock), and ignore SIGINT (the parent cancels them). A
+        caller that runs other threads gets no workers (a fork would copy their locks).
         """
         import multiprocessing
 
         if (self.opts.threads < 2 or todo_bytes < PROCESS_MIN_BYTES or self.opts.schema_only
                 or not hasattr(self.engine, "load_encode_rows") or not self.engine.load_parallel_writers  # type: ignore[attr-defined]
-                or "fork" not in multiprocessing.get_all_start_methods()):
-            return
+                or "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1):
+            return  # (other threads of the caller could hold locks a forked child would inherit)
         from concurrent.futures import ProcessPoolExecutor
 
         self._procs = ProcessPoolExecutor(max_workers=self.opts.threads, mp_context=multiprocessing.get_context("fork"),
