@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import datetime as dt
 import fcntl
 import functools
@@ -232,6 +233,7 @@ class Bench:
 
     def main(self) -> int:
         self.work.mkdir(parents=True, exist_ok=True)
+        self.info.update(machine_info())
         self.info["load_before"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
         self.say(f"dbjson benchmark: {self.rows:,} rows, engines {self.args.engines}, work dir {self.work}")
         startup = measure([PY, "-m", "dbjson", "--version"])
@@ -281,7 +283,7 @@ class Bench:
             self.say(f"wrote {self.args.out}")
         if self.args.json:
             Path(self.args.json).write_text(json.dumps(
-                {"rows": self.rows, "info": self.info, "results": [asdict(r) | {"rows_per_s": r.rows_per_s}
+                {"rows": self.rows, "args": vars(self.args), "info": self.info, "results": [asdict(r) | {"rows_per_s": r.rows_per_s}
                                                                    for r in self.results],
                  "targets": [asdict(t) for t in targets(self)]}, indent=2), encoding="utf-8")
 
@@ -672,20 +674,32 @@ def _section(b: Bench, engine: str, phase: str) -> list[str]:
     return lines
 
 
-def machine(b: Bench) -> list[str]:
+def machine_info() -> dict[str, str]:
+    """Date, commit, machine and tool versions, taken when the run starts."""
     mem = next((ln.split(":")[1].strip() for ln in Path("/proc/meminfo").read_text().splitlines()
                 if ln.startswith("MemTotal")), "?")
     cpu = next((ln.split(":")[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
                 if ln.startswith("model name")), platform.processor())
     commit = first_line(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"]) or "?"
+    dirty = first_line(["git", "-C", str(REPO), "status", "--porcelain", "--", "dbjson"])
     tools = {
         "dbjson": first_line([PY, "-m", "dbjson", "--version"]),
         "psql": first_line(["psql", "--version"]), "pg_dump": first_line(["pg_dump", "--version"]),
         "mariadb-dump": first_line(["mariadb-dump", "--version"]), "mydumper": first_line(["mydumper", "--version"]),
         "pgloader": first_line(["pgloader", "--version"]),
     }
-    lines = [f"- date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC; dbjson commit {commit}",
-             f"- machine: {os.cpu_count()} CPUs ({cpu}), {mem} memory, {platform.platform()}, Python {platform.python_version()}",
+    return {
+        "date": f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
+        "commit": commit + (" plus uncommitted changes in dbjson/" if dirty else ""),
+        "machine": f"{os.cpu_count()} CPUs ({cpu}), {mem} memory, {platform.platform()}, "
+                   f"Python {platform.python_version()}",
+        "tools": "; ".join(f"{k} {v or 'not available'}" for k, v in tools.items()),
+    }
+
+
+def machine(b: Bench) -> list[str]:
+    lines = [f"- date: {b.info.get('date')} (start of the run); dbjson commit {b.info.get('commit')}",
+             f"- machine: {b.info.get('machine')}",
              f"- load average before / after the run: {b.info.get('load_before')} / {b.info.get('load_after')}",
              f"- dataset: {b.rows:,} rows (" + ", ".join(f"{k} {v:,}" for k, v in ds.table_rows(b.rows).items())
              + f"), seed {b.args.seed}; every step run {b.args.repeat}× (fastest kept)",
@@ -693,7 +707,7 @@ def machine(b: Bench) -> list[str]:
              f"- dbjson CLI start-up (`python -m dbjson --version`, included in every dbjson time): {b.info.get('startup')}"]
     for engine in b.args.engines.split(","):
         lines.append(f"- {engine}: {b.info.get(f'version_{engine}', '?')} (dataset load: {b.info.get(f'load_{engine}', '?')})")
-    lines.append("- tools: " + "; ".join(f"{k} {v or 'not available'}" for k, v in tools.items()))
+    lines.append(f"- tools: {b.info.get('tools')}")
     return lines
 
 
@@ -728,6 +742,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--keep", action="store_true", help="keep the exported files")
     p.add_argument("--concurrent", action="store_true",
                    help="do not wait for other benchmark runs on this machine (figures not comparable)")
+    p.add_argument("--from-json", default="", help="no run: write --out again from a previous run's --json")
     p.add_argument("--setup", action="store_true", help="run bench/setup.sh (apt-get install the tools) first")
     args = p.parse_args(argv)
     unknown = set(args.tools.split(",")) - set(TOOLS)
@@ -754,8 +769,23 @@ def exclusive(name: str, why: str) -> Iterator[None]:
         yield
 
 
+def rerender(path: Path, out: str) -> int:
+    """Write the Markdown report again from a run's ``--json`` results (e.g. after editing analysis.md)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    b = Bench.__new__(Bench)
+    b.args = argparse.Namespace(**data["args"])
+    b.rows, b.info = data["rows"], data["info"]
+    fields = {f.name for f in dataclasses.fields(Result)}
+    b.results = [Result(**{k: v for k, v in r.items() if k in fields}) for r in data["results"]]
+    Path(out).write_text(render(b), encoding="utf-8")
+    print(f"wrote {out}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.from_json:
+        return rerender(Path(args.from_json), args.out)
     if args.setup:
         subprocess.run(["bash", str(REPO / "bench" / "setup.sh")], check=False)
     with contextlib.ExitStack() as locks:
