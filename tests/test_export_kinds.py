@@ -107,3 +107,40 @@ def test_server_and_python_paths_write_identical_files(
             (path,) = (tmp_path / f"{name}{flag}" / "data").glob(f"*.{name}.jsonl")
             outs.append(sorted(path.read_bytes().splitlines()))
         assert outs[0] == outs[1] and len(outs[0]) >= 4
+
+
+NOT_NULL_TABLES = {
+    "postgresql": """
+CREATE TABLE nn (id bigint PRIMARY KEY, i int NOT NULL, b boolean NOT NULL, d numeric(6,2) NOT NULL,
+  u uuid NOT NULL, dt date NOT NULL, ts timestamp(6) NOT NULL, tz timestamptz(3) NOT NULL, v varchar(40) NOT NULL,
+  by bytea NOT NULL, jb jsonb NOT NULL, j json NOT NULL, jn jsonb);
+INSERT INTO nn VALUES
+ (1, -5, true, -1.50, 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11', '2024-02-29', '2024-01-01 00:00:00', '2024-01-01 10:00:00.5+02',
+  'a "q" \\ é', '\\x00ff', '{"k": "a, b: c", "n": [1, 2.50], "e": {}}', '{ "a" : [1 , 2] }', '{"x": ", ", "y": ": "}'),
+ (2, 0, false, 0, '00000000-0000-0000-0000-000000000000', 'infinity', '-infinity', 'infinity', '', '\\x', '[]', 'null', NULL),
+ (3, 7, true, 99.99, 'ffffffff-ffff-ffff-ffff-ffffffffffff', '0044-03-15 BC', '2024-01-01 00:00:00.000001',
+  '1970-01-01 00:00:00+00', 'x', '\\xdeadbeef', '{"a\\"b": "c\\", \\"d\\": e", "": [{}, []]}', '"s"', '"x: y, z"');
+""",
+}
+
+
+@pytest.mark.parametrize("engine_name", sorted(NOT_NULL_TABLES))
+def test_not_null_columns_and_json_separators_in_strings(
+    fresh_db: Any, engine_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """NOT NULL columns (built without COALESCE) and JSON strings holding ", " or ": " (the fast
+    whitespace removal must fall back) give the Python codec's bytes on the server path."""
+    db = fresh_db(engine_name)
+    db.execute(NOT_NULL_TABLES[engine_name])
+    target = Target(parse_url(db.url))
+    conn = target.connect_raw()
+    eng: Any = detect_engine(target.family, conn)
+    conn.close()
+    outs = []
+    for flag in (True, False):
+        monkeypatch.setattr(type(eng), "server_side_json", flag, raising=False)
+        export_database(db.url, tmp_path / str(flag), threads=1, tables=["nn"])
+        (path,) = (tmp_path / str(flag) / "data").glob("*.nn.jsonl")
+        outs.append(sorted(path.read_bytes().splitlines()))
+    assert outs[0] == outs[1] and len(outs[0]) == 3
+    assert b'"k":"a, b: c"' in b"".join(outs[0])
