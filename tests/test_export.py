@@ -371,3 +371,24 @@ def test_mysql_batches_cut_by_group_concat_limit_are_refetched(fresh_db: Any, tm
     monkeypatch.setattr(MySQLExport, "export_session", small_limit)
     cut = export_database(db.url, tmp_path / "b", threads=2, tables=["big"])
     assert (cut.rows, cut.manifest.tables[0].checksum) == (20_000, whole.manifest.tables[0].checksum)
+
+
+def test_mysql_worker_connections_to_loopback_skip_tls(fresh_db: Any) -> None:
+    """Workers talking to 127.0.0.1 do not pay for PyMySQL's opportunistic TLS; an ``ssl_*`` URL
+    option keeps the driver's default (the MySQL 9 test server offers TLS, the MariaDB one does not)."""
+    from dbjson.connect import Target, parse_url
+    from dbjson.engines import detect_engine
+
+    db = fresh_db("mysql")
+    target = Target(parse_url(db.url))
+    coordinator = target.connect_raw()
+    eng: Any = detect_engine(target.family, coordinator)
+    coordinator.close()
+    for url, plain in ((target.url, True), (target.url.update_query_dict({"ssl_check_hostname": "false"}), False)):
+        conn = eng.export_connect(Target(url))
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+                assert (cur.fetchall()[0][1] == "") is plain
+        finally:
+            conn.close()

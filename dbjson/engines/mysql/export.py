@@ -27,12 +27,14 @@ import orjson
 
 from ... import model as m
 from ...codec import RowEncoder
-from ...errors import DataError
+from ...connect import Target
+from ...errors import DataError, DbjsonError
 from ...export import BLOCK_BYTES, SQLExportBase, Unit
 from ...manifest import SnapshotInfo
 
 FETCH_ROWS = 2000
 BATCH_BYTES = 1 << 20  # target size of one GROUP_CONCAT batch of lines
+_LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 _SIMPLE_LABEL = re.compile(r"^[A-Za-z0-9_ .:+\-]*$")
 # A JSON string (possessive, so long strings do not exhaust the regex stack) or whitespace.
 _JSON_WS = r'("(?:[^"\\\\]++|\\\\.)*+")|[ \\t\\n\\r]+'
@@ -87,6 +89,20 @@ class MySQLExport(SQLExportBase):
     mark = "%s"
 
     # -- connections and snapshot -------------------------------------------------------------
+    def export_connect(self, target: Target) -> Any:
+        """A worker connection. PyMySQL's default is opportunistic TLS without verification; to a
+        loopback address (no URL ``ssl_*`` option) that protects nothing and costs client CPU on
+        every byte (measured on the 1M-row bench against MySQL 9: about a quarter of the export's
+        samples in ``SSLSocket.read``), so it is turned off there. If the server then refuses the
+        connection (``require_secure_transport``, an auth plugin wanting TLS), the default is used."""
+        url = target.url
+        if (url.host or "localhost") in _LOOPBACK and not any(k.startswith("ssl") for k in url.query):
+            try:
+                return Target(url.update_query_dict({"ssl_disabled": "true"})).connect_raw()
+            except DbjsonError:
+                pass
+        return target.connect_raw()
+
     def export_session(self, conn: Any) -> None:
         """UTC for TIMESTAMP, utf8mb4, room for long lines and slow readers."""
         with conn.cursor() as cur:
