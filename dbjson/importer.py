@@ -21,6 +21,7 @@ import fnmatch
 import gzip
 import hashlib
 import io
+import operator
 import os
 import random
 import threading
@@ -841,8 +842,9 @@ class Importer:
                     loaded, rejected = self._load_careful(conn, unit, reader)
                 else:
                     self.engine.load_begin(conn)  # type: ignore[attr-defined]
-                    if self._use_processes(conn, tp):
-                        loaded = self.engine.load_unit_encoded(conn, tp, reader.encoded_blocks(self._procs))  # type: ignore[attr-defined]
+                    pool = self._encoder_pool(conn, tp)
+                    if pool is not None:
+                        loaded = self.engine.load_unit_encoded(conn, tp, reader.encoded_blocks(pool))  # type: ignore[attr-defined]
                     else:
                         loaded = self.engine.load_unit(conn, tp, reader.rows())  # type: ignore[attr-defined]
                     rejected = 0
@@ -883,10 +885,12 @@ class Importer:
                 reader.close()
         raise DataError("giving up after repeated failures", file=unit.file.rel, table=tp.display)
 
-    def _use_processes(self, conn: Any, tp: TablePlan) -> bool:
-        """Whether this unit's rows are converted by the process pool (see :meth:`start_encoders`)."""
-        return self._procs is not None and not tp.increments and bool(
-            self.engine.load_can_encode(conn, tp))  # type: ignore[attr-defined]
+    def _encoder_pool(self, conn: Any, tp: TablePlan) -> Any:
+        """Where this unit's blocks are converted: the process pool (see :meth:`start_encoders`),
+        inline in this thread, or None (row by row through ``engine.load_unit``)."""
+        if tp.increments or not hasattr(self.engine, "load_encode_columns") or not self.engine.load_can_encode(conn, tp):  # type: ignore[attr-defined]
+            return None
+        return self._procs if self._procs is not None else _INLINE
 
     def start_encoders(self, todo_bytes: int) -> None:
         """Convert rows in worker processes when it pays: two or more threads, a text bulk path
@@ -1086,6 +1090,19 @@ class _UnitReader:
             self._fh = None
 
 
+class _InlinePool:
+    """A stand-in for the process pool that converts a block at once, in the calling thread."""
+
+    @staticmethod
+    def submit(fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        fut: Future[Any] = Future()
+        fut.set_result(fn(*args))
+        return fut
+
+
+_INLINE = _InlinePool()
+
+
 def _worker_init() -> None:
     """In a worker process: Ctrl-C and status requests are the parent's business."""
     import signal
@@ -1096,38 +1113,94 @@ def _worker_init() -> None:
         signal.signal(signal.SIGUSR1, signal.SIG_IGN)
 
 
-_ENCODERS: dict[tuple[str, str, str], tuple[Any, Callable[[bytes, int, int], tuple[Any, ...]]]] = {}  # per process
+_ENCODERS: dict[tuple[str, str, str], Callable[[bytes, int], tuple[bytes, int, int]]] = {}  # per process
 
 
 def _encode_block(engine_name: str, server_version: str, tp: TablePlan, zero_dates: str, rel: str,
                   first_line: int, block: bytes) -> tuple[Any, ...]:
-    """In a worker process: convert and encode one block of whole lines for the engine's bulk path.
+    """Convert and encode one block of whole lines for the engine's bulk path (in a worker process,
+    or inline in the loading thread).
 
     Returns ``("ok", encoded bytes, rows, checksum, {})`` or ``("error", message, 0, 0, location)``.
     """
     key = (engine_name, tp.display, zero_dates)
-    cached = _ENCODERS.get(key)
-    if cached is None:
-        engine = get_engine(engine_name, server_version)
-        cached = _ENCODERS[key] = (engine, build_row_converter(engine, tp, zero_dates, rel))
-    engine, convert = cached
-    rows = []
-    total = 0
-    number = first_line - 1
+    encode = _ENCODERS.get(key)
+    if encode is None:
+        encode = _ENCODERS[key] = build_block_encoder(get_engine(engine_name, server_version), tp, zero_dates, rel)
     try:
-        for raw in block.split(b"\n")[:-1]:
-            number += 1
-            if raw.endswith(b"\r"):
-                raw = raw[:-1]
-            if not raw:
-                continue
-            total += line_hash(raw)
-            rows.append(convert(raw, number, 0))
+        encoded, n, total = encode(block, first_line)
     except DataError as e:
-        info = {"file": rel, "line": e.line or number, "table": e.table, "column": e.column, "value": e.value}
+        info = {"file": rel, "line": e.line, "table": e.table, "column": e.column, "value": e.value}
         return ("error", e.message, 0, 0, info)
-    encoded: bytes = engine.load_encode_rows(rows) if rows else b""  # type: ignore[union-attr]
-    return ("ok", encoded, len(rows), total & MASK64, {})
+    return ("ok", encoded, n, total, {})
+
+
+class _Slow(Exception):
+    """The block needs the row-by-row path (it has something the column path does not handle)."""
+
+
+def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: str) -> Callable[[bytes, int], tuple[bytes, int, int]]:
+    """``encode(block, first_line_number)`` → (bulk text, rows, checksum) of a block of whole lines.
+
+    The common case goes a column at a time: every line parsed by ``orjson`` in one ``map``, the
+    values taken with one ``itemgetter``, transposed with ``zip``, converted per column and
+    joined by the engine's :meth:`load_encode_columns`. A block that does not fit that mould (a
+    bad line, a missing or extra key, a value a converter refuses, blank lines or CRLF) is done
+    row by row with :func:`build_row_converter`, which names the bad line, column and value.
+    """
+    convert = build_row_converter(engine, tp, zero_dates, file)
+    names = [c.name for c in tp.columns]
+    convs = [engine.load_converter(c.type, t, zero_dates=zero_dates)  # type: ignore[attr-defined]
+             for c, t in zip(tp.columns, tp.target_types)]
+    active = [(i, conv) for i, conv in enumerate(convs) if conv is not None]
+    fixed = list(tp.fixed.values())
+    columnar = (len(names) >= 2 and set(names) == {c.name for c in tp.table.columns} and not tp.increments
+                and hasattr(engine, "load_encode_columns"))
+    getter = operator.itemgetter(*names)
+    width = len(names)
+    loads = orjson.loads
+    blake = hashlib.blake2b
+    from_bytes = int.from_bytes
+
+    def by_rows(lines: list[bytes], first_line: int) -> bytes:
+        rows = []
+        number = first_line - 1
+        for raw in lines:
+            number += 1
+            if raw:
+                rows.append(convert(raw, number, 0))
+        return engine.load_encode_rows(rows) if rows else b""  # type: ignore[attr-defined,no-any-return]
+
+    def by_columns(lines: list[bytes]) -> bytes:
+        objs = list(map(loads, lines))
+        if set(map(type, objs)) != {dict} or set(map(len, objs)) != {width}:
+            raise _Slow
+        cols = [list(c) for c in zip(*map(getter, objs))]
+        for i, conv in active:
+            cols[i] = [None if v is None else conv(v) for v in cols[i]]
+        cols.extend([v] * len(objs) for v in fixed)
+        return engine.load_encode_columns(cols)  # type: ignore[attr-defined,no-any-return]
+
+    def encode(block: bytes, first_line: int) -> tuple[bytes, int, int]:
+        lines = block.split(b"\n")
+        lines.pop()  # the block ends with a newline
+        if b"\r" in block:
+            lines = [ln[:-1] if ln.endswith(b"\r") else ln for ln in lines]
+        rows = [ln for ln in lines if ln] if b"\n\n" in block or block.startswith(b"\n") or b"\r" in block else lines
+        total = sum([from_bytes(blake(ln).digest()[:8], "little") for ln in rows]) & MASK64
+        if not rows:
+            return b"", 0, total
+        encoded = None
+        if columnar and rows is lines:
+            try:
+                encoded = by_columns(lines)
+            except Exception:  # noqa: BLE001 - the row path finds and names the problem
+                encoded = None
+        if encoded is None:
+            encoded = by_rows(lines, first_line)
+        return encoded, len(rows), total
+
+    return encode
 
 
 def _fatal(e: DataError) -> DataError:

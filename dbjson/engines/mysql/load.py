@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import orjson
 
 from ...errors import ConnectionFailed, DataError
+from ..bulktext import encode_columns
+from ..bulktext import scalar_text as _text
 
 if TYPE_CHECKING:
     from ... import model as m
@@ -61,15 +63,7 @@ _hooked = False
 
 
 _BOOL = {True: "1", False: "0"}  # a JSON boolean in an integer column
-
-
-def _text(v: Any) -> str:
-    """The input text of a JSON scalar (booleans as 1/0, as integer columns expect)."""
-    if type(v) is str:
-        return v
-    if v is True or v is False:
-        return "1" if v else "0"
-    return orjson.dumps(v).decode() if isinstance(v, (list, dict)) else str(v)
+_TSV_SPECIALS = "\\\t\n\r\0"
 
 
 def _quote(ident: str) -> str:
@@ -327,6 +321,10 @@ class MySQLLoad:
         if loaded != counter[0]:
             raise _LoadWarning(f"the server took {loaded} of {counter[0]} rows")
         return counter[0]
+
+    def load_encode_columns(self, cols: list[list[Any]]) -> bytes:
+        """LOAD DATA text of a block of converted rows given as columns (see :mod:`dbjson.engines.bulktext`)."""
+        return encode_columns(cols, _TSV_ESCAPE, _TSV_SPECIALS)
 
     def load_can_encode(self, conn: Any, tp: TablePlan) -> bool:
         """Whether rows encoded elsewhere (:meth:`load_encode_rows`) can be streamed for ``tp``."""

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ...errors import ConnectionFailed, DataError
+from ..bulktext import encode_columns
+from ..bulktext import scalar_text as _text
 
 if TYPE_CHECKING:
     from ...connect import Target
@@ -37,15 +39,7 @@ _PASS_KINDS = frozenset({"char", "varchar", "text", "enum", "uuid", "inet", "mac
 
 
 _BOOL = {True: "1", False: "0"}  # a JSON boolean in an integer column
-
-
-def _text(v: Any) -> str:
-    """The input text of a JSON scalar (booleans as 1/0, as integer columns expect)."""
-    if type(v) is str:
-        return v
-    if v is True or v is False:
-        return "1" if v else "0"
-    return orjson.dumps(v).decode() if isinstance(v, (list, dict)) else str(v)
+_COPY_SPECIALS = "\\\t\n\r"
 
 
 def _quote(ident: str) -> str:
@@ -244,6 +238,10 @@ class PostgreSQLLoad:
             out.append(line)
         out.append("")
         return "\n".join(out).encode()
+
+    def load_encode_columns(self, cols: list[list[Any]]) -> bytes:
+        """COPY text of a block of converted rows given as columns (see :mod:`dbjson.engines.bulktext`)."""
+        return encode_columns(cols, _COPY_ESCAPE, _COPY_SPECIALS)
 
     def load_can_encode(self, conn: Any, tp: TablePlan) -> bool:
         """Whether rows encoded elsewhere (:meth:`load_encode_rows`) can be streamed for ``tp``."""
