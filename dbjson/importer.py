@@ -18,6 +18,7 @@ Engine-specific work lives in ``dbjson/engines/<family>/load.py``; this module i
 from __future__ import annotations
 
 import fnmatch
+import gc
 import gzip
 import hashlib
 import io
@@ -1127,11 +1128,18 @@ def _encode_block(engine_name: str, server_version: str, tp: TablePlan, zero_dat
     encode = _ENCODERS.get(key)
     if encode is None:
         encode = _ENCODERS[key] = build_block_encoder(get_engine(engine_name, server_version), tp, zero_dates, rel)
+    # A block makes tens of thousands of short-lived containers (parsed lines, row tuples) without
+    # cycles: collecting during the block only re-walks them (a quarter of the block's time).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         encoded, n, total = encode(block, first_line)
     except DataError as e:
         info = {"file": rel, "line": e.line, "table": e.table, "column": e.column, "value": e.value}
         return ("error", e.message, 0, 0, info)
+    finally:
+        if collecting:
+            gc.enable()
     return ("ok", encoded, n, total, {})
 
 
