@@ -652,6 +652,19 @@ durability on); the load average before and after the run is recorded below. The
 dbjson go through the network protocol, the native bulk paths of MySQL/MariaDB read and write files on
 the server itself. A target's status is computed from this run's figures; under contention a
 "met" or "missed" close to the line can flip in the next run.
+
+## Schema reflection
+
+`schema-dump` reads each catalog with one query per object kind (not one per table). Reflecting
+1,000 tables of 10 columns each (with primary keys, a foreign key, defaults) — the tests
+`test_reflects_1000_tables_quickly` in `tests/test_reflect_mysql.py` and
+`tests/test_reflect_postgresql.py`, which assert under 15 s — measured on this 2-core machine:
+
+| engine | machine idle | machine busy (load ≈ 6) |
+|---|---:|---:|
+| MySQL 9 | 0.32 s | 0.8–1.3 s |
+| MariaDB 10.11 | 0.45 s | ≈ 1.0 s |
+| PostgreSQL 15 | 0.74–0.97 s | – |
 """
 
 
