@@ -44,6 +44,7 @@ DEFAULT_CHUNK_ROWS = 1_000_000  # a unit of work when no --chunk-size is given
 SPLIT_MIN_ROWS = 100_000  # tables at least this big are split so every worker can help
 BLOCK_BYTES = 1 << 18  # engines yield blocks of about this size
 PROGRESS_EVERY = 0.25  # seconds between RowsProgress events per worker
+PREFETCH_BLOCKS = 8  # blocks a worker's reader thread may run ahead of hashing and writing
 
 
 # ---------------------------------------------------------------------------------------------
@@ -495,7 +496,7 @@ def _run_unit(shared: _Shared, conn: Any, unit: Unit) -> None:
 
     try:
         current = DataFile(_file_path(shared, unit, part), shared.compress)
-        for block in shared.engine.export_stream(conn, unit, shared.stop):
+        for block in prefetched(shared.engine.export_stream(conn, unit, shared.stop), shared.stop):
             if shared.stop.is_set():
                 raise Cancelled("export cancelled")
             while shared.chunk_bytes and current.plain_bytes + len(block) > shared.chunk_bytes:
@@ -527,6 +528,61 @@ def _run_unit(shared: _Shared, conn: Any, unit: Unit) -> None:
     finally:
         if current is not None:
             current.discard()
+
+
+_END = object()
+
+
+def prefetched(blocks: Iterator[bytes], stop: threading.Event, depth: int = PREFETCH_BLOCKS) -> Iterator[bytes]:
+    """``blocks`` read by a helper thread, up to ``depth`` blocks ahead.
+
+    The driver waits for the server (and MySQL's next batch query runs) while this thread hashes
+    and writes the previous block, instead of each connection alternating between the two. The
+    helper owns the stream (and the connection) until it ends; an error there is raised here.
+    """
+    ahead: queue.Queue[Any] = queue.Queue(depth)
+    halt = threading.Event()
+
+    def put(item: Any) -> bool:
+        while not (halt.is_set() or stop.is_set()):
+            try:
+                ahead.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def pump() -> None:
+        try:
+            for block in blocks:
+                if not put(block):
+                    return
+            put(_END)
+        except BaseException as e:  # noqa: BLE001 - handed to the consumer
+            put(e)
+        finally:
+            close = getattr(blocks, "close", None)
+            if close is not None and not stop.is_set():
+                close()
+
+    helper = threading.Thread(target=pump, name=threading.current_thread().name + "-read", daemon=True)
+    helper.start()
+    try:
+        while True:
+            try:
+                item = ahead.get(timeout=0.1)
+            except queue.Empty:
+                if stop.is_set():
+                    return  # the caller reports the cancellation; aborting the connection ends the helper
+                continue
+            if item is _END:
+                helper.join()  # the stream is closed: the connection is free for the next unit
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        halt.set()
 
 
 def _worker(shared: _Shared, conn: Any, units: queue.Queue[Unit]) -> None:

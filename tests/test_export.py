@@ -392,3 +392,37 @@ def test_mysql_worker_connections_to_loopback_skip_tls(fresh_db: Any) -> None:
                 assert (cur.fetchall()[0][1] == "") is plain
         finally:
             conn.close()
+
+
+def test_prefetched_keeps_order_raises_stream_errors_and_stops() -> None:
+    """The reader thread hands blocks over in order, re-raises the stream's error in the consumer,
+    and ends when the export is stopped even if the stream would block for ever."""
+    from dbjson.export import prefetched
+
+    stop = threading.Event()
+    assert list(prefetched(iter([b"a\n", b"b\n", b"c\n"]), stop, depth=1)) == [b"a\n", b"b\n", b"c\n"]
+
+    def failing() -> Any:
+        yield b"x\n"
+        raise ValueError("server went away")
+
+    got = []
+    with pytest.raises(ValueError, match="server went away"):
+        for block in prefetched(failing(), stop):
+            got.append(block)
+    assert got == [b"x\n"]
+
+    release = threading.Event()
+
+    def blocking() -> Any:
+        yield b"y\n"
+        release.wait(10)
+        yield b"z\n"
+
+    blocks = prefetched(blocking(), stop)
+    assert next(blocks) == b"y\n"
+    threading.Timer(0.2, stop.set).start()
+    started = time.monotonic()
+    assert list(blocks) == []
+    assert time.monotonic() - started < 2
+    release.set()
