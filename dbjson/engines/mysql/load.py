@@ -46,6 +46,7 @@ _RETRY_CODES = {1205, 1213, 1614, 1637}
 _DISCONNECT_CODES = {2006, 2013, 2055, 2003, 1053, 1927, 4031}
 _EXISTS_CODES = {1050, 1061, 1826, 1022, 1060, 1304, 1359, 1007, 1068, 4028, 1831}
 _LOCAL_REFUSED = {1148, 3948, 2068, 1227}
+_LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 # Kinds whose canonical JSON value (a string, or an integer number) is MySQL's input text.
 _PASS_KINDS = frozenset({"char", "varchar", "text", "enum", "uuid", "inet", "decimal", "integer", "year"})
 _SESSION = (
@@ -155,12 +156,22 @@ class MySQLLoad:
         kw: dict[str, Any] = {}
         if u.query.get("unix_socket"):
             kw["unix_socket"] = u.query["unix_socket"]
+        args = dict(host=u.host or "localhost", port=u.port or 3306, user=u.username or "root", password=u.password or "",
+                    database=u.database, charset="utf8mb4", autocommit=True, local_infile=True, connect_timeout=10,
+                    max_allowed_packet=64 << 20, **kw)
+        conn = None
+        # PyMySQL negotiates TLS (unverified) whenever the server offers it. To a loopback address
+        # with no ``ssl*`` URL option that protects nothing and costs client CPU on every byte of
+        # the LOAD DATA stream (MySQL 9 offers TLS by default), so it is turned off there; if the
+        # server then refuses the connection (require_secure_transport...), the default is used.
+        if (u.host or "localhost") in _LOOPBACK and not any(k.startswith("ssl") for k in u.query):
+            try:
+                conn = pymysql.connect(ssl_disabled=True, **args)
+            except pymysql.MySQLError:
+                conn = None
         try:
-            conn = pymysql.connect(
-                host=u.host or "localhost", port=u.port or 3306, user=u.username or "root", password=u.password or "",
-                database=u.database, charset="utf8mb4", autocommit=True, local_infile=True, connect_timeout=10,
-                max_allowed_packet=64 << 20, **kw,
-            )
+            if conn is None:
+                conn = pymysql.connect(**args)
         except Exception as e:  # noqa: BLE001
             from ...connect import connection_error
 
