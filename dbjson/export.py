@@ -125,6 +125,10 @@ class SQLExportBase:
             conds.append(f"({unit.where})")
         return (" WHERE " + " AND ".join(conds) if conds else ""), params
 
+    def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None:
+        """The catalog's row estimate (statistics), or None when the engine has none."""
+        return None
+
     def export_count(self, conn: Any, schema: str, table: m.Table, where: str | None) -> int:
         cond = f" WHERE ({where})" if where else ""
         return int(self._fetch(conn, f"SELECT COUNT(*) FROM {self.export_qualify(schema, table)}{cond}")[0][0])
@@ -157,6 +161,8 @@ class ExportEngine(Protocol):
     def export_session(self, conn: Any) -> None: ...
 
     def export_snapshot(self, coordinator: Any, workers: Sequence[Any], warn: Callable[[str], None]) -> SnapshotInfo: ...
+
+    def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None: ...
 
     def export_count(self, conn: Any, schema: str, table: m.Table, where: str | None) -> int: ...
 
@@ -392,8 +398,16 @@ def plan_table(
     chunk_rows: int | None,
     threads: int,
 ) -> list[Unit]:
-    """Split one table into units: integer-key ranges, key-order boundaries, or one unit."""
-    rows = engine.export_count(conn, schema, table, where)
+    """Split one table into units: integer-key ranges, key-order boundaries, or one unit.
+
+    A big table (by the catalog's estimate, no ``where``) is planned from the estimate: an exact
+    COUNT(*) scans it (0.1-0.2 s for 700k InnoDB rows) only to size the units.
+    """
+    estimate = engine.export_estimate(conn, schema, table) if where is None else None
+    if estimate is not None and estimate >= SPLIT_MIN_ROWS:
+        rows = estimate
+    else:
+        rows = engine.export_count(conn, schema, table, where)
     per_unit = chunk_rows or DEFAULT_CHUNK_ROWS
     n = math.ceil(rows / per_unit) if rows else 1
     if chunk_rows is None and rows >= SPLIT_MIN_ROWS:

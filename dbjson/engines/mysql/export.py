@@ -199,6 +199,14 @@ class MySQLExport(SQLExportBase):
             cur.execute(sql, tuple(params) or None)
             return list(cur.fetchall())
 
+    def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None:
+        """InnoDB's ``TABLE_ROWS`` statistic (None for other storage engines)."""
+        rows = self._fetch(
+            conn, "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s "
+            "AND ENGINE = 'InnoDB'", (schema, table.name),
+        )
+        return int(rows[0][0]) if rows and rows[0][0] is not None else None
+
     def _lit(self, text: str) -> str:
         return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
 

@@ -122,6 +122,14 @@ class PostgreSQLExport(SQLExportBase):
         name = f"{self._q(schema)}.{self._q(table.name)}"
         return name if table.partitioning is not None else f"ONLY {name}"
 
+    def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None:
+        """``pg_class.reltuples`` (None before the first VACUUM/ANALYZE, and for partitioned tables)."""
+        rows = self._fetch(
+            conn, "SELECT c.reltuples FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = %s AND c.relname = %s AND c.relkind = 'r'", (schema, table.name),
+        )
+        return int(rows[0][0]) if rows and rows[0][0] is not None and rows[0][0] >= 0 else None
+
     def _fetch(self, conn: Any, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with conn.cursor() as cur:
             cur.execute(sql, list(params) or None)
