@@ -25,6 +25,7 @@ import io
 import operator
 import os
 import random
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -1143,6 +1144,19 @@ def _encode_block(engine_name: str, server_version: str, tp: TablePlan, zero_dat
     return ("ok", encoded, n, total, {})
 
 
+def _hash_sum(lines: list[bytes]) -> int:
+    """The content checksum of ``lines`` (see :func:`dbjson.codec.line_hash`): the digests are
+    joined and their first 8 bytes read as little-endian 64-bit words in C (on little-endian
+    machines), instead of slicing and converting each digest in Python."""
+    if sys.byteorder == "little":
+        digests = b"".join(map(_DIGEST, map(hashlib.blake2b, lines)))
+        return sum(memoryview(digests).cast("Q")[::8]) & MASK64
+    return sum(map(line_hash, lines)) & MASK64
+
+
+_DIGEST = hashlib.blake2b.digest
+
+
 class _Slow(Exception):
     """The block needs the row-by-row path (it has something the column path does not handle)."""
 
@@ -1167,8 +1181,6 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
     getter = operator.itemgetter(*names)
     width = len(names)
     loads = orjson.loads
-    blake = hashlib.blake2b
-    from_bytes = int.from_bytes
 
     def by_rows(lines: list[bytes], first_line: int) -> bytes:
         rows = []
@@ -1195,7 +1207,7 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
         if b"\r" in block:
             lines = [ln[:-1] if ln.endswith(b"\r") else ln for ln in lines]
         rows = [ln for ln in lines if ln] if b"\n\n" in block or block.startswith(b"\n") or b"\r" in block else lines
-        total = sum([from_bytes(blake(ln).digest()[:8], "little") for ln in rows]) & MASK64
+        total = _hash_sum(rows)
         if not rows:
             return b"", 0, total
         encoded = None
