@@ -451,7 +451,9 @@ class Importer:
         for fh in self._rejects.values():
             fh.close()
         if self._procs is not None:
-            self._procs.shutdown(wait=False, cancel_futures=True)
+            # Waiting (idle workers: a few milliseconds) lets the pool's manager thread finish before
+            # the interpreter exits; otherwise its exit hook can race it ("Bad file descriptor").
+            self._procs.shutdown(wait=not self.cancel.is_set(), cancel_futures=True)
             self._procs = None
         if self.journal is not None:
             self.journal.close()
