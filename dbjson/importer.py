@@ -1021,15 +1021,20 @@ class _UnitReader:
         """The unit's rows converted and encoded by the process pool, in order, a block at a time.
 
         The file is read in 1 MB blocks of whole lines here; each block is converted (and its
-        lines checksummed) in a worker process by :func:`_encode_block`.
+        lines checksummed) in a worker process by :func:`_encode_block`. A worker process reads
+        a block of a plain (uncompressed) file again by its byte range (:func:`_encode_file_range`,
+        from the page cache) rather than receiving it through the pool's pipe.
         """
         from collections import deque
 
         rel = self.unit.file.rel
-        self._fh = fh = open_data(self.unit.file.path)
+        path = str(self.unit.file.path)
+        by_range = pool is not _INLINE and not path.endswith((".gz", ".zst"))
+        self._fh = fh = open_data(path)
         pending: deque[Any] = deque()
         rest = b""
         first_line = 1
+        offset = 0  # of the block in the (plain) file
         eng = self.imp.engine
         while True:
             try:
@@ -1046,9 +1051,11 @@ class _UnitReader:
                 if not chunk and not block.endswith(b"\n"):
                     raise _fatal(DataError("truncated file: the last line has no newline", file=rel,
                                            line=first_line + block.count(b"\n"), table=self.tp.display))
-                pending.append(pool.submit(_encode_block, eng.name, eng.server_version, self.tp,
-                                           self.imp.opts.zero_dates, rel, first_line, block))
+                args = (eng.name, eng.server_version, self.tp, self.imp.opts.zero_dates, rel, first_line)
+                pending.append(pool.submit(_encode_file_range, *args, path, offset, len(block)) if by_range
+                               else pool.submit(_encode_block, *args, block))
                 first_line += block.count(b"\n")
+                offset += len(block)
             while pending and (len(pending) > lookahead or not chunk):
                 yield self._take(pending.popleft().result())
             if not chunk:
@@ -1157,6 +1164,24 @@ def _hash_sum(lines: list[bytes]) -> int:
 
 
 _DIGEST = hashlib.blake2b.digest
+
+
+def _encode_file_range(engine_name: str, server_version: str, tp: TablePlan, zero_dates: str, rel: str,
+                       first_line: int, path: str, offset: int, length: int) -> tuple[Any, ...]:
+    """:func:`_encode_block` of the ``length`` bytes at ``offset`` of a plain file (whole lines)."""
+    parts = []
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        while length > 0:
+            part = os.pread(fd, length, offset)
+            if not part:
+                return ("error", "the file became shorter while it was loaded", 0, 0, {"file": rel, "line": first_line})
+            parts.append(part)
+            offset += len(part)
+            length -= len(part)
+    finally:
+        os.close(fd)
+    return _encode_block(engine_name, server_version, tp, zero_dates, rel, first_line, b"".join(parts))
 
 
 class _Slow(Exception):
