@@ -24,6 +24,7 @@ import hashlib
 import io
 import operator
 import os
+import pickle
 import random
 import sys
 import threading
@@ -1036,6 +1037,7 @@ class _UnitReader:
         first_line = 1
         offset = 0  # of the block in the (plain) file
         eng = self.imp.engine
+        plan = pickle.dumps(self.tp)  # once per unit, not once per block
         while True:
             try:
                 chunk = fh.read(1 << 20)
@@ -1051,7 +1053,7 @@ class _UnitReader:
                 if not chunk and not block.endswith(b"\n"):
                     raise _fatal(DataError("truncated file: the last line has no newline", file=rel,
                                            line=first_line + block.count(b"\n"), table=self.tp.display))
-                args = (eng.name, eng.server_version, self.tp, self.imp.opts.zero_dates, rel, first_line)
+                args = (eng.name, eng.server_version, plan, self.imp.opts.zero_dates, rel, first_line)
                 pending.append(pool.submit(_encode_file_range, *args, path, offset, len(block)) if by_range
                                else pool.submit(_encode_block, *args, block))
                 first_line += block.count(b"\n")
@@ -1124,19 +1126,24 @@ def _worker_init() -> None:
         signal.signal(signal.SIGUSR1, signal.SIG_IGN)
 
 
-_ENCODERS: dict[tuple[str, str, str], Callable[[bytes, int], tuple[bytes, int, int]]] = {}  # per process
+_ENCODERS: dict[tuple[str, str, str, bytes], Callable[[bytes, int], tuple[bytes, int, int]]] = {}  # per process
+_ENCODERS_MAX = 64
 
 
-def _encode_block(engine_name: str, server_version: str, tp: TablePlan, zero_dates: str, rel: str,
+def _encode_block(engine_name: str, server_version: str, plan: bytes, zero_dates: str, rel: str,
                   first_line: int, block: bytes) -> tuple[Any, ...]:
     """Convert and encode one block of whole lines for the engine's bulk path (in a worker process,
-    or inline in the loading thread).
+    or inline in the loading thread). ``plan`` is the pickled :class:`TablePlan`: it keys the
+    encoder cache, so another import in the same process never reuses a stale encoder.
 
     Returns ``("ok", encoded bytes, rows, checksum, {})`` or ``("error", message, 0, 0, location)``.
     """
-    key = (engine_name, tp.display, zero_dates)
+    key = (engine_name, server_version, zero_dates, plan)
     encode = _ENCODERS.get(key)
     if encode is None:
+        if len(_ENCODERS) >= _ENCODERS_MAX:
+            _ENCODERS.clear()
+        tp = pickle.loads(plan)  # noqa: S301 - pickled by this process or its parent
         encode = _ENCODERS[key] = build_block_encoder(get_engine(engine_name, server_version), tp, zero_dates, rel)
     # A block makes tens of thousands of short-lived containers (parsed lines, row tuples) without
     # cycles: collecting during the block only re-walks them (a quarter of the block's time).
@@ -1166,7 +1173,7 @@ def _hash_sum(lines: list[bytes]) -> int:
 _DIGEST = hashlib.blake2b.digest
 
 
-def _encode_file_range(engine_name: str, server_version: str, tp: TablePlan, zero_dates: str, rel: str,
+def _encode_file_range(engine_name: str, server_version: str, plan: bytes, zero_dates: str, rel: str,
                        first_line: int, path: str, offset: int, length: int) -> tuple[Any, ...]:
     """:func:`_encode_block` of the ``length`` bytes at ``offset`` of a plain file (whole lines)."""
     parts = []
@@ -1181,7 +1188,7 @@ def _encode_file_range(engine_name: str, server_version: str, tp: TablePlan, zer
             length -= len(part)
     finally:
         os.close(fd)
-    return _encode_block(engine_name, server_version, tp, zero_dates, rel, first_line, b"".join(parts))
+    return _encode_block(engine_name, server_version, plan, zero_dates, rel, first_line, b"".join(parts))
 
 
 class _Slow(Exception):

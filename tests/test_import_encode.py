@@ -4,6 +4,7 @@ row-by-row path (and the same checksum), and falls back to it for blocks it cann
 from __future__ import annotations
 
 import base64
+import pickle
 
 import orjson
 import pytest
@@ -12,7 +13,7 @@ from dbjson import model as m
 from dbjson.codec import MASK64, line_hash
 from dbjson.engines import get_engine
 from dbjson.errors import DataError
-from dbjson.importer import TablePlan, build_block_encoder, build_row_converter
+from dbjson.importer import TablePlan, _encode_block, build_block_encoder, build_row_converter
 
 VERSIONS = {"postgresql": "15.0", "mysql": "9.1.0", "mariadb": "10.11.9-MariaDB"}
 
@@ -96,3 +97,15 @@ def test_bad_line_named_by_the_row_path(bad: bytes | None, column: str | None) -
         encode(b"\n".join(lines) + b"\n", 41)
     assert err.value.line == 43
     assert err.value.column == column
+
+
+def test_encoder_cache_is_keyed_by_the_plan() -> None:
+    """Two imports of a table with the same name in one process (inline conversion) must not
+    share an encoder when their plans differ."""
+    plain, with_fixed = _plan(), _plan()
+    with_fixed.fixed = {"origin": "x"}
+    block = _line(1, "a") + b"\n"
+    first = _encode_block("postgresql", VERSIONS["postgresql"], pickle.dumps(plain), "null", "f.jsonl", 1, block)
+    second = _encode_block("postgresql", VERSIONS["postgresql"], pickle.dumps(with_fixed), "null", "f.jsonl", 1, block)
+    assert first[0] == second[0] == "ok"
+    assert second[1] == first[1][:-1] + b"\tx\n"
