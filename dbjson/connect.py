@@ -39,12 +39,16 @@ _URL_RE = re.compile(
         (?:/(?P<database>[^\?]*))?
         (?:\?(?P<query>.*))?
         """,
-    re.X,
+    re.VERBOSE,
 )
 
 
 def _query_dict(query: Mapping[str, str | Sequence[str]] | None) -> dict[str, str | tuple[str, ...]]:
     return {k: v if isinstance(v, str) else tuple(v) for k, v in (query or {}).items()}
+
+
+def _values(v: str | tuple[str, ...]) -> tuple[str, ...]:
+    return (v,) if isinstance(v, str) else v
 
 
 class URL(NamedTuple):
@@ -102,14 +106,14 @@ class URL(NamedTuple):
         if self.database is not None:
             s += "/" + self.database
         if self.query:
-            s += "?" + "&".join(f"{quote_plus(k)}={quote_plus(e)}" for k in sorted(self.query)
-                                for e in ((self.query[k],) if isinstance(self.query[k], str) else self.query[k]))
+            s += "?" + "&".join(f"{quote_plus(k)}={quote_plus(e)}" for k in sorted(self.query) for e in _values(self.query[k]))
         return s
 
     def __repr__(self) -> str:
         return self.render_as_string()
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        return self.render_as_string()
 
     def __hash__(self) -> int:
         return hash(self.render_as_string(hide_password=False))
@@ -166,7 +170,7 @@ def parse_url(url: str | URL | sa.engine.URL) -> URL:
     """Parse and normalize a database URL (raising :class:`UsageError` with a hint if wrong)."""
     if isinstance(url, URL):
         u = url
-    elif not isinstance(url, str) and hasattr(url, "render_as_string"):  # SQLAlchemy's URL object
+    elif not isinstance(url, str):  # SQLAlchemy's URL object
         u = make_url(url.render_as_string(hide_password=False)).set(password=url.password)
     else:
         text = url.strip()

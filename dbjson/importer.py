@@ -41,7 +41,14 @@ from . import model as m
 from .codec import MASK64, Checksum, format_checksum, line_hash
 from .connect import Target, parse_url
 from .engines import Engine, get_engine
-from .errors import ApplyError, Cancelled, DataError, DbjsonError, DocumentError, UsageError
+from .errors import (
+    ApplyError,
+    Cancelled,
+    DataError,
+    DbjsonError,
+    DocumentError,
+    UsageError,
+)
 from .journal import Journal, journal_path
 
 IF_EXISTS = ("fail", "skip", "truncate", "replace")
@@ -1143,7 +1150,7 @@ def _encode_block(engine_name: str, server_version: str, plan: bytes, zero_dates
     if encode is None:
         if len(_ENCODERS) >= _ENCODERS_MAX:
             _ENCODERS.clear()
-        tp = pickle.loads(plan)  # noqa: S301 - pickled by this process or its parent
+        tp = pickle.loads(plan)  # pickled by this process or its parent
         encode = _ENCODERS[key] = build_block_encoder(get_engine(engine_name, server_version), tp, zero_dates, rel)
     # A block makes tens of thousands of short-lived containers (parsed lines, row tuples) without
     # cycles: collecting during the block only re-walks them (a quarter of the block's time).
@@ -1223,7 +1230,7 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
             number += 1
             if raw:
                 rows.append(convert(raw, number, 0))
-        return engine.load_encode_rows(rows) if rows else b""  # type: ignore[attr-defined,no-any-return]
+        return engine.load_encode_rows(rows) if rows else b""  # type: ignore[attr-defined]
 
     def by_columns(lines: list[bytes]) -> bytes:
         objs = list(map(loads, lines))

@@ -22,9 +22,9 @@ from ..bulktext import encode_columns
 from ..bulktext import scalar_text as _text
 
 if TYPE_CHECKING:
+    from ... import model as m
     from ...connect import Target
     from ...importer import TablePlan
-    from ... import model as m
 
 _COPY_ESCAPE = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 _BATCH_ROWS = 5000
