@@ -406,10 +406,9 @@ def test_prefetched_keeps_order_raises_stream_errors_and_stops() -> None:
         yield b"x\n"
         raise ValueError("server went away")
 
-    got = []
+    got: list[bytes] = []
     with pytest.raises(ValueError, match="server went away"):
-        for block in prefetched(failing(), stop):
-            got.append(block)
+        got.extend(prefetched(failing(), stop))
     assert got == [b"x\n"]
 
     release = threading.Event()
