@@ -437,8 +437,13 @@ class MySQLLoad:
             cur.execute("SAVEPOINT dbjson_row")
             try:
                 cur.execute(head + one, row)
-            except BaseException:
-                cur.execute("ROLLBACK TO SAVEPOINT dbjson_row")
+            except BaseException as e:
+                try:
+                    cur.execute("ROLLBACK TO SAVEPOINT dbjson_row")
+                except Exception:  # noqa: BLE001
+                    # The server ended the whole transaction (a deadlock, a lock-wait timeout): report
+                    # the original error, which the importer classifies as retryable.
+                    raise e from None
                 raise
             cur.execute("RELEASE SAVEPOINT dbjson_row")
 
