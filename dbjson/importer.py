@@ -850,8 +850,9 @@ class Importer:
             self._active[threading.get_ident()] = conn
             reader = _UnitReader(self, unit)
             try:
+                pending: list[tuple[int, bytes, DataError]] = []
                 if careful:
-                    loaded, rejected = self._load_careful(conn, unit, reader)
+                    loaded, rejected = self._load_careful(conn, unit, reader, pending)
                 else:
                     self.engine.load_begin(conn)  # type: ignore[attr-defined]
                     pool = self._encoder_pool(conn, tp)
@@ -865,6 +866,8 @@ class Importer:
                 self.journal.begin(unit.step)
                 self.engine.load_commit(conn)  # type: ignore[attr-defined]
                 self.journal.done(unit.step, rows=loaded, rejected=rejected, checksum=reader.checksum.hexdigest())
+                for number, raw, error in pending:
+                    self._reject(tp, unit, number, raw, error)
                 self._unit_finished(unit, loaded, rejected)
                 return
             except Cancelled:
@@ -932,8 +935,10 @@ class Importer:
         except Exception:  # noqa: BLE001 - a dead connection: the server rolled back
             self.drop_conn()
 
-    def _load_careful(self, conn: Any, unit: Unit, reader: _UnitReader) -> tuple[int, int]:
-        """Row by row (savepoint per row): rejected rows go to the rejects file or raise."""
+    def _load_careful(self, conn: Any, unit: Unit, reader: _UnitReader,
+                      pending: list[tuple[int, bytes, DataError]]) -> tuple[int, int]:
+        """Row by row (savepoint per row): rejected rows are collected in ``pending`` (written to the
+        rejects file only when the unit commits, so a retried unit never rejects a row twice) or raise."""
         tp = unit.table
         self.engine.load_begin(conn)  # type: ignore[attr-defined]
         loaded = rejected = 0
@@ -954,7 +959,14 @@ class Importer:
                                       line=number, table=tp.display, column=col, value=value)
             if self.opts.max_errors <= 0:
                 raise error
-            self._reject(tp, unit, number, raw, error)
+            with self._lock:
+                over = self.rejected + len(pending) + 1 > self.opts.max_errors
+            if over:
+                err = DataError(f"more than {self.opts.max_errors} rejected rows; last: {error}",
+                                file=unit.file.rel, line=number, table=tp.display)
+                err.fatal = True  # type: ignore[attr-defined]
+                raise err
+            pending.append((number, raw, error))
             rejected += 1
         return loaded, rejected
 
@@ -962,11 +974,6 @@ class Importer:
         with self._lock:
             self.rejected += 1
             self._rejected_by_table[tp.display] = self._rejected_by_table.get(tp.display, 0) + 1
-            if self.rejected > self.opts.max_errors:
-                err = DataError(f"more than {self.opts.max_errors} rejected rows; last: {error}",
-                                file=unit.file.rel, line=number, table=tp.display)
-                err.fatal = True  # type: ignore[attr-defined]
-                raise err
             fh = self._rejects.get(tp.display)
             if fh is None:
                 d = self.dir / "rejects"
