@@ -251,6 +251,7 @@ class TablePlan:
     base_rows: int = 0  # rows the table had before this import (--data-only into a non-empty table)
     kept: bool = False  # the table was already there (--if-exists truncate): its indexes and keys too
     lossy: bool = False  # the pre-flight found values that load changed (zero dates → NULL)
+    ddl_only: bool = False  # a PostgreSQL partition: created, its rows come with its partitioned table
     # Every column of the lines (manifest order) with its target name and type: what verify reads.
     verify_columns: list[tuple[m.Column, str, m.Type]] = field(default_factory=list)
 
@@ -571,7 +572,7 @@ class Importer:
 
             self.status["phase"] = "verify"
             self.emit("phase", "verify")
-            self.report.verify = verify_tables(self.engine, self.conn, [t for t in tables if not t.skipped],
+            self.report.verify = verify_tables(self.engine, self.conn, [t for t in tables if not t.skipped and not t.ddl_only],
                                                lambda jobs: self.run_parallel(jobs, self.opts.threads),
                                                rejected=getattr(self, "_rejected_by_table", {}), on_event=self.on_event)
         self.status["phase"] = "done"
@@ -595,7 +596,8 @@ class Importer:
         renamed = rename_columns(db, colopts["renames"])
         plan = self._plan_for_data_only(renamed)
         tables = self._table_plans(db, renamed, mtables, plan, select, colopts)
-        return verify_tables(self.engine, self.conn, tables, lambda jobs: self.run_parallel(jobs, self.opts.threads),
+        return verify_tables(self.engine, self.conn, [t for t in tables if not t.ddl_only],
+                             lambda jobs: self.run_parallel(jobs, self.opts.threads),
                              on_event=self.on_event)
 
     def _table_plans(self, db: m.Database, renamed: m.Database, mtables: list[ManifestTable], plan: Any,
@@ -614,7 +616,7 @@ class Importer:
             if exclude and _matches(t.name, s.name, exclude):
                 continue
             mt = by_name.get((s.name, t.name)) or names_only.get(t.name)
-            if mt is None and not self.opts.schema_only:
+            if mt is None and not self.opts.schema_only and t.partition_of is None:
                 raise DocumentError(f"table {s.name}.{t.name} is in schema.json but not in the manifest",
                                     file=str(self.dir / "manifest.json"), table=t.name)
             tschema, tname = (plan.table_names.get((s.name, t.name)) if plan is not None else None) or (
@@ -632,6 +634,7 @@ class Importer:
             tp = TablePlan(schema=s.name, name=t.name, table=t, tschema=tschema, tname=tname, columns=[c for c, _ in loaded],
                            target_names=[tname_of(rc) for _, rc in loaded], target_types=[ttype_of(rc) for _, rc in loaded],
                            files=mt.files if mt else [], rows=mt.rows if mt else 0, checksum=mt.checksum if mt else None,
+                           ddl_only=mt is None and t.partition_of is not None,
                            verify_columns=[(c, tname_of(rc), ttype_of(rc)) for c, rc in pairs])
             for opt, attr, conv in (("set_values", "fixed", str), ("set_sql", "exprs", str), ("increments", "increments", int)):
                 for col, value in _per_table(colopts[opt], "--" + opt.replace("_", "-"), s.name, t.name).items():

@@ -321,7 +321,8 @@ class PostgreSQLLoad:
                 exprs.append(f"{q}::numeric")
             else:
                 exprs.append(q)
-        sql = f"SELECT {', '.join(exprs)} FROM {self._name(tp.tschema, tp.tname)}"
+        only = "" if tp.table.partitioning is not None else "ONLY "  # as exported: a table's own rows
+        sql = f"SELECT {', '.join(exprs)} FROM {only}{self._name(tp.tschema, tp.tname)}"
         with conn.transaction(), conn.cursor(name="dbjson_verify") as cur:
             cur.itersize = 5000
             cur.execute(sql)
