@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import model as m
 from ...ddl.base import BaseDDL, ColumnParts, Context, TableInfo, family_of
@@ -21,7 +21,10 @@ _DEFINER = re.compile(r"\s+DEFINER\s*=\s*(`[^`]*`|'[^']*'|\S+)@(`[^`]*`|'[^']*'|
 class MySQLDDL(BaseDDL):
     """MySQL rendering of the DDL plan (MariaDB: ``is_mariadb``)."""
 
-    is_mariadb: bool
+    if TYPE_CHECKING:
+
+        @property
+        def is_mariadb(self) -> bool: ...
 
     # -- schemas ---------------------------------------------------------------------------------
     def ddl_target_schema(self, ctx: Context, schema: m.Schema, index: int) -> str | None:
