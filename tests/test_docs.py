@@ -66,9 +66,28 @@ def test_check_mode_detects_a_stale_file(tmp_path: Path, monkeypatch: pytest.Mon
     assert clidoc.main(["--check"]) == 0
 
 
+def fenced_blocks(path: Path, language: str) -> list[str]:
+    """The fenced code blocks of a Markdown file with this info string ('' for none), in order."""
+    blocks: list[str] = []
+    current: list[str] | None = None
+    lang = ""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            if current is None:
+                current, lang = [], line[3:].strip()
+            else:
+                if lang == language:
+                    blocks.append("\n".join(current) + "\n")
+                current = None
+        elif current is not None:
+            current.append(line)
+    assert current is None, f"{path.name}: unclosed code block"
+    return blocks
+
+
 def python_blocks(path: Path) -> list[str]:
     """The ```python fenced blocks of a Markdown file, in order."""
-    return re.findall(r"^```python\n(.*?)^```$", path.read_text(encoding="utf-8"), re.M | re.S)
+    return fenced_blocks(path, "python")
 
 
 def test_library_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -107,3 +126,24 @@ def test_mkdocs_build_strict(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert (site / "index.html").exists() and (site / "library" / "index.html").exists()
     assert not (site / "dev").exists(), "docs/dev/ is internal"
+
+
+def test_library_signatures_match_the_code() -> None:
+    """Each signature block of docs/library.md names exactly the function's parameters."""
+    import inspect
+
+    import dbjson
+    from dbjson.ddl import load_schema
+    from dbjson.export import export_table
+    from dbjson.importer import import_table_stream
+    from dbjson.validate import check_document
+
+    functions = {f.__name__: f for f in (
+        dbjson.reflect, dbjson.validate, check_document, dbjson.to_ddl, dbjson.apply_ddl, load_schema,
+        dbjson.export_database, export_table, dbjson.import_database, import_table_stream, dbjson.verify)}
+    blocks = "\n".join(fenced_blocks(DOCS / "library.md", ""))
+    documented = {name: args for name, args in re.findall(r"(?:dbjson\.)?(\w+)\((.*?)\)\s*->", blocks, re.S)}
+    assert set(documented) == set(functions)
+    for name, args in documented.items():
+        params = [a.split("=")[0].strip() for a in args.split(",") if a.strip() not in ("", "*")]
+        assert params == list(inspect.signature(functions[name]).parameters), name
