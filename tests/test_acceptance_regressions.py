@@ -93,3 +93,27 @@ def test_partitioned_and_inherited_rows_are_exported_once(fresh_db: Any, tmp_pat
     if target_engine == "postgresql":
         assert target.query("SELECT count(*) FROM pay") == [(3,)]
         assert target.query("SELECT count(*) FROM base") == [(2,)]
+
+
+ROUTINES_UNDER_TRADITIONAL = """
+SET SESSION sql_mode = 'TRADITIONAL';
+CREATE TABLE t (id int PRIMARY KEY, d date);
+CREATE FUNCTION f(x int) RETURNS int DETERMINISTIC RETURN x * 2;
+CREATE TRIGGER t_bi BEFORE INSERT ON t FOR EACH ROW SET NEW.id = NEW.id + 0;
+"""
+
+
+def test_same_engine_routines_keep_their_sql_mode(server_engine: str, fresh_db: Any) -> None:
+    """Sakila (created under SQL_MODE='TRADITIONAL'): routines and triggers came back with the loading
+    session's sql_mode, so the same-engine round trip was not exact."""
+    if server_engine == "postgresql":
+        pytest.skip("sql_mode is MySQL/MariaDB's")
+    src = fresh_db(server_engine)
+    src.execute(ROUTINES_UNDER_TRADITIONAL)
+    doc = reflect(src.url)
+    target = fresh_db(server_engine)
+    load_schema(doc, target.url)
+    again = reflect(target.url)
+    modes = [(o.name, o.options["mysql"]["sql_mode"]) for s in doc.schemas for o in (*s.routines, *s.triggers)]
+    assert modes and modes == [(o.name, o.options["mysql"]["sql_mode"]) for s in again.schemas for o in (*s.routines, *s.triggers)]
+    assert "STRICT_ALL_TABLES" in modes[0][1]

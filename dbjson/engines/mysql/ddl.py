@@ -404,6 +404,25 @@ class MySQLDDL(BaseDDL):
         return sql
 
     def ddl_routine(self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str) -> list[Statement]:
+        return self._with_sql_mode(ctx, r.options, self._routine_statements(ctx, schema, r, tschema, path))
+
+    def ddl_trigger(self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str) -> list[Statement]:
+        return self._with_sql_mode(ctx, trg.options, self._trigger_statements(ctx, schema, trg, tschema, path))
+
+    def ddl_event(self, ctx: Context, schema: m.Schema, ev: m.Event, tschema: str | None, path: str) -> list[Statement]:
+        return self._with_sql_mode(ctx, ev.options, self._event_statements(ctx, schema, ev, tschema, path))
+
+    def _with_sql_mode(self, ctx: Context, options: dict[str, Any], out: list[Statement]) -> list[Statement]:
+        """On the same engine, create the object under its own ``sql_mode`` (part of its meaning: zero
+        dates, ``||``, division by zero...), then restore the session's."""
+        mode = options.get("mysql", {}).get("sql_mode")
+        if not (ctx.same and out and isinstance(mode, str)):
+            return out
+        return [Statement("SET @dbjson_sql_mode = @@SESSION.sql_mode", "session", "session"),
+                Statement(f"SET SESSION sql_mode = {self.literal(mode)}", "session", "session"),
+                *out, Statement("SET SESSION sql_mode = @dbjson_sql_mode", "session", "session")]
+
+    def _routine_statements(self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str) -> list[Statement]:
         if r.definition:
             return super().ddl_routine(ctx, schema, r, tschema, path)
         q = self.qualify(tschema, r.name)
@@ -424,7 +443,7 @@ class MySQLDDL(BaseDDL):
             sql += f" COMMENT {self.literal(r.comment)}"
         return [Statement(f"{sql}\n{r.body}", "routine", q)]
 
-    def ddl_trigger(self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str) -> list[Statement]:
+    def _trigger_statements(self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str) -> list[Statement]:
         if trg.definition:
             return super().ddl_trigger(ctx, schema, trg, tschema, path)
         table = self.qualify(*ctx.table_names.get((schema.name, trg.table), (tschema, trg.table)))
@@ -435,7 +454,7 @@ class MySQLDDL(BaseDDL):
         sql = (f"CREATE TRIGGER {q} {trg.timing} {' OR '.join(trg.events)} ON {table} FOR EACH ROW{follows}\n{trg.body}")
         return [Statement(sql, "trigger", q, table)]
 
-    def ddl_event(self, ctx: Context, schema: m.Schema, ev: m.Event, tschema: str | None, path: str) -> list[Statement]:
+    def _event_statements(self, ctx: Context, schema: m.Schema, ev: m.Event, tschema: str | None, path: str) -> list[Statement]:
         if ev.definition:
             return super().ddl_event(ctx, schema, ev, tschema, path)
         q = self.qualify(tschema, ev.name)
