@@ -95,6 +95,39 @@ def test_partitioned_and_inherited_rows_are_exported_once(fresh_db: Any, tmp_pat
         assert target.query("SELECT count(*) FROM base") == [(2,)]
 
 
+WORDPRESS_LIKE = """
+CREATE TABLE posts (
+  id bigint unsigned NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  title varchar(100) NOT NULL DEFAULT '',
+  posted datetime NOT NULL DEFAULT '0000-00-00 00:00:00',
+  changed datetime DEFAULT '0000-00-00 00:00:00'
+);
+INSERT INTO posts VALUES (1, 'draft', '0000-00-00 00:00:00', NULL), (2, 'post', '2024-02-29 12:00:00', '0000-00-00 00:00:00');
+"""
+
+
+@pytest.mark.parametrize("target_engine", ["mysql", "mariadb", "postgresql"])
+def test_zero_date_defaults_load_everywhere(fresh_db: Any, tmp_path: Path, target_engine: str) -> None:
+    """WordPress: ``DEFAULT '0000-00-00 00:00:00'`` failed schema-load even MySQL → MySQL (strict session
+    sql_mode) and went verbatim to PostgreSQL; a zero date in a NOT NULL column could not be imported."""
+    src = fresh_db("mysql")
+    src.execute("SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO';\n" + WORDPRESS_LIKE)
+    doc = reflect(src.url)
+    target = fresh_db(target_engine)
+    result = load_schema(doc, target.url)
+    if target_engine == "postgresql":
+        rules = {i.rule for i in result.plan.report.items}
+        assert {"zero-date-default", "zero-date-not-null"} <= rules
+    out = tmp_path / "out"
+    export_database(src.url, out, threads=2)
+    data = fresh_db(target_engine)
+    import_database(out, data.url, threads=2)
+    if target_engine == "postgresql":  # zero dates imported as NULL (--zero-dates null), NOT NULL dropped
+        assert data.query("SELECT id, posted FROM posts ORDER BY id")[0] == (1, None)
+    else:
+        assert verify(out, data.url).ok
+
+
 ROUTINES_UNDER_TRADITIONAL = """
 SET SESSION sql_mode = 'TRADITIONAL';
 CREATE TABLE t (id int PRIMARY KEY, d date);

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..connect import URL
+from sqlalchemy.engine import URL
 
 from .. import model as m
 from ..connect import Target, parse_url, scrub

@@ -495,6 +495,8 @@ class BaseDDL:
             self.ddl_generated(ctx, t, col, parts, path)
         if col.identity is not None:
             restarts += self.ddl_identity(ctx, t, col, parts, path)
+        elif col.default is not None and col.generated is None and _zero_date_dropped(ctx, col, choice.type, parts, path):
+            pass
         elif col.default is not None and col.generated is None:
             parts.default = self.ddl_default(ctx, t, col, col.default, choice, f"{path}/default")
         parts.charset, parts.collation = self.ddl_collation(ctx, t, col, choice, path)
@@ -988,6 +990,22 @@ class BaseDDL:
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         """Quoted, qualified names (as in ``Statement.object``) of relations and types that exist."""
         raise NotImplementedError
+
+
+def _zero_date_dropped(ctx: Context, col: m.Column, target: m.Type, parts: ColumnParts, path: str) -> bool:
+    """A zero-date default (``'0000-00-00 00:00:00'``) on a target without zero dates: no default,
+    and no NOT NULL either, so that the import's ``--zero-dates null`` rows load (the pgloader rule)."""
+    d = col.default
+    if d is None or d.kind != "literal" or not col.type.allows_zero or target.allows_zero:
+        return False
+    if not re.fullmatch(r"0000-00-00( 00:00:00(\.0+)?)?", d.value.strip()):
+        return False
+    ctx.report.add(f"{path}/default", f"zero-date default {d.value!r} dropped (no zero dates in {ctx.engine.name})",
+                   "zero-date-default")
+    if parts.not_null:
+        parts.not_null = False
+        ctx.report.add(f"{path}/nullable", "NOT NULL dropped: zero dates are imported as NULL", "zero-date-not-null")
+    return True
 
 
 def _demand(t: m.Type, length: int | None) -> float:
