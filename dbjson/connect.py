@@ -10,142 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
-from urllib.parse import parse_qsl, quote, quote_plus, unquote
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import URL, make_url
 
 from .errors import ConnectionFailed, UsageError
-
-if TYPE_CHECKING:
-    import sqlalchemy as sa
-
-# SQLAlchemy's URL grammar (sqlalchemy.engine.url._parse_url, 2.0), so that parsing a URL does not
-# need SQLAlchemy itself: importing it costs about 0.15 s, and import/verify never use it.
-_URL_RE = re.compile(
-    r"""
-        (?P<name>[\w\+]+)://
-        (?:
-            (?P<username>[^:/]*)
-            (?::(?P<password>[^@]*))?
-        @)?
-        (?:
-            (?:
-                \[(?P<ipv6host>[^/\?]+)\] |
-                (?P<ipv4host>[^/:\?]+)
-            )?
-            (?::(?P<port>[^/\?]*))?
-        )?
-        (?:/(?P<database>[^\?]*))?
-        (?:\?(?P<query>.*))?
-        """,
-    re.VERBOSE,
-)
-
-
-def _query_dict(query: Mapping[str, str | Sequence[str]] | None) -> dict[str, str | tuple[str, ...]]:
-    return {k: v if isinstance(v, str) else tuple(v) for k, v in (query or {}).items()}
-
-
-def _values(v: str | tuple[str, ...]) -> tuple[str, ...]:
-    return (v,) if isinstance(v, str) else v
-
-
-class URL(NamedTuple):
-    """A database URL with the fields and methods of SQLAlchemy's ``URL`` that dbjson uses
-    (``create``, ``set``, ``update_query_dict``, ``render_as_string``, ``get_backend_name``),
-    parsed and rendered the same way. :meth:`sqlalchemy` gives SQLAlchemy's own object."""
-
-    drivername: str
-    username: str | None
-    password: str | None
-    host: str | None
-    port: int | None
-    database: str | None
-    query: Mapping[str, str | tuple[str, ...]]
-
-    @classmethod
-    def create(cls, drivername: str, username: str | None = None, password: str | None = None,
-               host: str | None = None, port: int | None = None, database: str | None = None,
-               query: Mapping[str, str | Sequence[str]] | None = None) -> URL:
-        """A URL from its parts (``port`` an int or None; query values strings or sequences)."""
-        if port is not None and not isinstance(port, int):
-            raise TypeError("URL port must be an integer or None")
-        return cls(drivername, username, password, host, port, database, _query_dict(query))
-
-    def set(self, **kw: Any) -> URL:
-        """A copy with the given parts replaced; like SQLAlchemy, a None value keeps the part."""
-        kw = {k: v for k, v in kw.items() if v is not None}
-        if "query" in kw:
-            kw["query"] = _query_dict(kw["query"])
-        return self._replace(**kw)
-
-    def update_query_dict(self, query_parameters: Mapping[str, str | Sequence[str]], append: bool = False) -> URL:
-        """A copy with these query parameters set (``append`` adds values to existing keys)."""
-        query = dict(self.query)
-        for k, v in _query_dict(query_parameters).items():
-            if append and k in query:
-                old = query[k]
-                query[k] = (old if isinstance(old, tuple) else (old,)) + (v if isinstance(v, tuple) else (v,))
-            else:
-                query[k] = v
-        return self._replace(query=query)
-
-    def render_as_string(self, hide_password: bool = True) -> str:
-        """The URL as text (password as ``***`` unless ``hide_password=False``)."""
-        s = self.drivername + "://"
-        if self.username is not None:
-            s += quote(self.username, safe=" +")
-            if self.password is not None:
-                s += ":" + ("***" if hide_password else quote(str(self.password), safe=" +"))
-            s += "@"
-        if self.host is not None:
-            s += f"[{self.host}]" if ":" in self.host else self.host
-        if self.port is not None:
-            s += ":" + str(self.port)
-        if self.database is not None:
-            s += "/" + self.database
-        if self.query:
-            s += "?" + "&".join(f"{quote_plus(k)}={quote_plus(e)}" for k in sorted(self.query) for e in _values(self.query[k]))
-        return s
-
-    def __repr__(self) -> str:
-        return self.render_as_string()
-
-    def __str__(self) -> str:
-        return self.render_as_string()
-
-    def __hash__(self) -> int:
-        return hash(self.render_as_string(hide_password=False))
-
-    def get_backend_name(self) -> str:
-        """The part of the driver name before ``+`` (``postgresql`` of ``postgresql+psycopg``)."""
-        return self.drivername.split("+")[0]
-
-    def sqlalchemy(self) -> sa.engine.URL:
-        """The same URL as SQLAlchemy's object (imports SQLAlchemy)."""
-        from sqlalchemy.engine import make_url
-
-        return make_url(self.render_as_string(hide_password=False)).set(password=self.password)
-
-
-def make_url(text: str) -> URL:
-    """Parse a URL as SQLAlchemy's ``make_url`` does (ValueError if it does not parse)."""
-    mt = _URL_RE.match(text)
-    if mt is None:
-        raise ValueError("Could not parse SQLAlchemy URL from given URL string")
-    c = mt.groupdict()
-    query: dict[str, str | tuple[str, ...]] = {}
-    if c["query"] is not None:
-        for key, value in parse_qsl(c["query"]):
-            if key in query:
-                old = query[key]
-                query[key] = (old if isinstance(old, tuple) else (old,)) + (value,)
-            else:
-                query[key] = value
-    return URL.create(c["name"], unquote(c["username"]) if c["username"] is not None else None,
-                      unquote(c["password"]) if c["password"] is not None else None,
-                      c["ipv4host"] or c["ipv6host"], int(c["port"]) if c["port"] else None, c["database"], query)
 
 _SCHEMES = {
     "mysql": "mysql+pymysql",
@@ -166,12 +37,10 @@ _HINTS = {
 }
 
 
-def parse_url(url: str | URL | sa.engine.URL) -> URL:
+def parse_url(url: str | URL) -> URL:
     """Parse and normalize a database URL (raising :class:`UsageError` with a hint if wrong)."""
     if isinstance(url, URL):
         u = url
-    elif not isinstance(url, str):  # SQLAlchemy's URL object
-        u = make_url(url.render_as_string(hide_password=False)).set(password=url.password)
     else:
         text = url.strip()
         if "://" not in text:
@@ -253,11 +122,9 @@ class Target:
         return {}
 
     def engine(self, **kw: Any) -> sa.Engine:
-        import sqlalchemy as sa
-
         args: dict[str, Any] = {"connect_args": self._connect_args()}
         args.update(kw)
-        return sa.create_engine(self.url.sqlalchemy(), poolclass=sa.pool.NullPool, **args)
+        return sa.create_engine(self.url, poolclass=sa.pool.NullPool, **args)
 
     def connect_raw(self, *, create: bool = True) -> Any:
         """A raw DBAPI connection (PyMySQL, psycopg, sqlite3), errors translated.

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from .connect import URL
+from sqlalchemy.engine import URL
 
 from . import model as m
 from .connect import Target, connection_error, parse_url
