@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy.engine import URL
+from ..connect import URL
 
 from .. import model as m
 from ..connect import Target, parse_url, scrub
@@ -74,6 +74,9 @@ def _run(conn: Any, engine: Any, statements: list[Statement], password: str | No
         conn.execute("BEGIN")
     elif engine.family == "postgresql" and conn.autocommit:
         conn.autocommit = False
+    elif engine.family == "mysql":
+        # As mysqldump restores: zero-date defaults (WordPress, legacy schemas) are valid DDL there.
+        _execute(conn, "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'")
     current: Statement | None = None
     try:
         for current in statements:
