@@ -630,7 +630,8 @@ class Importer:
                 return plan.column_types.get((s.name, t.name, c.name), c.type) if plan is not None else c.type
 
             pairs = [(c, rc) for c, rc in zip(t.columns, rt.columns) if c.name in in_data]
-            loaded = [(c, rc) for c, rc in pairs if c.generated is None]
+            plain = plan.plain_generated if plan is not None else set()
+            loaded = [(c, rc) for c, rc in pairs if c.generated is None or (s.name, t.name, rc.name) in plain]
             tp = TablePlan(schema=s.name, name=t.name, table=t, tschema=tschema, tname=tname, columns=[c for c, _ in loaded],
                            target_names=[tname_of(rc) for _, rc in loaded], target_types=[ttype_of(rc) for _, rc in loaded],
                            files=mt.files if mt else [], rows=mt.rows if mt else 0, checksum=mt.checksum if mt else None,

@@ -150,3 +150,28 @@ def test_same_engine_routines_keep_their_sql_mode(server_engine: str, fresh_db: 
     modes = [(o.name, o.options["mysql"]["sql_mode"]) for s in doc.schemas for o in (*s.routines, *s.triggers)]
     assert modes and modes == [(o.name, o.options["mysql"]["sql_mode"]) for s in again.schemas for o in (*s.routines, *s.triggers)]
     assert "STRICT_ALL_TABLES" in modes[0][1]
+
+
+JSON_DOCS = """
+CREATE TABLE docs (
+  doc json,
+  _id varbinary(32) GENERATED ALWAYS AS (json_unquote(json_extract(doc, '$._id'))) STORED NOT NULL,
+  kind json GENERATED ALWAYS AS ('{"type":"object"}') VIRTUAL,
+  PRIMARY KEY (_id)
+);
+INSERT INTO docs (doc) VALUES ('{"_id": "ABW", "n": 1}'), ('{"_id": "AFG", "n": [2, 3]}');
+"""
+
+
+@pytest.mark.parametrize("target_engine", ["postgresql", "sqlite"])
+def test_generated_key_columns_keep_their_values(fresh_db: Any, tmp_path: Path, target_engine: str) -> None:
+    """MySQL world_x: a STORED generated primary key made MariaDB refuse the table (NOT NULL / key on a
+    generated column), and where the target made it a plain column its values were not loaded."""
+    src = fresh_db("mysql")
+    src.execute(JSON_DOCS)
+    out = tmp_path / "out"
+    export_database(src.url, out, threads=2)
+    target = fresh_db(target_engine)
+    import_database(out, target.url, threads=2)
+    assert verify(out, target.url).ok
+    assert sorted(r[0] if isinstance(r[0], str) else bytes(r[0]).decode() for r in target.query("SELECT _id FROM docs")) == ["ABW", "AFG"]

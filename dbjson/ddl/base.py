@@ -151,6 +151,7 @@ class Context:
         self.post_functions: list[Statement] = []  # helper functions (PG on-update trigger)
         self.helpers_done: set[str] = set()
         self.column_types: dict[tuple[str, str, str], m.Type] = {}
+        self.plain_generated: set[tuple[str, str, str]] = set()
 
     def functions(self) -> set[str]:
         return {f.lower() for f in self.caps.get("functions", [])}
@@ -220,6 +221,7 @@ class BaseDDL:
         plan.table_names = dict(ctx.table_names)
         plan.column_names = dict(ctx.column_names)
         plan.column_types = dict(ctx.column_types)
+        plan.plain_generated = set(ctx.plain_generated)
         if db.users:
             ctx.report.add("/users", "users and grants are not created by schema-load", "users-skipped", "approximation")
         return plan
@@ -563,6 +565,7 @@ class BaseDDL:
         sql = ctx.expr(g.expression, g.dialect, f"{path}/generated", "generated column expression")
         if sql is None:
             ctx.report.add(f"{path}/generated", "generated column created as a plain column", "generated-dropped")
+            ctx.plain_generated.add((t.schema.name, t.table.name, col.name))
             return
         parts.generated = sql
         parts.generated_stored = g.stored

@@ -87,6 +87,8 @@ class DdlPlan:
     table_names: dict[tuple[str, str], tuple[str | None, str]] = field(default_factory=dict)
     column_types: dict[tuple[str, str, str], m.Type] = field(default_factory=dict)
     column_names: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    # (source schema, table, column) of generated columns created as plain columns: their rows load them
+    plain_generated: set[tuple[str, str, str]] = field(default_factory=set)
 
     @property
     def statements(self) -> list[Statement]:
