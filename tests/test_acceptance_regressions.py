@@ -163,7 +163,7 @@ INSERT INTO docs (doc) VALUES ('{"_id": "ABW", "n": 1}'), ('{"_id": "AFG", "n": 
 """
 
 
-@pytest.mark.parametrize("target_engine", ["postgresql", "sqlite"])
+@pytest.mark.parametrize("target_engine", ["mariadb", "postgresql", "sqlite"])
 def test_generated_key_columns_keep_their_values(fresh_db: Any, tmp_path: Path, target_engine: str) -> None:
     """MySQL world_x: a STORED generated primary key made MariaDB refuse the table (NOT NULL / key on a
     generated column), and where the target made it a plain column its values were not loaded."""

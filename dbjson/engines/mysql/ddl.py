@@ -123,7 +123,23 @@ class MySQLDDL(BaseDDL):
             parts.extra = "WITHOUT SYSTEM VERSIONING"
         if ctx.same and col.type.kind == "geometry" and col.type.srid is not None:
             parts.type_sql += f" REF_SYSTEM_ID={col.type.srid}" if self.is_mariadb else f" /*!80003 SRID {col.type.srid} */"
+        if self.is_mariadb and parts.generated:
+            self._mariadb_generated(ctx, t, col, parts, path)
         return parts, post, restarts
+
+    def _mariadb_generated(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> None:
+        """MariaDB refuses a PRIMARY KEY on a generated column (ERROR 1903): the column becomes a plain
+        one loaded from the rows; and it takes no NULL/NOT NULL on generated columns."""
+        pk = t.table.primary_key
+        if pk is not None and col.name in pk.columns:
+            parts.generated = None
+            ctx.plain_generated.add((t.schema.name, t.table.name, col.name))
+            ctx.report.add(f"{path}/generated", "generated primary key column created as a plain column (MariaDB has "
+                           "no primary key on generated columns)", "generated-pk-plain")
+        elif parts.not_null:
+            parts.not_null = False
+            ctx.report.add(f"{path}/nullable", "NOT NULL dropped (MariaDB takes none on generated columns)",
+                           "generated-not-null", "approximation")
 
     def ddl_pk_not_null(self) -> bool:
         return True
