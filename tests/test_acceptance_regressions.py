@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from dbjson.ddl import to_ddl
 from dbjson.ddl.apply import load_schema
 from dbjson.export import export_database
 from dbjson.importer import import_database
@@ -175,3 +176,15 @@ def test_generated_key_columns_keep_their_values(fresh_db: Any, tmp_path: Path, 
     import_database(out, target.url, threads=2)
     assert verify(out, target.url).ok
     assert sorted(r[0] if isinstance(r[0], str) else bytes(r[0]).decode() for r in target.query("SELECT _id FROM docs")) == ["ABW", "AFG"]
+
+
+def test_an_empty_schema_does_not_prefix_table_names(fresh_db: Any) -> None:
+    """Airlines demo: every object in schema ``bookings`` and an empty ``public`` made MySQL tables
+    ``bookings_flights``..."""
+    src = fresh_db("postgresql")
+    src.execute("CREATE SCHEMA bookings; CREATE TABLE bookings.flights (id int PRIMARY KEY)")
+    doc = reflect(src.url)
+    assert sorted(s.name for s in doc.schemas) == ["bookings", "public"]
+    plan = to_ddl(doc, "mysql")
+    assert plan.table_names[("bookings", "flights")][1] == "flights"
+    assert not [i for i in plan.report.items if i.rule == "schema-prefix"]

@@ -1047,7 +1047,12 @@ def _key_shares(table: m.Table, budget: int) -> dict[str, int]:
 
 
 def primary_schema(db: m.Database) -> int:
-    """Index of the schema that maps to a single-schema target's own namespace."""
+    """Index of the schema that maps to a single-schema target's own namespace.
+
+    The only schema holding objects wins (an empty ``public`` beside ``bookings`` does not count)."""
+    used = [i for i, s in enumerate(db.schemas) if s.tables or s.views or s.sequences or s.routines]
+    if len(used) == 1:
+        return used[0]
     names = [s.name for s in db.schemas]
     for preferred in ("main", "public", db.source.database):
         if preferred in names:
