@@ -188,3 +188,17 @@ def test_an_empty_schema_does_not_prefix_table_names(fresh_db: Any) -> None:
     plan = to_ddl(doc, "mysql")
     assert plan.table_names[("bookings", "flights")][1] == "flights"
     assert not [i for i in plan.report.items if i.rule == "schema-prefix"]
+
+
+def test_sqlite_bytea_column_exports_its_blobs(fresh_db: Any, tmp_path: Path) -> None:
+    """jOOQ's SQLite Sakila: ``picture bytea`` (NUMERIC affinity by name) holding images made export fail."""
+    src = fresh_db("sqlite")
+    src.execute("CREATE TABLE staff (id int PRIMARY KEY, picture bytea, born year); INSERT INTO staff VALUES (1, x'00ff10', 1999), (2, NULL, NULL)")
+    doc = reflect(src.url)
+    cols = {c.name: c.type.kind for _s, t in doc.tables() for c in t.columns}
+    assert cols["picture"] == "blob" and cols["born"] == "year"
+    out = tmp_path / "out"
+    export_database(src.url, out, threads=1)
+    target = fresh_db("postgresql")
+    import_database(out, target.url, threads=1)
+    assert target.query("SELECT picture FROM staff ORDER BY id") == [(b"\x00\xff\x10",), (None,)]

@@ -286,6 +286,9 @@ _SIMPLE = {
     "BLOB": m.Type(kind="blob"), "DATE": m.Type(kind="date"),
     "JSON": m.Type(kind="json"), "UUID": m.Type(kind="uuid"), "XML": m.Type(kind="xml"),
     "FLOAT4": m.Type(kind="float", bits=32),
+    # other engines' spellings met in real SQLite files (the jOOQ Sakila port: picture bytea)
+    "BYTEA": m.Type(kind="blob"), "BINARY": m.Type(kind="blob"), "VARBINARY": m.Type(kind="blob"),
+    "YEAR": m.Type(kind="year"),
 }
 
 
