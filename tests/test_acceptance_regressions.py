@@ -202,3 +202,15 @@ def test_sqlite_bytea_column_exports_its_blobs(fresh_db: Any, tmp_path: Path) ->
     target = fresh_db("postgresql")
     import_database(out, target.url, threads=1)
     assert target.query("SELECT picture FROM staff ORDER BY id") == [(b"\x00\xff\x10",), (None,)]
+
+
+def test_sqlite_reports_widened_keys_and_text_tiers(fresh_db: Any) -> None:
+    """Sakila/WordPress → SQLite: SMALLINT UNSIGNED AUTO_INCREMENT keys (and the columns referencing them)
+    became INTEGER and TEXT/MEDIUMTEXT lost their byte tier, with nothing in the report."""
+    src = fresh_db("mysql")
+    src.execute("CREATE TABLE a (id smallint unsigned NOT NULL AUTO_INCREMENT PRIMARY KEY, note tinytext, pic mediumblob)")
+    plan = to_ddl(reflect(src.url), "sqlite")
+    rules = {(i.path, i.rule) for i in plan.report.items}
+    assert ("/schemas/0/tables/0/columns/0/type", "int-identity-rowid") in rules
+    assert ("/schemas/0/tables/0/columns/1/type", "text-tier") in rules
+    assert ("/schemas/0/tables/0/columns/2/type", "blob-tier") in rules

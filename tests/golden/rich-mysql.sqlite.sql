@@ -62,7 +62,8 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'customers', 1000 WHERE NOT EXIST
 DELETE FROM sqlite_sequence WHERE name = 'orders' AND seq < 4999;
 INSERT INTO sqlite_sequence (name, seq) SELECT 'orders', 4999 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'orders');
 
--- translation report: 36 item(s)
+-- translation report: 45 item(s)
+-- approximation: /schemas/0/tables/0/columns/0/type: widened to SQLite's signed 64-bit INTEGER (the rowid) [int-identity-rowid]
 -- approximation: /schemas/0/tables/0/columns/1/type: length not enforced [varchar]
 -- approximation: /schemas/0/tables/0/columns/1/collation: collation 'utf8mb4_0900_ai_ci' replaced by the target default [collation-default]
 -- approximation: /schemas/0/tables/0/columns/2/type: length not enforced [varchar]
@@ -76,7 +77,9 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'orders', 4999 WHERE NOT EXISTS (
 -- approximation: /schemas/0/tables/0/columns/8/on_update: ON UPDATE CURRENT_TIMESTAMP emulated by an AFTER UPDATE trigger (UTC) [on-update-trigger]
 -- loss: /schemas/0/tables/0/columns/10/type: unsigned 64-bit values above 2^63-1 are stored as REAL (inexact) [uint64]
 -- approximation: /schemas/0/tables/0/columns/11/type: YEAR kept as SMALLINT [year-smallint]
+-- approximation: /schemas/0/tables/0/columns/12/type: byte limit of the text tier not enforced [text-tier]
 -- approximation: /schemas/0/tables/0/columns/12/collation: collation 'utf8mb4_0900_ai_ci' replaced by the target default [collation-default]
+-- approximation: /schemas/0/tables/0/columns/13/type: widened to SQLite's signed 64-bit INTEGER (the rowid) [int-identity-rowid]
 -- approximation: /schemas/0/tables/0/columns/14/type: length not enforced [varchar]
 -- approximation: /schemas/0/tables/0/columns/14/collation: collation 'utf8mb4_0900_ai_ci' replaced by the target default [collation-default]
 -- approximation: /schemas/0/tables/0/indexes/1/kind: fulltext index dropped (sqlite has no counterpart) [index-kind-dropped]
@@ -84,16 +87,22 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'orders', 4999 WHERE NOT EXISTS (
 -- approximation: /schemas/0/tables/0/comment: table comment dropped [comment-dropped]
 -- approximation: /schemas/0/tables/0/columns/2/comment: column comment dropped [comment-dropped]
 -- approximation: /schemas/0/tables/1/checks/1/enforced: NOT ENFORCED check dropped [check-not-enforced-dropped]
+-- approximation: /schemas/0/tables/1/columns/0/type: widened to SQLite's signed 64-bit INTEGER (the rowid) [int-identity-rowid]
+-- approximation: /schemas/0/tables/1/columns/1/type: widened to SQLite's signed 64-bit INTEGER (the rowid) [int-identity-rowid]
 -- approximation: /schemas/0/tables/1/columns/3/type: decimal values with more than 15 significant digits are stored inexactly (NUMERIC affinity) [decimal]
 -- approximation: /schemas/0/tables/1/columns/4/type: decimal values with more than 15 significant digits are stored inexactly (NUMERIC affinity) [decimal]
 -- approximation: /schemas/0/tables/2/columns/1/type: length not enforced [varchar]
 -- approximation: /schemas/0/tables/2/columns/1/collation: collation 'utf8mb4_0900_ai_ci' replaced by the target default [collation-default]
 -- rename: /schemas/0/tables/2/indexes/0/name: index name 'idx_name' renamed to 'a_table_with_a_really_long_name_that_goes_past_the_postgres_limi_idx_name' [identifier-unique]
+-- approximation: /schemas/0/tables/3/columns/0/type: widened to SQLite's signed 64-bit INTEGER (the rowid) [int-identity-rowid]
+-- approximation: /schemas/0/tables/3/columns/1/type: widened to SQLite's signed 64-bit INTEGER (the rowid) [int-identity-rowid]
 -- approximation: /schemas/0/tables/3/columns/2/type: decimal values with more than 15 significant digits are stored inexactly (NUMERIC affinity) [decimal]
 -- approximation: /schemas/0/tables/3/columns/4/type: length not enforced [char]
 -- loss: /schemas/0/tables/3/columns/4/default: default uuid() has no sqlite counterpart; dropped [default-function-dropped]
 -- approximation: /schemas/0/tables/3/columns/4/collation: collation 'utf8mb4_0900_ai_ci' replaced by the target default [collation-default]
 -- approximation: /schemas/0/tables/3/columns/5/type: bit string kept as text of 0/1 [bit-text]
+-- approximation: /schemas/0/tables/3/columns/7/type: byte limit of the blob tier not enforced [blob-tier]
+-- approximation: /schemas/0/tables/3/columns/8/type: widened to SQLite's signed 64-bit INTEGER (the rowid) [int-identity-rowid]
 -- rename: /schemas/0/tables/3/indexes/0/name: index name 'idx_name' renamed to 'orders_idx_name' [identifier-unique]
 -- loss: /schemas/0/routines/0: function 'add_one' not translated from mysql [routine-not-translated]
 -- loss: /schemas/0/views/2/definition: view definition not translated from mysql (function unix_timestamp() is not known to translate); dropped [expression-guard]

@@ -40,9 +40,10 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'posts', 6 WHERE NOT EXISTS (SELE
 DELETE FROM sqlite_sequence WHERE name = 'users' AND seq < 41;
 INSERT INTO sqlite_sequence (name, seq) SELECT 'users', 41 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'users');
 
--- translation report: 20 item(s)
+-- translation report: 21 item(s)
 -- approximation: /schemas/0/enums/0: named enum type 'mood' inlined into its columns [enum-inline]
 -- loss: /schemas/0/sequences/0: sequence 'ticket_seq' not created (sqlite has no sequences) [sequence-dropped]
+-- approximation: /schemas/0/tables/0/columns/0/type: widened to SQLite's signed 64-bit INTEGER (the rowid) [int-identity-rowid]
 -- approximation: /schemas/0/tables/0/columns/2/type: length not enforced [varchar]
 -- approximation: /schemas/0/tables/0/indexes/0/include: INCLUDE columns dropped [include-dropped]
 -- loss: /schemas/0/tables/1/checks/2: check constraint not translated from postgresql (unsupported construct RegexpLike); dropped [expression-guard]
