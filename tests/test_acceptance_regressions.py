@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from dbjson import Database
 from dbjson.ddl import to_ddl
 from dbjson.ddl.apply import load_schema
 from dbjson.export import export_database
@@ -148,9 +149,13 @@ def test_same_engine_routines_keep_their_sql_mode(server_engine: str, fresh_db: 
     target = fresh_db(server_engine)
     load_schema(doc, target.url)
     again = reflect(target.url)
-    modes = [(o.name, o.options["mysql"]["sql_mode"]) for s in doc.schemas for o in (*s.routines, *s.triggers)]
-    assert modes and modes == [(o.name, o.options["mysql"]["sql_mode"]) for s in again.schemas for o in (*s.routines, *s.triggers)]
-    assert "STRICT_ALL_TABLES" in modes[0][1]
+
+    def modes(db: Database) -> list[tuple[str, str]]:
+        return [(r.name, r.options["mysql"]["sql_mode"]) for s in db.schemas for r in s.routines] + [
+            (g.name, g.options["mysql"]["sql_mode"]) for s in db.schemas for g in s.triggers]
+
+    assert len(modes(doc)) == 2 and modes(doc) == modes(again)
+    assert "STRICT_ALL_TABLES" in modes(doc)[0][1]
 
 
 JSON_DOCS = """
@@ -214,3 +219,18 @@ def test_sqlite_reports_widened_keys_and_text_tiers(fresh_db: Any) -> None:
     assert ("/schemas/0/tables/0/columns/0/type", "int-identity-rowid") in rules
     assert ("/schemas/0/tables/0/columns/1/type", "text-tier") in rules
     assert ("/schemas/0/tables/0/columns/2/type", "blob-tier") in rules
+
+
+def test_pg_serial_with_a_bigint_sequence_round_trips(fresh_db: Any) -> None:
+    """Airlines demo: ``CREATE SEQUENCE`` (bigint) ``OWNED BY`` an integer column came back as an
+    integer sequence (max 2147483647), so the same-engine round trip was not exact."""
+    src = fresh_db("postgresql")
+    src.execute("CREATE TABLE flights (id integer NOT NULL PRIMARY KEY); CREATE SEQUENCE flights_id_seq;"
+                " ALTER SEQUENCE flights_id_seq OWNED BY flights.id;"
+                " ALTER TABLE flights ALTER COLUMN id SET DEFAULT nextval('flights_id_seq'::regclass)")
+    doc = reflect(src.url)
+    target = fresh_db("postgresql")
+    load_schema(doc, target.url)
+    ident = next(c.identity for _s, t in reflect(target.url).tables() for c in t.columns)
+    assert ident is not None and ident == next(c.identity for _s, t in doc.tables() for c in t.columns)
+    assert ident.max_value == 9223372036854775807

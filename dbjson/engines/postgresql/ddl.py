@@ -144,11 +144,12 @@ class PostgreSQLDDL(BaseDDL):
         qcol = self.quote(t.col(col.name))
         if ctx.same and ident.kind == "serial":
             parts.type_sql = _SERIAL.get(col.type.bits or 32, "serial")
-            if ident.next_value is None:
-                return []
             target = self.literal(f"{t.qname}")
-            sql = f"SELECT setval(pg_get_serial_sequence({target}, {self.literal(t.col(col.name))}), {ident.next_value}, false)"
-            return [Statement(sql, "restart", f"{t.qname}.{qcol}", t.qname)]
+            seq = f"pg_get_serial_sequence({target}, {self.literal(t.col(col.name))})"
+            out = self._serial_sequence_type(ident, col, seq, f"{t.qname}.{qcol}", t.qname)
+            if ident.next_value is not None:
+                out.append(Statement(f"SELECT setval({seq}, {ident.next_value}, false)", "restart", f"{t.qname}.{qcol}", t.qname))
+            return out
         always = ident.always and ctx.same
         if ident.always and not ctx.same:
             ctx.report.add(f"{path}/identity/always", "GENERATED ALWAYS made BY DEFAULT", "identity-by-default", "approximation")
@@ -170,6 +171,15 @@ class PostgreSQLDDL(BaseDDL):
         if ident.next_value is None:
             return []
         return [Statement(f"ALTER TABLE {t.qname} ALTER COLUMN {qcol} RESTART WITH {ident.next_value}", "restart", f"{t.qname}.{qcol}", t.qname)]
+
+    def _serial_sequence_type(self, ident: m.Identity, col: m.Column, seq: str, obj: str, table: str) -> list[Statement]:
+        """A serial's own sequence may be wider than the column (a plain CREATE SEQUENCE is bigint):
+        ``AS bigint`` moves its bounds with it, as the source had them."""
+        serial_max = {16: 32767, 32: 2147483647}.get(col.type.bits or 32)
+        if serial_max is None or ident.max_value is None or ident.max_value <= serial_max:
+            return []
+        sql = f"DO $$BEGIN EXECUTE format('ALTER SEQUENCE %s AS bigint', {seq}); END$$"
+        return [Statement(sql, "restart", obj, table)]
 
     def ddl_collation(self, ctx: Context, t: TableInfo, col: m.Column, choice: Any, path: str) -> tuple[str | None, str | None]:
         if ctx.same:
