@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine import URL as URL, make_url  # URL re-exported: dbjson.ddl.apply imports it from here
 
 from .errors import ConnectionFailed, UsageError
 
