@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +40,7 @@ class TableCheck:
     rows: int
     expected_checksum: str | None
     checksum: str | None
-    mode: str = "checksum"  # checksum | checksum-json (JSON compared by meaning) | count (column options or rejected rows)
+    mode: str = "checksum"  # checksum | checksum-semantic (JSON, unconstrained decimals by meaning) | count
 
     @property
     def ok(self) -> bool:
@@ -101,32 +102,51 @@ def check_table(engine: Engine, conn: Any, tp: TablePlan, rejected: int = 0) -> 
     total = Checksum()
     add = total.add
     line = enc.line
-    if any(c.type.kind == "json" for c in columns):
-        # JSON values are compared by meaning: engines legitimately re-serialize them (jsonb and
-        # MySQL JSON reorder keys and drop whitespace; text-stored JSON keeps escapes as written).
+    semantic = semantic_line_normalizer(tp)
+    if semantic is not None:
+        # Values whose text the target may legitimately spell differently are compared by meaning:
+        # JSON (jsonb and MySQL JSON reorder keys and drop whitespace; text-stored JSON keeps escapes
+        # as written) and unconstrained decimals stored with a fixed scale (PostgreSQL/SQLite
+        # ``numeric`` → MySQL DECIMAL(65,30): 2.99 reads back as 2.990000…).
         for row in engine.verify_select(conn, tp):  # type: ignore[attr-defined]
-            add(json_semantic(line(row)))
-        return TableCheck(tp.display, target, expected, total.rows, _files_semantic_checksum(tp), total.hexdigest(),
-                          mode="checksum-json")
+            add(semantic(line(row)))
+        return TableCheck(tp.display, target, expected, total.rows, _files_semantic_checksum(tp, semantic),
+                          total.hexdigest(), mode="checksum-semantic")
     for row in engine.verify_select(conn, tp):  # type: ignore[attr-defined]
         add(line(row))
     return TableCheck(tp.display, target, expected, total.rows, tp.checksum, total.hexdigest())
 
 
-def json_semantic(line: bytes) -> bytes:
-    """A canonical line with every JSON object's keys sorted and strings minimally escaped."""
-    return orjson.dumps(orjson.loads(line), option=orjson.OPT_SORT_KEYS)
+def semantic_line_normalizer(tp: TablePlan) -> Callable[[bytes], bytes] | None:
+    """For a table whose values may be spelled differently by the target: a function from a
+    canonical line to its by-meaning form (object keys sorted, strings minimally escaped, the
+    decimals of unconstrained columns without trailing zeros); None when exact bytes must match."""
+    decimals = [c.name for c, _n, t in tp.verify_columns
+                if c.type.kind == "decimal" and c.type.scale is None and t.scale is not None]
+    if not decimals and not any(c.type.kind == "json" for c, _n, _t in tp.verify_columns):
+        return None
+
+    def normalize(line: bytes) -> bytes:
+        obj = orjson.loads(line)
+        for name in decimals:
+            v = obj.get(name)
+            if isinstance(v, str) and v not in ("NaN", "Infinity", "-Infinity"):
+                d = Decimal(v)
+                obj[name] = "0" if d == 0 else format(d.normalize(), "f")
+        return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
+
+    return normalize
 
 
-def _files_semantic_checksum(tp: TablePlan) -> str:
-    """The JSON-semantic checksum of the export's own data files for ``tp``."""
+def _files_semantic_checksum(tp: TablePlan, normalize: Callable[[bytes], bytes]) -> str:
+    """The by-meaning checksum of the export's own data files for ``tp``."""
     from .importer import iter_lines, open_data
 
     total = Checksum()
     for f in tp.files:
         with open_data(f.path) as fh:
             for _number, raw in iter_lines(fh, f.rel):
-                total.add(json_semantic(raw))
+                total.add(normalize(raw))
     return total.hexdigest()
 
 
@@ -189,4 +209,4 @@ def verify(
         imp.close_all()
 
 
-__all__ = ["verify", "verify_tables", "check_table", "verify_error", "VerifyReport", "TableCheck"]
+__all__ = ["verify", "verify_tables", "check_table", "semantic_line_normalizer", "verify_error", "VerifyReport", "TableCheck"]

@@ -51,7 +51,7 @@ def test_mysql_kinds_verify_on_every_target(target: str, fresh_db: Any, tmp_path
     dst = fresh_db(target)
     report = import_database(out, dst.url)
     assert report.verify.ok, report.verify.problems
-    assert report.verify.tables[0].mode in ("checksum", "checksum-json")  # a JSON column: compared by meaning
+    assert report.verify.tables[0].mode in ("checksum", "checksum-semantic")  # a JSON column: compared by meaning
     again = verify(out, dst.url)
     assert again.ok and again.tables[0].checksum == again.tables[0].expected_checksum
 
@@ -90,9 +90,26 @@ def test_json_columns_verify_by_meaning(fresh_db: Any, tmp_path: Path, target_en
     tgt = fresh_db(target_engine)
     report = import_database(out, tgt.url, threads=1)
     assert report.verify is not None and report.verify.ok, report.verify.problems if report.verify else None
-    assert report.verify.tables[0].mode == "checksum-json"
+    assert report.verify.tables[0].mode == "checksum-semantic"
     q = '"' if target_engine != "mariadb" else "`"
     tgt.execute(f"UPDATE {q}docs{q} SET {q}body{q} = '{{\"zeta\": 2}}' WHERE {q}id{q} = 1")
     again = verify(out, tgt.url)
     assert not again.ok
     assert "content checksum" in again.problems[0]
+
+
+@pytest.mark.parametrize("target_engine", ["mysql", "mariadb"])
+def test_unconstrained_numeric_verifies_into_fixed_scale(fresh_db: Any, tmp_path: Path, target_engine: str) -> None:
+    """SQLite/PostgreSQL ``numeric`` becomes DECIMAL(65,30) on MySQL: 2.99 reads back as 2.990000…,
+    the same value, so verify passes; a changed amount still fails."""
+    src = fresh_db("sqlite")
+    src.execute("CREATE TABLE pay (id integer PRIMARY KEY, amount numeric NOT NULL);"
+                "INSERT INTO pay VALUES (1, 2.99), (2, 0), (3, 10.5);")
+    out = tmp_path / "export"
+    export_database(src.url, out, threads=1)
+    tgt = fresh_db(target_engine)
+    report = import_database(out, tgt.url, threads=1)
+    assert report.verify is not None and report.verify.ok, report.verify.problems if report.verify else None
+    assert report.verify.tables[0].mode == "checksum-semantic"
+    tgt.execute("UPDATE pay SET amount = 2.98 WHERE id = 1")
+    assert not verify(out, tgt.url).ok
