@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .codec import Checksum, RowEncoder
+from .connect import Target, parse_url
 from .errors import VerifyError
 
 if TYPE_CHECKING:
@@ -196,6 +197,8 @@ def verify(
 
     d = Path(directory)
     db, mtables, _export_id = read_export(d)
+    # Verifying must not invent a database (an SQLite URL would otherwise create an empty file).
+    Target(parse_url(url)).connect_raw(create=False).close()
     target, engine = connect_target(url)
     opts = _Options(threads=threads or default_threads(), schema_only=False, data_only=True, if_exists="fail",
                     resume=False, strict=False, zero_dates="null", max_errors=0, verify=True)

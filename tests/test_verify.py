@@ -113,3 +113,16 @@ def test_unconstrained_numeric_verifies_into_fixed_scale(fresh_db: Any, tmp_path
     assert report.verify.tables[0].mode == "checksum-semantic"
     tgt.execute("UPDATE pay SET amount = 2.98 WHERE id = 1")
     assert not verify(out, tgt.url).ok
+
+
+def test_verify_against_a_missing_sqlite_database_is_a_connection_error(fresh_db: Any, tmp_path: Path) -> None:
+    from dbjson.errors import ConnectionFailed
+
+    src = fresh_db("sqlite")
+    src.execute("CREATE TABLE t (id integer PRIMARY KEY); INSERT INTO t VALUES (1);")
+    out = tmp_path / "export"
+    export_database(src.url, out, threads=1)
+    missing = tmp_path / "missing.db"
+    with pytest.raises(ConnectionFailed):
+        verify(out, f"sqlite:///{missing}")
+    assert not missing.exists()
