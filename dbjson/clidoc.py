@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import inspect
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ import typer
 import typer.main
 
 from . import errors
+from ._docgen import write_or_check
 
 PREAMBLE = """\
 # Command-line reference
@@ -268,18 +268,8 @@ def default_path() -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write docs/cli.md, or with ``--check`` exit 1 when it differs from what would be written."""
-    args = sys.argv[1:] if argv is None else argv
-    path = default_path()
-    text = render()
-    if "--check" in args:
-        current = path.read_text(encoding="utf-8") if path.exists() else ""
-        if current != text:
-            sys.stderr.write(f"{path} is out of date: run python -m dbjson.clidoc\n")
-            return 1
-        return 0
-    path.write_text(text, encoding="utf-8")
-    return 0
+    """Write the generated doc, or with ``--check`` exit 1 when it differs from what would be written."""
+    return write_or_check(default_path(), render(), "dbjson.clidoc", argv)
 
 
 if __name__ == "__main__":

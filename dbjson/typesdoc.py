@@ -7,10 +7,10 @@ after them comes from the data, so the documentation cannot drift from what sche
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
+from ._docgen import write_or_check
 from .model import TYPE_KINDS
 from .resources import dialect_table
 
@@ -212,17 +212,8 @@ def default_path() -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    path = default_path()
-    text = render()
-    if "--check" in args:
-        current = path.read_text(encoding="utf-8") if path.exists() else ""
-        if current != text:
-            sys.stderr.write(f"{path} is out of date: run python -m dbjson.typesdoc\n")
-            return 1
-        return 0
-    path.write_text(text, encoding="utf-8")
-    return 0
+    """Write the generated doc, or with ``--check`` exit 1 when it differs from what would be written."""
+    return write_or_check(default_path(), render(), "dbjson.typesdoc", argv)
 
 
 if __name__ == "__main__":
