@@ -460,9 +460,13 @@ class Importer:
         for fh in self._rejects.values():
             fh.close()
         if self._procs is not None:
-            # Waiting (idle workers: a few milliseconds) lets the pool's manager thread finish before
-            # the interpreter exits; otherwise its exit hook can race it ("Bad file descriptor").
-            self._procs.shutdown(wait=not self.cancel.is_set(), cancel_futures=True)
+            # Always wait for the pool's manager thread: otherwise the interpreter's exit hook can race
+            # it and print "Bad file descriptor". When cancelled, busy workers are stopped first so the
+            # wait stays short (ProcessPoolExecutor has no public way to do this before Python 3.14).
+            if self.cancel.is_set():
+                for proc in list(getattr(self._procs, "_processes", {}).values()):
+                    proc.terminate()
+            self._procs.shutdown(wait=True, cancel_futures=True)
             self._procs = None
         if self.journal is not None:
             self.journal.close()
