@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import URL as URL, make_url  # URL re-exported: dbjson.ddl.apply imports it from here
 
-from .errors import ConnectionFailed, UsageError
+from .errors import ConnectionFailed, UsageError, hint_for
 
 _SCHEMES = {
     "mysql": "mysql+pymysql",
@@ -157,12 +157,4 @@ def connection_error(exc: BaseException, url: URL) -> ConnectionFailed:
     """Turn a driver's connection failure into a clear, password-free :class:`ConnectionFailed`."""
     orig = getattr(exc, "orig", None) or exc
     msg = scrub(str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__, url.password)
-    hint = None
-    low = msg.lower()
-    if "access denied" in low or "password authentication failed" in low or "authentication" in low:
-        hint = "check the user name and password (DBJSON_PASSWORD can supply the password)"
-    elif "unknown database" in low or ("database" in low and "does not exist" in low):
-        hint = "check the database name, or create the database first (schema-load --create)"
-    elif "connection refused" in low or "can't connect" in low or "could not connect" in low or "timed out" in low:
-        hint = "is the server running and reachable at this host and port?"
-    return ConnectionFailed(f"cannot connect to {mask(url)}: {msg}", hint=hint)
+    return ConnectionFailed(f"cannot connect to {mask(url)}: {msg}", hint=hint_for(msg))

@@ -13,7 +13,7 @@ from rich.markup import escape
 
 from ..__about__ import __version__
 from ..connect import mask_text
-from ..errors import DbjsonError
+from ..errors import DbjsonError, hint_for
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -49,8 +49,9 @@ def fail(err: DbjsonError) -> None:
     statement = getattr(err, "statement", None)
     if statement:
         con.print("  statement: " + mask_text(statement.strip())[:2000], markup=False)
-    if err.hint:
-        con.print("[yellow]hint:[/] " + escape(err.hint), markup=True)
+    hint = err.hint or hint_for(str(err))
+    if hint:
+        con.print("[yellow]hint:[/] " + escape(hint), markup=True)
     raise typer.Exit(err.exit_code)
 
 
@@ -69,8 +70,14 @@ def run(fn: Callable[[], Any]) -> Any:
         if os.environ.get("DBJSON_DEBUG"):
             raise
         con = stderr_console()
-        con.print("[bold red]internal error:[/] " + escape(mask_text(f"{type(e).__name__}: {e}")), markup=True)
-        con.print("[yellow]hint:[/] this is a bug in dbjson; rerun with DBJSON_DEBUG=1 for the traceback", markup=True)
+        text = mask_text(f"{type(e).__name__}: {e}")
+        hint = hint_for(str(e))
+        if hint:  # a server refusal dbjson did not wrap (a privilege, a disabled feature): not a bug
+            con.print("[bold red]error:[/] " + escape(text), markup=True)
+            con.print("[yellow]hint:[/] " + escape(hint), markup=True)
+        else:
+            con.print("[bold red]internal error:[/] " + escape(text), markup=True)
+            con.print("[yellow]hint:[/] this is a bug in dbjson; rerun with DBJSON_DEBUG=1 for the traceback", markup=True)
         raise typer.Exit(1) from None
 
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Optional
 import orjson
 import typer
 
-from ..errors import UsageError
+from ..errors import UsageError, hint_for
 from .common import app, fail, run, stderr_console, stdout_console
 
 
@@ -38,6 +38,7 @@ class _Printer:
         self.con = stderr_console()
         self.progress: Any = None
         self.task: Any = None
+        self.hints_shown: set[str] = set()
 
     def __call__(self, ev: Any) -> None:
         if self.quiet:
@@ -58,6 +59,10 @@ class _Printer:
             label = {"phase": "", "retry": "retry: ", "finding": "pre-flight: ", "reject": "rejected: ",
                      "warning": "warning: "}[ev.kind]
             self.con.print(f"{label}{ev.message}", markup=False, highlight=False)
+            hint = hint_for(ev.message) if ev.kind in ("retry", "warning") else None
+            if hint and hint not in self.hints_shown:  # e.g. LOCAL INFILE disabled: once, not per unit
+                self.hints_shown.add(hint)
+                self.con.print(f"hint: {hint}", markup=False, highlight=False)
         elif ev.kind == "verify" and ev.message != "ok":
             self.con.print(f"verify: {ev.message}", markup=False)
 
@@ -77,6 +82,7 @@ def import_cmd(
     schema_only: Annotated[bool, typer.Option("--schema-only", help="Create the schema, load no rows.")] = False,
     data_only: Annotated[bool, typer.Option("--data-only", help="Load rows into existing tables; no DDL.")] = False,
     if_exists: Annotated[str, typer.Option("--if-exists", help="When a target table exists: fail, skip, truncate or replace.")] = "fail",
+    create: Annotated[bool, typer.Option("--create", help="Create the target database first if it does not exist (as schema-load --create).")] = False,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted import: load only what the journal lacks.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Fail when the schema translation would lose anything.")] = False,
     zero_dates: Annotated[str, typer.Option("--zero-dates", help="Zero dates for targets that cannot hold them: null or error.")] = "null",
@@ -94,7 +100,7 @@ def import_cmd(
 
     Examples:
 
-      dbjson import out/ postgresql://postgres@127.0.0.1/shop --threads 4
+      dbjson import out/ postgresql://postgres@127.0.0.1/shop --create --threads 4
 
       dbjson import out/ mysql://root@127.0.0.1/shop --resume
 
@@ -121,6 +127,10 @@ def import_cmd(
             holder["imp"] = imp
 
         _install_signals(lambda: holder["imp"].status_line() if "imp" in holder else "dbjson import: starting")
+        if create:
+            from ..ddl.apply import create_database
+
+            run(lambda: create_database(url))
         try:
             report = run(lambda: import_database(
                 Path(directory), url, threads=threads, tables=tables or (), exclude=exclude or (),

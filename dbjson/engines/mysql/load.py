@@ -45,7 +45,7 @@ _INSERT_BYTES = 4 << 20
 _RETRY_CODES = {1205, 1213, 1614, 1637}
 _DISCONNECT_CODES = {2006, 2013, 2055, 2003, 1053, 1927, 4031}
 _EXISTS_CODES = {1050, 1061, 1826, 1022, 1060, 1304, 1359, 1007, 1068, 4028, 1831}
-_LOCAL_REFUSED = {1148, 3948, 2068, 1227}
+_LOCAL_REFUSED = {1148, 3948, 4166, 2068, 1227}  # 4166: MariaDB's 'local infile capability' disabled
 _LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 # Kinds whose canonical JSON value (a string, or an integer number) is MySQL's input text.
 _PASS_KINDS = frozenset({"char", "varchar", "text", "enum", "uuid", "inet", "decimal", "integer", "year"})
