@@ -547,8 +547,11 @@ def _run_unit(shared: _Shared, conn: Any, unit: Unit) -> None:
 _END = object()
 
 
-def prefetched(blocks: Iterator[bytes], stop: threading.Event, depth: int = PREFETCH_BLOCKS) -> Iterator[bytes]:
+def prefetched(blocks: Iterator[bytes], stop: threading.Event, depth: int = PREFETCH_BLOCKS,
+               helpers: list[threading.Thread] | None = None) -> Iterator[bytes]:
     """``blocks`` read by a helper thread, up to ``depth`` blocks ahead.
+
+    ``helpers`` receives the helper thread (a caller that hands the connection on joins it first).
 
     The driver waits for the server (and MySQL's next batch query runs) while this thread hashes
     and writes the previous block, instead of each connection alternating between the two. The
@@ -581,6 +584,8 @@ def prefetched(blocks: Iterator[bytes], stop: threading.Event, depth: int = PREF
 
     helper = threading.Thread(target=pump, name=threading.current_thread().name + "-read", daemon=True)
     helper.start()
+    if helpers is not None:
+        helpers.append(helper)
     try:
         while True:
             try:

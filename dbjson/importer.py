@@ -481,6 +481,17 @@ class Importer:
             except Exception:  # noqa: BLE001
                 pass
 
+    # -- where rows come from (dbjson.migrate streams them from the source database instead) -----
+    streams = False  # True: open_file streams the rows; no file on disk to check or to read by byte range
+
+    def open_file(self, f: DataFile) -> IO[bytes]:
+        """A binary reader of one data file's lines, for loading."""
+        return open_data(f.path)
+
+    def scan_file(self, f: DataFile) -> IO[bytes]:
+        """A binary reader of one data file's lines, for the pre-flight and verify (no side effects)."""
+        return open_data(f.path)
+
     # -- running work in the pool ---------------------------------------------------------------
     def run_parallel(self, jobs: Sequence[tuple[int, Callable[[], None]]], threads: int) -> None:
         """Run jobs (size, fn) largest first on a pool of up to ``threads``; first error wins."""
@@ -550,7 +561,8 @@ class Importer:
             from .preflight import preflight
 
             self.status["phase"] = "pre-flight"
-            findings = preflight(self.engine, conn, tables, zero_dates=self.opts.zero_dates)
+            findings = preflight(self.engine, conn, tables, zero_dates=self.opts.zero_dates,
+                                 open_file=self.scan_file if self.streams else None)
             self.report.findings = findings
             by_display = {tp.display: tp for tp in tables}
             for f in findings:
@@ -578,7 +590,8 @@ class Importer:
             self.emit("phase", "verify")
             self.report.verify = verify_tables(self.engine, self.conn, [t for t in tables if not t.skipped and not t.ddl_only],
                                                lambda jobs: self.run_parallel(jobs, self.opts.threads),
-                                               rejected=getattr(self, "_rejected_by_table", {}), on_event=self.on_event)
+                                               rejected=getattr(self, "_rejected_by_table", {}), on_event=self.on_event,
+                                               open_file=self.scan_file if self.streams else None)
         self.status["phase"] = "done"
         return self.report
 
@@ -784,7 +797,7 @@ class Importer:
                 units.append(Unit(tp, f, base))
                 base += f.rows or 0
         for u in units:
-            if not u.file.path.is_file():
+            if not self.streams and not u.file.path.is_file():
                 raise DataError("data file listed in the manifest is missing", file=str(u.file.path), table=u.table.display)
         self._record_bases(units, state)
         self._resolve_ambiguous(units, state)
@@ -1023,7 +1036,7 @@ class _UnitReader:
         self.convert = build_row_converter(imp.engine, self.tp, imp.opts.zero_dates, unit.file.rel)
 
     def _lines(self) -> Iterator[tuple[int, bytes]]:
-        self._fh = open_data(self.unit.file.path)
+        self._fh = self.imp.open_file(self.unit.file)
         return iter_lines(self._fh, self.unit.file.rel)
 
     def rows(self) -> Iterator[tuple[Any, ...]]:
@@ -1052,8 +1065,8 @@ class _UnitReader:
 
         rel = self.unit.file.rel
         path = str(self.unit.file.path)
-        by_range = pool is not _INLINE and not path.endswith((".gz", ".zst"))
-        self._fh = fh = open_data(path)
+        by_range = pool is not _INLINE and not path.endswith((".gz", ".zst")) and not self.imp.streams
+        self._fh = fh = self.imp.open_file(self.unit.file)
         pending: deque[Any] = deque()
         rest = b""
         first_line = 1

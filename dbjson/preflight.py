@@ -24,7 +24,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
@@ -32,7 +32,7 @@ from . import model as m
 
 if TYPE_CHECKING:
     from .engines import Engine
-    from .importer import TablePlan
+    from .importer import DataFile, TablePlan
 
 MAX_FINDINGS_PER_COLUMN = 1
 
@@ -153,8 +153,12 @@ def _unique_keys(t: m.Table) -> list[tuple[str, tuple[str, ...]]]:
     return keys
 
 
-def preflight(engine: Engine, conn: Any, tables: list[TablePlan], *, zero_dates: str = "null") -> list[Finding]:
-    """Scan the export for values the target cannot hold (see the module docstring)."""
+def preflight(engine: Engine, conn: Any, tables: list[TablePlan], *, zero_dates: str = "null",
+              open_file: Callable[[DataFile], IO[bytes]] | None = None) -> list[Finding]:
+    """Scan the export for values the target cannot hold (see the module docstring).
+
+    ``open_file`` reads a data file's lines from elsewhere (``dbjson.migrate``: from the source).
+    """
     from .importer import iter_lines, open_data
 
     findings: list[Finding] = []
@@ -172,9 +176,9 @@ def preflight(engine: Engine, conn: Any, tables: list[TablePlan], *, zero_dates:
         seen_cols: set[str] = set()
         seen_keys: dict[str, dict[tuple[Any, ...], Any]] = {name: {} for name, _cols, _fold in uniques}
         for f in tp.files:
-            if not f.path.is_file():
+            if open_file is None and not f.path.is_file():
                 continue
-            with open_data(f.path) as fh:
+            with open_file(f) if open_file is not None else open_data(f.path) as fh:
                 for number, raw in iter_lines(fh, f.rel):
                     try:
                         obj = orjson.loads(raw)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
@@ -28,7 +28,7 @@ from .errors import VerifyError
 
 if TYPE_CHECKING:
     from .engines import Engine
-    from .importer import ImportEvent, TablePlan
+    from .importer import DataFile, ImportEvent, TablePlan
 
 
 @dataclass
@@ -89,8 +89,10 @@ def verify_error(report: VerifyReport) -> VerifyError:
     return err
 
 
-def check_table(engine: Engine, conn: Any, tp: TablePlan, rejected: int = 0) -> TableCheck:
-    """Count and checksum one target table under the source column kinds."""
+def check_table(engine: Engine, conn: Any, tp: TablePlan, rejected: int = 0,
+                open_file: Callable[[DataFile], IO[bytes]] | None = None) -> TableCheck:
+    """Count and checksum one target table under the source column kinds (``open_file``: see
+    :func:`verify_tables`)."""
     columns = [c for c, _n, _t in tp.verify_columns]
     adapters = engine.verify_adapters(tp)  # type: ignore[attr-defined]
     target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
@@ -111,7 +113,7 @@ def check_table(engine: Engine, conn: Any, tp: TablePlan, rejected: int = 0) -> 
         # ``numeric`` → MySQL DECIMAL(65,30): 2.99 reads back as 2.990000…).
         for row in engine.verify_select(conn, tp):  # type: ignore[attr-defined]
             add(semantic(line(row)))
-        return TableCheck(tp.display, target, expected, total.rows, _files_semantic_checksum(tp, semantic),
+        return TableCheck(tp.display, target, expected, total.rows, _files_semantic_checksum(tp, semantic, open_file),
                           total.hexdigest(), mode="checksum-semantic")
     for row in engine.verify_select(conn, tp):  # type: ignore[attr-defined]
         add(line(row))
@@ -139,13 +141,14 @@ def semantic_line_normalizer(tp: TablePlan) -> Callable[[bytes], bytes] | None:
     return normalize
 
 
-def _files_semantic_checksum(tp: TablePlan, normalize: Callable[[bytes], bytes]) -> str:
+def _files_semantic_checksum(tp: TablePlan, normalize: Callable[[bytes], bytes],
+                             open_file: Callable[[DataFile], IO[bytes]] | None = None) -> str:
     """The by-meaning checksum of the export's own data files for ``tp``."""
     from .importer import iter_lines, open_data
 
     total = Checksum()
     for f in tp.files:
-        with open_data(f.path) as fh:
+        with open_file(f) if open_file is not None else open_data(f.path) as fh:
             for _number, raw in iter_lines(fh, f.rel):
                 total.add(normalize(raw))
     return total.hexdigest()
@@ -158,8 +161,12 @@ def verify_tables(
     run_parallel: Callable[[list[tuple[int, Callable[[], None]]]], None],
     rejected: dict[str, int] | None = None,
     on_event: Callable[[ImportEvent], None] | None = None,
+    open_file: Callable[[DataFile], IO[bytes]] | None = None,
 ) -> VerifyReport:
-    """Check every table (in parallel through ``run_parallel``; one connection per thread)."""
+    """Check every table (in parallel through ``run_parallel``; one connection per thread).
+
+    ``open_file`` reads a data file's lines from elsewhere (``dbjson.migrate``: from the source).
+    """
     from .importer import ImportEvent
 
     report = VerifyReport()
@@ -167,7 +174,7 @@ def verify_tables(
 
     def job(tp: TablePlan) -> Callable[[], None]:
         def go() -> None:
-            check = check_table(engine, conn_for_thread(), tp, (rejected or {}).get(tp.display, 0))
+            check = check_table(engine, conn_for_thread(), tp, (rejected or {}).get(tp.display, 0), open_file)
             results[tp.display] = check
             if on_event is not None:
                 on_event(ImportEvent("verify", check.problem() or "ok", table=tp.display, rows=check.rows))
