@@ -50,9 +50,11 @@ from .errors import (
     UsageError,
 )
 from .journal import Journal, journal_path
+from .preflight import NUL_REPLACEMENT, replace_nul, value_rules
 
 IF_EXISTS = ("fail", "skip", "truncate", "replace")
 ZERO_DATES = ("null", "error")
+NUL_POLICIES = ("error", "strip", "replace")
 CANCEL_CHECK_EVERY = 2000
 MAX_ATTEMPTS = 6
 PROCESS_MIN_BYTES = 4 << 20  # below this, starting worker processes costs more than it saves
@@ -250,7 +252,9 @@ class TablePlan:
     skipped: bool = False
     base_rows: int = 0  # rows the table had before this import (--data-only into a non-empty table)
     kept: bool = False  # the table was already there (--if-exists truncate): its indexes and keys too
-    lossy: bool = False  # the pre-flight found values that load changed (zero dates → NULL)
+    # Source column → how the load changes its values on purpose (zero dates → NULL, NUL characters
+    # stripped or replaced): see dbjson.preflight.value_rules; verify applies the same rules.
+    value_rules: dict[str, str] = field(default_factory=dict)
     ddl_only: bool = False  # a PostgreSQL partition: created, its rows come with its partitioned table
     # Every column of the lines (manifest order) with its target name and type: what verify reads.
     verify_columns: list[tuple[m.Column, str, m.Type]] = field(default_factory=list)
@@ -267,7 +271,7 @@ class TablePlan:
     @property
     def altered(self) -> bool:
         """True when column options change the content (verify then compares counts only)."""
-        return bool(self.fixed or self.exprs or self.increments or self.lossy)
+        return bool(self.fixed or self.exprs or self.increments)
 
 
 @dataclass
@@ -392,6 +396,7 @@ class _Options:
     zero_dates: str
     max_errors: int
     verify: bool
+    nul: str | None = "error"  # None: not known (dbjson verify without the import's record)
 
 
 class Importer:
@@ -543,6 +548,7 @@ class Importer:
         if state is None or state.export_id is None:
             self.journal.reset(export_id)
             state = self.journal.read()
+        self._record_policies(state)
         self.start_encoders(sum(f.bytes or 0 for t in mtables for f in t.files))
         renamed = rename_columns(db, colopts["renames"])
         plan = (self._plan_for_data_only(renamed) if self.opts.data_only
@@ -561,13 +567,14 @@ class Importer:
             from .preflight import preflight
 
             self.status["phase"] = "pre-flight"
-            findings = preflight(self.engine, conn, tables, zero_dates=self.opts.zero_dates,
+            findings = preflight(self.engine, conn, tables, zero_dates=self.opts.zero_dates, nul=self.opts.nul or "error",
                                  open_file=self.scan_file if self.streams else None)
             self.report.findings = findings
-            by_display = {tp.display: tp for tp in tables}
+            found = {(f.table, f.column) for f in findings}
             for f in findings:
                 self.emit("finding", str(f), table=f.table)
-                by_display[f.table].lossy = True
+            for tp in tables:  # a rule no value triggers changes nothing: verify by the manifest's checksum
+                tp.value_rules = {c: r for c, r in tp.value_rules.items() if (tp.display, c) in found}
             errors = [f for f in findings if f.severity == "error"]
             if errors:
                 err = DataError(f"pre-flight: {len(errors)} problem(s) the target cannot hold; first: {errors[0]}",
@@ -596,6 +603,19 @@ class Importer:
         return self.report
 
     _rejected_by_table: dict[str, int]
+
+    def _record_policies(self, state: Any) -> None:
+        """Journal the value policies (``dbjson verify`` reads them back: :func:`recorded_policies`);
+        a resumed import must keep the policies its finished units were loaded with."""
+        assert self.journal is not None
+        before = state.done.get("policies")
+        now = {"nul": self.opts.nul, "zero_dates": self.opts.zero_dates}
+        if before is not None and any(k.startswith("data:") for k in state.done) and before.get("nul") != now["nul"]:
+            raise UsageError(f"--resume: the import began with --nul {before.get('nul')}, not --nul {now['nul']}",
+                             hint="resume with the same --nul, or run without --resume to start over")
+        if before is None or {k: before.get(k) for k in now} != now:
+            self.journal.done("policies", **now)
+            state.done["policies"] = now
 
     def _plan_for_data_only(self, db: m.Database) -> Any:
         """The DDL plan's name and type maps, or None (source names and types) when it cannot be made."""
@@ -654,6 +674,7 @@ class Importer:
                            files=mt.files if mt else [], rows=mt.rows if mt else 0, checksum=mt.checksum if mt else None,
                            ddl_only=mt is None and t.partition_of is not None,
                            verify_columns=[(c, tname_of(rc), ttype_of(rc)) for c, rc in pairs])
+            tp.value_rules = value_rules(self.engine, tp.verify_columns, self.opts.nul)
             for opt, attr, conv in (("set_values", "fixed", str), ("set_sql", "exprs", str), ("increments", "increments", int)):
                 for col, value in _per_table(colopts[opt], "--" + opt.replace("_", "-"), s.name, t.name).items():
                     self._apply_column_option(tp, attr, col, conv(value))
@@ -1241,8 +1262,7 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
     """
     convert = build_row_converter(engine, tp, zero_dates, file)
     names = [c.name for c in tp.columns]
-    convs = [engine.load_converter(c.type, t, zero_dates=zero_dates)  # type: ignore[attr-defined]
-             for c, t in zip(tp.columns, tp.target_types)]
+    convs = load_converters(engine, tp, zero_dates)
     active = [(i, conv) for i, conv in enumerate(convs) if conv is not None]
     fixed = list(tp.fixed.values())
     columnar = (len(names) >= 2 and set(names) == {c.name for c in tp.table.columns} and not tp.increments
@@ -1297,6 +1317,25 @@ def _fatal(e: DataError) -> DataError:
     return e
 
 
+def load_converters(engine: Engine, tp: TablePlan, zero_dates: str) -> list[Callable[[Any], Any] | None]:
+    """The engine's converter of each data column (None: the JSON value as is), with the NUL
+    rule of the column (``tp.value_rules``: ``--nul strip|replace``) applied first."""
+    convs: list[Callable[[Any], Any] | None] = [
+        engine.load_converter(c.type, t, zero_dates=zero_dates)  # type: ignore[attr-defined]
+        for c, t in zip(tp.columns, tp.target_types)]
+    for i, c in enumerate(tp.columns):
+        rule = tp.value_rules.get(c.name, "")
+        if rule in ("nul-strip", "nul-replace"):
+            convs[i] = _nul_converter(convs[i], NUL_REPLACEMENT[rule[4:]])
+    return convs
+
+
+def _nul_converter(conv: Callable[[Any], Any] | None, by: str) -> Callable[[Any], Any]:
+    if conv is None:
+        return lambda v: replace_nul(v, by)
+    return lambda v: conv(replace_nul(v, by))
+
+
 def build_row_converter(engine: Engine, tp: TablePlan, zero_dates: str, file: str) -> Callable[[bytes, int, int], tuple[Any, ...]]:
     """``convert(line, line_number, row_number)`` → the tuple of ``tp.insert_columns`` for the engine.
 
@@ -1305,8 +1344,7 @@ def build_row_converter(engine: Engine, tp: TablePlan, zero_dates: str, file: st
     """
     names = [c.name for c in tp.columns]
     keyset = set(names)
-    convs = [engine.load_converter(c.type, t, zero_dates=zero_dates)  # type: ignore[attr-defined]
-             for c, t in zip(tp.columns, tp.target_types)]
+    convs = load_converters(engine, tp, zero_dates)
     active = [(i, conv) for i, conv in enumerate(convs) if conv is not None]
     fixed = tuple(tp.fixed.values())
     incs = list(tp.increments.values())
@@ -1450,6 +1488,7 @@ def import_database(
     resume: bool = False,
     strict: bool = False,
     zero_dates: str = "null",
+    nul: str = "error",
     set_values: Mapping[str, Any] | Sequence[str] = (),
     set_sql: Mapping[str, str] | Sequence[str] = (),
     increments: Mapping[str, int] | Sequence[str] = (),
@@ -1468,7 +1507,9 @@ def import_database(
     evaluated by the target), ``increments`` (a counter starting at the value), ``renames`` (the
     target column name). ``max_errors`` > 0 writes refused rows to ``DIR/rejects/<table>.jsonl``
     instead of stopping. ``importer_hook`` receives the running :class:`Importer` (the CLI uses it
-    for SIGUSR1 status lines and cancellation).
+    for SIGUSR1 status lines and cancellation). ``zero_dates`` (``null`` | ``error``) and ``nul``
+    (``error`` | ``strip`` | ``replace``) are the policies for zero dates and NUL characters (U+0000)
+    on targets that cannot hold them; the pre-flight reports them and verification applies them.
 
     Raises DataError (bad rows, missing/truncated files, pre-flight findings), ApplyError (DDL),
     VerifyError (counts/checksums differ), Cancelled, ConnectionFailed, UsageError.
@@ -1477,6 +1518,8 @@ def import_database(
         raise UsageError(f"--if-exists must be one of {', '.join(IF_EXISTS)}")
     if zero_dates not in ZERO_DATES:
         raise UsageError("--zero-dates must be null or error")
+    if nul not in NUL_POLICIES:
+        raise UsageError("--nul must be error, strip or replace")
     if schema_only and data_only:
         raise UsageError("--schema-only and --data-only exclude each other")
     if max_errors < 0:
@@ -1494,7 +1537,7 @@ def import_database(
     target, engine = connect_target(url)
     opts = _Options(threads=threads or default_threads(), schema_only=schema_only, data_only=data_only,
                     if_exists=if_exists, resume=resume, strict=strict, zero_dates=zero_dates,
-                    max_errors=max_errors, verify=verify)
+                    max_errors=max_errors, verify=verify, nul=nul)
     imp = Importer(d, target, engine, opts, on_event)
     if importer_hook is not None:
         importer_hook(imp)
@@ -1531,6 +1574,7 @@ def import_table_stream(
     table: str,
     *,
     zero_dates: str = "null",
+    nul: str = "error",
     set_values: Mapping[str, Any] | Sequence[str] = (),
     set_sql: Mapping[str, str] | Sequence[str] = (),
     increments: Mapping[str, int] | Sequence[str] = (),
@@ -1540,9 +1584,13 @@ def import_table_stream(
     """Load JSON lines from ``stream`` into the existing table ``table`` (``schema.table`` or ``table``).
 
     Column kinds come from the target table itself (reflected); the lines are committed in batches
-    of ``batch_rows`` (a stream cannot be resumed, so each batch is its own transaction).
+    of ``batch_rows`` (a stream cannot be resumed, so each batch is its own transaction). ``nul``:
+    as for :func:`import_database` (there is no pre-flight: under ``error`` the target refuses the line).
     """
     from .reflect import reflect
+
+    if nul not in NUL_POLICIES:
+        raise UsageError("--nul must be error, strip or replace")
 
     start = time.monotonic()
     target, engine = connect_target(url)
@@ -1559,6 +1607,7 @@ def import_table_stream(
     tschema = s.name if engine.family == "postgresql" else None
     tp = TablePlan(schema=s.name, name=t.name, table=m.replace(t, columns=tuple(src_cols)), tschema=tschema, tname=t.name,
                    columns=src_cols, target_names=[c.name for c in cols], target_types=[c.type for c in cols])
+    tp.value_rules = value_rules(engine, [(c, n, c.type) for c, n in zip(src_cols, tp.target_names)], nul)
     for opt, attr, conv in ((set_values, "fixed", str), (set_sql, "exprs", str), (increments, "increments", int)):
         for key, value in _parse_assignments(opt, "--" + attr).items():
             Importer._apply_column_option(tp, attr, _split_option(key, attr)[1], conv(value))

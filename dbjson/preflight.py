@@ -7,7 +7,11 @@ import reads nothing:
 * integers outside the target integer's range (MySQL ``BIGINT UNSIGNED`` into a signed type...);
 * MySQL elapsed times (negative, or 24 hours and more) for a target whose ``time`` is a time of day;
 * zero dates (``0000-00-00``) for a target that cannot hold them: a warning under
-  ``--zero-dates null`` (they load as NULL), an error under ``--zero-dates error``;
+  ``--zero-dates null`` (they load as NULL), an error under ``--zero-dates error``, and always an
+  error when the target column is NOT NULL (the NULL could not load);
+* NUL characters (U+0000) in text (and in the strings of jsonb values) for a target that cannot
+  hold them (PostgreSQL): an error under ``--nul error`` (the default), a warning under
+  ``--nul strip`` (removed) or ``--nul replace`` (U+FFFD);
 * strings longer than the target column (characters for char/varchar, bytes for text tiers) and
   binary values longer than the target's bytes;
 * unique keys (primary key, unique constraints, unique indexes) whose values collide under the
@@ -17,6 +21,10 @@ import reads nothing:
   collations).
 
 Each finding names the table, the column and an example value (with file and line).
+
+:func:`value_rules` says which columns the load changes on purpose (zero dates → NULL, NUL
+characters stripped or replaced); the verification applies the same rules to the export's lines
+(:mod:`dbjson.verify`), so such tables are still compared by content.
 """
 
 from __future__ import annotations
@@ -35,6 +43,10 @@ if TYPE_CHECKING:
     from .importer import DataFile, TablePlan
 
 MAX_FINDINGS_PER_COLUMN = 1
+NUL_POLICIES = ("error", "strip", "replace")
+NUL_REPLACEMENT = {"strip": "", "replace": "\ufffd"}
+# Kinds whose values are strings (or lists of strings) that a NUL-less target stores as text.
+_NUL_KINDS = ("char", "varchar", "text", "enum", "set", "xml", "opaque")
 
 
 @dataclass
@@ -72,6 +84,71 @@ def _is_zero_date(v: str) -> bool:
     return v.startswith("0000-") or v[4:8] == "-00-" or v[7:10] == "-00"
 
 
+def is_zero_date(v: Any) -> bool:
+    """Whether an encoded date/timestamp value is a MySQL zero date (year, month or day zero)."""
+    return isinstance(v, str) and len(v) >= 10 and _is_zero_date(v)
+
+
+def has_nul(v: Any) -> bool:
+    """Whether a decoded JSON value holds U+0000 in a string (or an object key), at any depth."""
+    if isinstance(v, str):
+        return "\x00" in v
+    if isinstance(v, list):
+        return any(map(has_nul, v))
+    if isinstance(v, dict):
+        return any(has_nul(k) or has_nul(x) for k, x in v.items())
+    return False
+
+
+def replace_nul(v: Any, by: str, char: str = "\x00") -> Any:
+    """``v`` with every ``char`` (U+0000) in its strings (and object keys) replaced by ``by``, at any depth."""
+    if isinstance(v, str):
+        return v.replace(char, by) if char in v else v
+    if isinstance(v, list):
+        return [replace_nul(x, by, char) for x in v]
+    if isinstance(v, dict):
+        return {replace_nul(k, by, char): replace_nul(x, by, char) for k, x in v.items()}
+    return v
+
+
+def holds_nul(engine: Engine) -> bool:
+    """Whether the target engine's text (and json) columns can hold U+0000."""
+    return bool(getattr(engine, "load_text_holds_nul", True))
+
+
+def holds_zero_dates(engine: Engine) -> bool:
+    """Whether the target engine keeps zero dates (MySQL/MariaDB natively, SQLite as text)."""
+    return bool(getattr(engine, "load_holds_zero_dates", True))
+
+
+def nul_sensitive(engine: Engine, src: m.Type, tgt: m.Type) -> bool:
+    """Whether values of a ``src`` column loaded into ``tgt`` on ``engine`` must not hold U+0000."""
+    if holds_nul(engine):
+        return False
+    if src.kind == "json" or tgt.kind == "json":
+        return tgt.kind != "json" or tgt.binary  # PostgreSQL json keeps the text (\u0000 included)
+    return src.kind in _NUL_KINDS
+
+
+def value_rules(engine: Engine, columns: list[tuple[m.Column, str, m.Type]], nul: str | None) -> dict[str, str]:
+    """Source column name → how the load changes its values on purpose on this target.
+
+    ``zero-null``: zero dates load as NULL (a target without zero dates; under ``--zero-dates error``
+    an import with zero dates stops before loading, so the rule holds for every loaded table);
+    ``nul-strip`` / ``nul-replace``: U+0000 removed / replaced by U+FFFD (``--nul``);
+    ``nul-unknown``: either of the two (``dbjson verify`` of an import whose policy is not known).
+    Under ``--nul error`` nothing with a NUL loads, so no rule is needed.
+    """
+    rules: dict[str, str] = {}
+    for col, _name, tgt in columns:
+        st = col.type
+        if st.kind in ("date", "timestamp") and st.allows_zero and not holds_zero_dates(engine):
+            rules[col.name] = "zero-null"
+        elif nul != "error" and nul_sensitive(engine, st, tgt):
+            rules[col.name] = f"nul-{nul}" if nul in NUL_REPLACEMENT else "nul-unknown"
+    return rules
+
+
 def fold_key(collation: str) -> Callable[[str], str]:
     """The normalising comparison key of a case/accent-insensitive collation."""
     low = collation.lower()
@@ -97,8 +174,12 @@ def is_insensitive(collation: str | None) -> bool:
 Check = Callable[[Any], str | None]
 
 
-def _column_checks(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str) -> list[tuple[str, Check]]:
-    """(severity, check) pairs for one column; a check returns the problem text or None."""
+def _column_checks(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str, nul: str = "error",
+                   not_null: bool = False) -> list[tuple[str, Check]]:
+    """(severity, check) pairs for one column; a check returns the problem text or None.
+
+    ``not_null``: the target column is NOT NULL (a zero date that would load as NULL cannot load).
+    """
     out: list[tuple[str, Check]] = []
     st = src.type
     rng = _int_range(tgt)
@@ -116,10 +197,22 @@ def _column_checks(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str) 
                 return None
             return None if lo <= n <= hi else f"{n} is outside the target type's range {lo}..{hi}"
         out.append(("error", int_check))
-    if st.kind in ("date", "timestamp") and st.allows_zero and engine.family != "mysql":
-        sev = "error" if zero_dates == "error" else "warning"
-        msg = "zero date: the target cannot hold it" + ("" if sev == "error" else "; it loads as NULL (--zero-dates null)")
-        out.append((sev, lambda v: msg if isinstance(v, str) and _is_zero_date(v) else None))
+    if st.kind in ("date", "timestamp") and st.allows_zero and not holds_zero_dates(engine):
+        if not_null:
+            sev, msg = "error", ("zero date: the target cannot hold it, and the target column is NOT NULL so it cannot "
+                                 "load as NULL either (exclude the table, or load it with --data-only into a nullable column)")
+        elif zero_dates == "error":
+            sev, msg = "error", "zero date: the target cannot hold it (--zero-dates error)"
+        else:
+            sev, msg = "warning", "zero date: the target cannot hold it; it loads as NULL (--zero-dates null)"
+        out.append((sev, lambda v: msg if is_zero_date(v) else None))
+    if nul_sensitive(engine, st, tgt):
+        if nul == "error":
+            out.append(("error", lambda v: "a NUL character (U+0000): the target cannot hold it "
+                        "(--nul strip removes it, --nul replace writes U+FFFD)" if has_nul(v) else None))
+        else:
+            done = "removed" if nul == "strip" else "replaced by U+FFFD"
+            out.append(("warning", lambda v: f"NUL characters (U+0000) {done} (--nul {nul})" if has_nul(v) else None))
     if st.kind == "time" and tgt.kind == "time" and src.native.engine in ("mysql", "mariadb") and engine.family != "mysql":
         out.append(("error", lambda v: "an elapsed time outside 00:00:00..23:59:59 (MySQL TIME); the target's time "
                     "cannot hold it" if isinstance(v, str) and (v.startswith("-") or v[:3].rstrip(":").isdigit()
@@ -154,6 +247,7 @@ def _unique_keys(t: m.Table) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def preflight(engine: Engine, conn: Any, tables: list[TablePlan], *, zero_dates: str = "null",
+              nul: str = "error",
               open_file: Callable[[DataFile], IO[bytes]] | None = None) -> list[Finding]:
     """Scan the export for values the target cannot hold (see the module docstring).
 
@@ -166,14 +260,16 @@ def preflight(engine: Engine, conn: Any, tables: list[TablePlan], *, zero_dates:
         if tp.skipped:
             continue
         checks: dict[str, list[tuple[str, Check]]] = {}
-        for c, t in zip(tp.columns, tp.target_types):
-            cs = _column_checks(engine, c, t, zero_dates)
+        not_null = _not_null_columns(engine, conn, tp)
+        for c, t, tname in zip(tp.columns, tp.target_types, tp.target_names):
+            cs = _column_checks(engine, c, t, zero_dates, nul, tname in not_null)
             if cs:
                 checks[c.name] = cs
         uniques = _collision_keys(engine, conn, tp)
         if not checks and not uniques:
             continue
-        seen_cols: set[str] = set()
+        seen_cols: set[str] = set()  # unique keys already reported
+        seen_checks: set[tuple[str, int]] = set()  # (column, check) already reported
         seen_keys: dict[str, dict[tuple[Any, ...], Any]] = {name: {} for name, _cols, _fold in uniques}
         for f in tp.files:
             if open_file is None and not f.path.is_file():
@@ -185,17 +281,16 @@ def preflight(engine: Engine, conn: Any, tables: list[TablePlan], *, zero_dates:
                     except orjson.JSONDecodeError:
                         continue  # the load reports malformed lines with their position
                     for col, cs in checks.items():
-                        if col in seen_cols:
-                            continue
                         v = obj.get(col)
                         if v is None:
                             continue
-                        for sev, check in cs:
+                        for i, (sev, check) in enumerate(cs):
+                            if (col, i) in seen_checks:
+                                continue
                             problem = check(v)
                             if problem:
                                 findings.append(Finding(sev, tp.display, col, problem, v, f.rel, number))
-                                seen_cols.add(col)
-                                break
+                                seen_checks.add((col, i))
                     for name, cols, folds in uniques:
                         vals = tuple(obj.get(c) for c in cols)
                         if any(v is None for v in vals):
@@ -211,6 +306,17 @@ def preflight(engine: Engine, conn: Any, tables: list[TablePlan], *, zero_dates:
                                 f"unique key {name} collides under the target's case/accent-insensitive collation "
                                 f"with {_show(prev)!r}", _show(vals), f.rel, number))
     return findings
+
+
+def _not_null_columns(engine: Engine, conn: Any, tp: TablePlan) -> set[str]:
+    """Target names of the NOT NULL columns of ``tp`` (as created), when the engine can tell
+    (only needed where zero dates load as NULL); else those NOT NULL in the source."""
+    if holds_zero_dates(engine) or not any(c.type.allows_zero for c in tp.columns):
+        return set()
+    try:
+        return set(engine.load_not_null_columns(conn, tp.tschema, tp.tname))  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - no such method, or the table does not exist yet
+        return {n for c, n in zip(tp.columns, tp.target_names) if not c.nullable}
 
 
 def _show(vals: tuple[Any, ...]) -> Any:
@@ -240,4 +346,5 @@ def _collision_keys(engine: Engine, conn: Any, tp: TablePlan) -> list[tuple[str,
     return out
 
 
-__all__ = ["preflight", "Finding", "fold_key", "is_insensitive"]
+__all__ = ["preflight", "Finding", "fold_key", "is_insensitive", "value_rules", "replace_nul", "has_nul",
+           "is_zero_date", "nul_sensitive", "holds_nul", "holds_zero_dates", "NUL_POLICIES", "NUL_REPLACEMENT"]

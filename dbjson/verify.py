@@ -7,6 +7,13 @@ The engine's ``verify_select`` reads the rows (PostgreSQL temporal and json colu
 ``verify_adapters`` bridge engine differences (MySQL geometry bytes → EWKB, JSON arrays stored as
 text...) before :class:`dbjson.codec.RowEncoder` builds each canonical line.
 
+Values the load changes by policy (zero dates → NULL on PostgreSQL, ``--nul strip|replace``) are
+compared after applying the same rule to the export's lines (``TablePlan.value_rules``, see
+:func:`dbjson.preflight.value_rules`): the expected checksum is then computed from the data files.
+``dbjson verify`` learns the import's ``--nul`` from the import journal (or its own ``nul``
+argument); when neither says, NUL-affected columns are compared in a weaker mode that ignores
+U+0000 and U+FFFD on both sides (``nul-unknown``).
+
 Tables whose content was changed on purpose (``--set``, ``--set-sql``, ``--increment``), that
 had rows rejected (``--max-errors``) or that held rows before a ``--data-only`` import are checked
 by count only (expected = manifest rows − rejected rows + rows that were there before).
@@ -24,7 +31,8 @@ import orjson
 
 from .codec import Checksum, RowEncoder
 from .connect import Target, parse_url
-from .errors import VerifyError
+from .errors import UsageError, VerifyError
+from .preflight import NUL_POLICIES, NUL_REPLACEMENT, is_zero_date, replace_nul
 
 if TYPE_CHECKING:
     from .engines import Engine
@@ -42,6 +50,7 @@ class TableCheck:
     expected_checksum: str | None
     checksum: str | None
     mode: str = "checksum"  # checksum | checksum-semantic (JSON, unconstrained decimals by meaning) | count
+    rules: dict[str, str] = field(default_factory=dict)  # column → value rule applied (zero-null, nul-strip...)
 
     @property
     def ok(self) -> bool:
@@ -59,7 +68,8 @@ class TableCheck:
 
     def to_dict(self) -> dict[str, Any]:
         return {"table": self.table, "target": self.target, "rows": self.rows, "expected_rows": self.expected_rows,
-                "checksum": self.checksum, "expected_checksum": self.expected_checksum, "mode": self.mode, "ok": self.ok}
+                "checksum": self.checksum, "expected_checksum": self.expected_checksum, "mode": self.mode,
+                "rules": self.rules, "ok": self.ok}
 
 
 @dataclass
@@ -101,11 +111,25 @@ def check_table(engine: Engine, conn: Any, tp: TablePlan, rejected: int = 0,
     if counts_only:
         rows = engine.load_count(conn, tp.tschema, tp.tname)  # type: ignore[attr-defined]
         return TableCheck(tp.display, target, expected, rows, tp.checksum, None, mode="count")
+    rules = dict(tp.value_rules)
+    for name, rule in rules.items():
+        if rule == "nul-unknown":  # the target holds "" or U+FFFD where the export has U+0000
+            adapters[name] = _then(adapters.get(name), lambda v: replace_nul(v, "", "\ufffd"))
     enc = RowEncoder(columns, adapters)
     total = Checksum()
     add = total.add
     line = enc.line
     semantic = semantic_line_normalizer(tp)
+    transform = rules_line_transform(rules)
+    if transform is not None:
+        # Values the load changed by policy: the expected checksum comes from the export's lines
+        # with the same rules applied (exact lines, or by meaning for JSON/decimal tables).
+        expected_line = transform if semantic is None else (lambda raw: semantic(transform(raw)))
+        finish = semantic or (lambda b: b)
+        for row in engine.verify_select(conn, tp):  # type: ignore[attr-defined]
+            add(finish(line(row)))
+        return TableCheck(tp.display, target, expected, total.rows, _files_checksum(tp, expected_line, open_file),
+                          total.hexdigest(), mode="checksum" if semantic is None else "checksum-semantic", rules=rules)
     if semantic is not None:
         # Values whose text the target may legitimately spell differently are compared by meaning:
         # JSON (jsonb and MySQL JSON reorder keys and drop whitespace; text-stored JSON keeps escapes
@@ -113,7 +137,7 @@ def check_table(engine: Engine, conn: Any, tp: TablePlan, rejected: int = 0,
         # ``numeric`` → MySQL DECIMAL(65,30): 2.99 reads back as 2.990000…).
         for row in engine.verify_select(conn, tp):  # type: ignore[attr-defined]
             add(semantic(line(row)))
-        return TableCheck(tp.display, target, expected, total.rows, _files_semantic_checksum(tp, semantic, open_file),
+        return TableCheck(tp.display, target, expected, total.rows, _files_checksum(tp, semantic, open_file),
                           total.hexdigest(), mode="checksum-semantic")
     for row in engine.verify_select(conn, tp):  # type: ignore[attr-defined]
         add(line(row))
@@ -141,9 +165,46 @@ def semantic_line_normalizer(tp: TablePlan) -> Callable[[bytes], bytes] | None:
     return normalize
 
 
-def _files_semantic_checksum(tp: TablePlan, normalize: Callable[[bytes], bytes],
-                             open_file: Callable[[DataFile], IO[bytes]] | None = None) -> str:
-    """The by-meaning checksum of the export's own data files for ``tp``."""
+def _then(first: Callable[[Any], Any] | None, then: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return then if first is None else (lambda v: then(first(v)))
+
+
+def rules_line_transform(rules: Mapping[str, str]) -> Callable[[bytes], bytes] | None:
+    """A function from an export line to the line the target should give back under ``rules``
+    (column → ``zero-null`` | ``nul-strip`` | ``nul-replace`` | ``nul-unknown``); None without rules.
+
+    Lines that no rule touches are returned as they are (a cheap byte test first)."""
+    if not rules:
+        return None
+    zero = [n for n, r in rules.items() if r == "zero-null"]
+    nuls = {n: r[4:] for n, r in rules.items() if r.startswith("nul-")}
+    unknown = "unknown" in nuls.values()
+    fffd = "\ufffd".encode()
+
+    def touched(line: bytes) -> bool:
+        return bool(zero and (b'"0000-' in line or b"-00" in line)
+                    or nuls and (b"\\u0000" in line or unknown and fffd in line))
+
+    def transform(line: bytes) -> bytes:
+        if not touched(line):
+            return line
+        obj = orjson.loads(line)
+        for name in zero:
+            if is_zero_date(obj.get(name)):
+                obj[name] = None
+        for name, how in nuls.items():
+            v = obj.get(name)
+            if v is not None:
+                v = replace_nul(v, NUL_REPLACEMENT.get(how, ""))
+                obj[name] = replace_nul(v, "", "\ufffd") if how == "unknown" else v
+        return orjson.dumps(obj)
+
+    return transform
+
+
+def _files_checksum(tp: TablePlan, normalize: Callable[[bytes], bytes],
+                    open_file: Callable[[DataFile], IO[bytes]] | None = None) -> str:
+    """The checksum of the export's own data files for ``tp``, each line through ``normalize``."""
     from .importer import iter_lines, open_data
 
     total = Checksum()
@@ -193,22 +254,41 @@ def verify(
     exclude: Sequence[str] = (),
     threads: int | None = None,
     renames: Any = (),
+    nul: str | None = None,
     on_event: Callable[[ImportEvent], None] | None = None,
 ) -> VerifyReport:
     """Compare the database at ``url`` with the export in ``directory`` (counts and checksums).
 
     Returns the report (``report.ok``, ``report.problems``); the CLI turns a mismatch into
-    :class:`VerifyError`. ``renames`` must repeat the ``--rename`` options of the import.
+    :class:`VerifyError`. ``renames`` must repeat the ``--rename`` options of the import. ``nul``
+    is the import's ``--nul`` policy; None reads it from the import journal in ``directory`` and,
+    when the journal does not say, compares NUL-affected columns ignoring U+0000 and U+FFFD.
+    Zero dates on a target without them are compared as NULL (what any successful import loaded).
     """
-    from .importer import Importer, _Options, _parse_assignments, connect_target, default_threads, read_export
+    from .importer import (
+        Importer,
+        _Options,
+        _parse_assignments,
+        _target_identity,
+        connect_target,
+        default_threads,
+        read_export,
+    )
+    from .journal import Journal, journal_path
+
+    if nul is not None and nul not in NUL_POLICIES:
+        raise UsageError("--nul must be error, strip or replace")
 
     d = Path(directory)
     db, mtables, _export_id = read_export(d)
     # Verifying must not invent a database (an SQLite URL would otherwise create an empty file).
     Target(parse_url(url)).connect_raw(create=False).close()
     target, engine = connect_target(url)
+    if nul is None:
+        recorded = Journal(journal_path(d, _target_identity(target))).read().done.get("policies", {})
+        nul = recorded.get("nul") if recorded.get("nul") in NUL_POLICIES else None
     opts = _Options(threads=threads or default_threads(), schema_only=False, data_only=True, if_exists="fail",
-                    resume=False, strict=False, zero_dates="null", max_errors=0, verify=True)
+                    resume=False, strict=False, zero_dates="null", max_errors=0, verify=True, nul=nul)
     imp = Importer(d, target, engine, opts, on_event)
     try:
         colopts: dict[str, Mapping[str, Any]] = {
@@ -219,4 +299,5 @@ def verify(
         imp.close_all()
 
 
-__all__ = ["verify", "verify_tables", "check_table", "semantic_line_normalizer", "verify_error", "VerifyReport", "TableCheck"]
+__all__ = ["verify", "verify_tables", "check_table", "semantic_line_normalizer", "rules_line_transform", "verify_error",
+           "VerifyReport", "TableCheck"]

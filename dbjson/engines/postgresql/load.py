@@ -68,6 +68,8 @@ class PostgreSQLLoad:
     """The PostgreSQL side of ``dbjson import`` and ``dbjson verify``."""
 
     load_parallel_writers = True
+    load_holds_zero_dates = False  # zero dates load as NULL (--zero-dates null) or stop the import
+    load_text_holds_nul = False  # text and jsonb cannot hold U+0000 (--nul error|strip|replace)
 
     # -- connections ----------------------------------------------------------------------------
     def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
@@ -122,7 +124,7 @@ class PostgreSQLLoad:
             conn.execute("ROLLBACK")
 
     def load_execute_ddl(self, conn: Any, sql: str) -> None:
-        conn.execute(sql)
+        conn.execute(sql, binary=True)  # extended protocol: one statement only (see dbjson.ddl.apply)
 
     # -- catalog --------------------------------------------------------------------------------
     def load_existing_tables(self, conn: Any, schemas: set[str | None]) -> set[tuple[str | None, str]]:
@@ -143,6 +145,12 @@ class PostgreSQLLoad:
 
     def load_count(self, conn: Any, schema: str | None, table: str) -> int:
         return int(conn.execute(f"SELECT count(*) FROM {self._name(schema, table)}").fetchone()[0])
+
+    def load_not_null_columns(self, conn: Any, schema: str | None, table: str) -> set[str]:
+        """The table's NOT NULL columns (as created on the target)."""
+        rows = conn.execute("SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 "
+                            "AND attnotnull AND NOT attisdropped", (self._name(schema, table),)).fetchall()
+        return {r[0] for r in rows}
 
     def load_collations(self, conn: Any, schema: str | None, table: str) -> dict[str, str]:
         """Non-deterministic (case/accent-insensitive) collations of the table's columns."""

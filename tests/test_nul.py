@@ -1,0 +1,111 @@
+"""NUL characters (U+0000) from MySQL/MariaDB text into PostgreSQL, which cannot hold them (QA B15):
+found by the pre-flight under ``--nul error``, removed or replaced under ``strip`` / ``replace``,
+and verified after the same rule (never a false mismatch, never a silent pass)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dbjson.errors import DataError
+from dbjson.export import export_database
+from dbjson.importer import import_database
+from dbjson.verify import verify
+
+SOURCE = r"""
+CREATE TABLE notes (
+  id int PRIMARY KEY,
+  title varchar(20) NOT NULL,
+  body text,
+  doc json
+);
+INSERT INTO notes VALUES
+  (1, CONCAT('a', CHAR(0), 'b'), CONCAT('x', CHAR(0), CHAR(0), 'y'), '{"k": "p\\u0000q", "n": [1, 2]}'),
+  (2, 'plain', 'no nul', '{"k": "é"}'),
+  (3, CONCAT(CHAR(0)), NULL, NULL);
+"""
+
+
+def _export(fresh_db: Any, tmp_path: Path, source: str = "mysql") -> Path:
+    src = fresh_db(source)
+    src.execute(SOURCE)
+    out = tmp_path / "export"
+    export_database(src.url, out)
+    return out
+
+
+def _rows(dst: Any) -> list[tuple[Any, ...]]:
+    return [tuple(r) for r in dst.query("SELECT id, title, body, doc::text FROM public.notes ORDER BY id")]
+
+
+@pytest.mark.parametrize("source", ["mysql", "mariadb"])
+def test_nul_is_a_preflight_error_by_default(source: str, fresh_db: Any, tmp_path: Path) -> None:
+    out = _export(fresh_db, tmp_path, source)
+    dst = fresh_db("postgresql")
+    with pytest.raises(DataError, match="pre-flight") as ei:
+        import_database(out, dst.url)
+    problems = ei.value.problems  # type: ignore[attr-defined]
+    assert ei.value.table and ei.value.table.endswith("notes") and ei.value.column == "title"
+    assert any("title" in p and "NUL" in p and "a\\x00b" in p and ":1)" in p for p in problems), problems
+    assert any("column body" in p for p in problems) and any("column doc" in p for p in problems), problems
+    assert dst.query("SELECT count(*) FROM public.notes")[0][0] == 0  # nothing loaded
+
+
+def test_nul_strip_loads_reports_and_verifies(fresh_db: Any, tmp_path: Path) -> None:
+    out = _export(fresh_db, tmp_path)
+    dst = fresh_db("postgresql")
+    report = import_database(out, dst.url, nul="strip")
+    assert report.verify.ok, report.verify.problems
+    check = report.verify.tables[0]
+    assert check.rules == {"title": "nul-strip", "body": "nul-strip", "doc": "nul-strip"}
+    assert {(f.column, f.severity) for f in report.findings} == {("title", "warning"), ("body", "warning"),
+                                                                   ("doc", "warning")}
+    rows = _rows(dst)
+    assert rows[0][:3] == (1, "ab", "xy") and '"pq"' in rows[0][3]
+    assert rows[2][1] == ""
+    assert verify(out, dst.url).ok  # the policy comes from the import journal
+    # A real difference in a NUL-affected column is still found.
+    dst.execute("UPDATE public.notes SET body = 'xz' WHERE id = 1")
+    again = verify(out, dst.url)
+    assert not again.ok and "checksum" in again.problems[0]
+
+
+def test_nul_replace_writes_u_fffd_and_verifies(fresh_db: Any, tmp_path: Path) -> None:
+    out = _export(fresh_db, tmp_path)
+    dst = fresh_db("postgresql")
+    report = import_database(out, dst.url, nul="replace")
+    assert report.verify.ok, report.verify.problems
+    rows = _rows(dst)
+    assert rows[0][1:3] == ("a\ufffdb", "x\ufffd\ufffdy") and "p\ufffdq" in rows[0][3]
+    assert verify(out, dst.url, nul="replace").ok
+    assert not verify(out, dst.url, nul="strip").ok  # the wrong policy is a mismatch, not a pass
+
+
+def test_verify_without_the_policy_compares_in_the_weaker_mode(fresh_db: Any, tmp_path: Path) -> None:
+    out = _export(fresh_db, tmp_path)
+    dst = fresh_db("postgresql")
+    import_database(out, dst.url, nul="replace")
+    for journal in out.glob(".dbjson-import-*.journal"):
+        journal.unlink()
+    report = verify(out, dst.url)
+    assert report.ok, report.problems
+    assert set(report.tables[0].rules.values()) == {"nul-unknown"}
+    dst.execute("UPDATE public.notes SET title = 'a\ufffdc' WHERE id = 1")
+    assert not verify(out, dst.url).ok
+
+
+def test_nul_policy_is_checked() -> None:
+    from dbjson.errors import UsageError
+
+    with pytest.raises(UsageError, match="--nul"):
+        import_database("/nonexistent", "sqlite:///x.db", nul="drop")
+
+
+def test_targets_that_hold_nul_keep_it(fresh_db: Any, tmp_path: Path) -> None:
+    out = _export(fresh_db, tmp_path)
+    dst = fresh_db("mariadb")
+    report = import_database(out, dst.url)  # --nul error: nothing to report on MariaDB
+    assert report.verify.ok and not report.findings and not report.verify.tables[0].rules
+    assert dst.query("SELECT title FROM notes WHERE id = 1")[0][0] == "a\x00b"
