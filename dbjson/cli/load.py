@@ -86,6 +86,7 @@ def import_cmd(
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted import: load only what the journal lacks.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Fail when the schema translation would lose anything.")] = False,
     zero_dates: Annotated[str, typer.Option("--zero-dates", help="Zero dates for targets that cannot hold them: null or error.")] = "null",
+    nul: Annotated[str, typer.Option("--nul", help="NUL characters (U+0000) for targets that cannot hold them (PostgreSQL): error, strip or replace (U+FFFD).")] = "error",
     set_values: Annotated[Optional[list[str]], typer.Option("--set", help="TABLE.COL=VALUE: a fixed value for a column.")] = None,
     set_sql: Annotated[Optional[list[str]], typer.Option("--set-sql", help="TABLE.COL=EXPR: an SQL expression evaluated by the target.")] = None,
     increment: Annotated[Optional[list[str]], typer.Option("--increment", help="TABLE.COL=START: a counter (START, START+1, ...).")] = None,
@@ -116,7 +117,7 @@ def import_cmd(
             fail(UsageError("reading from stdin ('-') needs --table TABLE"))
         _install_signals(lambda: "dbjson import: reading stdin")
         report = run(lambda: import_table_stream(
-            sys.stdin.buffer, url, table or "", zero_dates=zero_dates, set_values=set_values or (),
+            sys.stdin.buffer, url, table or "", zero_dates=zero_dates, nul=nul, set_values=set_values or (),
             set_sql=set_sql or (), increments=increment or (), renames=rename or ()))
     else:
         if table:
@@ -135,7 +136,7 @@ def import_cmd(
             report = run(lambda: import_database(
                 Path(directory), url, threads=threads, tables=tables or (), exclude=exclude or (),
                 schema_only=schema_only, data_only=data_only, if_exists=if_exists, resume=resume, strict=strict,
-                zero_dates=zero_dates, set_values=set_values or (), set_sql=set_sql or (), increments=increment or (),
+                zero_dates=zero_dates, nul=nul, set_values=set_values or (), set_sql=set_sql or (), increments=increment or (),
                 renames=rename or (), max_errors=max_errors, verify=not no_verify, on_event=printer, importer_hook=hook))
         finally:
             printer.stop()
@@ -160,6 +161,7 @@ def verify_cmd(
     tables: Annotated[Optional[list[str]], typer.Option("--tables", "-t", help="Only tables matching GLOB.")] = None,
     exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip tables matching GLOB.")] = None,
     rename: Annotated[Optional[list[str]], typer.Option("--rename", help="The --rename options used by the import.")] = None,
+    nul: Annotated[Optional[str], typer.Option("--nul", help="The --nul policy of the import (default: read from the import journal; unknown: NUL and U+FFFD ignored in those columns).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
 ) -> None:
     """Compare a database with an export: row counts and content checksums per table.
@@ -174,7 +176,7 @@ def verify_cmd(
 
     signal.signal(signal.SIGTERM, _on_sigterm)
     report = run(lambda: verify(directory, url, tables=tables or (), exclude=exclude or (), threads=threads,
-                                renames=rename or ()))
+                                renames=rename or (), nul=nul))
     if json_out:
         sys.stdout.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
