@@ -38,6 +38,8 @@ class DbjsonError(Exception):
         self.pointer = pointer
         if hint is not None:
             self.hint = hint
+        elif self.hint is None:  # a server or driver message with a known remedy (see hint_for)
+            self.hint = hint_for(message)
 
     def location(self) -> str:
         parts = []

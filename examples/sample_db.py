@@ -3,6 +3,7 @@
     python examples/sample_db.py sqlite:///examples/shop.db
     python examples/sample_db.py mysql://root@127.0.0.1:3306/shop --create
     python examples/sample_db.py postgresql://postgres@127.0.0.1/shop --create --customers 5000
+    python examples/sample_db.py postgresql://postgres@127.0.0.1/shop_copy --empty   # an empty target
 
 The data is made here (seeded random generator), not copied from anywhere: customers with non-ASCII
 names, products with decimal prices, JSON attributes and small binary thumbnails, orders with an
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import random
 import sys
 from decimal import Decimal
@@ -105,17 +107,32 @@ def rows(n_customers: int, seed: int = 42) -> dict[str, list[dict[str, object]]]
     return {"customers": cust, "products": prod, "orders": ords, "order_lines": lines}
 
 
-def create(url: str, *, n_customers: int = 1000, create_database: bool = False) -> dict[str, int]:
-    """Create the sample schema at ``url`` and fill it; returns row counts per table."""
+def recreate_database(url: str) -> None:
+    """Drop the URL's database and create it empty (an SQLite file is deleted)."""
     u = parse_url(url)
-    if create_database and u.database and u.get_backend_name() != "sqlite":
-        admin = u._replace(database="postgres" if u.get_backend_name() == "postgresql" else None)
-        eng = sa.create_engine(admin, isolation_level="AUTOCOMMIT")
-        with eng.connect() as c:
-            q = '"' if u.get_backend_name() == "postgresql" else "`"
-            c.execute(sa.text(f"DROP DATABASE IF EXISTS {q}{u.database}{q}"))
-            c.execute(sa.text(f"CREATE DATABASE {q}{u.database}{q}"))
-        eng.dispose()
+    if u.get_backend_name() == "sqlite":
+        if u.database and u.database != ":memory:" and os.path.exists(u.database):
+            os.remove(u.database)
+        return
+    if not u.database:
+        raise SystemExit(f"no database name in {url!r}")
+    admin = u._replace(database="postgres" if u.get_backend_name() == "postgresql" else None)
+    eng = sa.create_engine(admin, isolation_level="AUTOCOMMIT")
+    with eng.connect() as c:
+        q = '"' if u.get_backend_name() == "postgresql" else "`"
+        c.execute(sa.text(f"DROP DATABASE IF EXISTS {q}{u.database}{q}"))
+        c.execute(sa.text(f"CREATE DATABASE {q}{u.database}{q}"))
+    eng.dispose()
+
+
+def create(url: str, *, n_customers: int = 1000, create_database: bool = False) -> dict[str, int]:
+    """Create the sample schema at ``url`` and fill it; returns row counts per table.
+
+    ``create_database`` drops and re-creates the database first (servers only).
+    """
+    u = parse_url(url)
+    if create_database and u.get_backend_name() != "sqlite":
+        recreate_database(url)
     engine = sa.create_engine(u)
     metadata.drop_all(engine)
     metadata.create_all(engine)
@@ -138,11 +155,16 @@ def create(url: str, *, n_customers: int = 1000, create_database: bool = False) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("url", help="database URL (sqlite:///shop.db, mysql://..., postgresql://...)")
     ap.add_argument("--customers", type=int, default=1000, help="number of customers (orders scale with it)")
     ap.add_argument("--create", action="store_true", help="drop and create the database first (servers only)")
+    ap.add_argument("--empty", action="store_true", help="only drop the database and create it empty (a target for import)")
     args = ap.parse_args(argv)
+    if args.empty:
+        recreate_database(args.url)
+        print(f"created an empty database at {args.url}", file=sys.stderr)
+        return 0
     counts = create(args.url, n_customers=args.customers, create_database=args.create)
     print("created " + ", ".join(f"{t}: {n} rows" for t, n in counts.items()), file=sys.stderr)
     return 0
