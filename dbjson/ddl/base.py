@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import model as m
+from ..errors import UnsupportedError
 from .expr import translate
 from .plan import DdlPlan, Statement, TranslationReport
 from .types import TypeChoice, find_rule, result_type
@@ -993,6 +994,60 @@ class BaseDDL:
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         """Quoted, qualified names (as in ``Statement.object``) of relations and types that exist."""
         raise NotImplementedError
+
+    # -- schema diff: ALTER rendering (dbjson diff --ddl) --------------------------------------------
+    def ddl_alter_add_column_sql(self, qtable: str, coldef: str) -> str:
+        """ALTER TABLE ... ADD COLUMN for a definition rendered by ``ddl_column_sql``."""
+        return f"ALTER TABLE {qtable} ADD COLUMN {coldef}"
+
+    def ddl_alter_drop_column_sql(self, qtable: str, column: str) -> str:
+        """ALTER TABLE ... DROP COLUMN."""
+        return f"ALTER TABLE {qtable} DROP COLUMN {self.quote(column)}"
+
+    def ddl_alter_column_sql(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, coldef: str,
+                             fields: set[str]) -> list[str]:
+        """Statements that give an existing column the definition ``parts`` (``fields`` changed).
+
+        Standard SQL, one ALTER COLUMN per attribute; a field that has no such clause raises
+        :class:`~dbjson.errors.UnsupportedError`."""
+        q, c = t.qname, parts.name
+        out: list[str] = []
+        if fields & {"type", "native", "collation", "charset"}:
+            coll = f" COLLATE {self.quote(parts.collation)}" if parts.collation else ""
+            out.append(f"ALTER TABLE {q} ALTER COLUMN {c} TYPE {parts.type_sql}{coll} USING {c}::{parts.type_sql}")
+        if "default" in fields:
+            out.append(f"ALTER TABLE {q} ALTER COLUMN {c} " + (f"SET DEFAULT {parts.default}" if parts.default is not None
+                                                               else "DROP DEFAULT"))
+        if "nullable" in fields:
+            out.append(f"ALTER TABLE {q} ALTER COLUMN {c} {'SET' if parts.not_null else 'DROP'} NOT NULL")
+        if "comment" in fields:
+            out.append(f"COMMENT ON COLUMN {q}.{c} IS {self.literal(col.comment) if col.comment else 'NULL'}")
+        rest = fields - {"type", "native", "collation", "charset", "default", "nullable", "comment"}
+        if rest:
+            raise UnsupportedError(f"{self.name}: changing a column's {', '.join(sorted(rest))} is not rendered",
+                                   table=t.name, column=col.name, hint="change it by hand, or drop and re-add the column")
+        return out
+
+    def ddl_add_constraint_sql(self, qtable: str, clause: str) -> str:
+        """ALTER TABLE ... ADD a constraint clause (primary key, unique, check, foreign key)."""
+        return f"ALTER TABLE {qtable} ADD {clause}"
+
+    def ddl_drop_constraint_sql(self, qtable: str, kind: str, name: str | None) -> str:
+        """ALTER TABLE ... DROP a constraint; ``kind`` is primary_key, unique, check or foreign_key."""
+        return f"ALTER TABLE {qtable} DROP CONSTRAINT {self.quote(name or '')}"
+
+    def ddl_drop_sql(self, kind: str, schema: str | None, name: str, table: str | None = None,
+                     signature: str | None = None) -> str:
+        """DROP of a schema object: table, view, materialized_view, index, sequence, trigger, event,
+        function/procedure/aggregate, enum, composite or domain (``table``: the quoted table of an
+        index or trigger; ``signature``: routine argument types)."""
+        word = {"materialized_view": "MATERIALIZED VIEW", "enum": "TYPE", "composite": "TYPE",
+                "window": "FUNCTION"}.get(kind, kind.upper())
+        return f"DROP {word} {self.qualify(schema, name)}"
+
+    def ddl_table_comment_sql(self, qtable: str, comment: str | None) -> str:
+        """Set (or, with None, remove) a table's comment."""
+        return f"COMMENT ON TABLE {qtable} IS {self.literal(comment) if comment else 'NULL'}"
 
 
 def _zero_date_dropped(ctx: Context, col: m.Column, target: m.Type, parts: ColumnParts, path: str) -> bool:

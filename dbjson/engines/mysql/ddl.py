@@ -525,3 +525,27 @@ class MySQLDDL(BaseDDL):
             if s == current:
                 present.add(self.quote(n))
         return present
+
+    # -- schema diff: ALTER rendering (dbjson diff --ddl) --------------------------------------------
+    def ddl_alter_column_sql(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, coldef: str,
+                             fields: set[str]) -> list[str]:
+        """MODIFY COLUMN with the whole new definition (MySQL has no per-attribute ALTER for most)."""
+        return [f"ALTER TABLE {t.qname} MODIFY COLUMN {coldef}"]
+
+    def ddl_drop_constraint_sql(self, qtable: str, kind: str, name: str | None) -> str:
+        if kind == "primary_key":
+            return f"ALTER TABLE {qtable} DROP PRIMARY KEY"
+        if kind == "foreign_key":
+            return f"ALTER TABLE {qtable} DROP FOREIGN KEY {self.quote(name or '')}"
+        if kind == "unique":
+            return f"ALTER TABLE {qtable} DROP INDEX {self.quote(name or '')}"
+        return super().ddl_drop_constraint_sql(qtable, kind, name)
+
+    def ddl_drop_sql(self, kind: str, schema: str | None, name: str, table: str | None = None,
+                     signature: str | None = None) -> str:
+        if kind == "index":
+            return f"DROP INDEX {self.quote(name)} ON {table}"
+        return super().ddl_drop_sql(kind, schema, name, table, signature)
+
+    def ddl_table_comment_sql(self, qtable: str, comment: str | None) -> str:
+        return f"ALTER TABLE {qtable} COMMENT = {self.literal(comment or '')}"

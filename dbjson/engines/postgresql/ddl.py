@@ -462,3 +462,13 @@ class PostgreSQLDDL(BaseDDL):
         present = {self.qualify(s, n) for s, n in rows}
         present |= {self.quote(s) for s, n in rows if s == n}
         return present
+
+    # -- schema diff: ALTER rendering (dbjson diff --ddl) --------------------------------------------
+    def ddl_drop_sql(self, kind: str, schema: str | None, name: str, table: str | None = None,
+                     signature: str | None = None) -> str:
+        if kind == "trigger":
+            return f"DROP TRIGGER {self.quote(name)} ON {table}"
+        if kind in ("function", "procedure", "aggregate", "window"):
+            word = {"procedure": "PROCEDURE", "aggregate": "AGGREGATE"}.get(kind, "FUNCTION")
+            return f"DROP {word} {self.qualify(schema, name)}({signature or ''})"
+        return super().ddl_drop_sql(kind, schema, name, table, signature)

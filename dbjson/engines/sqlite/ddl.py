@@ -7,6 +7,7 @@ from typing import Any
 from ... import model as m
 from ...ddl.base import BaseDDL, ColumnParts, Context, TableInfo
 from ...ddl.plan import DdlPlan, Statement
+from ...errors import UnsupportedError
 
 
 class SQLiteDDL(BaseDDL):
@@ -116,3 +117,19 @@ class SQLiteDDL(BaseDDL):
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         rows = conn.execute("SELECT name FROM sqlite_master").fetchall()
         return {self.quote(r[0]) for r in rows}
+
+    # -- schema diff: ALTER rendering (dbjson diff --ddl) --------------------------------------------
+    def ddl_alter_column_sql(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, coldef: str,
+                             fields: set[str]) -> list[str]:
+        """SQLite's ALTER TABLE cannot change a column: unsupported (the table would need a rebuild)."""
+        raise UnsupportedError(f"SQLite cannot alter a column ({', '.join(sorted(fields))})", table=t.name, column=col.name,
+                               hint="SQLite changes a column only by rebuilding the table: create the new table, "
+                                    "copy the rows, drop the old one, rename")
+
+    def ddl_add_constraint_sql(self, qtable: str, clause: str) -> str:
+        raise UnsupportedError(f"SQLite cannot add a constraint to an existing table ({clause})", table=qtable,
+                               hint="SQLite declares constraints in CREATE TABLE only: rebuild the table")
+
+    def ddl_drop_constraint_sql(self, qtable: str, kind: str, name: str | None) -> str:
+        raise UnsupportedError(f"SQLite cannot drop a {kind.replace('_', ' ')} ({name}) from an existing table",
+                               table=qtable, hint="SQLite declares constraints in CREATE TABLE only: rebuild the table")

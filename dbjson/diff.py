@@ -1,0 +1,793 @@
+"""diff: compare two schemas (documents or live databases) and derive the DDL that turns B into A.
+
+``diff(a, b)`` returns a :class:`SchemaDiff`: one typed :class:`Change` per difference, read as
+"what B lacks or has too much of, compared to A" — ``add`` (in A only), ``drop`` (in B only) and
+``change`` (a field whose value in B, ``old``, differs from A's, ``new``). ``diff_ddl(d, dialect)``
+turns the changes into ordered ALTER/CREATE/DROP statements (:class:`DiffDdl`), rendered by the
+engine's own schema-load DDL (``dbjson/ddl``, ``engines/*/ddl.py``); destructive changes (dropping a
+table, column, sequence or type; narrowing a column's type) are emitted only with ``allow_drop`` and
+otherwise listed in ``DiffDdl.skipped``.
+
+What is noise and never compared: the document's ``source`` (dump time, host, versions), row
+estimates, column ordinals, users and grants, and — unless ``include_counters`` — AUTO_INCREMENT /
+identity / sequence next values. Objects are matched by name (exactly, else case-insensitively when
+that is unambiguous); a document's only schema matches the other side's only schema whatever their
+names. Across engine families, columns compare by standard type (``Column.type``) and engine-only
+attributes (native types, charsets, collations, ``options``, expression dialects) are not compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from . import model as m
+from .ddl.base import Context, family_of
+from .ddl.plan import Statement
+from .errors import DocumentError, UnsupportedError
+
+Source = m.Database | str | Path
+_T = TypeVar("_T")
+
+# Add/drop of these kinds loses data; so does a narrowing column type change.
+_DESTRUCTIVE_DROPS = {"schema", "table", "column", "sequence", "enum", "domain", "composite"}
+# Column fields that are the type (same family: native spelling; across families: standard type).
+_TYPE_FIELDS = {"type", "native"}
+_SIZE_PARAMS = ("bits", "precision", "scale", "length", "max_bytes", "fsp", "dims")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Change:
+    """One difference between A and B.
+
+    ``op``: ``add`` (A has it, B lacks it), ``drop`` (only B has it) or ``change`` (``field``
+    differs: ``old`` is B's value, ``new`` A's, both as document JSON). ``kind``: schema, table,
+    column, primary_key, unique, foreign_key, check, index, view, sequence, enum, domain,
+    composite, routine, trigger, event, or the object's field owner (``table`` for table options).
+    ``path`` is the JSON pointer of the object (or field) in A's document (B's for ``drop``).
+    """
+
+    op: str
+    kind: str
+    schema: str
+    name: str
+    path: str
+    table: str | None = None
+    field: str | None = None
+    old: Any = None
+    new: Any = None
+    destructive: bool = False
+
+    @property
+    def object(self) -> str:
+        """The object's qualified display name (``schema.table.name``)."""
+        parts = [self.schema, self.table] if self.table is not None and self.kind != "table" else [self.schema]
+        return ".".join(p for p in (*parts, self.name) if p)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"op": self.op, "kind": self.kind, "schema": self.schema, "table": self.table,
+                               "name": self.name, "path": self.path, "destructive": self.destructive}
+        if self.op == "change":
+            out.update(field=self.field, old=self.old, new=self.new)
+        elif self.op == "add":
+            out["new"] = self.new
+        else:
+            out["old"] = self.old
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaDiff:
+    """Every difference between schema ``a`` (the wanted state) and schema ``b`` (the current one)."""
+
+    a: m.Database
+    b: m.Database
+    changes: tuple[Change, ...]
+    include_counters: bool = False
+
+    @property
+    def empty(self) -> bool:
+        """True when the two schemas are equal (after normalisation)."""
+        return not self.changes
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: both sources, ``equal`` and the changes."""
+        return {"equal": self.empty, "a": _source(self.a), "b": _source(self.b),
+                "include_counters": self.include_counters, "changes": [c.to_dict() for c in self.changes]}
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A change for which no statement was emitted, and why."""
+
+    change: Change
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"change": self.change.to_dict(), "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class DiffDdl:
+    """The statements that turn B into A for one dialect, in a safe order, plus what was skipped."""
+
+    dialect: str
+    server_version: str
+    statements: tuple[Statement, ...]
+    skipped: tuple[Skipped, ...] = ()
+
+    def script(self) -> str:
+        """A SQL script for the dialect's client; skipped changes are listed as comments first."""
+        from .engines import get_engine
+
+        engine = get_engine(self.dialect, self.server_version)
+        lines = [f"-- skipped: {s.change.op} {s.change.kind} {s.change.object}"
+                 f"{' ' + s.change.field if s.change.field else ''}: {s.reason}" for s in self.skipped]
+        lines += [engine.ddl_script_statement(s) for s in self.statements]  # type: ignore[attr-defined]
+        return "\n".join(lines) + ("\n" if lines else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"dialect": self.dialect, "statements": [{"sql": s.sql, "kind": s.kind, "object": s.object}
+                                                        for s in self.statements],
+                "skipped": [s.to_dict() for s in self.skipped]}
+
+
+# ------------------------------------------------------------------------------------------------
+# Loading and comparing
+# ------------------------------------------------------------------------------------------------
+
+
+def load_side(source: Source) -> m.Database:
+    """A schema from a :class:`~dbjson.model.Database`, a database URL (``…://…``) or a document path."""
+    if isinstance(source, m.Database):
+        return source
+    text = str(source)
+    if isinstance(source, str) and "://" in text:
+        from .reflect import reflect
+
+        return reflect(text)
+    try:
+        raw = Path(text).read_bytes()
+    except OSError as e:
+        raise DocumentError(f"cannot read the schema document: {e.strerror}", file=text,
+                            hint="give a schema document (schema-dump output) or a database URL") from None
+    return m.Database.from_json(raw, filename=text)
+
+
+def diff(a: Source, b: Source, *, include_counters: bool = False) -> SchemaDiff:
+    """Compare schema ``a`` (the wanted state) with schema ``b`` (the current state).
+
+    Each side is a :class:`~dbjson.model.Database`, a live database URL or a schema document path.
+    Counters (AUTO_INCREMENT, identity and sequence next values) are compared only with
+    ``include_counters``.
+    """
+    da, db = load_side(a), load_side(b)
+    cmp = _Comparer(da, db, include_counters)
+    return SchemaDiff(da, db, tuple(cmp.run()), include_counters)
+
+
+def _source(db: m.Database) -> dict[str, Any]:
+    s = db.source
+    return {"engine": s.engine, "server_version": s.server_version, "database": s.database}
+
+
+def _match(a_items: Sequence[_T], b_items: Sequence[_T], key: Callable[[_T], str]) -> Iterator[tuple[int | None, int | None]]:
+    """Pairs of indexes (A, B) by name: exact first, then case-insensitive when unambiguous."""
+    b_exact = {key(x): i for i, x in enumerate(b_items)}
+    used: set[int] = set()
+    pairs: list[tuple[int | None, int | None]] = []
+    pending: list[int] = []
+    for i, x in enumerate(a_items):
+        j = b_exact.get(key(x))
+        if j is None:
+            pending.append(i)
+        else:
+            used.add(j)
+            pairs.append((i, j))
+    rest = {j for j in range(len(b_items)) if j not in used}
+    for i in pending:
+        folded = [j for j in rest if key(b_items[j]).lower() == key(a_items[i]).lower()]
+        if len(folded) == 1:
+            rest.discard(folded[0])
+            pairs.append((i, folded[0]))
+        else:
+            pairs.append((i, None))
+    pairs += [(None, j) for j in sorted(rest)]
+    return iter(pairs)
+
+
+def _narrowing(old: m.Type, new: m.Type) -> bool:
+    """Whether changing a column from ``old`` to ``new`` may lose or reject stored values."""
+    if old == new:
+        return False
+    widen = {("char", "varchar"), ("char", "text"), ("varchar", "text"), ("binary", "varbinary"),
+             ("binary", "blob"), ("varbinary", "blob"), ("integer", "decimal")}
+    if old.kind != new.kind:
+        return (old.kind, new.kind) not in widen or (new.kind != "text" and new.kind != "blob"
+                                                     and new.kind != "decimal" and _smaller(old.length, new.length))
+    if old.kind in ("enum", "set"):
+        return new.values[: len(old.values)] != old.values
+    if old.unsigned != new.unsigned or old.with_timezone != new.with_timezone:
+        return True
+    if old.kind == "decimal" and old.precision is not None and new.precision is not None \
+            and (new.precision - (new.scale or 0)) < (old.precision - (old.scale or 0)):
+        return True
+    return any(_smaller(getattr(old, p), getattr(new, p)) for p in _SIZE_PARAMS)
+
+
+def _smaller(old: int | None, new: int | None) -> bool:
+    """``new`` bounds a parameter more tightly than ``old`` (None = unbounded)."""
+    if new is None:
+        return False
+    return old is None or new < old
+
+
+class _Comparer:
+    """Walks both models and collects :class:`Change` records."""
+
+    def __init__(self, a: m.Database, b: m.Database, include_counters: bool) -> None:
+        self.a, self.b = a, b
+        self.counters = include_counters
+        self.same_family = family_of(a.source.engine) == family_of(b.source.engine)
+        self.out: list[Change] = []
+
+    # -- normalisation -----------------------------------------------------------------------------
+    def norm(self, kind: str, obj: Any) -> dict[str, Any]:
+        """The comparable JSON form of an object: noise removed."""
+        d: dict[str, Any] = m.to_dict(obj)
+        d.pop("row_estimate", None)
+        d.pop("ordinal", None)
+        if not self.counters:
+            d.pop("next_value", None)
+            if isinstance(d.get("identity"), dict):
+                d["identity"].pop("next_value", None)
+        if not self.same_family:
+            for key in ("native", "charset", "collation", "options", "dialect", "definition"):
+                d.pop(key, None)
+            for sub in ("default", "generated", "on_update", "identity"):
+                if isinstance(d.get(sub), dict):
+                    d[sub].pop("dialect", None)
+                    d[sub].pop("sequence", None)
+            if kind == "primary_key":
+                d.pop("name", None)
+        elif kind == "column":
+            d.pop("type", None)  # the native spelling says it all, and exactly
+        return d
+
+    # -- walking -------------------------------------------------------------------------------------
+    def run(self) -> list[Change]:
+        sa, sb = self.a.schemas, self.b.schemas
+        if len(sa) == 1 and len(sb) == 1:
+            pairs: Iterable[tuple[int | None, int | None]] = [(0, 0)]
+        else:
+            pairs = _match(sa, sb, lambda s: s.name)
+        empty = m.Schema(name="")
+        for i, j in pairs:
+            s_a = sa[i] if i is not None else empty
+            s_b = sb[j] if j is not None else empty
+            name = s_a.name if i is not None else s_b.name
+            if i is None:
+                self.add("drop", "schema", name, f"/schemas/{j}", old=m.to_dict(s_b))
+            elif j is None:
+                self.add("add", "schema", name, f"/schemas/{i}", new=m.to_dict(s_a))
+            else:
+                self.fields("schema", name, None, name, f"/schemas/{i}", self._schema_head(s_a), self._schema_head(s_b))
+            self.schema(name, s_a, s_b, f"/schemas/{i}" if i is not None else "", f"/schemas/{j}" if j is not None else "")
+        return self.out
+
+    def _schema_head(self, s: m.Schema) -> dict[str, Any]:
+        out: dict[str, Any] = {"comment": s.comment}
+        if self.same_family:
+            out["options"] = m.to_dict(s.options)
+        return out
+
+    def add(self, op: str, kind: str, schema: str, path: str, *, name: str | None = None, table: str | None = None,
+            fld: str | None = None, old: Any = None, new: Any = None, destructive: bool | None = None) -> None:
+        if destructive is None:
+            destructive = op == "drop" and kind in _DESTRUCTIVE_DROPS
+        self.out.append(Change(op=op, kind=kind, schema=schema, name=name if name is not None else schema, path=path,
+                               table=table, field=fld, old=old, new=new, destructive=destructive))
+
+    def fields(self, kind: str, schema: str, table: str | None, name: str, path: str, new: dict[str, Any],
+               old: dict[str, Any], narrowing: bool = False) -> None:
+        """One ``change`` per top-level field that differs."""
+        for key in sorted(set(new) | set(old)):
+            if new.get(key) != old.get(key):
+                self.add("change", kind, schema, f"{path}/{key}", name=name, table=table, fld=key, old=old.get(key),
+                         new=new.get(key), destructive=narrowing and key in _TYPE_FIELDS)
+
+    def collection(self, kind: str, schema: str, table: str | None, a_items: Sequence[Any], b_items: Sequence[Any],
+                   pa: str, pb: str, key: Callable[[Any], str] = lambda x: str(x.name),
+                   compare: Callable[[Any, Any, str], None] | None = None) -> None:
+        """Match two lists of named objects; report additions, drops and field changes."""
+        for i, j in _match(a_items, b_items, key):
+            if i is None:
+                assert j is not None
+                obj = b_items[j]
+                self.add("drop", kind, schema, f"{pb}/{j}", name=str(obj.name), table=table, old=m.to_dict(obj))
+            elif j is None:
+                obj = a_items[i]
+                self.add("add", kind, schema, f"{pa}/{i}", name=str(obj.name), table=table, new=m.to_dict(obj))
+            elif compare is not None:
+                compare(a_items[i], b_items[j], f"{pa}/{i}")
+            else:
+                self.fields(kind, schema, table, str(a_items[i].name), f"{pa}/{i}", self.norm(kind, a_items[i]),
+                            self.norm(kind, b_items[j]))
+
+    def schema(self, name: str, a: m.Schema, b: m.Schema, pa: str, pb: str) -> None:
+        def table(ta: m.Table, tb: m.Table, path: str) -> None:
+            self.table(name, ta, tb, path, pb + f"/tables/{b.tables.index(tb)}")
+
+        self.collection("table", name, None, a.tables, b.tables, f"{pa}/tables", f"{pb}/tables", compare=table)
+        for kind, attr in (("view", "views"), ("sequence", "sequences"), ("enum", "enums"), ("domain", "domains"),
+                           ("composite", "composites"), ("event", "events")):
+            self.collection(kind, name, None, getattr(a, attr), getattr(b, attr), f"{pa}/{attr}", f"{pb}/{attr}")
+        self.collection("routine", name, None, a.routines, b.routines, f"{pa}/routines", f"{pb}/routines",
+                        key=lambda r: f"{r.name}({r.signature or ''})")
+        self.collection("trigger", name, None, a.triggers, b.triggers, f"{pa}/triggers", f"{pb}/triggers",
+                        key=lambda t: f"{t.table}.{t.name}")
+
+    def table(self, schema: str, a: m.Table, b: m.Table, pa: str, pb: str) -> None:
+        head_a = self.norm("table", a)
+        head_b = self.norm("table", b)
+        for key in ("columns", "uniques", "foreign_keys", "checks", "indexes", "primary_key"):
+            head_a.pop(key, None)
+            head_b.pop(key, None)
+        self.fields("table", schema, a.name, a.name, pa, head_a, head_b)
+        pk_a = self.norm("primary_key", a.primary_key) if a.primary_key and a.primary_key.columns else None
+        pk_b = self.norm("primary_key", b.primary_key) if b.primary_key and b.primary_key.columns else None
+        if pk_a != pk_b:
+            self.add("change", "primary_key", schema, f"{pa}/primary_key", name="primary key", table=a.name,
+                     fld="primary_key", old=pk_b, new=pk_a)
+
+        def column(ca: m.Column, cb: m.Column, path: str) -> None:
+            self.fields("column", schema, a.name, ca.name, path, self.norm("column", ca), self.norm("column", cb),
+                        narrowing=_narrowing(cb.type, ca.type))
+
+        self.collection("column", schema, a.name, a.columns, b.columns, f"{pa}/columns", f"{pb}/columns", compare=column)
+        for kind, attr in (("unique", "uniques"), ("foreign_key", "foreign_keys"), ("check", "checks"), ("index", "indexes")):
+            self.collection(kind, schema, a.name, getattr(a, attr), getattr(b, attr), f"{pa}/{attr}", f"{pb}/{attr}")
+
+
+# ------------------------------------------------------------------------------------------------
+# DDL: the statements that turn B into A
+# ------------------------------------------------------------------------------------------------
+
+# Phases, in execution order: what others depend on is dropped first and created first.
+_PHASES = ("drop_fk", "drop_objects", "drop_keys", "types", "tables", "columns", "drop_columns", "keys",
+           "foreign_keys", "routines", "views", "triggers", "events", "drop_tables", "drop_types")
+_ROUTINE_DROP = {"function", "procedure", "aggregate", "window"}
+
+
+def diff_ddl(d: SchemaDiff, dialect: str | None = None, *, allow_drop: bool = False) -> DiffDdl:
+    """The ALTER/CREATE/DROP statements that turn B into A, for ``dialect`` (default: B's engine).
+
+    Order: foreign keys, views, triggers, routines and keys that go away are dropped first; then
+    types and sequences, tables, column changes, keys and indexes, foreign keys, routines, views,
+    triggers; tables and types are dropped last. Destructive changes (a dropped table, column,
+    sequence or type, a narrowing type change) are emitted only with ``allow_drop``, else listed
+    in :attr:`DiffDdl.skipped`, like changes the dialect cannot express from the document. A change
+    the dialect cannot make at all (SQLite altering a column) raises
+    :class:`~dbjson.errors.UnsupportedError`.
+    """
+    from .engines import get_engine
+
+    name = get_engine(dialect or d.b.source.engine).name
+    version = d.b.source.server_version if name == d.b.source.engine else None
+    engine = get_engine(name, version)
+    return _DdlBuilder(d, engine, allow_drop).build()
+
+
+def _schema_pairs(a: m.Database, b: m.Database) -> list[tuple[m.Schema | None, m.Schema | None]]:
+    """Schemas of A and B matched by name (a lone schema on each side matches whatever the names)."""
+    if len(a.schemas) == 1 and len(b.schemas) == 1:
+        return [(a.schemas[0], b.schemas[0])]
+    return [(a.schemas[i] if i is not None else None, b.schemas[j] if j is not None else None)
+            for i, j in _match(a.schemas, b.schemas, lambda s: s.name)]
+
+
+def _find(items: Sequence[_T], name: str, key: Callable[[_T], str] = lambda x: str(getattr(x, "name"))) -> tuple[int, _T] | None:
+    """An object by name: exact, else the only case-insensitive match."""
+    for i, x in enumerate(items):
+        if key(x) == name:
+            return i, x
+    folded = [(i, x) for i, x in enumerate(items) if key(x).lower() == name.lower()]
+    return folded[0] if len(folded) == 1 else None
+
+
+class _DdlBuilder:
+    """Collects statements per phase while walking the changes."""
+
+    def __init__(self, d: SchemaDiff, engine: Any, allow_drop: bool) -> None:
+        self.d, self.engine, self.allow_drop = d, engine, allow_drop
+        self.ctx_a = Context(d.a, engine)  # renders A's objects one at a time
+        engine._assign_names(self.ctx_a)
+        self.ctx_b = Context(d.b, engine)  # B's names on the target
+        engine._assign_names(self.ctx_b)
+        self.plan_ctx = Context(d.a, engine)  # whole new tables come from the schema-load plan
+        self.plan = engine.ddl_plan(self.plan_ctx)
+        self.phases: dict[str, list[Statement]] = {p: [] for p in _PHASES}
+        self.skipped: list[Skipped] = []
+        self.done: set[tuple[str, ...]] = set()
+        self.pairs: dict[str, tuple[m.Schema | None, m.Schema | None]] = {}
+        for sa, sb in _schema_pairs(d.a, d.b):
+            named = sa or sb
+            assert named is not None
+            self.pairs[named.name] = (sa, sb)
+
+    # -- helpers ------------------------------------------------------------------------------------
+    def emit(self, phase: str, sql: str | Statement, kind: str = "alter", obj: str = "", table: str | None = None) -> None:
+        stmt = sql if isinstance(sql, Statement) else Statement(sql, kind, obj, table)
+        self.phases[phase].append(stmt)
+
+    def skip(self, c: Change, reason: str) -> None:
+        self.skipped.append(Skipped(c, reason))
+
+    def schema_a(self, c: Change) -> m.Schema | None:
+        return self.pairs.get(c.schema, (None, None))[0]
+
+    def schema_b(self, c: Change) -> m.Schema | None:
+        return self.pairs.get(c.schema, (None, None))[1]
+
+    def tschema(self, ctx: Context, schema: m.Schema) -> str | None:
+        return ctx.schema_names.get(schema.name)
+
+    def table_a(self, c: Change, name: str | None = None) -> tuple[m.Schema, m.Table, Any] | None:
+        """A's table of a change with its TableInfo (rendering context)."""
+        s = self.schema_a(c)
+        found = _find(s.tables, name or c.table or c.name) if s else None
+        if s is None or found is None:
+            return None
+        ti, table = found
+        si = self.d.a.schemas.index(s)
+        return s, table, self.engine._table_info(self.ctx_a, s, table, f"/schemas/{si}/tables/{ti}")
+
+    def qtable_b(self, c: Change, name: str | None = None) -> tuple[m.Table, str] | None:
+        """B's table of a change and its quoted name on the target."""
+        s = self.schema_b(c)
+        found = _find(s.tables, name or c.table or c.name) if s else None
+        if s is None or found is None:
+            return None
+        table = found[1]
+        return table, self.engine.qualify(*self.ctx_b.table_names[(s.name, table.name)])
+
+    def destructive(self, c: Change) -> bool:
+        if c.destructive and not self.allow_drop:
+            self.skip(c, "destructive: rerun with --allow-drop (allow_drop=True) to emit it")
+            return True
+        return False
+
+    # -- the walk -----------------------------------------------------------------------------------
+    def build(self) -> DiffDdl:
+        columns: dict[tuple[str, str, str], list[Change]] = {}
+        for c in self.d.changes:
+            if c.kind == "column" and c.op == "change":
+                columns.setdefault((c.schema, c.table or "", c.name), []).append(c)
+                continue
+            handler = getattr(self, f"on_{c.kind}", None)
+            if handler is None:
+                self.skip(c, f"{c.kind} changes are not rendered as DDL")
+            else:
+                handler(c)
+        for group in columns.values():
+            self.alter_column(group)
+        statements: list[Statement] = []
+        seen: set[int] = set()
+        for p in _PHASES:
+            for s in self.phases[p]:
+                if id(s) not in seen:
+                    seen.add(id(s))
+                    statements.append(s)
+        return DiffDdl(self.engine.name, self.engine.server_version, tuple(statements), tuple(self.skipped))
+
+    def once(self, c: Change) -> bool:
+        """True the first time an object is seen (several field changes make one re-creation)."""
+        key = (c.kind, c.schema, c.table or "", c.name)
+        if key in self.done:
+            return False
+        self.done.add(key)
+        return True
+
+    # -- schemas ------------------------------------------------------------------------------------
+    def on_schema(self, c: Change) -> None:
+        if c.op == "add":
+            sa = self.schema_a(c)
+            q = self.engine.quote(self.tschema(self.ctx_a, sa)) if sa is not None and self.tschema(self.ctx_a, sa) else None
+            for s in self.plan.pre_data:
+                if s.kind == "schema" and s.object == q:
+                    self.emit("types", s)
+            return
+        self.skip(c, "schemas are not dropped or altered by diff --ddl; do it by hand" if c.op == "drop"
+                  else f"schema {c.field} changes are not rendered as DDL")
+
+    # -- tables -------------------------------------------------------------------------------------
+    def on_table(self, c: Change) -> None:
+        if c.op == "add":
+            found = self.table_a(c)
+            if found is None:
+                return
+            q = found[2].qname
+            for s in self.plan.pre_data:
+                if s.table == q:
+                    self.emit("tables", s)
+            for s in self.plan.post_data:
+                if s.table == q and s.kind not in ("trigger", "restart", "session"):
+                    self.emit("foreign_keys" if s.kind == "foreign_key" else "keys", s)
+            return
+        if c.op == "drop":
+            if self.destructive(c):
+                return
+            tb = self.qtable_b(c)
+            if tb is None:
+                return
+            table, q = tb
+            if self.engine.table.get("capabilities", {}).get("alter_add_constraint", True):
+                for fk in table.foreign_keys:
+                    self.emit("drop_fk", self.engine.ddl_drop_constraint_sql(q, "foreign_key", fk.name), "drop", q, q)
+            sb = self.schema_b(c)
+            assert sb is not None
+            tschema, tname = self.ctx_b.table_names[(sb.name, table.name)]
+            self.emit("drop_tables", self.engine.ddl_drop_sql("table", tschema, tname), "drop", q, q)
+            return
+        if c.field == "comment":
+            tb = self.qtable_b(c)
+            if tb is not None:
+                self.emit("columns", self.engine.ddl_table_comment_sql(tb[1], c.new), "comment", tb[1], tb[1])
+            return
+        self.skip(c, f"changing a table's {c.field} is not rendered as DDL")
+
+    # -- columns ------------------------------------------------------------------------------------
+    def _column_def(self, c: Change) -> tuple[Any, m.Column, Any, str] | None:
+        found = self.table_a(c)
+        if found is None:
+            return None
+        schema, table, t = found
+        hit = _find(table.columns, c.name)
+        if hit is None:
+            return None
+        ci, col = hit
+        parts, _post, _restarts = self.engine.ddl_column_parts(self.ctx_a, t, col, f"{t.path}/columns/{ci}")
+        return t, col, parts, self.engine.ddl_column_sql(self.ctx_a, t, parts)
+
+    def on_column(self, c: Change) -> None:
+        if c.op == "add":
+            rendered = self._column_def(c)
+            if rendered is not None:
+                t, _col, _parts, coldef = rendered
+                self.emit("columns", self.engine.ddl_alter_add_column_sql(t.qname, coldef), "column", t.qname, t.qname)
+            return
+        if self.destructive(c):
+            return
+        tb = self.qtable_b(c)
+        if tb is not None:
+            self.emit("drop_columns", self.engine.ddl_alter_drop_column_sql(tb[1], c.name), "drop", tb[1], tb[1])
+
+    def alter_column(self, group: list[Change]) -> None:
+        if any(c.destructive for c in group) and not self.allow_drop:
+            for c in group:
+                self.skip(c, "narrowing type change: rerun with --allow-drop (allow_drop=True) to emit it")
+            return
+        rendered = self._column_def(group[0])
+        if rendered is None:
+            return
+        t, col, parts, coldef = rendered
+        fields = {c.field for c in group if c.field}
+        for sql in self.engine.ddl_alter_column_sql(self.ctx_a, t, col, parts, coldef, fields):
+            self.emit("columns", sql, "column", t.qname, t.qname)
+
+    # -- keys, constraints, indexes -------------------------------------------------------------------
+    def on_primary_key(self, c: Change) -> None:
+        tb = self.qtable_b(c)
+        if tb is not None and c.old:
+            table_b, q = tb
+            self.emit("drop_keys", self.engine.ddl_drop_constraint_sql(q, "primary_key", table_b.primary_key.name
+                                                                       if table_b.primary_key else None), "drop", q, q)
+        found = self.table_a(c)
+        if found is not None and c.new and found[1].primary_key is not None:
+            t = found[2]
+            clause = self.engine.ddl_primary_key(self.ctx_a, t, found[1].primary_key, f"{t.path}/primary_key")
+            self.emit("keys", self.engine.ddl_add_constraint_sql(t.qname, clause), "primary_key", t.qname, t.qname)
+
+    def _drop_named(self, c: Change, kind: str) -> None:
+        tb = self.qtable_b(c)
+        sb = self.schema_b(c)
+        if tb is None or sb is None:
+            return
+        table_b, q = tb
+        if kind == "index":
+            hit = _find(table_b.indexes, c.name)
+            if hit is not None and hit[1].constraint:
+                return  # goes with its unique constraint
+            sql = self.engine.ddl_drop_sql("index", self.tschema(self.ctx_b, sb), c.name, q)
+        else:
+            sql = self.engine.ddl_drop_constraint_sql(q, kind, c.name)
+        self.emit("drop_fk" if kind == "foreign_key" else "drop_keys", sql, "drop", q, q)
+
+    def _add_named(self, c: Change, kind: str) -> None:
+        found = self.table_a(c)
+        if found is None:
+            return
+        _schema, table, t = found
+        attr = {"index": "indexes", "unique": "uniques", "check": "checks", "foreign_key": "foreign_keys"}[kind]
+        hit = _find(getattr(table, attr), c.name)
+        if hit is None:
+            return
+        i, obj = hit
+        path = f"{t.path}/{attr}/{i}"
+        before = len(self.ctx_a.report.items)
+        if kind == "index":
+            if obj.constraint:
+                return
+            stmt = self.engine.ddl_index(self.ctx_a, t, obj, path)
+            if stmt is not None:
+                self.emit("keys", stmt)
+                return
+        else:
+            clause = None
+            if kind == "unique":
+                clause = self.engine.ddl_unique_clause(self.ctx_a, t, obj, path)
+            elif kind == "foreign_key":
+                clause = self.engine.ddl_fk_clause(self.ctx_a, t, obj, path)
+            else:
+                sql = self.engine.ddl_check_expression(self.ctx_a, t, obj, path)
+                clause = None if sql is None else self.engine.ddl_check_clause(self.ctx_a, t, obj.name, sql, path)
+            if clause is not None:
+                self.emit("foreign_keys" if kind == "foreign_key" else "keys",
+                          self.engine.ddl_add_constraint_sql(t.qname, clause), kind, f"{t.qname}.{obj.name}", t.qname)
+                return
+        lost = "; ".join(str(x) for x in self.ctx_a.report.items[before:]) or "no rendering"
+        self.skip(c, f"not expressible in {self.engine.name}: {lost}")
+
+    def _named(self, c: Change, kind: str) -> None:
+        if c.op == "drop":
+            self._drop_named(c, kind)
+        elif c.op == "add":
+            self._add_named(c, kind)
+        elif self.once(c):
+            self._drop_named(c, kind)
+            self._add_named(c, kind)
+
+    def on_index(self, c: Change) -> None:
+        self._named(c, "index")
+
+    def on_unique(self, c: Change) -> None:
+        self._named(c, "unique")
+
+    def on_check(self, c: Change) -> None:
+        self._named(c, "check")
+
+    def on_foreign_key(self, c: Change) -> None:
+        self._named(c, "foreign_key")
+
+    # -- schema objects -----------------------------------------------------------------------------
+    def _object_a(self, c: Change, attr: str, key: Callable[[Any], str] | None = None) -> tuple[m.Schema, Any, str] | None:
+        s = self.schema_a(c)
+        if s is None:
+            return None
+        hit = _find(getattr(s, attr), c.name, key) if key else _find(getattr(s, attr), c.name)
+        if hit is None:
+            return None
+        return s, hit[1], f"/schemas/{self.d.a.schemas.index(s)}/{attr}/{hit[0]}"
+
+    def _object_b(self, c: Change, attr: str) -> tuple[m.Schema, Any] | None:
+        s = self.schema_b(c)
+        hit = _find(getattr(s, attr), c.name) if s is not None else None
+        return (s, hit[1]) if s is not None and hit is not None else None
+
+    def _recreate(self, c: Change, drop: Callable[[Change], None], create: Callable[[Change], None]) -> None:
+        if c.op == "drop":
+            drop(c)
+        elif c.op == "add":
+            create(c)
+        elif self.once(c):
+            drop(c)
+            create(c)
+
+    def _create(self, c: Change, phase: str, stmts: list[Statement]) -> None:
+        if not stmts:
+            self.skip(c, f"not expressible in {self.engine.name} (see schema-load --report)")
+        for s in stmts:
+            self.emit(phase, s)
+
+    def _same_family(self, c: Change) -> bool:
+        if self.ctx_a.same_family:
+            return True
+        self.skip(c, f"{c.kind} bodies are not translated from {self.ctx_a.source} to {self.engine.name}")
+        return False
+
+    def on_view(self, c: Change) -> None:
+        def drop(c: Change) -> None:
+            found = self._object_b(c, "views")
+            if found is not None:
+                s, v = found
+                kind = "materialized_view" if v.materialized else "view"
+                self.emit("drop_objects", self.engine.ddl_drop_sql(kind, self.tschema(self.ctx_b, s), v.name), "drop", v.name)
+
+        def create(c: Change) -> None:
+            found = self._object_a(c, "views")
+            if found is not None:
+                s, v, path = found
+                self._create(c, "views", self.engine.ddl_view(self.ctx_a, s, v, self.tschema(self.ctx_a, s), path))
+
+        self._recreate(c, drop, create)
+
+    def on_routine(self, c: Change) -> None:
+        def drop(c: Change) -> None:
+            found = self._object_b(c, "routines")
+            if found is not None:
+                s, r = found
+                self.emit("drop_objects", self.engine.ddl_drop_sql(r.kind, self.tschema(self.ctx_b, s), r.name,
+                                                                   signature=r.signature), "drop", r.name)
+
+        def create(c: Change) -> None:
+            found = self._object_a(c, "routines")
+            if found is not None and self._same_family(c):
+                s, r, path = found
+                self._create(c, "routines", self.engine.ddl_routine(self.ctx_a, s, r, self.tschema(self.ctx_a, s), path))
+
+        self._recreate(c, drop, create)
+
+    def on_trigger(self, c: Change) -> None:
+        def drop(c: Change) -> None:
+            found = self._object_b(c, "triggers")
+            if found is not None:
+                s, trg = found
+                tb = self.qtable_b(c, trg.table)
+                self.emit("drop_objects", self.engine.ddl_drop_sql("trigger", self.tschema(self.ctx_b, s), trg.name,
+                                                                   tb[1] if tb else None), "drop", trg.name)
+
+        def create(c: Change) -> None:
+            found = self._object_a(c, "triggers")
+            if found is not None and self._same_family(c):
+                s, trg, path = found
+                self._create(c, "triggers", self.engine.ddl_trigger(self.ctx_a, s, trg, self.tschema(self.ctx_a, s), path))
+
+        self._recreate(c, drop, create)
+
+    def on_event(self, c: Change) -> None:
+        def drop(c: Change) -> None:
+            found = self._object_b(c, "events")
+            if found is not None:
+                s, ev = found
+                self.emit("drop_objects", self.engine.ddl_drop_sql("event", self.tschema(self.ctx_b, s), ev.name), "drop", ev.name)
+
+        def create(c: Change) -> None:
+            found = self._object_a(c, "events")
+            if found is not None and self._same_family(c):
+                s, ev, path = found
+                self._create(c, "events", self.engine.ddl_event(self.ctx_a, s, ev, self.tschema(self.ctx_a, s), path))
+
+        self._recreate(c, drop, create)
+
+    def _typed(self, c: Change, attr: str, kind: str, plan_kind: str) -> None:
+        """Sequences, enums, domains, composites: created from the plan, dropped last, never altered."""
+        if c.op == "change":
+            self.skip(c, f"altering a {kind} is not rendered as DDL; drop and re-create it by hand")
+            return
+        if c.op == "drop":
+            if self.destructive(c):
+                return
+            found = self._object_b(c, attr)
+            if found is not None:
+                s, obj = found
+                self.emit("drop_types", self.engine.ddl_drop_sql(kind, self.tschema(self.ctx_b, s), obj.name), "drop", obj.name)
+            return
+        sa = self.schema_a(c)
+        if sa is None:
+            return
+        q = self.engine.qualify(self.tschema(self.ctx_a, sa), c.name)
+        self._create(c, "types", [s for s in self.plan.pre_data if s.kind == plan_kind and s.object == q])
+
+    def on_sequence(self, c: Change) -> None:
+        self._typed(c, "sequences", "sequence", "sequence")
+
+    def on_enum(self, c: Change) -> None:
+        self._typed(c, "enums", "enum", "type")
+
+    def on_domain(self, c: Change) -> None:
+        self._typed(c, "domains", "domain", "type")
+
+    def on_composite(self, c: Change) -> None:
+        self._typed(c, "composites", "composite", "type")
