@@ -6,6 +6,8 @@ The library API mirrors the CLI:
 * :func:`reflect` (``schema-dump``) → :class:`Database`
 * :func:`to_ddl` (``schema-load``) → :class:`DdlPlan`
 * :func:`export_database` (``export``), :func:`import_database` (``import``), :func:`verify`
+* :func:`diff` (``diff``) → :class:`SchemaDiff`, :func:`diff_ddl` (``diff --ddl``)
+* :func:`migrate` (``migrate``): export + import in one streamed pipeline
 * :func:`validate` checks a document against the JSON Schemas.
 
 The library never prints and never exits; every error is a :class:`DbjsonError`.
@@ -36,12 +38,18 @@ from .validate import Problem, validate
 # as anything imports it, and ``dbjson.verify(...)`` would call a module.
 from .verify import verify
 
+# Eager for the same reason (``dbjson.migrate`` is both a module and its entry point).
+from .migrate import migrate  # noqa: E402
+
 _LAZY = {
     "to_ddl": ("dbjson.ddl", "to_ddl"),
     "apply_ddl": ("dbjson.ddl", "apply_ddl"),
     "DdlPlan": ("dbjson.ddl", "DdlPlan"),
     "export_database": ("dbjson.export", "export_database"),
     "import_database": ("dbjson.importer", "import_database"),
+    "diff": ("dbjson.schemadiff", "diff"),
+    "diff_ddl": ("dbjson.schemadiff", "diff_ddl"),
+    "SchemaDiff": ("dbjson.schemadiff", "SchemaDiff"),
 }
 
 
@@ -56,7 +64,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "__version__", "FORMAT_VERSION", "Database", "reflect", "validate", "Problem",
-    "to_ddl", "apply_ddl", "DdlPlan", "export_database", "import_database", "verify",
+    "to_ddl", "apply_ddl", "DdlPlan", "export_database", "import_database", "verify", "diff", "diff_ddl", "SchemaDiff", "migrate",
     "DbjsonError", "UsageError", "ConnectionFailed", "DocumentError", "TranslationError", "DataError",
     "VerifyError", "ApplyError", "Cancelled", "UnsupportedError",
 ]

@@ -1,0 +1,520 @@
+"""``dbjson migrate``: a live database → database migration in one pipeline (export + import, no staging).
+
+How it works (docs/migrate.md):
+
+1. the source side is the export's: ``threads`` connections in one consistent snapshot
+   (``engine.export_snapshot``), the schema reflected inside it, every table planned into units
+   (:func:`dbjson.export.plan_table`: key ranges of big tables);
+2. the target side is the import's (:class:`dbjson.importer.Importer`): DDL plan and translation
+   report, pre-data DDL, pre-flight, rows unit by unit (each in one transaction, journaled), post-data
+   DDL, verify. Each export unit is one import unit whose "data file" is a stream: the import thread
+   that loads it checks out a snapshot connection and reads the unit's canonical JSON lines from
+   ``engine.export_stream`` (read ahead by a helper thread, at most ``PREFETCH_BLOCKS`` blocks:
+   bounded memory), exactly the bytes ``dbjson export`` would write to the unit's file;
+3. the checksums of those lines (computed as they are loaded, recorded in the journal) are the
+   expected content that verify compares the target's re-encoded rows against; the pre-flight and
+   verify re-read a table from the snapshot when they need its lines;
+4. ``keep``: every unit's lines are also written to a normal export directory (``schema.json``,
+   ``manifest.json``, ``data/``) that ``dbjson import`` loads later;
+5. ``resume``: the journal (in ``keep`` or ``state_dir``) and the saved unit plan let a second run
+   load exactly the units that are missing.
+
+The library never prints: progress goes to ``on_event`` as :class:`dbjson.importer.ImportEvent`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import pickle
+import queue
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from . import export as ex
+from . import model as m
+from .codec import Checksum
+from .connect import Target, connection_error, parse_url
+from .engines import detect_engine
+from .errors import Cancelled, DbjsonError, UsageError
+from .importer import (
+    IF_EXISTS,
+    ZERO_DATES,
+    DataFile,
+    ImportEvent,
+    ImportReport,
+    Importer,
+    ManifestTable,
+    TablePlan,
+    _Options,
+    _target_identity,
+    connect_target,
+    default_threads,
+)
+from .journal import Journal, journal_path
+from .manifest import FileEntry, Manifest, SnapshotInfo, SourceInfo, write_manifest
+from .reflect import now_utc, source_host
+
+PLAN_FILE = "migrate-plan.pickle"
+BYTES_PER_ROW_GUESS = 120  # orders units (largest first) and sizes the progress bar before the bytes are known
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class MigrateReport:
+    """The outcome of a migration: the source's snapshot, the import's report, the kept export."""
+
+    source: str
+    target: str
+    snapshot: SnapshotInfo
+    load: ImportReport
+    seconds: float
+    threads: int
+    keep_dir: str | None = None
+    state_dir: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def rows(self) -> int:
+        """Rows migrated (with those an interrupted run loaded before ``resume``)."""
+        return sum(t.rows for t in self.load.tables.values())
+
+    @property
+    def translation(self) -> list[str]:
+        """What the schema translation lost or approximated (schema-load's report)."""
+        return self.load.translation
+
+    def to_dict(self) -> dict[str, Any]:
+        """A machine-readable summary (the CLI's ``--json``)."""
+        load = self.load.to_dict()
+        return {
+            "ok": self.load.verify is None or bool(self.load.verify.ok),
+            "source": self.source,
+            "target": self.target,
+            "snapshot": {"mode": self.snapshot.mode, "consistent": self.snapshot.consistent},
+            "threads": self.threads,
+            "seconds": round(self.seconds, 3),
+            "rows": self.rows,
+            "rows_per_second": round(self.rows / self.seconds, 1) if self.seconds > 0 else None,
+            "resumed_units": load["resumed_units"],
+            "tables": load["tables"],
+            "findings": load["findings"],
+            "translation": load["translation"],
+            "verify": load["verify"],
+            "keep": self.keep_dir,
+            "warnings": self.warnings,
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# The source side: snapshot connections lent to the loading threads, one unit at a time
+# ---------------------------------------------------------------------------------------------
+
+
+class _Source:
+    """The source's snapshot connections and what each virtual data file streams."""
+
+    def __init__(self, engine: Any, conns: list[Any], stop: threading.Event) -> None:
+        self.engine = engine
+        self.conns = conns
+        self.stop = stop
+        self.idle: queue.Queue[Any] = queue.Queue()
+        for c in conns:
+            self.idle.put(c)
+        self.units: dict[str, ex.Unit] = {}  # data file rel → the export unit it streams
+        self.keep: ex._Shared | None = None  # where kept files go (and their manifest entries)
+        self.kept: dict[str, ex._FileResult] = {}  # rel → the finished kept file
+        self.lock = threading.Lock()
+
+    def checkout(self) -> Any:
+        while True:
+            if self.stop.is_set():
+                raise Cancelled("migrate cancelled")
+            try:
+                return self.idle.get(timeout=0.2)
+            except queue.Empty:
+                continue
+
+    def open(self, f: DataFile, keep: bool) -> IO[bytes]:
+        """The canonical lines of the unit behind ``f`` (and, with ``keep``, its kept file)."""
+        unit = self.units[f.rel]
+        kept = ex.DataFile(ex._file_path(self.keep, unit, 0), "none") if keep and self.keep is not None else None
+        return io.BufferedReader(_UnitStream(self, unit, f.rel, kept), 1 << 20)
+
+    def abort(self) -> None:
+        """Stop every running source query (Ctrl-C, an error elsewhere)."""
+        self.stop.set()
+        for c in self.conns:
+            try:
+                self.engine.export_abort(c)
+            except Exception:  # noqa: BLE001 - best effort
+                pass
+
+    def kept_file(self, rel: str, unit: ex.Unit, f: ex.DataFile) -> None:
+        size, sha = f.finish()
+        entry = FileEntry(path=f"data/{f.path.name}", rows=f.checksum.rows, bytes=size, sha256=sha,
+                          checksum=f.checksum.hexdigest(), key_range=ex._key_range(unit))
+        with self.lock:
+            self.kept[rel] = ex._FileResult(unit, 0, entry, f.checksum)
+
+
+class _UnitStream(io.RawIOBase):
+    """A readable stream of one unit's lines, straight from a snapshot connection."""
+
+    def __init__(self, source: _Source, unit: ex.Unit, rel: str, kept: ex.DataFile | None) -> None:
+        super().__init__()
+        self.source = source
+        self.unit = unit
+        self.rel = rel
+        self.kept = kept
+        self.helpers: list[threading.Thread] = []
+        self.conn = source.checkout()
+        self.blocks: Iterator[bytes] = ex.prefetched(source.engine.export_stream(self.conn, unit, source.stop),
+                                                      source.stop, helpers=self.helpers)
+        self.buf = memoryview(b"")
+        self.ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while not self.buf:
+            if self.ended:
+                return 0
+            try:
+                block = next(self.blocks)
+            except StopIteration:
+                self.ended = True
+                if self.source.stop.is_set():
+                    raise Cancelled("migrate cancelled") from None
+                if self.kept is not None:
+                    self.source.kept_file(self.rel, self.unit, self.kept)
+                    self.kept = None
+                return 0
+            if self.kept is not None:
+                self.kept.write_block(block)
+            self.buf = memoryview(block)
+        n = min(len(b), len(self.buf))
+        b[:n] = self.buf[:n]
+        self.buf = self.buf[n:]
+        return n
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        try:
+            close = getattr(self.blocks, "close", None)
+            if close is not None:
+                close()  # stops the reader thread (it ends the unit's query)...
+            for t in self.helpers:
+                t.join(5 if self.source.stop.is_set() else None)  # ...before the connection is lent again
+            if self.kept is not None:
+                self.kept.discard()
+        finally:
+            self.source.idle.put(self.conn)
+            super().close()
+
+
+# ---------------------------------------------------------------------------------------------
+# The target side: the importer, reading its units from the source
+# ---------------------------------------------------------------------------------------------
+
+
+class _MigrateImporter(Importer):
+    """An :class:`Importer` whose data files are the source's units, streamed."""
+
+    streams = True
+    source: _Source
+
+    def open_file(self, f: DataFile) -> IO[bytes]:
+        """The unit's lines from the source (and its kept file, with ``keep``)."""
+        return self.source.open(f, keep=True)
+
+    def scan_file(self, f: DataFile) -> IO[bytes]:
+        """The unit's lines from the source, for the pre-flight and verify."""
+        return self.source.open(f, keep=False)
+
+    def _load_data(self, tables: list[TablePlan], state: Any) -> None:
+        super()._load_data(tables, state)
+        assert self.journal is not None
+        expected_totals(tables, self.journal.read().done)
+
+
+def expected_totals(tables: Sequence[TablePlan], done: dict[str, dict[str, Any]]) -> None:
+    """Each table's expected rows and content checksum: the sums over its units' lines as they were
+    loaded (the journal records each unit's count and checksum, this run's and an earlier one's)."""
+    for tp in tables:
+        total = Checksum()
+        known = True
+        for f in tp.files:
+            rec = done.get("data:" + f.rel)
+            if rec is None or rec.get("checksum") is None:
+                known = False
+                continue
+            f.rows, f.checksum = int(rec.get("rows", 0)), str(rec["checksum"])
+            total.merge(Checksum.from_hex(f.checksum, f.rows))
+        tp.rows = total.rows if known else None
+        tp.checksum = total.hexdigest() if known else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Planning (saved for --resume)
+# ---------------------------------------------------------------------------------------------
+
+
+def _fingerprint(db: m.Database) -> str:
+    """The schema's identity without the moment it was read."""
+    stable = m.replace(db, source=m.replace(db.source, dumped_at=""))
+    return hashlib.blake2b(stable.to_json().encode(), digest_size=12).hexdigest()
+
+
+def _unit_rel(names: dict[tuple[str, str], str], unit: ex.Unit) -> str:
+    name = names[(unit.schema, unit.table.name)]
+    return f"data/{name}.{unit.index:04d}.jsonl" if unit.count > 1 else f"data/{name}.jsonl"
+
+
+def _plan_units(engine: Any, conn: Any, db: m.Database, selected: list[tuple[str, m.Table]], threads: int,
+                state: Path, resume: bool) -> tuple[list[ex.Unit], str]:
+    """The units (the saved plan on --resume) and the migration's identity for the journal."""
+    fp = _fingerprint(db)
+    path = state / PLAN_FILE
+    tables = {(s, t.name): t for s, t in selected}
+    if resume and path.is_file():
+        saved = pickle.loads(path.read_bytes())  # written by an earlier run of this migration
+        if saved["schema"] != fp or set(saved["tables"]) != set(tables):
+            raise UsageError("--resume: the source's schema (or the tables selected) changed since the interrupted run",
+                             hint="run without --resume to start over")
+        units = [ex.Unit(s, tables[(s, t)], index=i, count=n, key_columns=k, lower=lo, upper=hi, rows_estimate=r)
+                 for s, t, i, n, k, lo, hi, r in saved["units"]]
+    else:
+        units = []
+        for s, t in selected:
+            units.extend(ex._plan_or_explain(engine, conn, s, t, None, None, threads))
+        saved = {"schema": fp, "tables": sorted(tables),
+                 "units": [(u.schema, u.table.name, u.index, u.count, u.key_columns, u.lower, u.upper, u.rows_estimate)
+                           for u in units]}
+        tmp = path.with_name(PLAN_FILE + ".partial")
+        tmp.write_bytes(pickle.dumps(saved))
+        os.replace(tmp, path)
+    identity = hashlib.blake2b(pickle.dumps(saved), digest_size=8).hexdigest()
+    return units, identity
+
+
+def _manifest_tables(db: m.Database, units: list[ex.Unit], names: dict[tuple[str, str], str]) -> list[ManifestTable]:
+    by_table: dict[tuple[str, str], list[ex.Unit]] = {}
+    for u in units:
+        by_table.setdefault((u.schema, u.table.name), []).append(u)
+    out = []
+    for s, t in db.tables():
+        us = by_table.get((s.name, t.name))
+        if us is None:
+            continue
+        files = [DataFile(path=Path(_unit_rel(names, u)), rel=_unit_rel(names, u), rows=None,
+                          bytes=max(1, u.rows_estimate) * BYTES_PER_ROW_GUESS) for u in us]
+        out.append(ManifestTable(schema=s.name, name=t.name, rows=None, checksum=None, files=files,
+                                 columns=[c.name for c in t.columns]))
+    return out
+
+
+def _interrupted(state: Path, target: Target) -> bool:
+    """Whether the journal in ``state`` holds units of a run that did not finish."""
+    done = Journal(journal_path(state, _target_identity(target))).read().done
+    return any(k.startswith("data:") for k in done)
+
+
+def default_state_dir(source: Target, target: Target) -> Path:
+    """Where a migration without ``keep`` keeps its journal and plan: ``$XDG_STATE_HOME/dbjson/migrate/<id>``
+    (``~/.local/state/...``), one directory per source and target pair."""
+    base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    pair = f"{_target_identity(source)}\n{_target_identity(target)}"
+    return base / "dbjson" / "migrate" / hashlib.blake2b(pair.encode(), digest_size=8).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
+# --keep: the export directory
+# ---------------------------------------------------------------------------------------------
+
+
+def _kept_from_disk(source: _Source, done: dict[str, dict[str, Any]]) -> None:
+    """On --resume with keep: the files of units an earlier run finished (read back for the manifest)."""
+    assert source.keep is not None
+    for rel, unit in source.units.items():
+        path = source.keep.out_dir / rel
+        if "data:" + rel not in done or rel in source.kept or not path.is_file():
+            continue
+        total = Checksum()
+        sha = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                sha.update(block)
+                total.add_block(block)  # 1 MB reads end mid-line only where the file is not canonical
+        entry = FileEntry(path=rel, rows=total.rows, bytes=path.stat().st_size, sha256=sha.hexdigest(),
+                          checksum=total.hexdigest(), key_range=ex._key_range(unit))
+        source.kept[rel] = ex._FileResult(unit, 0, entry, total)
+
+
+def _write_export(source: _Source, db: m.Database, selected: list[tuple[str, m.Table]], engine: Any, target: Target,
+                  snapshot: SnapshotInfo, created_at: str, seconds: float) -> None:
+    assert source.keep is not None
+    out = source.keep.out_dir
+    (out / "schema.json.partial").write_text(db.to_json(), encoding="utf-8")
+    os.replace(out / "schema.json.partial", out / "schema.json")
+    entries = ex._table_entries(list(source.kept.values()), [(s, t, None) for s, t in selected])
+    manifest = Manifest(source=SourceInfo(engine.name, engine.server_version, target.database, source_host(target.url)),
+                        snapshot=snapshot, tables=entries, created_at=created_at, compression="none",
+                        seconds=round(seconds, 3))
+    write_manifest(out, manifest)
+
+
+# ---------------------------------------------------------------------------------------------
+# The entry point
+# ---------------------------------------------------------------------------------------------
+
+
+def migrate(
+    source_url: str,
+    target_url: str,
+    *,
+    threads: int | None = None,
+    tables: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    if_exists: str = "fail",
+    keep: str | os.PathLike[str] | None = None,
+    verify: bool = True,
+    resume: bool = False,
+    strict: bool = False,
+    zero_dates: str = "null",
+    state_dir: str | os.PathLike[str] | None = None,
+    on_event: Callable[[ImportEvent], None] | None = None,
+    importer_hook: Callable[[Importer], None] | None = None,
+) -> MigrateReport:
+    """Copy the database at ``source_url`` into ``target_url``: schema, rows, indexes and keys, verified.
+
+    Rows stream from ``threads`` snapshot connections of the source into the target's bulk path
+    (one unit — a table or a key range — per transaction) without staging tables on disk.
+    ``tables``/``exclude`` are globs over ``table`` or ``schema.table``; ``if_exists``, ``strict``,
+    ``zero_dates`` mean what they mean for :func:`dbjson.import_database`. ``keep`` also writes a
+    normal export directory there (``dbjson import`` loads it later). ``verify`` compares the
+    target's row counts and content checksums with the lines read from the source. ``resume``
+    continues an interrupted run of the same migration: the journal and unit plan live in ``keep``
+    or ``state_dir`` (default :func:`default_state_dir`). ``importer_hook`` receives the running
+    importer (the CLI: status lines, cancellation).
+
+    Raises the errors of export and import (ConnectionFailed, UsageError, DataError with the
+    pre-flight's findings, ApplyError, VerifyError, Cancelled).
+    """
+    if if_exists not in IF_EXISTS:
+        raise UsageError(f"--if-exists must be one of {', '.join(IF_EXISTS)}")
+    if zero_dates not in ZERO_DATES:
+        raise UsageError("--zero-dates must be null or error")
+    if threads is not None and threads < 1:
+        raise UsageError("--threads must be at least 1")
+    nthreads = threads or default_threads()
+    started = time.monotonic()
+    created_at = now_utc()
+    src = Target(parse_url(source_url))
+    target, tengine = connect_target(target_url)
+    if _target_identity(src) == _target_identity(target):
+        raise UsageError("the source and the target are the same database")
+    state = Path(keep) if keep is not None else Path(state_dir) if state_dir is not None else default_state_dir(src, target)
+    state.mkdir(parents=True, exist_ok=True)
+    if not resume and if_exists == "fail" and _interrupted(state, target):
+        raise UsageError(f"an interrupted migrate of this source into this target left its journal in {state}",
+                         hint="add --resume to finish it, or --if-exists replace to start over")
+    warnings: list[str] = []
+
+    def emit(e: ImportEvent) -> None:
+        if on_event is not None:
+            on_event(e)
+
+    coordinator = src.connect_raw()
+    workers: list[Any] = []
+    stop = threading.Event()
+    try:
+        sengine: Any = detect_engine(src.family, coordinator)
+        sengine.export_session(coordinator)
+        workers = ex._open_workers(src, sengine, nthreads)
+
+        def warn(message: str) -> None:
+            warnings.append(message)
+            emit(ImportEvent("warning", message))
+
+        snapshot = sengine.export_snapshot(coordinator, workers, warn)
+        emit(ImportEvent("phase", f"source snapshot: {snapshot.mode}" + ("" if snapshot.consistent else " (not consistent)")))
+        db = ex._reflect(sengine, workers[0], src, tables, exclude)
+        selected = ex._select_tables(db, tables, exclude)
+        units, identity = _plan_units(sengine, workers[0], db, selected, nthreads, state, resume)
+        names = ex.safe_names((s, t.name) for s, t in selected)
+        source = _Source(sengine, workers, stop)
+        for u in units:
+            source.units[_unit_rel(names, u)] = u
+        if keep is not None:
+            if not resume:
+                ex._clear_previous(state)
+            (state / "data").mkdir(parents=True, exist_ok=True)
+            source.keep = ex._Shared(sengine, state, names, "none", None, lambda _e: None)
+        report = _load(source, db, units, names, identity, target, tengine, state, tables, exclude,
+                       _Options(threads=nthreads, schema_only=False, data_only=False, if_exists=if_exists, resume=resume,
+                                strict=strict, zero_dates=zero_dates, max_errors=0, verify=verify),
+                       on_event, importer_hook)
+        if source.keep is not None:
+            assert report.journal is not None
+            _kept_from_disk(source, report.journal.read().done)
+            _write_export(source, db, selected, sengine, src, snapshot, created_at, time.monotonic() - started)
+    except DbjsonError:
+        raise
+    except Exception as e:
+        if type(e).__name__ in ("OperationalError", "InterfaceError"):
+            raise connection_error(e, src.url) from None
+        raise
+    finally:
+        ex._close_all([coordinator, *workers])
+    load = report.report
+    if load.verify is not None and not load.verify.ok:
+        from .verify import verify_error
+
+        raise verify_error(load.verify)
+    if keep is None and state_dir is None:
+        shutil.rmtree(state, ignore_errors=True)  # finished: nothing to resume
+    return MigrateReport(source=src.display(), target=target.display(), snapshot=snapshot, load=load,
+                         seconds=time.monotonic() - started, threads=nthreads,
+                         keep_dir=str(keep) if keep is not None else None,
+                         state_dir=str(state) if keep is None and state_dir is not None else None, warnings=warnings)
+
+
+def _load(source: _Source, db: m.Database, units: list[ex.Unit], names: dict[tuple[str, str], str], identity: str,
+          target: Target, tengine: Any, state: Path, tables: Sequence[str], exclude: Sequence[str], opts: _Options,
+          on_event: Callable[[ImportEvent], None] | None,
+          importer_hook: Callable[[Importer], None] | None) -> _MigrateImporter:
+    """Run the importer over the streamed units; returns it (its report, its journal)."""
+    imp = _MigrateImporter(state, target, tengine, opts, on_event)
+    imp.source = source
+    if importer_hook is not None:
+        importer_hook(imp)
+    colopts: dict[str, Any] = {"set_values": {}, "set_sql": {}, "increments": {}, "renames": {}}
+    try:
+        imp.run(db, _manifest_tables(db, units, names), identity, (tuple(tables), tuple(exclude)), colopts)
+    except KeyboardInterrupt:
+        imp.cancel.set()
+        source.abort()
+        imp.interrupt_all()
+        raise Cancelled("migrate interrupted; run again with --resume to finish") from None
+    except BaseException:
+        source.abort()
+        raise
+    finally:
+        imp.close_all()
+    return imp
+
+
+__all__ = ["migrate", "MigrateReport", "default_state_dir", "expected_totals"]
