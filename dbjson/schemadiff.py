@@ -455,7 +455,7 @@ class _DdlBuilder:
 
     def destructive(self, c: Change) -> bool:
         if c.destructive and not self.allow_drop:
-            self.skip(c, "destructive: rerun with --allow-drop (allow_drop=True) to emit it")
+            self.skip(c, "destructive: emitted only with --allow-drop (allow_drop=True)")
             return True
         return False
 
@@ -567,7 +567,7 @@ class _DdlBuilder:
     def alter_column(self, group: list[Change]) -> None:
         if any(c.destructive for c in group) and not self.allow_drop:
             for c in group:
-                self.skip(c, "narrowing type change: rerun with --allow-drop (allow_drop=True) to emit it")
+                self.skip(c, "narrowing type change: emitted only with --allow-drop (allow_drop=True)")
             return
         rendered = self._column_def(group[0])
         if rendered is None:

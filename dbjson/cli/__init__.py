@@ -13,6 +13,7 @@ from .common import app, main
 from . import schema as _schema  # noqa: E402,F401
 from . import data as _data  # noqa: E402,F401
 from . import load as _load  # noqa: E402,F401
+from . import diff as _diff  # noqa: E402,F401
 from . import migrate as _migrate  # noqa: E402,F401
 
 __all__ = ["app", "main"]
