@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import dataset as ds
+from .run import precompile
 
 PY = sys.executable
 REPO = Path(__file__).resolve().parents[1]
@@ -83,6 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     server = ds.servers()[args.engine]
     ds.ensure_loaded(server, args.database, args.rows, args.seed, work / "data")
+    precompile()  # as bench.run does: profile an installed-like dbjson, not its compiler
     with tempfile.TemporaryDirectory(prefix="dbjson-profile-") as tmp:
         export_dir = Path(tmp) / "export"
         export = [PY, "-m", "dbjson", "export", server.db_url(args.database), "-o", str(export_dir),

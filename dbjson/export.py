@@ -34,7 +34,7 @@ from . import model as m
 from . import progress as ev
 from .codec import Checksum, encoder
 from .connect import Target, connection_error, parse_url
-from .engines import Engine, detect_engine
+from .engines import Engine, detect_engine, get_engine
 from .errors import Cancelled, DataError, DbjsonError, UnsupportedError, UsageError
 from .manifest import FileEntry, KeyRange, Manifest, SnapshotInfo, SourceInfo, TableEntry, write_manifest
 from .reflect import ReflectOptions, now_utc, source_host
@@ -674,6 +674,13 @@ def _plan_or_explain(
         raise DataError(f"cannot read the table: {text}", table=f"{schema}.{table.name}") from None
 
 
+def _connect(target: Target) -> Any:
+    """The first connection, made the way the engine family makes worker connections (MySQL: no
+    TLS to a loopback address unless the URL asks for it) before the exact engine is known."""
+    family: Any = get_engine(target.family)
+    return family.export_connect(target)
+
+
 def _open_workers(target: Target, engine: Any, n: int) -> list[Any]:
     conns = []
     try:
@@ -765,7 +772,7 @@ def export_database(
         warnings.append(message)
         emit(ev.Warning(message))
 
-    coordinator = target.connect_raw()
+    coordinator = _connect(target)
     workers: list[Any] = []
     try:
         engine: Any = detect_engine(target.family, coordinator)
@@ -794,7 +801,7 @@ def export_database(
             snapshot=snapshot, tables=entries, created_at=created_at, compression=compress,
             seconds=round(time.monotonic() - started, 3),
         )
-        write_manifest(out, manifest)
+        write_manifest(out, manifest, validate=False)  # built from typed dataclasses; tests validate it
         report = ExportReport(str(out), manifest, time.monotonic() - started, nthreads, warnings)
         emit(ev.Finished(True, report.rows, report.seconds, report))
         return report
@@ -859,7 +866,7 @@ def export_table(
     Returns (rows, content checksum). One connection, one transaction.
     """
     target = Target(parse_url(url))
-    conn = target.connect_raw()
+    conn = _connect(target)
     try:
         engine: Any = detect_engine(target.family, conn)
         engine.export_session(conn)

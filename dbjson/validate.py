@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import jsonschema
-from referencing import Registry, Resource
+from typing import TYPE_CHECKING, Any
 
 from .errors import DocumentError
 from .resources import data_dir, json_schema
+
+if TYPE_CHECKING:  # imported when validating (about 30 ms of every command's start-up otherwise)
+    import jsonschema
+    from referencing import Registry
 
 SCHEMA_FILES = ("schema.json", "manifest.json")
 
@@ -26,6 +27,8 @@ class Problem:
 
 
 def _registry() -> Registry:
+    from referencing import Registry, Resource
+
     resources = []
     for path in sorted(data_dir("jsonschema").glob("*.json")):
         doc = json_schema(path.name)
@@ -42,6 +45,8 @@ def validate(document: Any, kind: str = "schema") -> list[Problem]:
 
     ``kind`` is ``schema`` (a schema document) or ``manifest`` (an export manifest).
     """
+    import jsonschema
+
     schema = json_schema(f"{kind}.json")
     validator = jsonschema.Draft202012Validator(schema, registry=_registry())
     errors = list(validator.iter_errors(document))
