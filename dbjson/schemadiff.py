@@ -239,6 +239,7 @@ class _Comparer:
         d: dict[str, Any] = m.to_dict(obj)
         d.pop("row_estimate", None)
         d.pop("ordinal", None)
+        d.pop("name", None)  # matched by name already (perhaps case-insensitively)
         if not self.counters:
             d.pop("next_value", None)
             if isinstance(d.get("identity"), dict):
