@@ -70,6 +70,7 @@ class PostgreSQLLoad:
     load_parallel_writers = True
     load_holds_zero_dates = False  # zero dates load as NULL (--zero-dates null) or stop the import
     load_text_holds_nul = False  # text and jsonb cannot hold U+0000 (--nul error|strip|replace)
+    load_json_numbers_exact = True  # jsonb numbers are numeric: json columns load the line's text, not doubles
 
     # -- connections ----------------------------------------------------------------------------
     def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
