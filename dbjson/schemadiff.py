@@ -18,8 +18,8 @@ attributes (native types, charsets, collations, ``options``, expression dialects
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -259,23 +259,18 @@ class _Comparer:
 
     # -- walking -------------------------------------------------------------------------------------
     def run(self) -> list[Change]:
-        sa, sb = self.a.schemas, self.b.schemas
-        if len(sa) == 1 and len(sb) == 1:
-            pairs: Iterable[tuple[int | None, int | None]] = [(0, 0)]
-        else:
-            pairs = _match(sa, sb, lambda s: s.name)
         empty = m.Schema(name="")
-        for i, j in pairs:
-            s_a = sa[i] if i is not None else empty
-            s_b = sb[j] if j is not None else empty
-            name = s_a.name if i is not None else s_b.name
-            if i is None:
-                self.add("drop", "schema", name, f"/schemas/{j}", old=m.to_dict(s_b))
-            elif j is None:
-                self.add("add", "schema", name, f"/schemas/{i}", new=m.to_dict(s_a))
+        for s_a, s_b in _schema_pairs(self.a, self.b):
+            pa = f"/schemas/{self.a.schemas.index(s_a)}" if s_a is not None else ""
+            pb = f"/schemas/{self.b.schemas.index(s_b)}" if s_b is not None else ""
+            name = s_a.name if s_a is not None else s_b.name if s_b is not None else ""
+            if s_a is None:
+                self.add("drop", "schema", name, pb, old=m.to_dict(s_b))
+            elif s_b is None:
+                self.add("add", "schema", name, pa, new=m.to_dict(s_a))
             else:
-                self.fields("schema", name, None, name, f"/schemas/{i}", self._schema_head(s_a), self._schema_head(s_b))
-            self.schema(name, s_a, s_b, f"/schemas/{i}" if i is not None else "", f"/schemas/{j}" if j is not None else "")
+                self.fields("schema", name, None, name, pa, self._schema_head(s_a), self._schema_head(s_b))
+            self.schema(name, s_a or empty, s_b or empty, pa, pb)
         return self.out
 
     def _schema_head(self, s: m.Schema) -> dict[str, Any]:
@@ -359,7 +354,6 @@ class _Comparer:
 # Phases, in execution order: what others depend on is dropped first and created first.
 _PHASES = ("drop_fk", "drop_objects", "drop_keys", "types", "tables", "columns", "drop_columns", "keys",
            "foreign_keys", "routines", "views", "triggers", "events", "drop_tables", "drop_types")
-_ROUTINE_DROP = {"function", "procedure", "aggregate", "window"}
 
 
 def diff_ddl(d: SchemaDiff, dialect: str | None = None, *, allow_drop: bool = False) -> DiffDdl:
