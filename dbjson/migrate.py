@@ -24,6 +24,7 @@ The library never prints: progress goes to ``on_event`` as :class:`dbjson.import
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import os
@@ -62,6 +63,7 @@ from .manifest import FileEntry, Manifest, SnapshotInfo, SourceInfo, write_manif
 from .reflect import now_utc, source_host
 
 PLAN_FILE = "migrate-plan.pickle"
+FINISHED = "migrate:finished"  # the journal step written when a migration completed (verified)
 BYTES_PER_ROW_GUESS = 120  # orders units (largest first) and sizes the progress bar before the bytes are known
 
 
@@ -145,9 +147,13 @@ class _Source:
             except queue.Empty:
                 continue
 
-    def open(self, f: DataFile, keep: bool) -> IO[bytes]:
-        """The canonical lines of the unit behind ``f`` (and, with ``keep``, its kept file)."""
+    def open(self, f: DataFile, keep: bool, columns: set[str] | None = None) -> IO[bytes]:
+        """The canonical lines of the unit behind ``f`` (and, with ``keep``, its kept file); with
+        ``columns``, lines of only those columns (what the pre-flight reads)."""
         unit = self.units[f.rel]
+        if columns is not None and len(columns) < len(unit.table.columns):
+            unit = dataclasses.replace(unit, table=m.replace(
+                unit.table, columns=tuple(c for c in unit.table.columns if c.name in columns)))
         kept = ex.DataFile(ex._file_path(self.keep, unit, 0), "none") if keep and self.keep is not None else None
         return io.BufferedReader(_UnitStream(self, unit, f.rel, kept), 1 << 20)
 
@@ -235,19 +241,38 @@ class _MigrateImporter(Importer):
 
     streams = True
     source: _Source
+    plans: dict[str, TablePlan]  # data file rel → its table
 
     def open_file(self, f: DataFile) -> IO[bytes]:
         """The unit's lines from the source (and its kept file, with ``keep``)."""
         return self.source.open(f, keep=True)
 
     def scan_file(self, f: DataFile) -> IO[bytes]:
-        """The unit's lines from the source, for the pre-flight and verify."""
-        return self.source.open(f, keep=False)
+        """The unit's lines from the source, for the pre-flight (only the columns it checks) and verify."""
+        scanned = preflight_columns(self.engine, self.plans[f.rel], self.opts.zero_dates) \
+            if self.status["phase"] == "pre-flight" else None
+        return self.source.open(f, keep=False, columns=scanned)
+
+    def _table_plans(self, *args: Any, **kwargs: Any) -> list[TablePlan]:
+        tables = super()._table_plans(*args, **kwargs)
+        self.plans = {f.rel: tp for tp in tables for f in tp.files}
+        return tables
 
     def _load_data(self, tables: list[TablePlan], state: Any) -> None:
         super()._load_data(tables, state)
         assert self.journal is not None
         expected_totals(tables, self.journal.read().done)
+
+
+def preflight_columns(engine: Any, tp: TablePlan, zero_dates: str) -> set[str]:
+    """The columns :func:`dbjson.preflight.preflight` looks at in ``tp``'s lines: those with a check
+    for this target, and the columns of unique keys (collisions under the target's collation)."""
+    from .preflight import _column_checks, _unique_keys
+
+    needed = {c.name for c, t in zip(tp.columns, tp.target_types) if _column_checks(engine, c, t, zero_dates)}
+    for _name, cols in _unique_keys(tp.table):
+        needed.update(cols)
+    return needed
 
 
 def expected_totals(tables: Sequence[TablePlan], done: dict[str, dict[str, Any]]) -> None:
@@ -329,7 +354,7 @@ def _manifest_tables(db: m.Database, units: list[ex.Unit], names: dict[tuple[str
 def _interrupted(state: Path, target: Target) -> bool:
     """Whether the journal in ``state`` holds units of a run that did not finish."""
     done = Journal(journal_path(state, _target_identity(target))).read().done
-    return any(k.startswith("data:") for k in done)
+    return FINISHED not in done and any(k.startswith("data:") for k in done)
 
 
 def default_state_dir(source: Target, target: Target) -> Path:
@@ -486,6 +511,10 @@ def migrate(
         raise verify_error(load.verify)
     if keep is None and state_dir is None:
         shutil.rmtree(state, ignore_errors=True)  # finished: nothing to resume
+    else:
+        journal = Journal(journal_path(state, _target_identity(target)))
+        journal.done(FINISHED)
+        journal.close()
     return MigrateReport(source=src.display(), target=target.display(), snapshot=snapshot, load=load,
                          seconds=time.monotonic() - started, threads=nthreads,
                          keep_dir=str(keep) if keep is not None else None,

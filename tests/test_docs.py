@@ -140,7 +140,8 @@ def test_library_signatures_match_the_code() -> None:
 
     functions = {f.__name__: f for f in (
         dbjson.reflect, dbjson.validate, check_document, dbjson.to_ddl, dbjson.apply_ddl, load_schema,
-        dbjson.export_database, export_table, dbjson.import_database, import_table_stream, dbjson.verify)}
+        dbjson.export_database, export_table, dbjson.import_database, import_table_stream, dbjson.verify,
+        dbjson.migrate)}
     blocks = "\n".join(fenced_blocks(DOCS / "library.md", ""))
     documented = {name: args for name, args in re.findall(r"(?:dbjson\.)?(\w+)\((.*?)\)\s*->", blocks, re.S)}
     assert set(documented) == set(functions)

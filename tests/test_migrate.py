@@ -13,7 +13,7 @@ import pytest
 
 import dbjson
 from chinook import CHINOOK_TABLES, chinook_row_counts, chinook_table_name, load_chinook
-from dbjson.errors import Cancelled, UsageError
+from dbjson.errors import Cancelled, DataError, UsageError
 from dbjson.importer import Importer, import_database
 from dbjson.migrate import MigrateReport, migrate
 
@@ -138,3 +138,17 @@ def test_cli_json_report_and_exit_codes(fresh_db: Any, tmp_path: Path) -> None:
     # the same database on both sides is refused
     r = _cli(src.url, src.url, *state)
     assert r.returncode == 2 and b"same database" in r.stderr
+
+
+def test_preflight_reads_the_source_and_stops_before_loading(fresh_db: Any, tmp_path: Path) -> None:
+    src = fresh_db("mariadb")
+    src.execute("CREATE TABLE t (id INT PRIMARY KEY, n BIGINT UNSIGNED, note TEXT, other VARCHAR(10));\n"
+                "INSERT INTO t VALUES (1, 5, 'fine', 'a'), (2, 18446744073709551615, CONCAT('a', CHAR(0), 'b'), 'b');\n"
+                "CREATE TABLE u (id INT PRIMARY KEY, v VARCHAR(10));\nINSERT INTO u VALUES (1, 'x');\n")
+    dst = fresh_db("postgresql")
+    with pytest.raises(DataError) as err:
+        migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "state")
+    problems = "\n".join(err.value.problems)  # type: ignore[attr-defined]
+    assert "column note: a NUL character" in problems
+    assert err.value.table == f"{src.name}.t"
+    assert dst.query("SELECT COUNT(*) FROM public.u")[0][0] == 0  # nothing was loaded
