@@ -55,6 +55,14 @@ def mysql_vector_to_list(value: bytes) -> list[float]:
     return list(struct.unpack(f"<{len(value) // 4}f", value))
 
 
+def _json_wrapped(q: str, text: str, prefilter: str) -> str:
+    """The row encoding's escape of a json value (:func:`dbjson.codec.wrap_json_text`): the JSON
+    document null → ``{"$json":null}``, an object whose only key is ``$json`` wrapped once more."""
+    single = f"{prefilter}JSON_LENGTH({q}) = 1 AND JSON_CONTAINS_PATH({q}, 'one', '$.\"$json\"')"
+    return (f"CASE JSON_TYPE({q}) WHEN 'NULL' THEN '{{\"$json\":null}}' "
+            f"WHEN 'OBJECT' THEN IF({single}, CONCAT('{{\"$json\":', {text}, '}}'), {text}) ELSE {text} END")
+
+
 def _double_json(q: str) -> str:
     """orjson's text of a DOUBLE from MySQL's shortest text ``s``: plain notation with at least one
     decimal for 1e-5 <= |v| < 1e16 (exact through DECIMAL(65,30)), else ``d[.ddd]e±N``."""
@@ -245,8 +253,9 @@ class MySQLExport(SQLExportBase):
             if getattr(self, "is_mariadb", False):
                 # MariaDB keeps JSON as the text written, often already compact: the regular
                 # expression runs only on values with whitespace (240k orders.meta: 0.23 s -> 0.06 s)
-                return f"IF({q} REGEXP '[ \\t\\n\\r]', REGEXP_REPLACE({q}, '{_JSON_WS}', '\\\\1'), {q})"
-            return f"REGEXP_REPLACE({q}, '{_JSON_WS}', '$1')"
+                text = f"IF({q} REGEXP '[ \\t\\n\\r]', REGEXP_REPLACE({q}, '{_JSON_WS}', '\\\\1'), {q})"
+                return _json_wrapped(q, text, f"LOCATE('\"$json\"', {q}) > 0 AND ")
+            return _json_wrapped(q, f"REGEXP_REPLACE({q}, '{_JSON_WS}', '$1')", "")
         if k == "geometry":
             h = f"HEX({q})"
             return (
@@ -270,8 +279,11 @@ class MySQLExport(SQLExportBase):
         controls = self._lit(r"[\x0b\x0e\x0f\x1a-\x1f]")
         return f"IF({q} REGEXP {controls}, {fixed}, {quoted})"
 
-    def line_expression(self, columns: Sequence[m.Column]) -> str | None:
-        """One SQL expression producing the whole canonical line (a binary string), or None."""
+    def line_expression(self, columns: Sequence[m.Column], *, newline: bool = False) -> str | None:
+        """One SQL expression producing the whole canonical line (a binary string), or None.
+
+        ``newline``: the line ends with its ``\\n`` (a NUL line too), so that a ``GROUP_CONCAT``
+        of lines is a complete block as the server sends it (no copy on the client)."""
         parts: list[str] = []
         for i, c in enumerate(columns):
             expr = self.json_expression(c)
@@ -282,7 +294,8 @@ class MySQLExport(SQLExportBase):
             parts.append(f"COALESCE({expr}, 'null')")
         if not parts:
             return None
-        return f"COALESCE(CAST(CONCAT({', '.join(parts)}, '}}') AS BINARY), CHAR(0))"
+        end, bad = ("'}\\n'", "CONCAT(CHAR(0), '\\n')") if newline else ("'}'", "CHAR(0)")
+        return f"COALESCE(CAST(CONCAT({', '.join(parts)}, {end}) AS BINARY), {bad})"
 
     def select_expression(self, column: m.Column) -> str:
         """The SELECT expression for the Python path: FLOAT through DOUBLE (the text protocol
@@ -313,7 +326,7 @@ class MySQLExport(SQLExportBase):
         src = self.export_qualify(unit.schema, unit.table)
         line = self.line_expression(unit.table.columns) if getattr(self, "server_side_json", True) else None
         if line is not None and _integer_key(unit):
-            yield from self._stream_batched(conn, unit, line, stop)
+            yield from self._stream_batched(conn, unit, stop)
             return
         if line is not None:
             sql = f"SELECT {line} FROM {src}{cond}"
@@ -335,10 +348,13 @@ class MySQLExport(SQLExportBase):
             if not stop.is_set():
                 cur.close()
 
-    def _stream_batched(self, conn: Any, unit: Unit, line: str, stop: threading.Event) -> Iterator[bytes]:
+    def _stream_batched(self, conn: Any, unit: Unit, stop: threading.Event) -> Iterator[bytes]:
         """``GROUP_CONCAT`` of the lines over consecutive integer key ranges of about BATCH_BYTES
         (every query in the snapshot's transaction): PyMySQL parses a few large rows instead of
-        one per table row (measured: less than half the client CPU of row-by-row streaming)."""
+        one per table row (measured: less than half the client CPU of row-by-row streaming). Each
+        line carries its newline, so a batch is yielded as received."""
+        line = self.line_expression(unit.table.columns, newline=True)
+        assert line is not None  # export_stream checked that every column has an expression
         key = self._q(unit.key_columns[0])
         src = self.export_qualify(unit.schema, unit.table)
         cond, _ = self.export_conditions(unit, inline=conn.escape)
@@ -346,7 +362,7 @@ class MySQLExport(SQLExportBase):
         if lo is None:
             return
         extra = f" AND ({unit.where})" if unit.where else ""
-        head = f"SELECT GROUP_CONCAT({line} SEPARATOR '\\n'), COUNT(*) FROM {src} WHERE {key} >= "
+        head = f"SELECT GROUP_CONCAT({line} SEPARATOR ''), COUNT(*) FROM {src} WHERE {key} >= "
         start, step, last = int(lo), 1024, int(hi)
         while start <= last and not stop.is_set():
             end = min(start + step, last + 1)
@@ -354,12 +370,12 @@ class MySQLExport(SQLExportBase):
             if not count:
                 start, step = end, min(step * 4, 1 << 40)
                 continue
-            if text is None or text.count(b"\n") + 1 != count:  # cut at group_concat_max_len
+            if text is None or text.count(b"\n") != count:  # cut at group_concat_max_len
                 if end - start <= 1:
                     raise DataError("a row is longer than group_concat_max_len", table=unit.qualified)
                 step = max(1, (end - start) // 4)
                 continue
-            yield self._join([text], unit)
+            yield self._checked(text, unit)
             step = max(1, min(int(BATCH_BYTES * (end - start) / len(text)), step * 8))
             start = end
 
@@ -381,9 +397,14 @@ class MySQLExport(SQLExportBase):
 
     @staticmethod
     def _join(lines: list[bytes], unit: Unit) -> bytes:
-        block = b"\n".join(lines) + b"\n"
+        return MySQLExport._checked(b"\n".join(lines) + b"\n", unit)
+
+    @staticmethod
+    def _checked(block: bytes, unit: Unit) -> bytes:
+        """``block`` (complete lines), unless a line holds the NUL that marks a value without a
+        canonical encoding."""
         if b"\x00" in block:
-            bad = next(ln for ln in lines if b"\x00" in ln)
+            bad = next(ln for ln in block.split(b"\n") if b"\x00" in ln)
             raise DataError(
                 "a value has no canonical encoding (a boolean column holding a value other than 0/1, "
                 "or a row longer than max_allowed_packet)",
