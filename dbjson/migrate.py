@@ -379,10 +379,14 @@ def _kept_from_disk(source: _Source, done: dict[str, dict[str, Any]]) -> None:
             continue
         total = Checksum()
         sha = hashlib.sha256()
+        rest = b""
         with open(path, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 sha.update(block)
-                total.add_block(block)  # 1 MB reads end mid-line only where the file is not canonical
+                data = rest + block
+                cut = data.rfind(b"\n") + 1
+                total.add_block(data[:cut])
+                rest = data[cut:]
         entry = FileEntry(path=rel, rows=total.rows, bytes=path.stat().st_size, sha256=sha.hexdigest(),
                           checksum=total.hexdigest(), key_range=ex._key_range(unit))
         source.kept[rel] = ex._FileResult(unit, 0, entry, total)

@@ -72,26 +72,26 @@ def test_keep_writes_an_export_that_imports_identically(fresh_db: Any, tmp_path:
     assert loaded.rows == report.rows
 
 
+def _interrupt_on_fourth_unit(imp: Importer) -> None:
+    stream = imp.open_file
+    opened: list[str] = []
+
+    def open_file(f: Any) -> Any:
+        opened.append(f.rel)
+        if len(opened) == 4:
+            imp.cancel.set()  # like Ctrl-C while the fourth unit is being loaded
+        return stream(f)
+
+    imp.open_file = open_file  # type: ignore[method-assign]
+
+
 def test_interrupted_migrate_resumes_without_losing_or_duplicating_rows(fresh_db: Any, tmp_path: Path) -> None:
     src = fresh_db("postgresql")
     load_chinook(src)
     dst = fresh_db("mysql")
     state = tmp_path / "state"
-    opened: list[str] = []
-
-    def interrupt_on_fourth_unit(imp: Importer) -> None:
-        stream = imp.open_file
-
-        def open_file(f: Any) -> Any:
-            opened.append(f.rel)
-            if len(opened) == 4:
-                imp.cancel.set()  # like Ctrl-C while the fourth unit is being loaded
-            return stream(f)
-
-        imp.open_file = open_file  # type: ignore[method-assign]
-
     with pytest.raises(Cancelled):
-        migrate(src.url, dst.url, threads=1, state_dir=state, importer_hook=interrupt_on_fourth_unit)
+        migrate(src.url, dst.url, threads=1, state_dir=state, importer_hook=_interrupt_on_fourth_unit)
     partial = _counts(dst, "postgresql")
     assert 0 < sum(partial.values()) < sum(chinook_row_counts().values())
     with pytest.raises(UsageError, match="interrupted migrate") as err:
@@ -100,6 +100,23 @@ def test_interrupted_migrate_resumes_without_losing_or_duplicating_rows(fresh_db
     report = migrate(src.url, dst.url, threads=2, state_dir=state, resume=True)
     assert report.load.resumed_units == 3
     _check(report, dst, "postgresql")
+
+
+def test_resume_with_keep_completes_the_kept_export(fresh_db: Any, tmp_path: Path) -> None:
+    src = fresh_db("sqlite")
+    load_chinook(src)
+    dst = fresh_db("postgresql")
+    keep = tmp_path / "keep"
+    with pytest.raises(Cancelled):
+        migrate(src.url, dst.url, threads=1, keep=keep, importer_hook=_interrupt_on_fourth_unit)
+    assert not (keep / "manifest.json").exists()  # an interrupted export never looks complete
+    report = migrate(src.url, dst.url, threads=1, keep=keep, resume=True)
+    _check(report, dst, "sqlite")
+    manifest = orjson.loads((keep / "manifest.json").read_bytes())
+    assert {t["name"]: t["rows"] for t in manifest["tables"]} == chinook_row_counts()
+    assert dbjson.verify(keep, dst.url).ok  # the files of both runs describe the target
+    loaded = import_database(keep, fresh_db("mariadb").url, threads=2)
+    assert loaded.verify is not None and loaded.verify.ok and loaded.rows == report.rows
 
 
 def test_migrate_is_dbjson_migrate() -> None:
