@@ -936,10 +936,12 @@ def decode_value(t: m.Type, value: Any) -> Any:
 # -- raw spans of JSON values inside a line (for json columns) ----------------------------------
 
 _STR_RE = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_TOKEN_RE = re.compile(rb'"(?:[^"\\]|\\.)*"|[][{}]', re.S)  # strings (skipped whole) and brackets
+_WS = b" \t\n\r"
 
 
 def _value_end(line: bytes, i: int) -> int:
-    """Index just past the JSON value starting at ``line[i]`` (compact JSON)."""
+    """Index just past the JSON value starting at ``line[i]``."""
     c = line[i]
     if c == 0x22:  # "
         mt = _STR_RE.match(line, i)
@@ -948,46 +950,50 @@ def _value_end(line: bytes, i: int) -> int:
         return mt.end()
     if c in (0x7B, 0x5B):  # { [
         depth = 0
-        n = len(line)
-        while i < n:
-            c = line[i]
-            if c == 0x22:
-                mt = _STR_RE.match(line, i)
-                if not mt:
-                    raise DataError("unterminated string")
-                i = mt.end()
-                continue
-            if c in (0x7B, 0x5B):
+        for mt in _TOKEN_RE.finditer(line, i):
+            tok = mt.group()
+            if tok in (b"{", b"["):
                 depth += 1
-            elif c in (0x7D, 0x5D):
+            elif tok in (b"}", b"]"):
                 depth -= 1
                 if depth == 0:
-                    return i + 1
-            i += 1
+                    return mt.end()
         raise DataError("unbalanced JSON value")
     j = i
     n = len(line)
-    while j < n and line[j] not in (0x2C, 0x7D, 0x5D):  # , } ]
+    while j < n and line[j] not in (0x2C, 0x7D, 0x5D, 0x20, 0x09, 0x0A, 0x0D):  # , } ] whitespace
         j += 1
     return j
 
 
-def raw_values(line: bytes) -> dict[str, bytes]:
-    """The raw text of every top-level value of a compact JSON object line, by key."""
-    out: dict[str, bytes] = {}
-    i = 1
+def _skip_ws(line: bytes, i: int) -> int:
     n = len(line)
-    if not line.startswith(b"{"):
+    while i < n and line[i] in _WS:
+        i += 1
+    return i
+
+
+def raw_values(line: bytes) -> dict[str, bytes]:
+    """The raw text of every top-level value of a JSON object line, by key (whitespace between
+    tokens allowed; a malformed line raises DataError or orjson.JSONDecodeError)."""
+    out: dict[str, bytes] = {}
+    line = line.strip(_WS)
+    n = len(line)
+    if not line.startswith(b"{") or not line.endswith(b"}"):
         raise DataError("a line must be a JSON object")
+    i = _skip_ws(line, 1)
     while i < n and line[i] != 0x7D:
         kend = _value_end(line, i)
         key = orjson.loads(line[i:kend])
-        i = kend + 1  # skip ':'
+        i = _skip_ws(line, kend)
+        if i >= n or line[i] != 0x3A:  # :
+            raise DataError("malformed JSON object: ':' expected")
+        i = _skip_ws(line, i + 1)
         vend = _value_end(line, i)
         out[key] = line[i:vend]
-        i = vend
+        i = _skip_ws(line, vend)
         if i < n and line[i] == 0x2C:
-            i += 1
+            i = _skip_ws(line, i + 1)
     return out
 
 
