@@ -19,6 +19,7 @@ attributes (native types, charsets, collations, ``options``, expression dialects
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -236,7 +237,8 @@ class _Comparer:
     # -- normalisation -----------------------------------------------------------------------------
     def norm(self, kind: str, obj: Any) -> dict[str, Any]:
         """The comparable JSON form of an object: noise removed."""
-        d: dict[str, Any] = m.to_dict(obj)
+        # top-level fields explicit (a changed ``nullable`` reads true → false, not none → false)
+        d: dict[str, Any] = {f.name: m.to_dict(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
         d.pop("row_estimate", None)
         d.pop("ordinal", None)
         d.pop("name", None)  # matched by name already (perhaps case-insensitively)
