@@ -444,6 +444,7 @@ class Database:
 
     # -- document I/O -------------------------------------------------------------------------
     def to_dict(self) -> JSONDict:
+        """The document as plain JSON data (what ``to_json`` serialises), ``format`` keys first."""
         d = to_dict(self)
         # format/format_version first, for readability of the document head.
         head = {"format": self.format, "format_version": self.format_version}
@@ -484,12 +485,14 @@ class Database:
 
     # -- navigation ----------------------------------------------------------------------------
     def schema(self, name: str) -> Schema:
+        """The schema called ``name`` (raises ``KeyError`` if there is none)."""
         for s in self.schemas:
             if s.name == name:
                 return s
         raise KeyError(name)
 
     def tables(self) -> typing.Iterator[tuple[Schema, Table]]:
+        """Every table with its schema, in document order."""
         for s in self.schemas:
             for t in s.tables:
                 yield s, t

@@ -27,14 +27,30 @@ app = typer.Typer(
 )
 
 
+def no_color() -> bool:
+    """``NO_COLOR`` set to anything non-empty (https://no-color.org): no colours, no styles at all."""
+    return bool(os.environ.get("NO_COLOR"))
+
+
+def apply_color_policy() -> None:
+    """Colours only on a terminal (Rich detects it) and never under ``NO_COLOR``, help pages included."""
+    import typer.rich_utils
+
+    typer.rich_utils.COLOR_SYSTEM = None if no_color() else "auto"
+
+
 def stderr_console() -> Console:
-    no_color = bool(os.environ.get("NO_COLOR"))
-    return Console(stderr=True, no_color=no_color, highlight=False, soft_wrap=True)
+    """The console for messages, progress and errors (stderr)."""
+    if no_color():
+        return Console(stderr=True, color_system=None, highlight=False, soft_wrap=True)
+    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def stdout_console() -> Console:
-    no_color = bool(os.environ.get("NO_COLOR"))
-    return Console(no_color=no_color, highlight=False, soft_wrap=True)
+    """The console for results (stdout)."""
+    if no_color():
+        return Console(color_system=None, highlight=False, soft_wrap=True)
+    return Console(highlight=False, soft_wrap=True)
 
 
 def fail(err: DbjsonError) -> None:
@@ -82,6 +98,7 @@ def run(fn: Callable[[], Any]) -> Any:
 
 
 def version_callback(value: bool) -> None:
+    """``--version``: print the version and exit."""
     if value:
         typer.echo(f"dbjson {__version__}")
         raise typer.Exit()
@@ -94,9 +111,12 @@ def _root(
     ),
 ) -> None:
     """dbjson: schema-dump, schema-load, export, import, verify."""
+    apply_color_policy()  # again: the environment may have changed since import (CliRunner, notebooks)
 
 
 def main() -> None:
+    """The ``dbjson`` console script."""
+    apply_color_policy()
     try:
         app()
     except KeyboardInterrupt:

@@ -1,0 +1,288 @@
+"""The CLI for a newcomer: examples in every --help, --version, completion, colours only on a
+terminal and never under NO_COLOR, and a hint for the common mistakes (against the real servers)."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import pty
+import re
+import subprocess
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import typer.main
+
+import dbjson
+from dbjson.cli import app
+from dbjson.errors import hint_for
+
+from conftest import FreshDatabase, _mysql_connect, _pg_connect, server_url
+
+ROOT = Path(__file__).resolve().parents[1]
+DBJSON = str(Path(sys.executable).parent / "dbjson")
+COMMANDS = sorted(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+
+Fresh = Callable[[str], FreshDatabase]
+
+
+def cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``dbjson ARGS`` with output captured (not a terminal), NO_COLOR unset unless given."""
+    full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    full.update(COLUMNS="200", **env)
+    return subprocess.run([DBJSON, *args], env=full, capture_output=True, text=True, timeout=120)
+
+
+def on_terminal(*args: str, **env: str) -> tuple[int, str]:
+    """``dbjson ARGS`` on a pseudo-terminal (stdout and stderr), as a user at a shell sees it."""
+    full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "TERM")}
+    full.update(TERM="xterm-256color", COLUMNS="120", **env)
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([DBJSON, *args], stdin=slave, stdout=slave, stderr=slave, env=full, close_fds=True)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    return proc.wait(timeout=60), out.decode("utf-8", "replace")
+
+
+# -- help, version, completion -------------------------------------------------------------------
+
+def test_commands_are_the_documented_ones() -> None:
+    assert {"schema-dump", "validate", "schema-load", "export", "import", "verify"} <= set(COMMANDS)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_help_shows_an_example(command: str) -> None:
+    proc = cli(command, "--help")
+    assert proc.returncode == 0, proc.stderr
+    assert "Example" in proc.stdout, f"dbjson {command} --help has no example"
+    examples = proc.stdout.split("Example", 1)[1]
+    assert f"dbjson {command} " in examples     # (docs/cli.md shows them: tests/test_docs.py)
+
+
+def test_version() -> None:
+    for flag in ("--version", "-V"):
+        proc = cli(flag)
+        assert proc.returncode == 0 and proc.stdout.strip() == f"dbjson {dbjson.__version__}"
+
+
+def test_shell_completion_script_and_completions() -> None:
+    script = cli("--show-completion", "bash")
+    assert script.returncode == 0 and "_DBJSON_COMPLETE=complete_bash" in script.stdout
+    words = cli(_DBJSON_COMPLETE="complete_bash", COMP_WORDS="dbjson sch", COMP_CWORD="1")
+    assert words.stdout.split() == ["schema-dump", "schema-load"]
+    opts = cli(_DBJSON_COMPLETE="complete_bash", COMP_WORDS="dbjson import --res", COMP_CWORD="2")
+    assert opts.stdout.split() == ["--resume"]
+
+
+# -- colours -------------------------------------------------------------------------------------
+
+def test_colours_on_a_terminal_only() -> None:
+    code, out = on_terminal("schema-dump", "mysql+mysqldb://root@127.0.0.1/x")
+    assert code == 2 and "\x1b[" in out and "hint:" in out          # a terminal: coloured
+    piped = cli("schema-dump", "mysql+mysqldb://root@127.0.0.1/x")
+    assert piped.returncode == 2 and "hint:" in piped.stderr
+    assert "\x1b" not in piped.stdout + piped.stderr                # a pipe: plain
+
+
+@pytest.mark.parametrize("args", [("schema-dump", "mysql+mysqldb://root@127.0.0.1/x"), ("verify", "--help"), ("--help",)])
+def test_no_color_means_no_escape_codes_even_on_a_terminal(args: tuple[str, ...]) -> None:
+    code, out = on_terminal(*args, NO_COLOR="1")
+    assert code in (0, 2) and out.strip()
+    assert "\x1b" not in out, out[:300]
+
+
+SGR = re.compile(r"\x1b\[[0-9;]*m")   # colours and styles (a live progress bar also moves the cursor)
+
+
+def test_no_color_with_progress_bars(fresh_db: Fresh, tmp_path: Path) -> None:
+    db = fresh_db("sqlite")
+    db.execute("CREATE TABLE t (id integer primary key, v text); INSERT INTO t VALUES (1, 'a');")
+    code, out = on_terminal("export", db.url, "-o", str(tmp_path / "coloured"))
+    assert code == 0 and "exported 1 rows" in out and SGR.search(out)
+    code, out = on_terminal("export", db.url, "-o", str(tmp_path / "plain"), NO_COLOR="1")
+    assert code == 0 and "exported 1 rows" in out and not SGR.search(out), out
+
+
+# -- hints for the common mistakes ------------------------------------------------------------
+
+@pytest.mark.parametrize(("url", "hint"), [
+    ("postgresql+psycopg2://postgres@127.0.0.1/x", "psycopg 3"),
+    ("mysql+mysqldb://root@127.0.0.1/x", "PyMySQL"),
+    ("mssql://sa@127.0.0.1/x", "supported: mysql://"),
+    ("shop", "use e.g. mysql://"),
+])
+def test_wrong_url_scheme(url: str, hint: str) -> None:
+    proc = cli("schema-dump", url)
+    assert proc.returncode == 2 and "hint:" in proc.stderr and hint in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("engine", ["mariadb", "mysql", "postgresql"])
+def test_unknown_database(engine: str) -> None:
+    url = server_url(engine).rsplit("/", 1)[0] + "/dbjson_no_such_" + uuid.uuid4().hex[:6]
+    proc = cli("schema-dump", url)
+    assert proc.returncode == 3, proc.stderr
+    assert "hint: check the database name, or create it first" in proc.stderr
+    assert "import --create" in proc.stderr
+
+
+def test_import_create_makes_the_missing_database(fresh_db: Fresh, tmp_path: Path) -> None:
+    source = fresh_db("sqlite")
+    source.execute("CREATE TABLE t (id integer primary key, v text); INSERT INTO t VALUES (1, 'a');")
+    assert cli("export", source.url, "-o", str(tmp_path / "out"), "-q").returncode == 0
+    target = fresh_db("postgresql")
+    target.drop()   # the name is known and dropped again after the test
+    proc = cli("import", str(tmp_path / "out"), target.url, "--create", "-q")
+    assert proc.returncode == 0, proc.stderr
+    assert target.query("SELECT v FROM t") == [("a",)]
+
+
+def test_missing_driver(tmp_path: Path) -> None:
+    """A Python without psycopg: the error says which package to install."""
+    blocker = tmp_path / "sitecustomize.py"
+    blocker.write_text(
+        "import sys\n"
+        "class _NoPsycopg:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'psycopg' or name.startswith('psycopg.'):\n"
+        "            raise ModuleNotFoundError(\"No module named 'psycopg'\", name='psycopg')\n"
+        "sys.meta_path.insert(0, _NoPsycopg())\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "COLUMNS": "200"}
+    env.pop("NO_COLOR", None)
+    proc = subprocess.run([sys.executable, "-m", "dbjson", "schema-dump", "postgresql://postgres@127.0.0.1/postgres"],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    assert "No module named 'psycopg'" in proc.stderr
+    assert "hint: install the PostgreSQL driver: pip install 'psycopg[binary]'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.fixture
+def mariadb_user() -> Iterator[tuple[str, str]]:
+    """A MariaDB user that may connect but holds no privilege on any database."""
+    admin = server_url("mariadb")
+    name, password = "dbjson_u_" + uuid.uuid4().hex[:8], "pw-" + uuid.uuid4().hex[:8]
+    conn = _mysql_connect(admin)
+    with conn.cursor() as cur:
+        cur.execute(f"CREATE USER '{name}'@'%' IDENTIFIED BY '{password}'")
+    try:
+        yield name, password
+    finally:
+        with conn.cursor() as cur:
+            cur.execute(f"DROP USER IF EXISTS '{name}'@'%'")
+        conn.close()
+
+
+def test_no_privilege_on_the_database_mariadb(mariadb_user: tuple[str, str], fresh_db: Fresh) -> None:
+    db = fresh_db("mariadb")
+    name, password = mariadb_user
+    url = db.url.replace("root@", f"{name}@")
+    proc = cli("schema-dump", url, DBJSON_PASSWORD=password)
+    assert proc.returncode == 3, proc.stderr
+    assert "Access denied" in proc.stderr and "hint: the user has no privileges on this database: GRANT" in proc.stderr
+    assert password not in proc.stderr
+
+
+def test_no_select_privilege_on_a_table_mariadb(mariadb_user: tuple[str, str], fresh_db: Fresh, tmp_path: Path) -> None:
+    db = fresh_db("mariadb")
+    db.execute("CREATE TABLE a (id int primary key)")
+    name, password = mariadb_user
+    conn = _mysql_connect(server_url("mariadb"))
+    with conn.cursor() as cur:
+        cur.execute(f"GRANT INSERT ON `{db.name}`.* TO '{name}'@'%'")
+    conn.close()
+    url = db.url.replace("root@", f"{name}@")
+    proc = cli("export", url, "-o", str(tmp_path / "out"), DBJSON_PASSWORD=password)
+    assert proc.returncode != 0 and "SELECT command denied" in proc.stderr, proc.stderr
+    assert "hint: the user lacks a privilege named in the message: GRANT" in proc.stderr
+    assert "internal error" not in proc.stderr and password not in proc.stderr
+    direct = _mysql_connect(server_url("mariadb").replace("root@", f"{name}:{password}@"), db.name)
+    with pytest.raises(Exception) as err, direct.cursor() as cur:
+        cur.execute("SELECT * FROM a")
+    direct.close()
+    hint = hint_for(str(err.value)) or ""
+    assert "SELECT command denied" in str(err.value) and "GRANT" in hint and "SELECT" in hint
+
+
+def test_no_privilege_postgresql(fresh_db: Fresh, tmp_path: Path) -> None:
+    db = fresh_db("postgresql")
+    db.execute("CREATE TABLE t (id int primary key, v text); INSERT INTO t VALUES (1, 'a');")
+    role, password = "dbjson_r_" + uuid.uuid4().hex[:8], "pw-" + uuid.uuid4().hex[:8]
+    with _pg_connect(server_url("postgresql")) as admin:
+        admin.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{password}'")
+    try:
+        url = db.url.replace("postgres@", f"{role}@")
+        export = cli("export", url, "-o", str(tmp_path / "out"), DBJSON_PASSWORD=password)
+        assert export.returncode != 0
+        assert "permission denied for table t" in export.stderr
+        assert "hint: the role may not read or write this table: GRANT SELECT" in export.stderr
+        created = cli("import", str(tmp_path / "none"), url.rsplit("/", 1)[0] + "/dbjson_never_" + role, "--create",
+                      DBJSON_PASSWORD=password)
+        assert created.returncode != 0
+        assert "permission denied to create database" in created.stderr
+        assert "hint: the role may not create databases: ALTER ROLE" in created.stderr
+        assert "internal error" not in created.stderr and password not in created.stderr
+    finally:
+        with _pg_connect(server_url("postgresql")) as admin:
+            admin.execute(f'REASSIGN OWNED BY {role} TO postgres')
+            admin.execute(f"DROP OWNED BY {role}")
+        db.drop()
+        with _pg_connect(server_url("postgresql")) as admin:
+            admin.execute(f"DROP ROLE IF EXISTS {role}")
+
+
+@pytest.mark.parametrize("engine", ["mariadb", "mysql"])
+def test_local_infile_disabled_hint(engine: str) -> None:
+    """The servers' real refusal of LOAD DATA LOCAL (here: the client did not enable it) gets the hint."""
+    conn = _mysql_connect(server_url(engine))
+    conn.close()
+    import pymysql
+    from sqlalchemy.engine import make_url
+
+    u = make_url(server_url(engine))
+    plain = pymysql.connect(host=u.host, port=u.port or 3306, user=u.username, password=u.password or "",
+                            local_infile=False)
+    try:
+        with pytest.raises(pymysql.err.MySQLError) as err, plain.cursor() as cur:
+            cur.execute("LOAD DATA LOCAL INFILE 'dbjson-nothing.tsv' INTO TABLE mysql.user")
+    finally:
+        plain.close()
+    hint = hint_for(str(err.value))
+    assert hint is not None and "local_infile = 1" in hint, str(err.value)
+    from dbjson.engines.mysql import load as mysql_load
+
+    assert err.value.args[0] in mysql_load._LOCAL_REFUSED   # the loader falls back to INSERTs for it
+
+
+def test_errors_carry_the_hint_in_the_library() -> None:
+    err = dbjson.DataError("cannot read the table: permission denied for table orders", table="public.orders")
+    assert err.hint is not None and "GRANT SELECT" in err.hint
+    assert dbjson.UsageError("bad", hint="mine").hint == "mine"
+    assert dbjson.DbjsonError("nothing known").hint is None
+
+
+# -- the library surface -------------------------------------------------------------------------
+
+def test_py_typed_marker() -> None:
+    assert (Path(dbjson.__file__).parent / "py.typed").is_file()
+
+
+@pytest.mark.parametrize("name", [n for n in dbjson.__all__ if not n.startswith("__") and n != "FORMAT_VERSION"])
+def test_every_exported_name_has_a_docstring(name: str) -> None:
+    obj = getattr(dbjson, name)
+    assert inspect.getdoc(obj), f"dbjson.{name} has no docstring"
+    if inspect.isclass(obj) and not issubclass(obj, BaseException):
+        for attr, member in vars(obj).items():
+            if callable(member) and not attr.startswith("_"):
+                assert inspect.getdoc(member), f"dbjson.{name}.{attr} has no docstring"
