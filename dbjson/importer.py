@@ -38,7 +38,7 @@ from typing import IO, Any
 import orjson
 
 from . import model as m
-from .codec import MASK64, Checksum, format_checksum, line_hash, raw_values
+from .codec import MASK64, Checksum, format_checksum, line_hash
 from .connect import Target, parse_url
 from .engines import Engine, get_engine
 from .errors import (
@@ -415,6 +415,7 @@ class Importer:
         self._local = threading.local()
         self._conns: list[Any] = []
         self._active: dict[int, Any] = {}
+        self._in_doubt: set[str] = set()  # units whose COMMIT failed: committed or not, decided later
         self._rejects: dict[str, IO[bytes]] = {}
         self.rejected = 0
         self._procs: Any = None  # ProcessPoolExecutor converting rows on other cores (see _encoder_pool)
@@ -837,6 +838,40 @@ class Importer:
                   data={"units": len(todo), "bytes": sum(u.size for u in todo)})
         threads = self.opts.threads if self.engine.load_parallel_writers else 1  # type: ignore[attr-defined]
         self.run_parallel([(u.size, self._unit_job(u)) for u in todo], threads)
+        for _round in range(MAX_ATTEMPTS):
+            if not self._in_doubt:
+                break
+            self.run_parallel([(u.size, self._unit_job(u)) for u in self._settle_in_doubt(units)], threads)
+        if self._in_doubt:
+            raise DataError("the connection kept failing while units were committing",
+                            hint="run the import again with --resume")
+
+    def _settle_in_doubt(self, units: list[Unit]) -> list[Unit]:
+        """Units whose COMMIT failed (a dropped connection: the server may have committed): decide
+        from the row counts, as --resume does, once every other unit is finished; returns the units
+        to load again (never one that committed, so no row is loaded twice)."""
+        assert self.journal is not None
+        self.drop_conn()  # this thread's connection may have been dropped too: count on a new one
+        state = self.journal.read()
+        before = dict(state.done)
+        self._resolve_ambiguous(units, state)
+        again = []
+        for u in units:
+            if u.step in self._in_doubt and u.step in state.done:  # it had committed
+                self._unit_finished(u, int(state.done[u.step].get("rows", 0)), 0)
+            elif u.step in before and u.step not in state.done:  # its table was emptied to be reloaded
+                rows = int(before[u.step].get("rows", 0))
+                with self._lock:
+                    res = self.report.tables[u.table.display]
+                    res.rows -= rows
+                    res.units -= 1
+                    self.report.rows -= rows
+                    self.status["rows"] -= rows
+                    self.status["units_done"] -= 1
+            if u.step not in state.done:
+                again.append(u)
+        self._in_doubt.clear()
+        return again
 
     def _record_bases(self, units: list[Unit], state: Any) -> None:
         """Journal each table's row count before its first unit (rows that were there already)."""
@@ -888,9 +923,17 @@ class Importer:
         for attempt in range(MAX_ATTEMPTS):
             if self.cancel.is_set():
                 raise Cancelled("import cancelled")
-            conn = self.conn()
+            try:
+                conn = self.conn()
+            except Exception as e:  # noqa: BLE001 - e.g. the session killed while it was being set up
+                if self.engine.load_error_kind(e) not in ("retry", "disconnect") or attempt + 1 >= MAX_ATTEMPTS:  # type: ignore[attr-defined]
+                    raise
+                self.emit("retry", f"{unit.file.rel}: {_first_line(e)}; retrying", table=tp.display)
+                _backoff(attempt)
+                continue
             self._active[threading.get_ident()] = conn
             reader = _UnitReader(self, unit)
+            committed = False
             try:
                 pending: list[tuple[int, bytes, DataError]] = []
                 if careful:
@@ -906,7 +949,18 @@ class Importer:
                 reader.check_complete(loaded + rejected)
                 assert self.journal is not None
                 self.journal.begin(unit.step)
-                self.engine.load_commit(conn)  # type: ignore[attr-defined]
+                try:
+                    self.engine.load_commit(conn)  # type: ignore[attr-defined]
+                except Exception as e:  # noqa: BLE001 - the server may have committed: never load it twice
+                    if self.cancel.is_set():
+                        raise Cancelled("import cancelled") from None
+                    self.drop_conn()
+                    with self._lock:
+                        self._in_doubt.add(unit.step)
+                    self.emit("retry", f"{unit.file.rel}: {_first_line(e)} while committing; "
+                              "decided from the row counts after the other units", table=tp.display)
+                    return
+                committed = True
                 self.journal.done(unit.step, rows=loaded, rejected=rejected, checksum=reader.checksum.hexdigest())
                 for number, raw, error in pending:
                     self._reject(tp, unit, number, raw, error)
@@ -916,12 +970,16 @@ class Importer:
                 self._rollback(conn)
                 raise
             except DataError as e:
+                if committed:
+                    raise
                 self._rollback(conn)
                 if self.opts.max_errors > 0 and not careful and e.line is not None and not getattr(e, "fatal", False):
                     careful = True
                     continue
                 raise
             except Exception as e:  # noqa: BLE001 - classified by the engine
+                if committed:  # a failure after the commit (journal, rejects file): never load it again
+                    raise
                 self._rollback(conn)
                 if self.cancel.is_set():
                     raise Cancelled("import cancelled") from None
@@ -1265,7 +1323,6 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
     convs = load_converters(engine, tp, zero_dates)
     active = [(i, conv) for i, conv in enumerate(convs) if conv is not None]
     fixed = list(tp.fixed.values())
-    raw_json = raw_json_columns(engine, tp)  # canonical lines: the engine's converter writes the same text
     columnar = (len(names) >= 2 and set(names) == {c.name for c in tp.table.columns} and not tp.increments
                 and hasattr(engine, "load_encode_columns"))
     getter = operator.itemgetter(*names)
@@ -1285,8 +1342,6 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
         objs = list(map(loads, lines))
         if set(map(type, objs)) != {dict} or set(map(len, objs)) != {width}:
             raise _Slow
-        if raw_json and any(map(operator.ne, map(orjson.dumps, objs), lines)):
-            raise _Slow  # a json value orjson would respell (1.50, \u00e9, big integers): its text, row by row
         cols = [list(c) for c in zip(*map(getter, objs))]
         for i, conv in active:
             cols[i] = [None if v is None else conv(v) for v in cols[i]]
@@ -1333,29 +1388,6 @@ def load_converters(engine: Engine, tp: TablePlan, zero_dates: str) -> list[Call
     return convs
 
 
-def raw_json_columns(engine: Engine, tp: TablePlan) -> list[int]:
-    """Indexes of the json columns that load the exact text of the line (``1.50``, ``\\u00e9``,
-    integers beyond 2^64) rather than a re-serialization of the value parsed by orjson (doubles):
-    targets that store JSON as text (MariaDB, SQLite, PostgreSQL ``json``) and engines whose
-    binary JSON keeps numbers exactly (PostgreSQL ``jsonb``: ``load_json_numbers_exact``)."""
-    exact = bool(getattr(engine, "load_json_numbers_exact", False))
-    return [i for i, (c, t) in enumerate(zip(tp.columns, tp.target_types))
-            if c.type.kind == "json" and t.kind == "json" and (exact or not t.binary) and c.name not in tp.value_rules]
-
-
-def _put_raw_json(out: list[Any], raw: bytes, idx: list[int], names: list[str]) -> None:
-    """Replace the parsed values at ``idx`` (json columns, not NULL) by their text in the line."""
-    if all(out[i] is None for i in idx):
-        return
-    try:
-        spans = raw_values(raw)
-        texts = [None if out[i] is None else spans[names[i]].decode() for i in idx]
-    except (DataError, KeyError, UnicodeDecodeError, orjson.JSONDecodeError):
-        texts = [None if out[i] is None else orjson.dumps(out[i]).decode() for i in idx]  # not a plain line
-    for i, text in zip(idx, texts):
-        out[i] = text
-
-
 def _nul_converter(conv: Callable[[Any], Any] | None, by: str) -> Callable[[Any], Any]:
     if conv is None:
         return lambda v: replace_nul(v, by)
@@ -1371,8 +1403,7 @@ def build_row_converter(engine: Engine, tp: TablePlan, zero_dates: str, file: st
     names = [c.name for c in tp.columns]
     keyset = set(names)
     convs = load_converters(engine, tp, zero_dates)
-    raw_json = raw_json_columns(engine, tp)
-    active = [(i, conv) for i, conv in enumerate(convs) if conv is not None and i not in raw_json]
+    active = [(i, conv) for i, conv in enumerate(convs) if conv is not None]
     fixed = tuple(tp.fixed.values())
     incs = list(tp.increments.values())
     all_keys = {c.name for c in tp.table.columns}
@@ -1402,8 +1433,6 @@ def build_row_converter(engine: Engine, tp: TablePlan, zero_dates: str, file: st
         except (ValueError, TypeError, OverflowError) as e:
             raise DataError(f"value does not fit the column: {e}", file=file, line=number, table=tp.display,
                             column=name, value=obj.get(name)) from None
-        if raw_json:
-            _put_raw_json(out, raw, raw_json, names)
         if len(obj) > len(keyset) and not obj.keys() <= all_keys:
             extra = sorted(set(obj) - all_keys)
             raise DataError(f"unexpected key {extra[0]!r} (not a column of the table)", file=file, line=number, table=tp.display)
