@@ -27,8 +27,8 @@ def diff_cmd(
 ) -> None:
     """Compare two schemas: tables, columns, keys, indexes, checks, views, routines, triggers, sequences, types.
 
-    Each side is a schema document (schema-dump output) or a live database URL. `+` is in A only,
-    `-` in B only, `~` differs (B's value → A's). Exit code 0 when equal, 1 when they differ.
+    Each side is a schema document (schema-dump output) or a live database URL. Lines marked +
+    are in A only, - in B only, ~ differ (B's value → A's). Exit code 0 when equal, 1 when they differ.
     With --ddl, print the ALTER/CREATE/DROP statements that turn B into A, in a safe order;
     destructive changes are listed as skipped (comments, and on stderr) unless --allow-drop.
 
