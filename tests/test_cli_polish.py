@@ -286,3 +286,27 @@ def test_every_exported_name_has_a_docstring(name: str) -> None:
         for attr, member in vars(obj).items():
             if callable(member) and not attr.startswith("_"):
                 assert inspect.getdoc(member), f"dbjson.{name}.{attr} has no docstring"
+
+
+# -- the reference pages name every field of the JSON Schemas ------------------------------------
+
+def _properties(node: object, found: set[str]) -> set[str]:
+    if isinstance(node, dict):
+        found.update(node.get("properties", {}))
+        for value in node.values():
+            _properties(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _properties(value, found)
+    return found
+
+
+@pytest.mark.parametrize(("schema", "page"), [("schema.json", "format.md"), ("manifest.json", "data-format.md")])
+def test_every_json_schema_field_is_documented(schema: str, page: str) -> None:
+    import json
+
+    fields = _properties(json.loads((ROOT / "jsonschema" / schema).read_text(encoding="utf-8")), set())
+    assert len(fields) > 30
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    missing = sorted(f for f in fields if not re.search(rf'[`."\[]{re.escape(f)}(["`]|\??[,:}}\]])', text))
+    assert not missing, f"docs/{page} does not mention {missing} (fields of jsonschema/{schema})"
