@@ -34,9 +34,12 @@ def no_color() -> bool:
 
 def apply_color_policy() -> None:
     """Colours only on a terminal (Rich detects it) and never under ``NO_COLOR``, help pages included."""
+    want = None if no_color() else "auto"
+    if want == "auto" and "typer.rich_utils" not in sys.modules:
+        return  # typer's own default; importing rich_utils (markdown, pygments) costs 0.1-0.4 s per command
     import typer.rich_utils
 
-    typer.rich_utils.COLOR_SYSTEM = None if no_color() else "auto"
+    typer.rich_utils.COLOR_SYSTEM = want
 
 
 def stderr_console() -> Console:
