@@ -76,7 +76,7 @@ class _Printer:
 def import_cmd(
     directory: Annotated[str, typer.Argument(help="The export directory (or '-' with --table: JSON lines on stdin).")],
     url: Annotated[str, typer.Argument(help="Target database URL (mysql://, mariadb://, postgresql://, sqlite:///).", envvar="DBJSON_URL")],
-    threads: Annotated[Optional[int], typer.Option("--threads", "-j", help="Parallel loaders (default: cores, at most 8).", min=1)] = None,
+    threads: Annotated[Optional[int], typer.Option("--threads", "-j", help="Parallel loaders, one connection each (default: cores, at most 8).", min=1)] = None,
     tables: Annotated[Optional[list[str]], typer.Option("--tables", "-t", help="Only tables matching GLOB (repeatable).")] = None,
     exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")] = None,
     schema_only: Annotated[bool, typer.Option("--schema-only", help="Create the schema, load no rows.")] = False,
@@ -157,9 +157,9 @@ def import_cmd(
 def verify_cmd(
     directory: Annotated[Path, typer.Argument(help="The export directory.")],
     url: Annotated[str, typer.Argument(help="The database that was loaded from it.", envvar="DBJSON_URL")],
-    threads: Annotated[Optional[int], typer.Option("--threads", "-j", help="Tables checked in parallel.", min=1)] = None,
-    tables: Annotated[Optional[list[str]], typer.Option("--tables", "-t", help="Only tables matching GLOB.")] = None,
-    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip tables matching GLOB.")] = None,
+    threads: Annotated[Optional[int], typer.Option("--threads", "-j", help="Tables checked in parallel, one connection each (default: cores, at most 8).", min=1)] = None,
+    tables: Annotated[Optional[list[str]], typer.Option("--tables", "-t", help="Only tables matching GLOB (repeatable).")] = None,
+    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")] = None,
     rename: Annotated[Optional[list[str]], typer.Option("--rename", help="The --rename options used by the import.")] = None,
     nul: Annotated[Optional[str], typer.Option("--nul", help="The --nul policy of the import (default: read from the import journal; unknown: NUL and U+FFFD ignored in those columns).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,

@@ -97,6 +97,7 @@ def schema_load(
     report: Annotated[Optional[Path], typer.Option("--report", help="Write the translation report (every loss, as JSON) to FILE.")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Fail (exit 5) if anything would be lost in translation.")] = False,
     schema_map: Annotated[Optional[list[str]], typer.Option("--schema-map", help="SOURCE=TARGET schema renaming (repeatable).")] = None,
+    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write the DDL script (--dialect, --dry-run) to FILE instead of stdout.")] = None,
 ) -> None:
     """Create a schema document's tables, indexes, constraints and views in a target database.
 
@@ -107,7 +108,7 @@ def schema_load(
 
       dbjson schema-load shop.schema.json --to postgresql://postgres@127.0.0.1/shop --create
 
-      dbjson schema-load shop.schema.json --dialect mysql > shop.sql
+      dbjson schema-load shop.schema.json --dialect mysql -o shop.sql
 
       dbjson schema-load shop.schema.json --to mysql://root@127.0.0.1/shop --if-exists replace --report loss.json
     """
@@ -155,7 +156,9 @@ def schema_load(
         _report_out(plan_holder[0].report, report)
         if strict and dialect is not None and plan_holder[0].report.losses:
             run(lambda: to_ddl(db, str(dialect), server_version=server_version, strict=True, options=options))
-    if text:
+    if text and output is not None and str(output) != "-":
+        run(lambda: _write_atomically(output, text))
+    elif text:
         sys.stdout.write(text)
 
 
