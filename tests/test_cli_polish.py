@@ -310,3 +310,15 @@ def test_every_json_schema_field_is_documented(schema: str, page: str) -> None:
     text = (ROOT / "docs" / page).read_text(encoding="utf-8")
     missing = sorted(f for f in fields if not re.search(rf'[`."\[]{re.escape(f)}(["`]|\??[,:}}\]])', text))
     assert not missing, f"docs/{page} does not mention {missing} (fields of jsonschema/{schema})"
+
+
+def test_schema_load_output_file_equals_stdout(fresh_db: Fresh, tmp_path: Path) -> None:
+    db = fresh_db("sqlite")
+    db.execute("CREATE TABLE t (id integer primary key, v varchar(10) not null);")
+    doc = tmp_path / "t.schema.json"
+    assert cli("schema-dump", db.url, "-o", str(doc)).returncode == 0
+    printed = cli("schema-load", str(doc), "--dialect", "postgresql")
+    written = cli("schema-load", str(doc), "--dialect", "postgresql", "-o", str(tmp_path / "t.sql"))
+    assert printed.returncode == written.returncode == 0 and written.stdout == ""
+    assert 'CREATE TABLE "public"."t"' in printed.stdout
+    assert (tmp_path / "t.sql").read_text(encoding="utf-8") == printed.stdout
