@@ -50,7 +50,7 @@ orders = sa.Table(
     "orders", metadata,
     sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True, autoincrement=True),
     sa.Column("customer_id", sa.Integer, sa.ForeignKey("customers.id", ondelete="CASCADE"), nullable=False),
-    sa.Column("status", sa.Enum("new", "paid", "shipped", "cancelled", name="order_status"), nullable=False),
+    sa.Column("status", sa.Enum("new", "paid", "shipped", "cancelled", name="order_status", create_constraint=True), nullable=False),  # SQLite: a CHECK
     sa.Column("placed_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("note", sa.Text),
     sa.Index("orders_customer_placed", "customer_id", "placed_at"),
