@@ -165,6 +165,12 @@ _HINT_RULES: tuple[tuple[str, str], ...] = (
      "the role may not connect to or create in this database: GRANT CONNECT, CREATE ON DATABASE <db> TO <user>"),
     (r"must be owner of",
      "only the object's owner (or a superuser) may alter or drop it: connect as the owner"),
+    # files: a directory where a file is wanted, or the wrong directory
+    (r"cannot read: is a directory",
+     "give the schema document itself: an export directory holds it as DIR/schema.json"),
+    (r"missing from the export directory|not an export directory",
+     "give the directory that dbjson export -o DIR wrote (schema.json, manifest.json and data/); an "
+     "interrupted export has no manifest.json yet: run the export again"),
     # unknown database / role
     (r"unknown database|database \S+ does not exist",
      "check the database name, or create it first: schema-load --create or import --create"),

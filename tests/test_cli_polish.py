@@ -322,3 +322,10 @@ def test_schema_load_output_file_equals_stdout(fresh_db: Fresh, tmp_path: Path) 
     assert printed.returncode == written.returncode == 0 and written.stdout == ""
     assert 'CREATE TABLE "public"."t"' in printed.stdout
     assert (tmp_path / "t.sql").read_text(encoding="utf-8") == printed.stdout
+
+
+def test_wrong_path_hints(tmp_path: Path) -> None:
+    missing = cli("verify", str(tmp_path / "nothing"), "sqlite:///x.db")
+    assert missing.returncode != 0 and "hint: give the directory that dbjson export -o DIR wrote" in missing.stderr
+    directory = cli("schema-load", str(tmp_path), "--dialect", "mysql")
+    assert directory.returncode == 4 and "hint: give the schema document itself" in directory.stderr
