@@ -21,6 +21,7 @@ import functools
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import subprocess
@@ -37,7 +38,7 @@ from . import dataset as ds
 
 REPO = Path(__file__).resolve().parents[1]
 PY = sys.executable
-TOOLS = ("native", "naive", "dbjson", "pg_dump", "mydumper", "dump", "pgloader")
+TOOLS = ("native", "naive", "dbjson", "pg_dump", "mydumper", "dump", "pgloader", "migrate")
 
 
 @dataclass
@@ -269,6 +270,8 @@ class Bench:
             self.cleanup(engine)
         if {"mariadb", "postgresql"} <= set(self.args.engines.split(",")):
             self.guarded("mariadb->postgresql", lambda _: self.migrate(), None)
+        if "postgresql" in self.args.engines.split(",") and self.wants("migrate"):
+            self.guarded("dbjson migrate", lambda _: self.migrations(), None)
         self.info["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
         self.drop_target(timeout=30)
         if self.leftovers:
@@ -540,6 +543,149 @@ class Bench:
                     r.note += "; dbjson verify: " + ("pass" if v.returncode == 0 else f"exit {v.returncode}: {v.err[-400:]}")
         self.drop_target()
 
+    # ----------------------------------------------------------------- dbjson migrate (live, one command)
+
+    def migrations(self) -> None:
+        """``dbjson migrate --threads 2`` MariaDB/MySQL → PostgreSQL (against pgloader's defaults) and
+        PostgreSQL → MariaDB/MySQL (pgloader cannot), each into a new empty database; rows checked."""
+        engines = self.args.engines.split(",")
+        for a, b in MIGRATIONS:
+            if a not in engines or b not in engines:
+                continue
+            src, dst = self.servers[a], self.servers[b]
+            e = f"{a}->{b}"
+            self.say(f"{a} -> {b}: dbjson migrate")
+            if a != "mariadb" and b == "postgresql" and self.wants("pgloader"):  # MariaDB's run is in migrate()
+                r = self.run(e, "migrate", "pgloader", "pgloader (defaults)", self.pgloader_cmd(src, dst),
+                             env={**client_env(dst), **client_env(src)}, baseline=True,
+                             prepare=lambda dst=dst: self.new_target(dst))
+                self.check_import(dst, r, self.imp, schema=self.db)
+                if not r.ok:
+                    r.note = (r.note + "; " if r.note else "") + pgloader_error(self.pgloader_cmd(src, dst)(), dst)
+            r = self.run(e, "migrate", "migrate", "dbjson migrate --threads 2",
+                         lambda src=src, dst=dst: [PY, "-m", "dbjson", "migrate", src.db_url(self.db),
+                                                   dst.db_url(self.imp), "--threads", "2", "--no-verify", "--quiet"],
+                         env={**client_env(dst), **client_env(src)}, prepare=lambda dst=dst: self.new_target(dst))
+            self.check_import(dst, r, self.imp)
+            if r.ok:
+                r.note = "; ".join(self.check_content(src, dst, self.ok(e, "migrate", "pgloader")))
+        self.drop_target()
+
+    def pgloader_cmd(self, src: ds.Server, dst: ds.Server) -> Callable[[], list[str]]:
+        u = ds.make_url(src.url)
+        pg = ds.make_url(dst.url)
+        return lambda: ["pgloader", f"mysql://{u.username}@{u.host}:{u.port}/{self.db}",
+                        f"postgresql://{pg.username}@{pg.host}:{pg.port}/{self.imp}"]
+
+    def source_export(self, src: ds.Server) -> Path:
+        """A dbjson export of the source (the export section's, or a new one) for verify and the column check."""
+        made = self.work / "runs" / src.engine / "dbjson-t2"
+        if (made / "manifest.json").exists():
+            return made
+        out = self.fresh(self.work / "runs" / src.engine / "migrate-source")
+        measure([PY, "-m", "dbjson", "export", src.db_url(self.db), "-o", str(out), "--threads", "2", "--quiet"],
+                timeout=self.args.timeout)
+        return out
+
+    def check_content(self, src: ds.Server, dst: ds.Server, pgloader_ran: bool) -> list[str]:
+        """``dbjson verify`` of the migrated target against a dbjson export of the source, and a column
+        by column comparison of the target's own re-encoding (and pgloader's result, for PostgreSQL)."""
+        notes = []
+        source = self.source_export(src)
+        v = measure([PY, "-m", "dbjson", "verify", str(source), dst.db_url(self.imp), "--threads", "2"],
+                    timeout=self.args.timeout)
+        notes.append("dbjson verify: " + ("pass" if v.returncode == 0 else f"exit {v.returncode}: {v.err[-300:]}"))
+        expected = column_digests(source)
+        notes.append("columns vs source: " + self.compare_target(dst, self.imp, expected))
+        if pgloader_ran:
+            self.new_target(dst)
+            p = measure(self.pgloader_cmd(src, dst)(), env={**client_env(dst), **client_env(src)}, timeout=self.args.timeout)
+            if ds.count_rows(dst, self.imp, self.db) != ds.table_rows(self.rows):
+                notes.append(f"pgloader's result (an untimed run): incomplete ({pgloader_error(None, dst, p.err)})")
+            else:
+                notes.append("pgloader's result (an untimed run), columns vs source: "
+                             + self.compare_target(dst, self.imp, expected))
+        return notes
+
+    def compare_target(self, dst: ds.Server, database: str, expected: dict[str, tuple[int, dict[str, int]]]) -> str:
+        out = self.fresh(self.work / "runs" / "migrate-check")
+        p = measure([PY, "-m", "dbjson", "export", dst.db_url(database), "-o", str(out), "--threads", "2", "--quiet"],
+                    timeout=self.args.timeout)
+        if p.returncode != 0:
+            return f"cannot export the target ({p.err[-200:]})"
+        got = column_digests(out)
+        shutil.rmtree(out, ignore_errors=True)
+        same, differ = 0, []
+        for table, (rows, cols) in sorted(expected.items()):
+            trows, tcols = got.get(table, (None, {}))
+            if trows != rows:
+                differ.append(f"{table} rows {trows} vs {rows}")
+                continue
+            for col, digest in sorted(cols.items()):
+                if tcols.get(col) == digest:
+                    same += 1
+                else:
+                    differ.append(f"{table}.{col}")
+        return f"{same}/{same + len([d for d in differ if ' rows ' not in d])} columns identical" + (
+            f", differ: {', '.join(differ)}" if differ else "")
+
+
+MIGRATIONS = (("mariadb", "postgresql"), ("mysql", "postgresql"), ("postgresql", "mariadb"), ("postgresql", "mysql"))
+_STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?Z?$")
+
+
+def _normalized(v: Any) -> Any:
+    """A canonical value with the spelling differences of a type change removed: booleans as 0/1,
+    64-bit integers (strings) as numbers, JSON documents stored as text parsed, a timestamp without
+    its UTC ``Z`` and trailing fractional zeros (JSON keys are sorted by the caller)."""
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, str):
+        if v.lstrip("-").isdigit():
+            return int(v)
+        if v[:1] in ("{", "["):
+            try:
+                return json.loads(v)
+            except ValueError:
+                return v
+        mt = _STAMP.match(v)
+        if mt:
+            frac = (mt.group(2) or "").rstrip("0").rstrip(".")
+            return mt.group(1) + frac
+    return v
+
+
+def column_digests(export_dir: Path) -> dict[str, tuple[int, dict[str, int]]]:
+    """Table name → (rows, column → order-independent digest of its normalized canonical values) of an export."""
+    import hashlib
+
+    import orjson
+
+    manifest = json.loads((export_dir / "manifest.json").read_text(encoding="utf-8"))
+    out: dict[str, tuple[int, dict[str, int]]] = {}
+    for t in manifest["tables"]:
+        cols: dict[str, int] = {}
+        rows = 0
+        for f in t["files"]:
+            with open(export_dir / f["path"], "rb") as fh:
+                for line in fh:
+                    rows += 1
+                    for k, v in orjson.loads(line).items():
+                        h = hashlib.blake2b(orjson.dumps(_normalized(v), option=orjson.OPT_SORT_KEYS), digest_size=8)
+                        cols[k] = (cols.get(k, 0) + int.from_bytes(h.digest(), "little")) & 0xFFFFFFFFFFFFFFFF
+        out[t["name"]] = (rows, cols)
+    return out
+
+
+def pgloader_error(cmd: Sequence[str] | None, dst: ds.Server, err: str = "") -> str:
+    """pgloader's first ERROR line (it exits 0 when it cannot connect to the source)."""
+    if cmd is not None:
+        p = subprocess.run(list(cmd), capture_output=True, text=True, timeout=300, env={**os.environ, **client_env(dst)},
+                           check=False)
+        err = p.stdout + p.stderr  # pgloader logs its errors on stdout
+    line = next((ln for ln in err.replace(" | ", "\n").splitlines() if "ERROR" in ln), "")
+    return "pgloader: " + (line.split("ERROR", 1)[1].strip()[:300] if line else "no error message")
+
 
 def outfile_columns(t: ds.Table) -> str:
     """The select list for INTO OUTFILE: binary columns as HEX() (MySQL 9's LOAD DATA rejects raw bytes)."""
@@ -624,6 +770,17 @@ def targets(b: Bench) -> list[Target]:
             b, "mariadb->postgresql", "migrate", "dbjson"), _get(b, "mariadb->postgresql", "migrate", "pgloader"),
             1, "pgloader")
         out.append(Target(t.engine, t.goal, t.value, "info" if t.status != "n/a" else "n/a"))
+    engines = set(b.args.engines.split(","))
+    for a, c in MIGRATIONS:
+        if {a, c} <= engines and c == "postgresql":
+            out.append(_ratio_target(f"{a}->{c}", "dbjson migrate --threads 2 ahead of pgloader (defaults)",
+                                     _get(b, f"{a}->{c}", "migrate", "migrate"), _get(b, f"{a}->{c}", "migrate", "pgloader"),
+                                     1, "pgloader"))
+        elif {a, c} <= engines:
+            mine = _get(b, f"{a}->{c}", "migrate", "migrate")
+            out.append(Target(f"{a}->{c}", "dbjson migrate --threads 2 (pgloader cannot)",
+                              f"{mine.seconds:.2f} s, {_fmt_rate(mine)} rows/s" if mine and mine.seconds else "not available",
+                              "info" if mine else "n/a"))
     return out
 
 
@@ -651,6 +808,16 @@ deterministic dataset into MariaDB, MySQL 9 and PostgreSQL 15, then times, on th
   (`executemany`, batches of 1,000).
 - **MariaDB → PostgreSQL**: `pgloader` (defaults) against `dbjson export` (MariaDB) + `dbjson import`
   (PostgreSQL), both `--threads 2`, the two times added.
+- **migrate**: `dbjson migrate --threads 2 --no-verify` (one command, rows streamed, no files) MariaDB →
+  PostgreSQL and MySQL 9 → PostgreSQL against `pgloader` with its defaults, and PostgreSQL → MariaDB /
+  MySQL 9 (which pgloader cannot do), each into a new empty database. Afterwards (untimed) the rows are
+  checked twice: `dbjson verify` of the target against a `dbjson export` of the source, and column by
+  column: a `dbjson export` of the target (the target's own canonical re-encoding, under its own types)
+  against the source's, each column's values summed as order-independent hashes after removing the
+  spelling differences of a type change (booleans as 0/1, 64-bit integer strings as numbers, JSON
+  stored as text parsed, timestamps without the UTC `Z` and trailing fractional zeros, JSON keys
+  sorted). pgloader's result gets the same column check from an untimed second
+  pgloader run, since pgloader changes types and `dbjson verify` needs dbjson's own DDL.
 
 Times are wall clock around one process; rows/s is the dataset's total row count over that time; the
 ratio columns are rows/s relative to the engine's bulk path (bold rows). Peak RSS is the largest
@@ -744,8 +911,10 @@ def render(b: Bench) -> str:
     out = [PREAMBLE, "## This run", ""] + machine(b) + ["", "## Targets", "",
                                                          "| engine | target | this run | status |", "|---|---|---|---|"]
     out += [f"| {t.engine} | {t.goal} | {t.value} | {t.status} |" for t in targets(b)]
-    titles = {"postgresql": "PostgreSQL", "mariadb": "MariaDB", "mysql": "MySQL 9", "mariadb->postgresql": "MariaDB → PostgreSQL"}
-    for engine in [*b.args.engines.split(","), "mariadb->postgresql"]:
+    titles = {"postgresql": "PostgreSQL", "mariadb": "MariaDB", "mysql": "MySQL 9", "mariadb->postgresql": "MariaDB → PostgreSQL",
+              "mysql->postgresql": "MySQL 9 → PostgreSQL", "postgresql->mariadb": "PostgreSQL → MariaDB",
+              "postgresql->mysql": "PostgreSQL → MySQL 9"}
+    for engine in [*b.args.engines.split(","), *(f"{a}->{c}" for a, c in MIGRATIONS)]:
         for phase in ("export", "import", "migrate"):
             sec = _section(b, engine, phase)
             if sec:
