@@ -24,7 +24,7 @@ step() { printf '\n%s$ %s%s\n' "$bold" "$*" "$plain"; "$@"; }
 rm -rf "$out" && mkdir -p "$out"
 
 # 0. The sample database on MariaDB (generated, deterministic; drops and re-creates the database).
-step python "$here/sample_db.py" "$mariadb" --create --customers 500
+step python3 "$here/sample_db.py" "$mariadb" --create --customers 500
 
 # 1. Its schema as a JSON document, checked against the JSON Schema.
 step dbjson schema-dump "$mariadb" -o "$out/shop.schema.json"
@@ -38,7 +38,7 @@ step dbjson schema-load "$out/shop.schema.json" --dialect postgresql --report "$
 step dbjson export "$mariadb" -o "$out/from-mariadb" --threads 2
 
 # 4. Into PostgreSQL (an empty database): the tables, COPY the rows, then keys and indexes; verified.
-step python "$here/sample_db.py" "$postgresql" --empty
+step python3 "$here/sample_db.py" "$postgresql" --empty
 step dbjson import "$out/from-mariadb" "$postgresql" --threads 2
 
 # 5. Check PostgreSQL against the MariaDB export (counts and content checksums, per table).
@@ -46,7 +46,7 @@ step dbjson verify "$out/from-mariadb" "$postgresql"
 
 # 6. And back: export PostgreSQL, import into a new MariaDB database.
 step dbjson export "$postgresql" -o "$out/from-postgresql" --threads 2
-step python "$here/sample_db.py" "$back" --empty
+step python3 "$here/sample_db.py" "$back" --empty
 step dbjson import "$out/from-postgresql" "$back" --threads 2
 
 # 7. The round trip kept every value: the copy matches the ORIGINAL MariaDB export.
@@ -54,4 +54,10 @@ step dbjson verify "$out/from-mariadb" "$back"
 
 # 8. The schema after the round trip, for comparison with step 1 (see walkthrough.md for the differences).
 step dbjson schema-dump "$back" -o "$out/shop_back.schema.json"
+
+# 9. Steps 3-5 in one command, without files in between (if this dbjson has `migrate`).
+if dbjson migrate --help >/dev/null 2>&1; then
+  step python3 "$here/sample_db.py" "$postgresql" --empty
+  step dbjson migrate "$mariadb" "$postgresql" --threads 2
+fi
 printf '\nwalkthrough: done; files in %s/\n' "$out"

@@ -145,6 +145,9 @@ def test_walkthrough_mariadb_postgresql_and_back(fresh_db: Fresh, tmp_path: Path
     pasted = ok_lines(doc.split("```text\n", 1)[1].split("```", 1)[0])
     assert [line.replace("shop.", f"{source.name}.", 1) for line in pasted] == lines[:4]
     assert (tmp_path / "out" / "shop_back.schema.json").is_file()
+    if "$ dbjson migrate" in proc.stdout:   # the one-command step, when dbjson has migrate
+        rows = sum(int(line.split(": ")[1].split()[0]) for line in lines[:4])
+        assert re.search(rf"migrated {rows} rows of 4 table\(s\) .*; verified", proc.stderr), proc.stderr[-2000:]
     assert back.query("SELECT COUNT(*) FROM order_lines") == source.query("SELECT COUNT(*) FROM order_lines")
 
 
