@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import typer
 from rich.console import Console
@@ -34,7 +34,7 @@ def no_color() -> bool:
 
 def apply_color_policy() -> None:
     """Colours only on a terminal (Rich detects it) and never under ``NO_COLOR``, help pages included."""
-    want = None if no_color() else "auto"
+    want: Literal["auto"] | None = None if no_color() else "auto"
     if want == "auto" and "typer.rich_utils" not in sys.modules:
         return  # typer's own default; importing rich_utils (markdown, pygments) costs 0.1-0.4 s per command
     import typer.rich_utils
