@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import model as m
-from .ddl.base import Context, family_of
+from .ddl.base import Context, _table_order, _view_order, family_of
 from .ddl.plan import Statement
 from .errors import DocumentError, UnsupportedError
 
@@ -323,9 +323,9 @@ class _Comparer:
                            ("composite", "composites"), ("event", "events")):
             self.collection(kind, name, None, getattr(a, attr), getattr(b, attr), f"{pa}/{attr}", f"{pb}/{attr}")
         self.collection("routine", name, None, a.routines, b.routines, f"{pa}/routines", f"{pb}/routines",
-                        key=lambda r: f"{r.name}({r.signature or ''})")
+                        key=_KEYS["routines"])
         self.collection("trigger", name, None, a.triggers, b.triggers, f"{pa}/triggers", f"{pb}/triggers",
-                        key=lambda t: f"{t.table}.{t.name}")
+                        key=_KEYS["triggers"])
 
     def table(self, schema: str, a: m.Table, b: m.Table, pa: str, pb: str) -> None:
         head_a = self.norm("table", a)
@@ -354,8 +354,8 @@ class _Comparer:
 # ------------------------------------------------------------------------------------------------
 
 # Phases, in execution order: what others depend on is dropped first and created first.
-_PHASES = ("drop_fk", "drop_objects", "drop_keys", "types", "tables", "columns", "drop_columns", "keys",
-           "foreign_keys", "routines", "views", "triggers", "events", "drop_tables", "drop_types")
+_PHASES = ("drop_fk", "drop_triggers", "drop_views", "drop_objects", "drop_keys", "types", "tables", "columns", "drop_columns", "keys",
+           "foreign_keys", "routines", "views", "triggers", "events", "comments", "drop_tables", "drop_types")
 
 
 def diff_ddl(d: SchemaDiff, dialect: str | None = None, *, allow_drop: bool = False) -> DiffDdl:
@@ -375,6 +375,24 @@ def diff_ddl(d: SchemaDiff, dialect: str | None = None, *, allow_drop: bool = Fa
     version = d.b.source.server_version if name == d.b.source.engine else None
     engine = get_engine(name, version)
     return _DdlBuilder(d, engine, allow_drop).build()
+
+
+def _name(obj: Any) -> str:
+    return str(obj.name)
+
+
+# How schema objects are matched (and found again for the DDL); by name unless listed.
+_KEYS: dict[str, Callable[[Any], str]] = {"routines": lambda r: f"{r.name}({r.signature or ''})",
+                                          "triggers": lambda t: f"{t.table}.{t.name}"}
+
+
+def _at(db: m.Database, path: str, attr: str) -> tuple[m.Schema, Any, str] | None:
+    """The schema object at a JSON pointer ``/schemas/<i>/<attr>/<j>[/...]`` of ``db``."""
+    parts = path.split("/")
+    if len(parts) < 5 or parts[1] != "schemas" or parts[3] != attr:
+        return None
+    schema = db.schemas[int(parts[2])]
+    return schema, getattr(schema, attr)[int(parts[4])], "/".join(parts[:5])
 
 
 def _schema_pairs(a: m.Database, b: m.Database) -> list[tuple[m.Schema | None, m.Schema | None]]:
@@ -405,7 +423,7 @@ class _DdlBuilder:
         engine._assign_names(self.ctx_b)
         self.plan_ctx = Context(d.a, engine)  # whole new tables come from the schema-load plan
         self.plan = engine.ddl_plan(self.plan_ctx)
-        self.phases: dict[str, list[Statement]] = {p: [] for p in _PHASES}
+        self.phases: dict[str, list[tuple[int, Statement]]] = {p: [] for p in _PHASES}
         self.skipped: list[Skipped] = []
         self.done: set[tuple[str, ...]] = set()
         self.pairs: dict[str, tuple[m.Schema | None, m.Schema | None]] = {}
@@ -415,9 +433,16 @@ class _DdlBuilder:
             self.pairs[named.name] = (sa, sb)
 
     # -- helpers ------------------------------------------------------------------------------------
-    def emit(self, phase: str, sql: str | Statement, kind: str = "alter", obj: str = "", table: str | None = None) -> None:
+    def emit(self, phase: str, sql: str | Statement, kind: str = "alter", obj: str = "", table: str | None = None,
+             rank: int = 0) -> None:
+        """Add a statement to a phase; within a phase, statements run by ``rank``, then in order."""
         stmt = sql if isinstance(sql, Statement) else Statement(sql, kind, obj, table)
-        self.phases[phase].append(stmt)
+        self.phases[phase].append((rank, stmt))
+
+    @staticmethod
+    def view_rank(schema: m.Schema, view: m.View) -> int:
+        """Position of a view in dependency order (a view after the views it selects from)."""
+        return _view_order(schema.views).index(schema.views.index(view))
 
     def skip(self, c: Change, reason: str) -> None:
         self.skipped.append(Skipped(c, reason))
@@ -473,7 +498,7 @@ class _DdlBuilder:
         statements: list[Statement] = []
         seen: set[int] = set()
         for p in _PHASES:
-            for s in self.phases[p]:
+            for _rank, s in sorted(self.phases[p], key=lambda x: x[0]):
                 if id(s) not in seen:
                     seen.add(id(s))
                     statements.append(s)
@@ -493,11 +518,44 @@ class _DdlBuilder:
             sa = self.schema_a(c)
             q = self.engine.quote(self.tschema(self.ctx_a, sa)) if sa is not None and self.tschema(self.ctx_a, sa) else None
             for s in self.plan.pre_data:
-                if s.kind == "schema" and s.object == q:
+                if s.kind in ("schema", "comment") and s.object == q:
                     self.emit("types", s)
+            return
+        if c.op == "change" and c.field == "options" and self.schema_options(c):
             return
         self.skip(c, "schemas are not dropped or altered by diff --ddl; do it by hand" if c.op == "drop"
                   else f"schema {c.field} changes are not rendered as DDL")
+
+    def schema_options(self, c: Change) -> bool:
+        """New named schema-level objects kept in options (PostgreSQL collations, range types...):
+        created from the plan. True when that covers the whole change."""
+        sa = self.schema_a(c)
+        new: dict[str, Any] = c.new or {}
+        old: dict[str, Any] = c.old or {}
+        if sa is None:
+            return False
+        tschema = self.tschema(self.ctx_a, sa)
+        for fam in sorted(set(new) | set(old)):
+            opts = new.get(fam, {})
+            for key in sorted(set(opts) | set(old.get(fam, {}))):
+                items, before = opts.get(key), old.get(fam, {}).get(key)
+                if not isinstance(items, list) or not isinstance(before, (list, type(None))):
+                    if items != before:
+                        return False
+                    continue
+                known = [x for x in (before or []) if x in items]
+                if len(known) != len(before or []):
+                    return False  # something to drop or alter
+                for item in items:
+                    if item in known or not isinstance(item, dict) or "name" not in item:
+                        continue
+                    q = self.engine.qualify(tschema, str(item["name"]))
+                    stmts = [s for s in self.plan.pre_data if s.object == q and s.kind != "table"]
+                    if not stmts:
+                        return False
+                    for s in stmts:
+                        self.emit("types", s)
+        return True
 
     # -- tables -------------------------------------------------------------------------------------
     def on_table(self, c: Change) -> None:
@@ -506,12 +564,12 @@ class _DdlBuilder:
             if found is None:
                 return
             q = found[2].qname
-            for s in self.plan.pre_data:
-                if s.table == q:
-                    self.emit("tables", s)
-            for s in self.plan.post_data:
-                if s.table == q and s.kind not in ("trigger", "restart", "session"):
-                    self.emit("foreign_keys" if s.kind == "foreign_key" else "keys", s)
+            for rank, s in enumerate(self.plan.statements):  # the plan's order: parent tables first
+                if s.table != q or s.kind in ("trigger", "restart", "session"):
+                    continue
+                phase = ("tables" if rank < len(self.plan.pre_data) else "foreign_keys" if s.kind == "foreign_key"
+                         else "comments" if s.kind == "comment" else "keys")
+                self.emit(phase, s, rank=rank)
             return
         if c.op == "drop":
             if self.destructive(c):
@@ -526,7 +584,8 @@ class _DdlBuilder:
             sb = self.schema_b(c)
             assert sb is not None
             tschema, tname = self.ctx_b.table_names[(sb.name, table.name)]
-            self.emit("drop_tables", self.engine.ddl_drop_sql("table", tschema, tname), "drop", q, q)
+            rank = -_table_order(sb.tables).index(sb.tables.index(table))  # partitions and children first
+            self.emit("drop_tables", self.engine.ddl_drop_sql("table", tschema, tname), "drop", q, q, rank=rank)
             return
         if c.field == "comment":
             tb = self.qtable_b(c)
@@ -659,19 +718,21 @@ class _DdlBuilder:
         self._named(c, "foreign_key")
 
     # -- schema objects -----------------------------------------------------------------------------
-    def _object_a(self, c: Change, attr: str, key: Callable[[Any], str] | None = None) -> tuple[m.Schema, Any, str] | None:
-        s = self.schema_a(c)
-        if s is None:
-            return None
-        hit = _find(getattr(s, attr), c.name, key) if key else _find(getattr(s, attr), c.name)
-        if hit is None:
-            return None
-        return s, hit[1], f"/schemas/{self.d.a.schemas.index(s)}/{attr}/{hit[0]}"
+    def _object_a(self, c: Change, attr: str) -> tuple[m.Schema, Any, str] | None:
+        """A's object of an ``add``/``change`` (by the change's path), with its document path."""
+        return _at(self.d.a, c.path, attr) if c.op != "drop" else None
 
     def _object_b(self, c: Change, attr: str) -> tuple[m.Schema, Any] | None:
-        s = self.schema_b(c)
-        hit = _find(getattr(s, attr), c.name) if s is not None else None
-        return (s, hit[1]) if s is not None and hit is not None else None
+        """B's object: by path for a ``drop``, else the counterpart of A's object (same matching key)."""
+        if c.op == "drop":
+            hit = _at(self.d.b, c.path, attr)
+            return (hit[0], hit[1]) if hit is not None else None
+        found, s = self._object_a(c, attr), self.schema_b(c)
+        if found is None or s is None:
+            return None
+        key = _KEYS.get(attr, _name)
+        other = _find(getattr(s, attr), key(found[1]), key)
+        return (s, other[1]) if other is not None else None
 
     def _recreate(self, c: Change, drop: Callable[[Change], None], create: Callable[[Change], None]) -> None:
         if c.op == "drop":
@@ -682,11 +743,11 @@ class _DdlBuilder:
             drop(c)
             create(c)
 
-    def _create(self, c: Change, phase: str, stmts: list[Statement]) -> None:
+    def _create(self, c: Change, phase: str, stmts: list[Statement], rank: int = 0) -> None:
         if not stmts:
             self.skip(c, f"not expressible in {self.engine.name} (see schema-load --report)")
         for s in stmts:
-            self.emit(phase, s)
+            self.emit(phase, s, rank=rank)
 
     def _same_family(self, c: Change) -> bool:
         if self.ctx_a.same_family:
@@ -700,13 +761,15 @@ class _DdlBuilder:
             if found is not None:
                 s, v = found
                 kind = "materialized_view" if v.materialized else "view"
-                self.emit("drop_objects", self.engine.ddl_drop_sql(kind, self.tschema(self.ctx_b, s), v.name), "drop", v.name)
+                self.emit("drop_views", self.engine.ddl_drop_sql(kind, self.tschema(self.ctx_b, s), v.name), "drop", v.name,
+                          rank=-self.view_rank(s, v))
 
         def create(c: Change) -> None:
             found = self._object_a(c, "views")
             if found is not None:
                 s, v, path = found
-                self._create(c, "views", self.engine.ddl_view(self.ctx_a, s, v, self.tschema(self.ctx_a, s), path))
+                self._create(c, "views", self.engine.ddl_view(self.ctx_a, s, v, self.tschema(self.ctx_a, s), path),
+                             rank=self.view_rank(s, v))
 
         self._recreate(c, drop, create)
 
@@ -732,7 +795,7 @@ class _DdlBuilder:
             if found is not None:
                 s, trg = found
                 tb = self.qtable_b(c, trg.table)
-                self.emit("drop_objects", self.engine.ddl_drop_sql("trigger", self.tschema(self.ctx_b, s), trg.name,
+                self.emit("drop_triggers", self.engine.ddl_drop_sql("trigger", self.tschema(self.ctx_b, s), trg.name,
                                                                    tb[1] if tb else None), "drop", trg.name)
 
         def create(c: Change) -> None:
@@ -767,15 +830,32 @@ class _DdlBuilder:
             if self.destructive(c):
                 return
             found = self._object_b(c, attr)
-            if found is not None:
+            if found is not None and not self._goes_with_its_owner(c, found[1]):
                 s, obj = found
-                self.emit("drop_types", self.engine.ddl_drop_sql(kind, self.tschema(self.ctx_b, s), obj.name), "drop", obj.name)
+                # composites may use domains, domains may use enums
+                rank = {"composite": -2, "domain": -1}.get(kind, 0)
+                self.emit("drop_types", self.engine.ddl_drop_sql(kind, self.tschema(self.ctx_b, s), obj.name), "drop", obj.name,
+                          rank=rank)
             return
         sa = self.schema_a(c)
         if sa is None:
             return
         q = self.engine.qualify(self.tschema(self.ctx_a, sa), c.name)
-        self._create(c, "types", [s for s in self.plan.pre_data if s.kind == plan_kind and s.object == q])
+        self._create(c, "types", [s for s in self.plan.pre_data if s.kind in (plan_kind, "comment") and s.object == q])
+        for s in self.plan.post_data:  # ALTER SEQUENCE ... OWNED BY, once the table exists
+            if s.kind == plan_kind and s.object == q:
+                self.emit("comments", s)
+
+    def _goes_with_its_owner(self, c: Change, obj: Any) -> bool:
+        """A sequence owned by a column that this diff drops (or whose table it drops) goes with it."""
+        owner = getattr(obj, "owned_by", None)
+        if not owner or "." not in owner:
+            return False
+        table, column = owner.rsplit(".", 1)
+        table = table.rsplit(".", 1)[-1]
+        return any(x.op == "drop" and x.schema == c.schema and ((x.kind == "table" and x.name == table)
+                                                               or (x.kind == "column" and (x.table, x.name) == (table, column)))
+                   for x in self.d.changes)
 
     def on_sequence(self, c: Change) -> None:
         self._typed(c, "sequences", "sequence", "sequence")
