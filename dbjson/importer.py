@@ -29,6 +29,7 @@ import random
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -137,6 +138,7 @@ class DataFile:
     rows: int | None
     bytes: int | None = None
     checksum: str | None = None
+    sha256: str | None = None  # of the file's bytes (exports write it; hand-made manifests may not)
 
 
 @dataclass
@@ -184,6 +186,7 @@ def _manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTabl
                 path=directory / rel, rel=rel, rows=f.get("rows") if isinstance(f, dict) else None,
                 bytes=f.get("bytes") if isinstance(f, dict) else None,
                 checksum=f.get("checksum") if isinstance(f, dict) else None,
+                sha256=f.get("sha256") if isinstance(f, dict) and isinstance(f.get("sha256"), str) else None,
             ))
         out.append(ManifestTable(schema=schema, name=name, rows=t.get("rows"), checksum=t.get("checksum"), files=files,
                                  columns=t.get("columns")))
@@ -1139,13 +1142,24 @@ class _UnitReader:
         lines checksummed) in a worker process by :func:`_encode_block`. A worker process reads
         a block of a plain (uncompressed) file again by its byte range (:func:`_encode_file_range`,
         from the page cache) rather than receiving it through the pool's pipe.
+
+        When the manifest gives the plain file's SHA-256 and content checksum, the bytes are
+        checked instead of the lines: the whole file's SHA-256 here (a mismatch stops the unit
+        before it commits), each block's CRC-32 where a worker re-reads it (the bytes it encodes
+        are the bytes checked here), and the content checksum is then the manifest's (the file is
+        byte for byte the one the export summed). One hash of the bytes costs a fraction of a
+        hash call per line.
         """
         from collections import deque
 
-        rel = self.unit.file.rel
-        path = str(self.unit.file.path)
-        by_range = pool is not _INLINE and not path.endswith((".gz", ".zst")) and not self.imp.streams
-        self._fh = fh = self.imp.open_file(self.unit.file)
+        f = self.unit.file
+        rel = f.rel
+        path = str(f.path)
+        plain = not path.endswith((".gz", ".zst")) and not self.imp.streams
+        by_range = pool is not _INLINE and plain
+        by_bytes = plain and f.sha256 is not None and f.checksum is not None
+        file_hash = hashlib.sha256() if by_bytes else None
+        self._fh = fh = self.imp.open_file(f)
         pending: deque[Any] = deque()
         rest = b""
         first_line = 1
@@ -1160,6 +1174,11 @@ class _UnitReader:
                                        line=first_line)) from None
             if self.imp.cancel.is_set():
                 raise Cancelled("import cancelled")
+            if file_hash is not None:
+                file_hash.update(chunk)
+                if not chunk and file_hash.hexdigest() != (f.sha256 or "").lower():
+                    raise _fatal(DataError(f"content checksum: the file's sha256 {file_hash.hexdigest()} differs from "
+                                           f"the manifest's {f.sha256}", file=rel, table=self.tp.display))
             data = rest + chunk if rest else chunk
             cut = data.rfind(b"\n") + 1 if chunk else len(data)
             block, rest = data[:cut], data[cut:]
@@ -1168,13 +1187,18 @@ class _UnitReader:
                     raise _fatal(DataError("truncated file: the last line has no newline", file=rel,
                                            line=first_line + block.count(b"\n"), table=self.tp.display))
                 args = (eng.name, eng.server_version, plan, self.imp.opts.zero_dates, rel, first_line)
-                pending.append(pool.submit(_encode_file_range, *args, path, offset, len(block)) if by_range
-                               else pool.submit(_encode_block, *args, block))
+                if by_range:
+                    expect = zlib.crc32(block) if by_bytes else None
+                    pending.append(pool.submit(_encode_file_range, *args, path, offset, len(block), expect))
+                else:
+                    pending.append(pool.submit(_encode_block, *args, block, not by_bytes))
                 first_line += block.count(b"\n")
                 offset += len(block)
             while pending and (len(pending) > lookahead or not chunk):
                 yield self._take(pending.popleft().result())
             if not chunk:
+                if by_bytes:  # every block was taken: the content is the file the manifest describes
+                    self.checksum = Checksum.from_hex(f.checksum or "", self.checksum.rows)
                 return
 
     def _take(self, result: tuple[Any, ...]) -> bytes:
@@ -1240,17 +1264,18 @@ def _worker_init() -> None:
         signal.signal(signal.SIGUSR1, signal.SIG_IGN)
 
 
-_ENCODERS: dict[tuple[str, str, str, bytes], Callable[[bytes, int], tuple[bytes, int, int]]] = {}  # per process
+_ENCODERS: dict[tuple[str, str, str, bytes], Callable[..., tuple[bytes, int, int]]] = {}  # per process
 _ENCODERS_MAX = 64
 
 
 def _encode_block(engine_name: str, server_version: str, plan: bytes, zero_dates: str, rel: str,
-                  first_line: int, block: bytes) -> tuple[Any, ...]:
+                  first_line: int, block: bytes, hash_lines: bool = True) -> tuple[Any, ...]:
     """Convert and encode one block of whole lines for the engine's bulk path (in a worker process,
     or inline in the loading thread). ``plan`` is the pickled :class:`TablePlan`: it keys the
     encoder cache, so another import in the same process never reuses a stale encoder.
 
-    Returns ``("ok", encoded bytes, rows, checksum, {})`` or ``("error", message, 0, 0, location)``.
+    Returns ``("ok", encoded bytes, rows, checksum, {})`` or ``("error", message, 0, 0, location)``;
+    the checksum is 0 when ``hash_lines`` is false (the caller checks the file's bytes instead).
     """
     key = (engine_name, server_version, zero_dates, plan)
     encode = _ENCODERS.get(key)
@@ -1264,7 +1289,7 @@ def _encode_block(engine_name: str, server_version: str, plan: bytes, zero_dates
     collecting = gc.isenabled()
     gc.disable()
     try:
-        encoded, n, total = encode(block, first_line)
+        encoded, n, total = encode(block, first_line, hash_lines)
     except DataError as e:
         info = {"file": rel, "line": e.line, "table": e.table, "column": e.column, "value": e.value}
         return ("error", e.message, 0, 0, info)
@@ -1288,8 +1313,14 @@ _DIGEST = hashlib.blake2b.digest
 
 
 def _encode_file_range(engine_name: str, server_version: str, plan: bytes, zero_dates: str, rel: str,
-                       first_line: int, path: str, offset: int, length: int) -> tuple[Any, ...]:
-    """:func:`_encode_block` of the ``length`` bytes at ``offset`` of a plain file (whole lines)."""
+                       first_line: int, path: str, offset: int, length: int,
+                       expect: int | None = None) -> tuple[Any, ...]:
+    """:func:`_encode_block` of the ``length`` bytes at ``offset`` of a plain file (whole lines).
+
+    With ``expect`` (the CRC-32 of the bytes the loading thread read and checked against the
+    manifest's SHA-256), the bytes read here must have that CRC (the file did not change between
+    the two reads), and their lines are not hashed.
+    """
     parts = []
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -1302,15 +1333,19 @@ def _encode_file_range(engine_name: str, server_version: str, plan: bytes, zero_
             length -= len(part)
     finally:
         os.close(fd)
-    return _encode_block(engine_name, server_version, plan, zero_dates, rel, first_line, b"".join(parts))
+    block = b"".join(parts)
+    if expect is not None and zlib.crc32(block) != expect:
+        return ("error", "the file changed while it was loaded", 0, 0, {"file": rel, "line": first_line})
+    return _encode_block(engine_name, server_version, plan, zero_dates, rel, first_line, block, expect is None)
 
 
 class _Slow(Exception):
     """The block needs the row-by-row path (it has something the column path does not handle)."""
 
 
-def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: str) -> Callable[[bytes, int], tuple[bytes, int, int]]:
-    """``encode(block, first_line_number)`` → (bulk text, rows, checksum) of a block of whole lines.
+def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: str) -> Callable[..., tuple[bytes, int, int]]:
+    """``encode(block, first_line_number, hash_lines=True)`` → (bulk text, rows, checksum) of a
+    block of whole lines (checksum 0 when ``hash_lines`` is false).
 
     The common case goes a column at a time: every line parsed by ``orjson`` in one ``map``, the
     values taken with one ``itemgetter``, transposed with ``zip``, converted per column and
@@ -1348,13 +1383,13 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
         cols.extend([v] * len(objs) for v in fixed)
         return engine.load_encode_columns(cols)  # type: ignore[attr-defined,no-any-return]
 
-    def encode(block: bytes, first_line: int) -> tuple[bytes, int, int]:
+    def encode(block: bytes, first_line: int, hash_lines: bool = True) -> tuple[bytes, int, int]:
         lines = block.split(b"\n")
         lines.pop()  # the block ends with a newline
         if b"\r" in block:
             lines = [ln[:-1] if ln.endswith(b"\r") else ln for ln in lines]
         rows = [ln for ln in lines if ln] if b"\n\n" in block or block.startswith(b"\n") or b"\r" in block else lines
-        total = _hash_sum(rows)
+        total = _hash_sum(rows) if hash_lines else 0
         if not rows:
             return b"", 0, total
         encoded = None

@@ -1,0 +1,118 @@
+"""The import checks a data file by its bytes when the manifest gives their SHA-256 (exports
+always do): one hash of the file instead of one per line, with the same guarantee — a file that
+differs from the export is refused before its unit commits. And the pre-flight's NUL scan skips
+files whose bytes cannot spell U+0000."""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import zlib
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from dbjson import importer
+from dbjson.errors import DataError
+from dbjson.importer import _encode_file_range, import_database
+from dbjson.journal import Journal, journal_path
+from dbjson.preflight import _may_hold_nul
+
+from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
+
+
+def _with_sha256(export: Path, wrong: bool = False) -> Path:
+    """Add each file's SHA-256 to the manifest (as ``dbjson export`` writes it)."""
+    mpath = export / "manifest.json"
+    doc = orjson.loads(mpath.read_bytes())
+    for t in doc["tables"]:
+        for f in t["files"]:
+            digest = hashlib.sha256((export / f["path"]).read_bytes()).hexdigest()
+            f["sha256"] = ("0" * 64 if digest != "0" * 64 else "1" * 64) if wrong else digest
+    mpath.write_bytes(orjson.dumps(doc))
+    return export
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_bytes_checked_by_sha256(fresh_db: Any, tmp_path: Path, threads: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importer, "PROCESS_MIN_BYTES", 0)  # worker processes even for a small export
+    export = _with_sha256(make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(300)}, chunks=2))
+    seen: list[Any] = []
+    monkeypatch.setattr(importer, "_hash_sum", lambda lines: seen.append(len(lines)) or 0)
+    target = target_with(fresh_db, "postgresql", ITEMS_DDL)
+    report = import_database(export, target.url, data_only=True, threads=threads)
+    assert report.rows == 301 and report.verify is not None and report.verify.ok
+    assert seen == []  # no line was hashed: the bytes were
+    doc = orjson.loads((export / "manifest.json").read_bytes())
+    state = Journal(journal_path(export, importer._target_identity(importer.connect_target(target.url)[0]))).read()
+    for f in doc["tables"][0]["files"]:  # the journal records the manifest's content checksum
+        assert state.done["data:" + f["path"]]["checksum"] == f["checksum"]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_sha256_mismatch_refuses_the_unit(fresh_db: Any, tmp_path: Path, threads: int,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importer, "PROCESS_MIN_BYTES", 0)
+    export = _with_sha256(make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(50)}), wrong=True)
+    target = target_with(fresh_db, "postgresql", ITEMS_DDL)
+    with pytest.raises(DataError, match="checksum: the file's sha256") as ei:
+        import_database(export, target.url, data_only=True, threads=threads)
+    assert ei.value.file == "data/shop.items.jsonl"
+    assert target.query("SELECT COUNT(*) FROM items")[0][0] == 0
+
+
+def test_tampered_file_with_sha256(fresh_db: Any, tmp_path: Path) -> None:
+    export = _with_sha256(make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(10)}))
+    f = export / "data/shop.items.jsonl"
+    f.write_bytes(f.read_bytes().replace(b'"name 3"', b'"name X"'))
+    target = target_with(fresh_db, "postgresql", ITEMS_DDL)
+    with pytest.raises(DataError, match="checksum"):
+        import_database(export, target.url, data_only=True, threads=1)
+    assert target.query("SELECT COUNT(*) FROM items")[0][0] == 0
+
+
+def test_worker_refuses_bytes_that_changed(tmp_path: Path) -> None:
+    """A worker re-reads its block by byte range: bytes other than those checked are refused."""
+    from test_import_encode import VERSIONS, _line, _plan
+
+    data = b"".join(_line(i, "x") + b"\n" for i in range(5))
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(data)
+    args = ("postgresql", VERSIONS["postgresql"], pickle.dumps(_plan()), "null", "f.jsonl", 1, str(path), 0, len(data))
+    ok = _encode_file_range(*args, zlib.crc32(data))
+    assert ok[0] == "ok" and ok[2] == 5 and ok[3] == 0  # no line hashes
+    hashed = _encode_file_range(*args)
+    assert hashed[1] == ok[1] and hashed[3] != 0  # same bytes for the server; the lines hashed
+    changed = _encode_file_range(*args, zlib.crc32(data) ^ 1)
+    assert changed[0] == "error" and "changed" in changed[1] and changed[4]["file"] == "f.jsonl"
+
+
+def test_may_hold_nul(tmp_path: Path) -> None:
+    f = tmp_path / "a.jsonl"
+    f.write_bytes(b'{"a":"x\\u0001"}\n')
+    assert not _may_hold_nul(f)
+    f.write_bytes(b'{"a":"x\\u0000"}\n')
+    assert _may_hold_nul(f)
+    big = b"x" * ((8 << 20) - 3)  # the escape straddles the 8 MB read boundary
+    f.write_bytes(big + b"\\u0000\n")
+    assert _may_hold_nul(f)
+    f.write_bytes(big + b"\\u0001\n")
+    assert not _may_hold_nul(f)
+    g = tmp_path / "a.jsonl.gz"
+    import gzip
+
+    g.write_bytes(gzip.compress(b'{"a":"\\u0000"}\n'))
+    assert _may_hold_nul(g)
+
+
+def test_preflight_nul_finding_still_found(fresh_db: Any, tmp_path: Path) -> None:
+    """A NUL after many clean lines is still found (the file holds the escape, so it is parsed)."""
+    rows = item_rows(40)
+    rows[30] = (rows[30][0], "nul\x00here", *rows[30][2:])
+    export = _with_sha256(make_export(tmp_path / "out", database(ITEMS), {"items": rows}))
+    target = target_with(fresh_db, "postgresql", ITEMS_DDL)
+    with pytest.raises(DataError, match="NUL") as ei:
+        import_database(export, target.url, data_only=True, threads=1)
+    assert "name" in str(ei.value)
