@@ -84,6 +84,10 @@ def test_shell_completion_script_and_completions() -> None:
     assert words.stdout.split() == ["schema-dump", "schema-load"]
     opts = cli(_DBJSON_COMPLETE="complete_bash", COMP_WORDS="dbjson import --res", COMP_CWORD="2")
     assert opts.stdout.split() == ["--resume"]
+    values = cli(_DBJSON_COMPLETE="complete_bash", COMP_WORDS="dbjson schema-load x.json --dialect m", COMP_CWORD="4")
+    assert values.stdout.split() == ["mysql", "mariadb"]
+    policies = cli(_DBJSON_COMPLETE="complete_bash", COMP_WORDS="dbjson import d u --if-exists ", COMP_CWORD="5")
+    assert policies.stdout.split() == ["fail", "skip", "truncate", "replace"]
 
 
 # -- colours -------------------------------------------------------------------------------------

@@ -27,6 +27,15 @@ app = typer.Typer(
 )
 
 
+def choices(*values: str) -> Callable[[str], list[str]]:
+    """Shell completion for an option that takes one of ``values`` (``autocompletion=choices(...)``)."""
+
+    def complete(incomplete: str) -> list[str]:
+        return [v for v in values if v.startswith(incomplete)]
+
+    return complete
+
+
 def no_color() -> bool:
     """``NO_COLOR`` set to anything non-empty (https://no-color.org): no colours, no styles at all."""
     return bool(os.environ.get("NO_COLOR"))

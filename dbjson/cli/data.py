@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from .. import progress as ev
 from ..errors import UsageError
-from .common import app, run, stderr_console
+from .common import app, choices, run, stderr_console
 
 
 class ProgressView:
@@ -74,7 +74,7 @@ def export_cmd(
     tables: Annotated[Optional[list[str]], typer.Option("--tables", "-t", help="Only tables matching GLOB (repeatable); matches table or schema.table.")] = None,
     exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")] = None,
     where: Annotated[Optional[list[str]], typer.Option("--where", "-w", help="TABLE:CONDITION, an SQL filter in the source dialect (repeatable).")] = None,
-    compress: Annotated[str, typer.Option("--compress", "-z", help="zstd, gzip or none.")] = "none",
+    compress: Annotated[str, typer.Option("--compress", "-z", autocompletion=choices("zstd", "gzip", "none"), help="zstd, gzip or none.")] = "none",
     chunk_size: Annotated[Optional[str], typer.Option("--chunk-size", help="Split tables into files of ROWS (500000) or BYTES (64MB, uncompressed).")] = None,
     table: Annotated[Optional[str], typer.Option("--table", help="Export only this table (with -o - : to stdout as JSON lines).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,

@@ -12,7 +12,7 @@ import orjson
 import typer
 
 from ..errors import UsageError, hint_for
-from .common import app, fail, run, stderr_console, stdout_console
+from .common import app, choices, fail, run, stderr_console, stdout_console
 
 
 def _on_sigterm(_signum: int, _frame: FrameType | None) -> None:
@@ -81,12 +81,12 @@ def import_cmd(
     exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")] = None,
     schema_only: Annotated[bool, typer.Option("--schema-only", help="Create the schema, load no rows.")] = False,
     data_only: Annotated[bool, typer.Option("--data-only", help="Load rows into existing tables; no DDL.")] = False,
-    if_exists: Annotated[str, typer.Option("--if-exists", help="When a target table exists: fail, skip, truncate or replace.")] = "fail",
+    if_exists: Annotated[str, typer.Option("--if-exists", autocompletion=choices("fail", "skip", "truncate", "replace"), help="When a target table exists: fail, skip, truncate or replace.")] = "fail",
     create: Annotated[bool, typer.Option("--create", help="Create the target database first if it does not exist (as schema-load --create).")] = False,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted import: load only what the journal lacks.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Fail when the schema translation would lose anything.")] = False,
-    zero_dates: Annotated[str, typer.Option("--zero-dates", help="Zero dates for targets that cannot hold them: null or error.")] = "null",
-    nul: Annotated[str, typer.Option("--nul", help="NUL characters (U+0000) for targets that cannot hold them (PostgreSQL): error, strip or replace (U+FFFD).")] = "error",
+    zero_dates: Annotated[str, typer.Option("--zero-dates", autocompletion=choices("null", "error"), help="Zero dates for targets that cannot hold them: null or error.")] = "null",
+    nul: Annotated[str, typer.Option("--nul", autocompletion=choices("error", "strip", "replace"), help="NUL characters (U+0000) for targets that cannot hold them (PostgreSQL): error, strip or replace (U+FFFD).")] = "error",
     set_values: Annotated[Optional[list[str]], typer.Option("--set", help="TABLE.COL=VALUE: a fixed value for a column.")] = None,
     set_sql: Annotated[Optional[list[str]], typer.Option("--set-sql", help="TABLE.COL=EXPR: an SQL expression evaluated by the target.")] = None,
     increment: Annotated[Optional[list[str]], typer.Option("--increment", help="TABLE.COL=START: a counter (START, START+1, ...).")] = None,
@@ -161,7 +161,7 @@ def verify_cmd(
     tables: Annotated[Optional[list[str]], typer.Option("--tables", "-t", help="Only tables matching GLOB (repeatable).")] = None,
     exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")] = None,
     rename: Annotated[Optional[list[str]], typer.Option("--rename", help="The --rename options used by the import.")] = None,
-    nul: Annotated[Optional[str], typer.Option("--nul", help="The --nul policy of the import (default: read from the import journal; unknown: NUL and U+FFFD ignored in those columns).")] = None,
+    nul: Annotated[Optional[str], typer.Option("--nul", autocompletion=choices("error", "strip", "replace"), help="The --nul policy of the import (default: read from the import journal; unknown: NUL and U+FFFD ignored in those columns).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
 ) -> None:
     """Compare a database with an export: row counts and content checksums per table.

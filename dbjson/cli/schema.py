@@ -10,7 +10,7 @@ import orjson
 import typer
 
 from ..errors import DocumentError, UsageError
-from .common import app, run, stdout_console
+from .common import app, choices, run, stdout_console
 
 
 @app.command("schema-dump")
@@ -55,7 +55,7 @@ def _write_atomically(path: Path, text: str) -> None:
 @app.command("validate")
 def validate_cmd(
     file: Annotated[Path, typer.Argument(help="A schema document (schema.json) or an export manifest (manifest.json).")],
-    kind: Annotated[str, typer.Option("--kind", help="schema or manifest (default: from the document's 'format').")] = "auto",
+    kind: Annotated[str, typer.Option("--kind", autocompletion=choices("schema", "manifest", "auto"), help="schema or manifest (default: from the document's 'format').")] = "auto",
 ) -> None:
     """Check a schema document or manifest against dbjson's JSON Schemas.
 
@@ -89,10 +89,10 @@ def validate_cmd(
 def schema_load(
     file: Annotated[Path, typer.Argument(help="The schema document to load ('-' reads stdin).")],
     to: Annotated[Optional[str], typer.Option("--to", help="Target database URL: create the schema there.")] = None,
-    dialect: Annotated[Optional[str], typer.Option("--dialect", help="Print DDL for mysql|mariadb|postgresql|sqlite without connecting.")] = None,
+    dialect: Annotated[Optional[str], typer.Option("--dialect", autocompletion=choices("mysql", "mariadb", "postgresql", "sqlite"), help="Print DDL for mysql|mariadb|postgresql|sqlite without connecting.")] = None,
     server_version: Annotated[Optional[str], typer.Option("--server-version", help="Target server version for --dialect (e.g. 8.0.36).")] = None,
     create: Annotated[bool, typer.Option("--create", help="Create the target database first if it does not exist.")] = False,
-    if_exists: Annotated[str, typer.Option("--if-exists", help="When an object exists: fail, skip (leave it alone) or replace (drop it first).")] = "fail",
+    if_exists: Annotated[str, typer.Option("--if-exists", autocompletion=choices("fail", "skip", "replace"), help="When an object exists: fail, skip (leave it alone) or replace (drop it first).")] = "fail",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print exactly the statements that would run; change nothing.")] = False,
     report: Annotated[Optional[Path], typer.Option("--report", help="Write the translation report (every loss, as JSON) to FILE.")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Fail (exit 5) if anything would be lost in translation.")] = False,
