@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -143,7 +144,8 @@ def record(name: str, engine: str, injected: int, survived: int, rows_lost: int 
     entry = {"name": name, "engine": engine, "injected": injected, "survived": survived,
              "rows_lost": rows_lost, "rows_duplicated": rows_duplicated, "seed": SEED,
              "at": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), **extra}
-    path = SUMMARY_DIR / f"faults-{name}-{engine}.json"
+    slug = re.sub(r"[^a-z0-9]+", "-", f"{name} {engine}".lower()).strip("-")
+    path = SUMMARY_DIR / f"faults-{slug}.json"
     path.write_bytes(orjson.dumps({"faults": [entry]}, option=orjson.OPT_INDENT_2))
 
 

@@ -1,0 +1,225 @@
+"""Server-side faults during `dbjson import`: connections killed mid-load from a second connection,
+deadlocks and lock waits provoked by a concurrent writer. Expected: a retry where a retry is right
+(a dropped connection, a deadlock victim, a lock timeout), success after it, a clear error once the
+retry budget is spent, and a target verified equal to the source. Figures: faultlib.record.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import faultlib as fl
+from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
+
+from dbjson.errors import DataError
+from dbjson.export import export_database
+from dbjson.importer import ImportEvent, import_database
+
+
+def _kill_other_sessions(admin: Any, engine: str) -> int:
+    """Kill every other session of the admin connection's database; returns how many."""
+    if engine == "postgresql":
+        rows = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                             "WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchall()
+        return sum(1 for (ok,) in rows if ok)
+    n = 0
+    with admin.cursor() as cur:
+        cur.execute("SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND id <> CONNECTION_ID()")
+        for (pid,) in cur.fetchall():
+            try:
+                cur.execute(f"KILL CONNECTION {int(pid)}")
+                n += 1
+            except Exception:  # noqa: BLE001 - it ended on its own meanwhile
+                pass
+    return n
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "mysql", "mariadb"])
+def test_connections_killed_mid_load_are_retried(engine: str, fresh_db: Any, tmp_path: Path) -> None:
+    """KILL CONNECTION / pg_terminate_backend of the loader's sessions at seeded unit events."""
+    src = fresh_db(engine)
+    counts = fl.fill_source(src)
+    export = tmp_path / "export"
+    export_database(src.url, export, threads=2, chunk_rows=300)
+    want = fl.table_fingerprint(src)
+    target = fresh_db(engine)
+    admin = target.connect()
+    r = fl.rng("connection-kill", engine)
+    at = set(r.sample(range(1, 15), 3))  # the unit events after which every loader session is killed
+    events: list[ImportEvent] = []
+    kills: list[int] = []
+    seen = 0
+    lock = threading.Lock()  # events come from every loader thread; the admin connection is shared
+
+    def on_event(ev: ImportEvent) -> None:
+        nonlocal seen
+        with lock:
+            events.append(ev)
+            if ev.kind == "unit":
+                seen += 1
+                if seen in at:
+                    kills.append(_kill_other_sessions(admin, engine))
+
+    try:
+        report = import_database(export, target.url, threads=2, on_event=on_event)
+    finally:
+        admin.close()
+    retries = [e for e in events if e.kind == "retry"]
+    injected = sum(1 for k in kills if k)
+    assert injected >= 2, f"the kills found no session to kill: {kills}"
+    assert retries, "no retry after the connections were killed"
+    assert report.verify is not None and report.verify.ok
+    got = fl.table_fingerprint(target)
+    lost, dup = fl.lost_and_duplicated(counts, got)
+    assert got == want
+    fl.record("connection killed mid-load (KILL CONNECTION / pg_terminate_backend)", engine, injected, injected,
+              lost, dup, retries=len(retries))
+
+
+def _wait_for_lock_wait(admin: Any, engine: str, writer_id: int, loader: threading.Thread, result: dict[str, Any],
+                        timeout: float = 30) -> None:
+    """Until a session waits for a lock the writer (session ``writer_id``) holds."""
+    if engine == "postgresql":
+        sql = f"SELECT count(*) FROM pg_locks WHERE NOT granted AND {writer_id} = ANY(pg_blocking_pids(pid))"
+    elif engine == "mysql":
+        sql = ("SELECT count(*) FROM performance_schema.data_lock_waits w JOIN information_schema.innodb_trx t "
+               f"ON t.trx_id = w.blocking_engine_transaction_id WHERE t.trx_mysql_thread_id = {writer_id}")
+    else:
+        # (MariaDB does not always list a LOAD DATA's wait on a row lock in innodb_lock_waits: a load
+        # running for a second on a few hundred rows is waiting.)
+        sql = ("SELECT count(*) FROM information_schema.processlist WHERE db = DATABASE() "
+               "AND info LIKE 'LOAD DATA%' AND time_ms >= 1000")
+    deadline = time.monotonic() + timeout
+    while True:
+        assert loader.is_alive(), f"the import ended without waiting for the lock: {result}"
+        if engine == "postgresql":
+            n = admin.execute(sql).fetchone()[0]
+        else:
+            n = _fetch(admin, sql)[0][0]
+        if n:
+            return
+        if time.monotonic() > deadline:
+            diag = [] if engine == "postgresql" else _fetch(admin, "SELECT * FROM information_schema.innodb_lock_waits") + _fetch(admin, "SELECT trx_id, trx_mysql_thread_id, trx_state FROM information_schema.innodb_trx")
+            raise AssertionError(f"the import never waited for the writer's lock {writer_id} {diag}")
+        time.sleep(0.01)
+
+
+def _fetch(conn: Any, sql: str) -> list[Any]:
+    with conn.cursor() as cur:
+        cur.execute(sql)
+        return list(cur.fetchall())
+
+
+def _run(engine: str, cur_or_conn: Any, sql: str) -> None:
+    if engine == "postgresql":
+        cur_or_conn.execute(sql)
+    else:
+        with cur_or_conn.cursor() as cur:
+            cur.execute(sql)
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "mysql", "mariadb"])
+def test_deadlock_with_a_concurrent_writer_is_retried(engine: str, fresh_db: Any, tmp_path: Path) -> None:
+    """A writer holds key X of a unit; the unit's load waits on it while holding key Y < X; the writer
+    then asks for Y: a real deadlock. The server picks a victim (the import, made the lighter
+    transaction on MySQL/MariaDB, or the first to run PostgreSQL's deadlock check); the import
+    retries the unit after the writer rolls back and the result verifies."""
+    n = 4000
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(n)}, chunks=4)
+    target = target_with(fresh_db, engine, ITEMS_DDL)
+    x, y = 1990, 1200  # both in the second unit (ids 1002..2002), y loaded before x
+    writer, admin = target.connect(), target.connect()
+    if engine != "postgresql":
+        _run(engine, writer, "CREATE TABLE ballast (id int PRIMARY KEY) ENGINE=InnoDB")
+    _run(engine, writer, "BEGIN")
+    if engine != "postgresql":  # make the writer the heavier transaction, so InnoDB picks the import
+        values = ", ".join(f"({i})" for i in range(20000))
+        _run(engine, writer, f"INSERT INTO ballast VALUES {values}")
+    _run(engine, writer, f"INSERT INTO items (id, name) VALUES ({x}, 'writer')")
+    writer_id = int(writer.execute("SELECT pg_backend_pid()").fetchone()[0] if engine == "postgresql"
+                    else _fetch(writer, "SELECT CONNECTION_ID()")[0][0])
+    events: list[ImportEvent] = []
+    result: dict[str, Any] = {}
+
+    def load() -> None:
+        try:
+            result["report"] = import_database(export, target.url, data_only=True, threads=1, on_event=events.append)
+        except Exception as e:  # noqa: BLE001 - checked below
+            result["error"] = e
+
+    t = threading.Thread(target=load)
+    t.start()
+    writer_victim = False
+    try:
+        _wait_for_lock_wait(admin, engine, writer_id, t, result)
+        try:
+            _run(engine, writer, f"INSERT INTO items (id, name) VALUES ({y}, 'writer')")
+        except Exception:  # noqa: BLE001 - the server chose the writer as the victim
+            writer_victim = True
+    finally:
+        _run(engine, writer, "ROLLBACK")
+        writer.close()
+        admin.close()
+        t.join(60)
+    assert not t.is_alive()
+    assert "error" not in result, result.get("error")
+    retries = [e for e in events if e.kind == "retry"]
+    assert writer_victim or retries, "a deadlock with neither victim"
+    if not writer_victim:
+        assert any("deadlock" in e.message.lower() for e in retries), [e.message for e in retries]
+    assert result["report"].verify.ok
+    assert target.query("SELECT COUNT(*), COUNT(DISTINCT id), SUM(CASE WHEN name = 'writer' THEN 1 ELSE 0 END) "
+                        "FROM items")[0] == (n + 1, n + 1, 0)
+    fl.record("deadlock with a concurrent writer", engine, 1, 1, 0, 0,
+              victim="writer" if writer_victim else "import (retried)")
+
+
+def test_lock_timeouts_are_retried_with_backoff_then_a_clear_error(fresh_db: Any, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """PostgreSQL with lock_timeout = 150ms (PGOPTIONS, read by libpq): a writer holding a SHARE lock
+    (no INSERT or COPY; reads pass) for about a second costs retries and no rows; one holding it past the retry budget
+    ends in a clear DataError naming the file and the table, and --resume then finishes the load."""
+    monkeypatch.setenv("PGOPTIONS", "-c lock_timeout=150ms")
+    n = 3000
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(n)}, chunks=3)
+    target = target_with(fresh_db, "postgresql", ITEMS_DDL)
+    # 1. A short lock: retried, then loaded.
+    locker = target.connect()
+    locker.execute("BEGIN")
+    locker.execute("LOCK TABLE items IN SHARE MODE")
+    timer = threading.Timer(1.0, lambda: locker.execute("ROLLBACK"))
+    timer.start()
+    events: list[ImportEvent] = []
+    try:
+        report = import_database(export, target.url, data_only=True, threads=1, on_event=events.append)
+    finally:
+        timer.join()
+    assert any(e.kind == "retry" and "lock" in e.message.lower() for e in events)
+    assert report.verify is not None and report.verify.ok
+    assert target.query("SELECT COUNT(*) FROM items")[0][0] == n + 1
+    # 2. A lock held for the whole retry budget: a clear error, nothing half-loaded, then --resume.
+    target.execute("TRUNCATE items")
+    locker.execute("BEGIN")
+    locker.execute("LOCK TABLE items IN SHARE MODE")
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(DataError) as err:
+            import_database(export, target.url, data_only=True, threads=1, if_exists="truncate")
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+    waited = time.monotonic() - t0
+    assert waited > 1.0, "gave up without backing off"
+    assert err.value.table and err.value.file, str(err.value)
+    assert "lock" in str(err.value).lower(), str(err.value)
+    assert target.query("SELECT COUNT(*) FROM items")[0][0] == 0
+    report = import_database(export, target.url, data_only=True, threads=1, resume=True)
+    assert report.verify is not None and report.verify.ok
+    assert target.query("SELECT COUNT(*), COUNT(DISTINCT id) FROM items")[0] == (n + 1, n + 1)
+    fl.record("lock timeout from a concurrent writer (retry budget)", "postgresql", 2, 2, 0, 0,
+              retries=sum(1 for e in events if e.kind == "retry"))
