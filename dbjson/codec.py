@@ -500,6 +500,40 @@ def compact_json(raw: bytes) -> bytes:
     return _JSON_WS.sub(lambda mt: mt.group(1) or b"", raw)
 
 
+JSON_WRAPPER = "$json"
+JSON_NULL_TEXT = b'{"$json":null}'
+_WRAPPER_START = b'{"$json":'
+
+
+def wrap_json_text(raw: bytes) -> bytes:
+    """The row encoding of a json column's (compact) JSON text: the JSON document ``null`` is
+    written ``{"$json":null}`` (a bare ``null`` is SQL NULL), and an object whose only key is
+    ``$json`` is wrapped once more (``{"$json":{"$json":1}}``) so that it cannot be mistaken for
+    the escape; every other value is its text."""
+    if raw == b"null":
+        return JSON_NULL_TEXT
+    if raw.startswith(_WRAPPER_START) and len(raw_values(raw)) == 1:
+        return _WRAPPER_START + raw + b"}"
+    return raw
+
+
+def unwrap_json(v: Any) -> Any:
+    """The JSON document of a parsed json column value of a line (the inverse of
+    :func:`wrap_json_text`): ``{"$json": X}`` → X (``None`` is then the JSON document null)."""
+    if type(v) is dict and len(v) == 1 and JSON_WRAPPER in v:
+        return v[JSON_WRAPPER]
+    return v
+
+
+def unwrap_json_text(raw: bytes) -> bytes:
+    """:func:`unwrap_json` on the text of the value (``b'{"$json":null}'`` → ``b"null"``)."""
+    if raw.startswith(_WRAPPER_START) or raw[:1] == b"{" and JSON_WRAPPER.encode() in raw[:16]:
+        spans = raw_values(raw)
+        if len(spans) == 1 and JSON_WRAPPER in spans:
+            return spans[JSON_WRAPPER]
+    return raw
+
+
 def _enc_json(v: Any) -> Any:
     if isinstance(v, orjson.Fragment):
         return v
@@ -509,13 +543,13 @@ def _enc_json(v: Any) -> Any:
         raw = bytes(v)
     else:  # an already parsed value (SQLite json_extract, psycopg default loaders)
         try:
-            return orjson.Fragment(orjson.dumps(v))
+            return orjson.Fragment(wrap_json_text(orjson.dumps(v)))
         except TypeError as e:
             raise _fail("json", v, str(e)) from None
     raw = compact_json(raw.strip())
     if not raw:
         raise _fail("json", v, "empty text")
-    return orjson.Fragment(raw)
+    return orjson.Fragment(wrap_json_text(raw))
 
 
 def _enc_geometry(v: Any) -> str:
@@ -824,10 +858,11 @@ def _make_dec_set(values: tuple[str, ...]) -> Decoder:
 
 
 def _dec_json(v: Any) -> str:
-    """Nested JSON → its text (RowDecoder passes the raw text, so nothing is re-serialized)."""
+    """Nested JSON → its text (RowDecoder passes the raw text, so nothing is re-serialized);
+    ``{"$json": X}`` → the text of X (``"null"`` for the JSON document null)."""
     if isinstance(v, JsonText):
-        return str(v)
-    return orjson.dumps(v).decode()
+        return unwrap_json_text(str(v).encode()).decode()
+    return orjson.dumps(unwrap_json(v)).decode()
 
 
 class JsonText(str):
@@ -1043,5 +1078,6 @@ class RowDecoder:
 __all__ = [
     "Checksum", "RowEncoder", "RowDecoder", "encoder", "decoder", "encoder_for_type", "decoder_for_type",
     "encode_value", "decode_value", "encode_row", "line_hash", "row_checksum", "table_checksum",
-    "format_checksum", "compact_json", "raw_values", "MASK64",
+    "format_checksum", "compact_json", "raw_values", "MASK64", "wrap_json_text", "unwrap_json", "unwrap_json_text",
+    "JSON_NULL_TEXT",
 ]

@@ -39,7 +39,7 @@ from typing import IO, Any
 import orjson
 
 from . import model as m
-from .codec import MASK64, Checksum, format_checksum, line_hash
+from .codec import MASK64, Checksum, format_checksum, line_hash, raw_values, unwrap_json, unwrap_json_text
 from .connect import Target, parse_url
 from .engines import Engine, get_engine
 from .errors import (
@@ -1358,6 +1358,7 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
     convs = load_converters(engine, tp, zero_dates)
     active = [(i, conv) for i, conv in enumerate(convs) if conv is not None]
     fixed = list(tp.fixed.values())
+    raw_json = raw_json_columns(engine, tp)  # canonical lines: the engine's converter writes the same text
     columnar = (len(names) >= 2 and set(names) == {c.name for c in tp.table.columns} and not tp.increments
                 and hasattr(engine, "load_encode_columns"))
     getter = operator.itemgetter(*names)
@@ -1377,6 +1378,8 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
         objs = list(map(loads, lines))
         if set(map(type, objs)) != {dict} or set(map(len, objs)) != {width}:
             raise _Slow
+        if raw_json and any(map(operator.ne, map(orjson.dumps, objs), lines)):
+            raise _Slow  # a json value orjson would respell (1.50, \u00e9, big integers): its text, row by row
         cols = [list(c) for c in zip(*map(getter, objs))]
         for i, conv in active:
             cols[i] = [None if v is None else conv(v) for v in cols[i]]
@@ -1412,7 +1415,9 @@ def _fatal(e: DataError) -> DataError:
 
 def load_converters(engine: Engine, tp: TablePlan, zero_dates: str) -> list[Callable[[Any], Any] | None]:
     """The engine's converter of each data column (None: the JSON value as is), with the NUL
-    rule of the column (``tp.value_rules``: ``--nul strip|replace``) applied first."""
+    rule of the column (``tp.value_rules``: ``--nul strip|replace``) applied first, and json
+    columns' ``{"$json": X}`` escape (the JSON document null, see :func:`dbjson.codec.wrap_json_text`)
+    undone before that."""
     convs: list[Callable[[Any], Any] | None] = [
         engine.load_converter(c.type, t, zero_dates=zero_dates)  # type: ignore[attr-defined]
         for c, t in zip(tp.columns, tp.target_types)]
@@ -1420,7 +1425,38 @@ def load_converters(engine: Engine, tp: TablePlan, zero_dates: str) -> list[Call
         rule = tp.value_rules.get(c.name, "")
         if rule in ("nul-strip", "nul-replace"):
             convs[i] = _nul_converter(convs[i], NUL_REPLACEMENT[rule[4:]])
+        if c.type.kind == "json":
+            convs[i] = _unwrapping(convs[i])
     return convs
+
+
+def _unwrapping(conv: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
+    if conv is None:
+        return unwrap_json
+    return lambda v: conv(unwrap_json(v))
+
+
+def raw_json_columns(engine: Engine, tp: TablePlan) -> list[int]:
+    """Indexes of the json columns that load the exact text of the line (``1.50``, ``\\u00e9``,
+    integers beyond 2^64) rather than a re-serialization of the value parsed by orjson (doubles):
+    targets that store JSON as text (MariaDB, SQLite, PostgreSQL ``json``) and engines whose
+    binary JSON keeps numbers exactly (PostgreSQL ``jsonb``: ``load_json_numbers_exact``)."""
+    exact = bool(getattr(engine, "load_json_numbers_exact", False))
+    return [i for i, (c, t) in enumerate(zip(tp.columns, tp.target_types))
+            if c.type.kind == "json" and t.kind == "json" and (exact or not t.binary) and c.name not in tp.value_rules]
+
+
+def _put_raw_json(out: list[Any], raw: bytes, idx: list[int], names: list[str]) -> None:
+    """Replace the parsed values at ``idx`` (json columns, not NULL) by their text in the line."""
+    if all(out[i] is None for i in idx):
+        return
+    try:
+        spans = raw_values(raw)
+        texts = [None if out[i] is None else unwrap_json_text(spans[names[i]]).decode() for i in idx]
+    except (DataError, KeyError, UnicodeDecodeError, orjson.JSONDecodeError):
+        texts = [None if out[i] is None else orjson.dumps(unwrap_json(out[i])).decode() for i in idx]  # not a plain line
+    for i, text in zip(idx, texts):
+        out[i] = text
 
 
 def _nul_converter(conv: Callable[[Any], Any] | None, by: str) -> Callable[[Any], Any]:
@@ -1438,7 +1474,8 @@ def build_row_converter(engine: Engine, tp: TablePlan, zero_dates: str, file: st
     names = [c.name for c in tp.columns]
     keyset = set(names)
     convs = load_converters(engine, tp, zero_dates)
-    active = [(i, conv) for i, conv in enumerate(convs) if conv is not None]
+    raw_json = raw_json_columns(engine, tp)
+    active = [(i, conv) for i, conv in enumerate(convs) if conv is not None and i not in raw_json]
     fixed = tuple(tp.fixed.values())
     incs = list(tp.increments.values())
     all_keys = {c.name for c in tp.table.columns}
@@ -1468,6 +1505,8 @@ def build_row_converter(engine: Engine, tp: TablePlan, zero_dates: str, file: st
         except (ValueError, TypeError, OverflowError) as e:
             raise DataError(f"value does not fit the column: {e}", file=file, line=number, table=tp.display,
                             column=name, value=obj.get(name)) from None
+        if raw_json:
+            _put_raw_json(out, raw, raw_json, names)
         if len(obj) > len(keyset) and not obj.keys() <= all_keys:
             extra = sorted(set(obj) - all_keys)
             raise DataError(f"unexpected key {extra[0]!r} (not a column of the table)", file=file, line=number, table=tp.display)

@@ -14,12 +14,15 @@ from typing import Any
 
 import orjson
 
-from .__about__ import FORMAT_VERSION, __version__
+from .__about__ import __version__
 from .errors import DocumentError
 
 FORMAT = "dbjson-manifest"
 MANIFEST_NAME = "manifest.json"
 CHECKSUM_ALGORITHM = "blake2b64-sum"
+# The version of the manifest and the row encoding of its data files (the schema document has its
+# own, dbjson.FORMAT_VERSION). 1.1: the JSON document null of a json column is {"$json":null}.
+DATA_FORMAT_VERSION = "1.1"
 
 
 @dataclass
@@ -95,7 +98,7 @@ class Manifest:
     seconds: float | None = None
     schema_file: str = "schema.json"
     format: str = FORMAT
-    format_version: str = FORMAT_VERSION
+    format_version: str = DATA_FORMAT_VERSION
     dbjson_version: str = __version__
     checksum_algorithm: str = CHECKSUM_ALGORITHM
 
@@ -190,5 +193,5 @@ def read_manifest(directory_or_file: str | os.PathLike[str], *, validate: bool =
 
 __all__ = [
     "Manifest", "TableEntry", "FileEntry", "KeyRange", "SnapshotInfo", "SourceInfo",
-    "write_manifest", "read_manifest", "FORMAT", "MANIFEST_NAME", "CHECKSUM_ALGORITHM",
+    "write_manifest", "read_manifest", "FORMAT", "MANIFEST_NAME", "CHECKSUM_ALGORITHM", "DATA_FORMAT_VERSION",
 ]

@@ -40,6 +40,18 @@ _JSONB_COMPACT = (
     f"CASE WHEN {_JSONB_REPLACE}::jsonb = {{q}} THEN {_JSONB_REPLACE} "
     f"ELSE {_JSON_COMPACT.replace('{', '{{').replace('}', '}}') % '{q}::text'} END"
 )
+
+
+def _json_wrapped(q: str, text: str, binary: bool) -> str:
+    """The row encoding's escape of a json value (:func:`dbjson.codec.wrap_json_text`): the JSON
+    document null → ``{"$json":null}``, an object whose only key is ``$json`` wrapped once more."""
+    b = "b" if binary else ""
+    return (f"CASE json{b}_typeof({q}) WHEN 'null' THEN '{{\"$json\":null}}' "
+            f"WHEN 'object' THEN CASE WHEN strpos({q}::text, '\"$json\"') > 0 AND "
+            f"(SELECT count(*) FROM json{b}_object_keys({q}) AS k WHERE k <> '$json') = 0 "
+            f"THEN '{{\"$json\":' || {text} || '}}' ELSE {text} END ELSE {text} END")
+
+
 PIPE_GROUP = 64  # pieces per || chain (concat() joins the chains: bounded expression depth)
 # orjson's float format from PostgreSQL's shortest text: plain notation (at least one decimal) for
 # 1e-5 <= |v| < 1e16, else exponent form without zero padding ("1e+16", "1.5e-7").
@@ -200,7 +212,7 @@ class PostgreSQLExport(SQLExportBase):
         if k == "array" and t.element is not None and _json_array_element(t.element):
             return f"to_json({q})::text"
         if k == "json":
-            return _JSONB_COMPACT.format(q=q) if t.binary else _JSON_COMPACT % f"{q}::text"
+            return _json_wrapped(q, _JSONB_COMPACT.format(q=q) if t.binary else _JSON_COMPACT % f"{q}::text", t.binary)
         if k == "geometry":
             txt = f"{q}::text"
             return f"to_json(CASE WHEN {txt} ~ '^([0-9A-Fa-f]{{2}})+$' THEN upper({txt}) ELSE {txt} END)::text"
