@@ -138,6 +138,8 @@ _HINT_RULES: tuple[tuple[str, str], ...] = (
      "dbjson then loads with LOAD DATA LOCAL instead of slower multi-row INSERTs"),
     # missing Python drivers
     (r"no module named '?pymysql", "install the MySQL/MariaDB driver: pip install 'PyMySQL[rsa]'"),
+    (r"cryptography.{0,20} is required",
+     "MySQL 8+/9 accounts (caching_sha2_password) need RSA support: pip install 'PyMySQL[rsa]'"),
     (r"no module named '?psycopg2", "dbjson uses psycopg 3, not psycopg2: write postgresql:// and pip install 'psycopg[binary]'"),
     (r"no module named '?psycopg", "install the PostgreSQL driver: pip install 'psycopg[binary]'"),
     (r"no module named '?(?:mysqldb|mysql\.connector|mariadb)",

@@ -274,6 +274,11 @@ def test_errors_carry_the_hint_in_the_library() -> None:
     assert err.hint is not None and "GRANT SELECT" in err.hint
     assert dbjson.UsageError("bad", hint="mine").hint == "mine"
     assert dbjson.DbjsonError("nothing known").hint is None
+    import pymysql._auth
+
+    source = Path(pymysql._auth.__file__).read_text(encoding="utf-8")   # PyMySQL's own wording
+    assert "'cryptography' package is required for sha256_password or" in source
+    assert "PyMySQL[rsa]" in (hint_for("'cryptography' package is required for sha256_password or caching_sha2_password") or "")
 
 
 # -- the library surface -------------------------------------------------------------------------
