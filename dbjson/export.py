@@ -17,6 +17,7 @@ The library never prints: progress goes to ``on_event`` (see :mod:`dbjson.progre
 from __future__ import annotations
 
 import fnmatch
+import errno
 import gzip
 import hashlib
 import math
@@ -42,6 +43,7 @@ from .reflect import ReflectOptions, now_utc, source_host
 COMPRESSIONS = {"none": "", "gzip": ".gz", "zstd": ".zst"}
 DEFAULT_CHUNK_ROWS = 1_000_000  # a unit of work when no --chunk-size is given
 SPLIT_MIN_ROWS = 100_000  # tables at least this big are split so every worker can help
+_OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO}
 BLOCK_BYTES = 1 << 18  # engines yield blocks of about this size
 PROGRESS_EVERY = 0.25  # seconds between RowsProgress events per worker
 PREFETCH_BLOCKS = 8  # blocks a worker's reader thread may run ahead of hashing and writing
@@ -808,6 +810,9 @@ def export_database(
     except DbjsonError:
         raise
     except Exception as e:
+        if isinstance(e, OSError) and e.errno in _OUTPUT_ERRNOS:  # the output (no manifest was written)
+            raise DataError(f"cannot write the export: {e.strerror}", file=e.filename,
+                            hint="free space (or choose another --output) and run the export again") from None
         if type(e).__name__ in ("OperationalError", "InterfaceError"):
             raise connection_error(e, target.url) from None
         raise

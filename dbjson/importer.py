@@ -923,6 +923,7 @@ class Importer:
     def _load_unit(self, unit: Unit) -> None:
         tp = unit.table
         careful = False
+        last = ""
         for attempt in range(MAX_ATTEMPTS):
             if self.cancel.is_set():
                 raise Cancelled("import cancelled")
@@ -957,6 +958,8 @@ class Importer:
                 except Exception as e:  # noqa: BLE001 - the server may have committed: never load it twice
                     if self.cancel.is_set():
                         raise Cancelled("import cancelled") from None
+                    if self.engine.load_error_kind(e) != "disconnect":  # type: ignore[attr-defined]
+                        raise  # refused (disk full...): not committed, handled below
                     self.drop_conn()
                     with self._lock:
                         self._in_doubt.add(unit.step)
@@ -987,6 +990,7 @@ class Importer:
                 if self.cancel.is_set():
                     raise Cancelled("import cancelled") from None
                 kind = self.engine.load_error_kind(e)  # type: ignore[attr-defined]
+                last = _first_line(e)
                 if kind in ("retry", "disconnect") and attempt + 1 < MAX_ATTEMPTS:
                     self.emit("retry", f"{unit.file.rel}: {_first_line(e)}; retrying", table=tp.display)
                     if kind == "disconnect":
@@ -1001,7 +1005,8 @@ class Importer:
             finally:
                 self._active.pop(threading.get_ident(), None)
                 reader.close()
-        raise DataError("giving up after repeated failures", file=unit.file.rel, table=tp.display)
+        raise DataError(f"giving up after {MAX_ATTEMPTS} attempts" + (f"; last error: {last}" if last else ""),
+                        file=unit.file.rel, table=tp.display, hint="run the import again with --resume once the cause is gone")
 
     def _encoder_pool(self, conn: Any, tp: TablePlan) -> Any:
         """Where this unit's blocks are converted: the process pool (see :meth:`start_encoders`),
