@@ -1,0 +1,88 @@
+"""The disk filling up under `dbjson import` (SQLite target) and `dbjson export` (output directory):
+a clean error (no traceback, a non-zero exit code), nothing that looks complete, and after space is
+freed a resumed import / a rerun export that verifies. Needs root (``mount -t tmpfs``); skipped otherwise.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+import faultlib as fl
+from test_import import ITEMS, database, item_rows, make_export
+
+
+def _mount(path: Path, size: str) -> None:
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], check=True, capture_output=True)
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Iterator[Path]:
+    """A small tmpfs (grown later with :func:`_grow`), unmounted afterwards."""
+    path = tmp_path / "tiny"
+    path.mkdir()
+    try:
+        _mount(path, "1m")
+    except (subprocess.CalledProcessError, FileNotFoundError) as e:
+        pytest.skip(f"cannot mount a tmpfs here: {e}")
+    yield path
+    subprocess.run(["umount", "-l", str(path)], capture_output=True)
+
+
+def _grow(path: Path) -> None:
+    subprocess.run(["mount", "-o", "remount,size=64m", str(path)], check=True, capture_output=True)
+
+
+def _clean_failure(run: subprocess.CompletedProcess[str]) -> None:
+    assert run.returncode not in (0, 1), f"exit {run.returncode}: {run.stderr}"  # 1 is 'internal error'
+    assert "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr
+    assert "no space" in run.stderr.lower() or "full" in run.stderr.lower(), run.stderr
+
+
+def test_sqlite_import_into_a_full_disk_then_resume(tiny: Path, tmp_path: Path) -> None:
+    n = 20000
+    export = make_export(tmp_path / "export", database(ITEMS), {"items": item_rows(n)}, chunks=8)
+    url = f"sqlite:///{tiny / 'target.db'}"
+    run = fl.dbjson("import", str(export), url, "--quiet")
+    _clean_failure(run)
+    _grow(tiny)
+    resume = fl.dbjson("import", str(export), url, "--resume", "--quiet")
+    assert resume.returncode == 0, resume.stderr
+    check = fl.dbjson("verify", str(export), url)
+    assert check.returncode == 0, check.stdout + check.stderr
+    import sqlite3
+
+    con = sqlite3.connect(tiny / "target.db")
+    try:
+        assert con.execute("SELECT COUNT(*), COUNT(DISTINCT id) FROM items").fetchone() == (n + 1, n + 1)
+    finally:
+        con.close()
+    fl.record("disk full under an SQLite import (tmpfs), --resume", "sqlite", 1, 1, 0, 0, exit_code=run.returncode)
+
+
+def test_export_into_a_full_disk_then_rerun(tiny: Path, tmp_path: Path, fresh_db: Any) -> None:
+    src = fresh_db("postgresql")
+    fl.fill_source(src, {"customers": 3000, "orders": 8000, "events": 5000})
+    out = tiny / "out"
+    run = fl.dbjson("export", src.url, "-o", str(out), "--threads", "2", "--chunk-size", "1000", "--quiet")
+    _clean_failure(run)
+    assert not (out / "manifest.json").exists()
+    for p in (out / "data").glob("*.jsonl"):  # finished files are whole; the torn one is still .partial
+        data = p.read_bytes()
+        assert data.endswith(b"\n")
+        for line in data.splitlines():
+            orjson.loads(line)
+    _grow(tiny)
+    again = fl.dbjson("export", src.url, "-o", str(out), "--threads", "2", "--chunk-size", "1000", "--quiet")
+    assert again.returncode == 0, again.stderr
+    assert not list(out.rglob("*.partial"))
+    target = fresh_db("postgresql")
+    imp = fl.dbjson("import", str(out), target.url, "--quiet")
+    assert imp.returncode == 0, imp.stderr
+    assert fl.table_fingerprint(target) == fl.table_fingerprint(src)
+    fl.record("disk full under an export (tmpfs), rerun", "postgresql", 1, 1, 0, 0, exit_code=run.returncode)
