@@ -116,10 +116,20 @@ def version_callback(value: bool) -> None:
         raise typer.Exit()
 
 
+def password_prompt_callback(value: bool) -> None:
+    """Ask for the password (hidden input, on the terminal) and use it like ``DBJSON_PASSWORD``."""
+    if value:
+        os.environ["DBJSON_PASSWORD"] = typer.prompt("Database password", hide_input=True, err=True)
+
+
 @app.callback()
 def _root(
     version: bool = typer.Option(
         False, "--version", "-V", callback=version_callback, is_eager=True, help="Print the version and exit."
+    ),
+    password_prompt: bool = typer.Option(
+        False, "--password-prompt", "-W", callback=password_prompt_callback,
+        help="Ask for the database password (not echoed); it is used for every URL without one, like DBJSON_PASSWORD.",
     ),
 ) -> None:
     """dbjson: schema-dump, schema-load, export, import, verify."""
