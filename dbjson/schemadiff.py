@@ -382,6 +382,8 @@ def _name(obj: Any) -> str:
 
 
 # How schema objects are matched (and found again for the DDL); by name unless listed.
+_IN_TABLE = {"column", "primary_key", "unique", "foreign_key", "check", "index"}
+_CONSTRAINTS = {"primary_key", "unique", "foreign_key", "check"}
 _KEYS: dict[str, Callable[[Any], str]] = {"routines": lambda r: f"{r.name}({r.signature or ''})",
                                           "triggers": lambda t: f"{t.table}.{t.name}"}
 
@@ -426,6 +428,7 @@ class _DdlBuilder:
         self.phases: dict[str, list[tuple[int, Statement]]] = {p: [] for p in _PHASES}
         self.skipped: list[Skipped] = []
         self.done: set[tuple[str, ...]] = set()
+        self.rebuilt: set[tuple[str, str]] = set()  # (schema, table) of rebuilt tables
         self.pairs: dict[str, tuple[m.Schema | None, m.Schema | None]] = {}
         for sa, sb in _schema_pairs(d.a, d.b):
             named = sa or sb
@@ -484,7 +487,14 @@ class _DdlBuilder:
     # -- the walk -----------------------------------------------------------------------------------
     def build(self) -> DiffDdl:
         columns: dict[tuple[str, str, str], list[Change]] = {}
+        rebuilt = self.rebuilt_tables()
         for c in self.d.changes:
+            if c.kind in _IN_TABLE and (c.schema, c.table) in rebuilt:
+                rebuilt[(c.schema, c.table or "")].append(c)
+        self.rebuilt = {k for k, group in rebuilt.items() if self.allow_drop or not any(c.destructive for c in group)}
+        for c in self.d.changes:
+            if c.kind in _IN_TABLE and (c.schema, c.table) in rebuilt:
+                continue
             if c.kind == "column" and c.op == "change":
                 columns.setdefault((c.schema, c.table or "", c.name), []).append(c)
                 continue
@@ -495,6 +505,8 @@ class _DdlBuilder:
                 handler(c)
         for group in columns.values():
             self.alter_column(group)
+        for group in rebuilt.values():
+            self.rebuild(group)
         statements: list[Statement] = []
         seen: set[int] = set()
         for p in _PHASES:
@@ -503,6 +515,54 @@ class _DdlBuilder:
                     seen.add(id(s))
                     statements.append(s)
         return DiffDdl(self.engine.name, self.engine.server_version, tuple(statements), tuple(self.skipped))
+
+    def rebuilt_tables(self) -> dict[tuple[str, str], list[Change]]:
+        """Tables whose changes the engine cannot make with ALTER TABLE: rebuilt instead."""
+        if self.engine.ddl_alters_in_place():
+            return {}
+        return {(c.schema, c.table): [] for c in self.d.changes
+                if c.table is not None and (c.kind in _CONSTRAINTS or (c.kind == "column" and c.op == "change"))}
+
+    def rebuild(self, group: list[Change]) -> None:
+        """The table-rebuild recipe: A's table created under a temporary name, the rows of the columns
+        both sides have copied, B's table dropped, the new one renamed; then A's indexes and triggers."""
+        if any(c.destructive for c in group) and not self.allow_drop:
+            for c in group:
+                self.skip(c, "the table is rebuilt and the rebuild includes a destructive change: emitted only with "
+                             "--allow-drop (allow_drop=True)")
+            return
+        found, tb = self.table_a(group[0]), self.qtable_b(group[0])
+        if found is None or tb is None:
+            return
+        schema, table, t = found
+        table_b, q_b = tb
+        head = f"CREATE TABLE {t.qname}"
+        creates = [x for x in self.plan.pre_data if x.table == t.qname and x.kind == "table" and x.sql.startswith(head)]
+        if len(creates) != 1:
+            for c in group:
+                self.skip(c, f"the table cannot be rebuilt in {self.engine.name} (see schema-load --report)")
+            return
+        temp = f"{t.name}__dbjson_new"
+        q_temp = self.engine.qualify(t.tschema, temp)
+        into: list[str] = []
+        select: list[str] = []
+        for col in table.columns:
+            hit = _find(table_b.columns, col.name)
+            if hit is not None:
+                into.append(t.col(col.name))
+                select.append(hit[1].name)
+        for sql in self.engine.ddl_rebuild_table_sql(q_b, q_temp, t.name, f"CREATE TABLE {q_temp}" + creates[0].sql[len(head):],
+                                                     into, select):
+            self.emit("columns", sql, "table", t.qname, t.qname)
+        for rank, x in enumerate(self.plan.statements):
+            if x.table == t.qname and x.kind not in ("table", "trigger", "restart", "session", "foreign_key"):
+                self.emit("comments" if x.kind == "comment" else "keys", x, rank=rank)
+        si = self.d.a.schemas.index(schema)
+        for gi, trg in enumerate(schema.triggers):
+            if trg.table == table.name and self.ctx_a.same_family:
+                path = f"/schemas/{si}/triggers/{gi}"
+                for x in self.engine.ddl_trigger(self.ctx_a, schema, trg, self.tschema(self.ctx_a, schema), path):
+                    self.emit("triggers", x)
 
     def once(self, c: Change) -> bool:
         """True the first time an object is seen (several field changes make one re-creation)."""
@@ -540,7 +600,7 @@ class _DdlBuilder:
             for key in sorted(set(opts) | set(old.get(fam, {}))):
                 items, before = opts.get(key), old.get(fam, {}).get(key)
                 if not isinstance(items, list) or not isinstance(before, (list, type(None))):
-                    if items != before:
+                    if items != before and not self.plan_option(key, items):
                         return False
                     continue
                 known = [x for x in (before or []) if x in items]
@@ -556,6 +616,13 @@ class _DdlBuilder:
                     for s in stmts:
                         self.emit("types", s)
         return True
+
+    def plan_option(self, key: str, value: Any) -> bool:
+        """A schema option the plan sets with a statement of its own (SQLite's ``PRAGMA user_version``)."""
+        stmts = [x for x in self.plan.statements if x.object == key and x.kind not in ("table", "session")]
+        for x in stmts:
+            self.emit("comments", x)
+        return value is not None and bool(stmts)
 
     # -- tables -------------------------------------------------------------------------------------
     def on_table(self, c: Change) -> None:
@@ -800,6 +867,8 @@ class _DdlBuilder:
 
         def create(c: Change) -> None:
             found = self._object_a(c, "triggers")
+            if found is not None and (c.schema, found[1].table) in self.rebuilt:
+                return  # the table's rebuild creates its triggers
             if found is not None and self._same_family(c):
                 s, trg, path = found
                 self._create(c, "triggers", self.engine.ddl_trigger(self.ctx_a, s, trg, self.tschema(self.ctx_a, s), path))

@@ -2,7 +2,8 @@
 
 * a database against its own schema document is equal (torture schemas, Chinook);
 * after schema changes on one side, ``diff_ddl`` applied to B makes the diff empty again;
-* destructive changes only with ``allow_drop`` (else skipped, listed); SQLite refuses what it cannot;
+* destructive changes only with ``allow_drop`` (else skipped, listed); SQLite rebuilds a table for
+  what its ALTER TABLE cannot do;
 * the CLI: exit codes, ``--json``, ``--ddl``, ``--allow-drop``.
 """
 
@@ -21,7 +22,6 @@ from chinook import load_chinook
 from conftest import FreshDatabase
 from dbjson import model as m
 from dbjson.ddl import apply_ddl
-from dbjson.errors import UnsupportedError
 from dbjson.schemadiff import Change, SchemaDiff, _narrowing, diff, diff_ddl
 
 Fresh = Callable[[str], FreshDatabase]
@@ -45,7 +45,7 @@ CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL, total
 CREATE TABLE product (id INTEGER PRIMARY KEY, sku VARCHAR(20) NOT NULL, CONSTRAINT product_sku UNIQUE (sku));
 CREATE VIEW big_orders AS SELECT id, total FROM orders WHERE total > 100;
 """
-# What SQLite can do with ALTER TABLE: add/drop columns, indexes, views, new and dropped tables.
+# What SQLite does with ALTER TABLE alone (no table rebuild): add/drop columns, indexes, views, tables.
 SQLITE_BASE = """
 CREATE TABLE customer (id INTEGER PRIMARY KEY, name VARCHAR(50) NOT NULL, legacy INTEGER);
 CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER NOT NULL REFERENCES customer (id), status VARCHAR(10));
@@ -138,10 +138,10 @@ def test_torture_created_and_dropped_by_the_ddl(engine: str, fresh_db: Fresh) ->
 
 
 
-def _sides(engine: str, fresh_db: Fresh) -> tuple[FreshDatabase, FreshDatabase]:
+def _sides(engine: str, fresh_db: Fresh, simple_sqlite: bool = False) -> tuple[FreshDatabase, FreshDatabase]:
     a, b = fresh_db(engine), fresh_db(engine)
-    a.execute(SQLITE_CHANGED if engine == "sqlite" else CHANGED)
-    b.execute(SQLITE_BASE if engine == "sqlite" else BASE)
+    a.execute(SQLITE_CHANGED if simple_sqlite else CHANGED)
+    b.execute(SQLITE_BASE if simple_sqlite else BASE)
     return a, b
 
 
@@ -154,11 +154,10 @@ def test_changes_are_reported(engine: str, fresh_db: Fresh) -> None:
     assert ("drop", "column", "customer.legacy", None) in got
     assert ("add", "column", "customer.phone", None) in got
     assert ("drop", "index", "orders.orders_status", None) in got
-    if engine != "sqlite":
-        assert ("add", "foreign_key", "orders.orders_customer_fk", None) in got
-        assert ("change", "column", "customer.email", "nullable") in got
-        assert ("change", "column", "customer.note", "default") in got
-        assert ("add", "view", "big_orders", None) in got
+    assert ("add", "foreign_key", "orders.orders_customer_fk", None) in got
+    assert ("change", "column", "customer.email", "nullable") in got
+    assert ("change", "column", "customer.note", "default") in got
+    assert ("add", "view", "big_orders", None) in got
     destructive = sorted(c.object.split(".", 1)[1] for c in d.changes if c.destructive)
     assert destructive == ["customer.legacy", "old_stuff"]
 
@@ -174,7 +173,7 @@ def test_ddl_applied_makes_the_diff_empty(engine: str, fresh_db: Fresh) -> None:
 
 
 def test_without_allow_drop_destructive_changes_are_skipped(engine: str, fresh_db: Fresh) -> None:
-    a, b = _sides(engine, fresh_db)
+    a, b = _sides(engine, fresh_db, simple_sqlite=engine == "sqlite")
     doc = dbjson.reflect(a.url)
     ddl = diff_ddl(diff(doc, b.url))
     skipped = sorted(s.change.object.split(".", 1)[1] for s in ddl.skipped)
@@ -222,22 +221,31 @@ def test_narrowing_type_change_needs_allow_drop(engine: str, fresh_db: Fresh) ->
     assert diff(doc, b.url).empty
 
 
-def test_sqlite_cannot_alter_a_column(fresh_db: Fresh) -> None:
+def test_sqlite_rebuilds_a_table_it_cannot_alter(fresh_db: Fresh) -> None:
+    """NOT NULL, a wider type, a new default and a new foreign key: the table-rebuild recipe keeps the
+    rows, and the views and triggers that name the table."""
     a, b = fresh_db("sqlite"), fresh_db("sqlite")
-    a.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
-    b.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT)")
-    d = diff(a.url, b.url)
-    assert describe(d) == [("change", "column", "t.name", "nullable")]
-    with pytest.raises(UnsupportedError) as err:
-        diff_ddl(d)
-    assert err.value.table == "t" and err.value.column == "name"
-    proc = run_cli("diff", a.url, b.url, "--ddl")
-    assert proc.returncode == UnsupportedError.exit_code
-    assert "SQLite cannot alter a column" in proc.stderr
+    both = ("CREATE TRIGGER customer_ai AFTER INSERT ON customer BEGIN UPDATE orders SET status = 'new' WHERE customer_id = NEW.id; END;"
+            "CREATE VIEW names AS SELECT name FROM customer;")
+    a.execute(CHANGED + both)
+    b.execute(BASE + both + "INSERT INTO customer VALUES (1, 'ann', 'a@x', NULL, 5); INSERT INTO orders VALUES (7, 1, 250, 'open');")
+    doc = dbjson.reflect(a.url)
+    safe = diff_ddl(diff(doc, b.url))
+    assert {s.change.table for s in safe.skipped if s.change.kind != "table"} == {"customer"}  # its rebuild drops legacy
+    ddl = diff_ddl(diff(doc, b.url), allow_drop=True)
+    assert ddl.skipped == () and any('RENAME TO "orders"' in s.sql for s in ddl.statements)
+    apply_ddl(list(ddl.statements), b.url)
+    assert diff(doc, b.url).empty
+    assert b.query("SELECT id, name, email, note, phone FROM customer") == [(1, "ann", "a@x", None, None)]
+    assert b.query("SELECT * FROM big_orders") == [(7, 250)]
+    assert b.query("SELECT * FROM names") == [("ann",)]
+    b.execute("INSERT INTO customer (id, name, email) VALUES (2, 'bob', 'b@x')")  # trigger still there
+    assert b.query("SELECT status FROM orders") == [("open",)]
+    assert run_cli("diff", a.url, b.url).returncode == 0
 
 
 def test_ddl_for_another_dialect(fresh_db: Fresh) -> None:
-    a, b = _sides("sqlite", fresh_db)
+    a, b = _sides("sqlite", fresh_db, simple_sqlite=True)
     ddl = diff_ddl(diff(a.url, b.url), "postgresql", allow_drop=True)
     assert ddl.dialect == "postgresql"
     sql = "\n".join(s.sql for s in ddl.statements)
@@ -303,7 +311,7 @@ def test_narrowing_rules() -> None:
 
 
 def test_cli_exit_codes_json_and_allow_drop(fresh_db: Fresh, tmp_path: Path) -> None:
-    a, b = _sides("sqlite", fresh_db)
+    a, b = _sides("sqlite", fresh_db, simple_sqlite=True)
     proc = run_cli("diff", a.url, b.url)
     assert proc.returncode == 1
     assert "table customer" in proc.stdout and "+ column phone" in proc.stdout

@@ -1050,6 +1050,17 @@ class BaseDDL:
         """Set (or, with None, remove) a table's comment."""
         return f"COMMENT ON TABLE {qtable} IS {self.literal(comment) if comment else 'NULL'}"
 
+    def ddl_alters_in_place(self) -> bool:
+        """Whether ALTER TABLE changes columns and constraints of an existing table (else the diff
+        rebuilds the table: ``ddl_rebuild_table_sql``)."""
+        return True
+
+    def ddl_rebuild_table_sql(self, qtable: str, qtemp: str, name: str, create_sql: str, insert_columns: list[str],
+                              select_columns: list[str]) -> list[str]:
+        """Replace table ``qtable`` by ``create_sql`` (which creates ``qtemp``), keeping the rows of the
+        columns listed, then rename it to ``name``: for engines that do not alter in place."""
+        raise UnsupportedError(f"{self.name} alters tables in place; no rebuild", table=qtable)
+
 
 def _zero_date_dropped(ctx: Context, col: m.Column, target: m.Type, parts: ColumnParts, path: str) -> bool:
     """A zero-date default (``'0000-00-00 00:00:00'``) on a target without zero dates: no default,

@@ -133,3 +133,15 @@ class SQLiteDDL(BaseDDL):
     def ddl_drop_constraint_sql(self, qtable: str, kind: str, name: str | None) -> str:
         raise UnsupportedError(f"SQLite cannot drop a {kind.replace('_', ' ')} ({name}) from an existing table",
                                table=qtable, hint="SQLite declares constraints in CREATE TABLE only: rebuild the table")
+
+    def ddl_alters_in_place(self) -> bool:
+        return False
+
+    def ddl_rebuild_table_sql(self, qtable: str, qtemp: str, name: str, create_sql: str, insert_columns: list[str],
+                              select_columns: list[str]) -> list[str]:
+        """SQLite's table-rebuild recipe: create the new table, copy the rows, drop the old one, rename.
+        ``legacy_alter_table`` keeps the rename from checking views that name the table meanwhile gone."""
+        into = ", ".join(self.quote(c) for c in insert_columns)
+        cols = ", ".join(self.quote(c) for c in select_columns)
+        return ["PRAGMA legacy_alter_table = ON", create_sql, f"INSERT INTO {qtemp} ({into}) SELECT {cols} FROM {qtable}",
+                f"DROP TABLE {qtable}", f"ALTER TABLE {qtemp} RENAME TO {self.quote(name)}", "PRAGMA legacy_alter_table = OFF"]
