@@ -36,6 +36,14 @@ def cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([DBJSON, *args], env=full, capture_output=True, text=True, timeout=120)
 
 
+def invoke(*args: str) -> subprocess.CompletedProcess[str]:
+    """``dbjson ARGS`` in this process (typer's CliRunner: fast), output captured as from a pipe."""
+    from typer.testing import CliRunner
+
+    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "200", "NO_COLOR": None})
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
+
+
 def on_terminal(*args: str, **env: str) -> tuple[int, str]:
     """``dbjson ARGS`` on a pseudo-terminal (stdout and stderr), as a user at a shell sees it."""
     full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "TERM")}
@@ -64,7 +72,7 @@ def test_commands_are_the_documented_ones() -> None:
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_help_shows_an_example(command: str) -> None:
-    proc = cli(command, "--help")
+    proc = invoke(command, "--help")
     assert proc.returncode == 0, proc.stderr
     assert "Example" in proc.stdout, f"dbjson {command} --help has no example"
     examples = proc.stdout.split("Example", 1)[1]
@@ -73,7 +81,7 @@ def test_every_command_help_shows_an_example(command: str) -> None:
 
 def test_version() -> None:
     for flag in ("--version", "-V"):
-        proc = cli(flag)
+        proc = invoke(flag)
         assert proc.returncode == 0 and proc.stdout.strip() == f"dbjson {dbjson.__version__}"
 
 
@@ -128,14 +136,14 @@ def test_no_color_with_progress_bars(fresh_db: Fresh, tmp_path: Path) -> None:
     ("shop", "use e.g. mysql://"),
 ])
 def test_wrong_url_scheme(url: str, hint: str) -> None:
-    proc = cli("schema-dump", url)
+    proc = invoke("schema-dump", url)
     assert proc.returncode == 2 and "hint:" in proc.stderr and hint in proc.stderr, proc.stderr
 
 
 @pytest.mark.parametrize("engine", ["mariadb", "mysql", "postgresql"])
 def test_unknown_database(engine: str) -> None:
     url = server_url(engine).rsplit("/", 1)[0] + "/dbjson_no_such_" + uuid.uuid4().hex[:6]
-    proc = cli("schema-dump", url)
+    proc = invoke("schema-dump", url)
     assert proc.returncode == 3, proc.stderr
     assert "hint: check the database name, or create it first" in proc.stderr
     assert "import --create" in proc.stderr
@@ -334,7 +342,7 @@ def test_schema_load_output_file_equals_stdout(fresh_db: Fresh, tmp_path: Path) 
 
 
 def test_wrong_path_hints(tmp_path: Path) -> None:
-    missing = cli("verify", str(tmp_path / "nothing"), "sqlite:///x.db")
+    missing = invoke("verify", str(tmp_path / "nothing"), "sqlite:///x.db")
     assert missing.returncode != 0 and "hint: give the directory that dbjson export -o DIR wrote" in missing.stderr
-    directory = cli("schema-load", str(tmp_path), "--dialect", "mysql")
+    directory = invoke("schema-load", str(tmp_path), "--dialect", "mysql")
     assert directory.returncode == 4 and "hint: give the schema document itself" in directory.stderr
