@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import URL as URL, make_url  # URL re-exported: dbjson.ddl.apply imports it from here
 
-from .errors import ConnectionFailed, UsageError, hint_for
+from .errors import ConnectionFailed, DbjsonError, UsageError, hint_for
 
 _SCHEMES = {
     "mysql": "mysql+pymysql",
@@ -151,6 +151,37 @@ def _sqlite_exists(database: str | None) -> bool:
     if not database or database == ":memory:" or database.startswith("file:"):
         return True
     return os.path.isfile(database)
+
+
+_SHUTDOWN_STATES = ("57P01", "57P02", "57P03")  # PostgreSQL: admin/crash shutdown, cannot connect now
+_MYSQL_CONNECTION_CODES = (1053, 1927, 4031)  # server shutdown, connection killed, idle disconnect
+
+
+def is_connection_problem(exc: BaseException) -> bool:
+    """Whether a driver error is about the connection (server gone, connection refused, closed or
+    killed) rather than about a statement: DB-API InterfaceError; OperationalError (or a subclass)
+    whose SQLSTATE is of class 08 or a shutdown (psycopg) or whose MySQL code is a client error
+    (2000+: gone away, lost connection) or a killed session; other OperationalErrors without a code."""
+    if isinstance(exc, DbjsonError):
+        return False
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if "InterfaceError" in names:
+        return True
+    if "OperationalError" not in names:
+        return False
+    state = getattr(exc, "sqlstate", None)
+    if isinstance(state, str):
+        return state.startswith("08") or state in _SHUTDOWN_STATES
+    code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else None
+    return code is None or code >= 2000 or code in _MYSQL_CONNECTION_CODES
+
+
+def raise_if_connection_error(exc: BaseException, url: URL) -> None:
+    """In an ``except`` block: raise :class:`ConnectionFailed` (masked URL, no password) for a
+    driver's connection-level error; return for anything else, which the caller re-raises as is.
+    The one translation of driver errors used by export and reflection."""
+    if is_connection_problem(exc):
+        raise connection_error(exc, url) from None
 
 
 def connection_error(exc: BaseException, url: URL) -> ConnectionFailed:

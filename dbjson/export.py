@@ -34,7 +34,7 @@ from typing import IO, Any, Protocol
 from . import model as m
 from . import progress as ev
 from .codec import Checksum, encoder
-from .connect import Target, connection_error, parse_url
+from .connect import Target, is_connection_problem, parse_url, raise_if_connection_error
 from .engines import Engine, detect_engine, get_engine
 from .errors import Cancelled, DataError, DbjsonError, UnsupportedError, UsageError
 from .manifest import FileEntry, KeyRange, Manifest, SnapshotInfo, SourceInfo, TableEntry, write_manifest
@@ -671,7 +671,7 @@ def _plan_or_explain(
         text = (str(e).strip().splitlines() or [type(e).__name__])[0]
         if where:
             raise UsageError(f"--where condition failed: {text}", table=f"{schema}.{table.name}", hint=f"the condition was: {where}") from None
-        if type(e).__name__ in ("OperationalError", "InterfaceError"):
+        if is_connection_problem(e):
             raise
         raise DataError(f"cannot read the table: {text}", table=f"{schema}.{table.name}") from None
 
@@ -813,8 +813,7 @@ def export_database(
         if isinstance(e, OSError) and e.errno in _OUTPUT_ERRNOS:  # the output (no manifest was written)
             raise DataError(f"cannot write the export: {e.strerror}", file=e.filename,
                             hint="free space (or choose another --output) and run the export again") from None
-        if type(e).__name__ in ("OperationalError", "InterfaceError"):
-            raise connection_error(e, target.url) from None
+        raise_if_connection_error(e, target.url)
         raise
     finally:
         _close_all([coordinator, *workers])
@@ -891,8 +890,7 @@ def export_table(
     except DbjsonError:
         raise
     except Exception as e:
-        if type(e).__name__ in ("OperationalError", "InterfaceError"):
-            raise connection_error(e, target.url) from None
+        raise_if_connection_error(e, target.url)
         raise
     finally:
         _close_all([conn])

@@ -10,9 +10,8 @@ from datetime import datetime, timezone
 from sqlalchemy.engine import URL
 
 from . import model as m
-from .connect import Target, connection_error, parse_url
+from .connect import Target, parse_url, raise_if_connection_error
 from .engines import detect_engine
-from .errors import DbjsonError
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,11 +61,8 @@ def reflect(
         engine = detect_engine(target.family, conn)
         try:
             db: m.Database = engine.reflect_database(conn, target, options)  # type: ignore[attr-defined]
-        except DbjsonError:
-            raise
         except Exception as e:  # a driver error mid-reflection
-            if _is_connection_problem(e):
-                raise connection_error(e, target.url) from None
+            raise_if_connection_error(e, target.url)
             raise
         return db
     finally:
@@ -75,7 +71,3 @@ def reflect(
         except Exception:  # noqa: BLE001
             pass
 
-
-def _is_connection_problem(e: Exception) -> bool:
-    name = type(e).__name__
-    return name in ("OperationalError", "InterfaceError")
