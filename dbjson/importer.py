@@ -609,8 +609,9 @@ class Importer:
     _rejected_by_table: dict[str, int]
 
     def _record_policies(self, state: Any) -> None:
-        """Journal the value policies (``dbjson verify`` reads them back: :func:`recorded_policies`);
-        a resumed import must keep the policies its finished units were loaded with."""
+        """Journal the value policies (``dbjson verify`` reads the ``policies`` step back, see
+        :func:`dbjson.verify.verify`); a resumed import must keep the ``--nul`` its finished units
+        were loaded with."""
         assert self.journal is not None
         before = state.done.get("policies")
         now = {"nul": self.opts.nul, "zero_dates": self.opts.zero_dates}
