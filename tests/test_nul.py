@@ -109,3 +109,15 @@ def test_targets_that_hold_nul_keep_it(fresh_db: Any, tmp_path: Path) -> None:
     report = import_database(out, dst.url)  # --nul error: nothing to report on MariaDB
     assert report.verify.ok and not report.findings and not report.verify.tables[0].rules
     assert dst.query("SELECT title FROM notes WHERE id = 1")[0][0] == "a\x00b"
+
+
+def test_resume_keeps_the_nul_policy(fresh_db: Any, tmp_path: Path) -> None:
+    from dbjson.errors import UsageError
+
+    out = _export(fresh_db, tmp_path)
+    dst = fresh_db("postgresql")
+    import_database(out, dst.url, nul="strip")
+    with pytest.raises(UsageError, match="--nul strip"):
+        import_database(out, dst.url, nul="replace", resume=True)
+    again = import_database(out, dst.url, nul="strip", resume=True)  # nothing left to load
+    assert again.resumed_units == 1 and again.verify.ok
