@@ -156,6 +156,9 @@ class MySQLLoad:
         kw: dict[str, Any] = {}
         if u.query.get("unix_socket"):
             kw["unix_socket"] = u.query["unix_socket"]
+        for k in ("ssl_ca", "ssl_cert", "ssl_key"):  # TLS options of the URL (as for every other connection)
+            if isinstance(u.query.get(k), str):
+                kw[k] = u.query[k]
         args = dict(host=u.host or "localhost", port=u.port or 3306, user=u.username or "root", password=u.password or "",
                     database=u.database, charset="utf8mb4", autocommit=True, local_infile=True, connect_timeout=10,
                     max_allowed_packet=64 << 20, **kw)
