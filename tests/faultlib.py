@@ -154,3 +154,11 @@ def lost_and_duplicated(expected: dict[str, int], got: dict[str, tuple[int, int]
     lost = sum(max(0, expected[t] - got[t][0]) for t in expected)
     dup = sum(max(0, got[t][0] - expected[t]) for t in expected)
     return lost, dup
+
+
+def record_secrets(engine: str, artefacts: int) -> None:
+    """The secrets test's figure: artefacts searched for the password (none may contain it)."""
+    SUMMARY_DIR.mkdir(parents=True, exist_ok=True)
+    entry = {"name": "password searched in every artefact of a run", "engine": engine,
+             "cases": artefacts, "rejected_cleanly": 0, "loaded_correctly": artefacts}
+    (SUMMARY_DIR / f"secrets-{engine}.json").write_bytes(orjson.dumps({"hostile": [entry]}, option=orjson.OPT_INDENT_2))
