@@ -21,6 +21,7 @@ import base64
 import binascii
 import datetime as dt
 import hashlib
+import json
 import math
 import re
 import struct
@@ -796,6 +797,19 @@ def _make_dec_bit(length: int | None, varying: bool) -> Decoder:
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
+# Date/timestamp text kept verbatim (the target decides): zero and out-of-calendar dates (MySQL),
+# infinity, BC and 5-digit years (PostgreSQL), 24:00:00. Anything else is not a date: a DataError.
+_VERBATIM_DATE = re.compile(
+    r"^(?:-?infinity|-?\d{4,}-(?:0\d|1[0-2])-(?:[0-2]\d|3[01])"
+    r"(?:[ T]\d{2}:\d{2}(?::\d{2})?(?:\.\d*)?)?(?:Z|[+-]\d{2}(?::?\d{2}){0,2})?(?: BC)?)$")
+
+
+def is_date_text(v: str) -> bool:
+    """Whether ``v`` is the text of a date or timestamp as the row encoding writes it (ISO 8601,
+    zero and out-of-calendar MySQL dates, infinity, BC): what a loader may store as text."""
+    return _VERBATIM_DATE.match(v) is not None
+
+
 def _dec_date(v: Any) -> dt.date | str:
     if not isinstance(v, str):
         raise _bad("date", v)
@@ -803,7 +817,9 @@ def _dec_date(v: Any) -> dt.date | str:
         try:
             return dt.date.fromisoformat(v)
         except ValueError:
-            return v  # zero or invalid dates stay text: the importer applies its policy
+            pass  # zero or invalid dates stay text: the importer applies its policy
+    if not _VERBATIM_DATE.match(v):
+        raise _bad("date", v)
     return v
 
 
@@ -837,13 +853,14 @@ def _make_dec_timestamp(with_tz: bool) -> Decoder:
         if not isinstance(v, str):
             raise _bad("timestamp", v)
         mt = _TS_RE.match(v)
-        if not mt or not mt["time"]:
-            return v  # infinity, BC...: verbatim
-        try:
-            parsed = dt.datetime.fromisoformat(v[:-1] + "+00:00" if v.endswith("Z") else v)
-        except ValueError:
-            return v  # zero datetimes stay text
-        return parsed
+        if mt and mt["time"]:
+            try:
+                return dt.datetime.fromisoformat(v[:-1] + "+00:00" if v.endswith("Z") else v)
+            except ValueError:
+                pass  # zero datetimes stay text
+        if not _VERBATIM_DATE.match(v):
+            raise _bad("timestamp", v)
+        return v  # infinity, BC, zero...: verbatim
 
     return dec
 
@@ -1029,7 +1046,23 @@ def raw_values(line: bytes) -> dict[str, bytes]:
         i = _skip_ws(line, vend)
         if i < n and line[i] == 0x2C:
             i = _skip_ws(line, i + 1)
+            if i < n and line[i] == 0x7D:
+                raise DataError("malformed JSON object: ',' before '}'")
+        elif i < n and line[i] != 0x7D:
+            raise DataError("malformed JSON object: ',' or '}' expected")
+    if i != n - 1:
+        raise DataError("malformed JSON object: text after the closing '}'")
     return out
+
+
+def _json_text(span: bytes) -> JsonText:
+    """The exact text of a json column's value, after checking it is JSON (stdlib: any number size)."""
+    try:
+        text = span.decode()
+        json.loads(text)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise DataError("malformed JSON value") from None
+    return JsonText(text)
 
 
 class RowDecoder:
@@ -1070,7 +1103,7 @@ class RowDecoder:
                 return obj
             # json columns keep their exact text (numbers beyond double range, key order)
             spans = raw_values(raw.strip())
-            return {k: (JsonText(v.decode()) if k in self._json_names and v != b"null" else orjson.loads(v)) for k, v in spans.items()}
+            return {k: (_json_text(v) if k in self._json_names and v != b"null" else orjson.loads(v)) for k, v in spans.items()}
         except orjson.JSONDecodeError as e:
             raise DataError(f"malformed JSON line: {e}") from None
 

@@ -124,7 +124,11 @@ def _try(conn: Any, sql: str, transactional: bool) -> str | None:
 
 
 def _execute(conn: Any, sql: str) -> None:
-    if hasattr(conn, "cursor") and not hasattr(conn, "executescript"):
+    if type(conn).__module__.startswith("psycopg"):
+        # The extended query protocol runs exactly one statement: text smuggled after a ';' in a
+        # document fails instead of running (PyMySQL and sqlite3 already refuse a second statement).
+        conn.execute(sql, binary=True)
+    elif hasattr(conn, "cursor") and not hasattr(conn, "executescript"):
         with conn.cursor() as cur:
             cur.execute(sql)
     else:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import model as m
-from ..errors import UnsupportedError
+from ..errors import TranslationError, UnsupportedError
 from .plan import DdlPlan, Statement, TranslationReport
 from .types import TypeChoice, find_rule, result_type
 
@@ -164,7 +164,7 @@ class Context:
             self.report.add(path, f"{what} uses a sequence ({self.engine.name} has none); dropped", "sequence-expression")
             return None
         if src == self.engine.name or family_of(src) == self.engine.family == "mysql":
-            return sql
+            return self.verbatim(sql, path, what, statement=statement)
         from .expr import translate  # sqlglot: imported when DDL is made (0.1-0.3 s of every export's start-up otherwise)
 
         out, reason = translate(sql, src, self.engine.name, self.functions(), statement=statement, schemas=self.schema_names,
@@ -174,6 +174,35 @@ class Context:
         if out is None:
             self.report.add(path, f"{what} not translated from {src} ({reason}); dropped", "expression-guard")
         return out
+
+    def verbatim(self, sql: str, path: str, what: str, *, statement: bool = False, lists: bool = False) -> str:
+        """``sql`` copied as written into a statement for this engine, after the guard of
+        :func:`~dbjson.ddl.expr.verbatim_problem`; text that could leave its slot is refused."""
+        from .expr import verbatim_problem
+
+        reason = verbatim_problem(sql, self.engine.name, statement=statement, lists=lists)
+        if reason:
+            raise TranslationError(f"{what} refused: it {reason}", pointer=path, value=sql,
+                                   hint="the schema document may have been crafted; see 'Untrusted documents' in docs/format.md")
+        return sql
+
+
+    def definition(self, sql: str, path: str, what: str) -> str:
+        """A routine, trigger or event definition (a whole statement, used as written): it must be
+        the CREATE statement of that kind, so a document cannot pass off another statement as one."""
+        found = _DEFINITION.match(sql)
+        allowed = {"routine": ("FUNCTION", "PROCEDURE", "AGGREGATE")}.get(what, (what.upper(),))
+        if found is None or found.group(1).upper() not in allowed:
+            raise TranslationError(f"{what} definition refused: it is not a CREATE {' or '.join(allowed)} statement", pointer=path,
+                                   value=sql, hint="the schema document may have been crafted; see 'Untrusted documents' in docs/format.md")
+        return sql
+
+
+_QUOTED_OR_WORD = r"(?:`(?:[^`]|``)*`|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|[^\s@`'\"]+)"
+_DEFINITION = re.compile(
+    r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:DEFINER\s*=\s*" + _QUOTED_OR_WORD + r"(?:@" + _QUOTED_OR_WORD + r")?\s+)?"
+    r"(?:SQL\s+SECURITY\s+\w+\s+)?(?:CONSTRAINT\s+|TEMP(?:ORARY)?\s+)?(?:AGGREGATE\s+(?=FUNCTION))?(FUNCTION|PROCEDURE|TRIGGER|EVENT|AGGREGATE)\b",
+    re.IGNORECASE)
 
 
 class BaseDDL:
@@ -406,6 +435,7 @@ class BaseDDL:
     def ddl_column_type(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> TypeChoice:
         """The target type of a column: ``native.raw`` on the same engine, else the type rules."""
         if ctx.same and col.native.engine == self.name:
+            ctx.verbatim(col.native.raw, f"{path}/native/raw", "native type")
             return TypeChoice(self.ddl_native_type(ctx, t, col), col.type, rule="native")
         ref = self._referenced_column(ctx, t, col) if self.table.get("capabilities", {}).get("fk_same_types") else None
         if ref is not None:
@@ -934,6 +964,7 @@ class BaseDDL:
         if not ev.definition:
             ctx.report.add(path, f"event {ev.name!r} has no definition; not created", "event-dropped")
             return []
+        ctx.definition(ev.definition, f"{path}/definition", "event")
         return [Statement(self.ddl_strip_source_schema(ctx, schema, ev.definition), "event", self.qualify(tschema, ev.name))]
 
     def ddl_strip_source_schema(self, ctx: Context, schema: m.Schema, sql: str) -> str:
@@ -943,7 +974,7 @@ class BaseDDL:
         """CREATE VIEW (verbatim on the same engine, else translated behind the guard)."""
         body = view.definition.strip().rstrip(";")
         if ctx.same:
-            body = self.ddl_strip_source_schema(ctx, schema, body)
+            body = self.ddl_strip_source_schema(ctx, schema, ctx.verbatim(body, f"{path}/definition", "view definition", statement=True))
         else:
             translated = ctx.expr(body, view.dialect, f"{path}/definition", "view definition", statement=True, schema=schema.name)
             if translated is None:
@@ -972,12 +1003,14 @@ class BaseDDL:
         if not r.definition:
             ctx.report.add(path, f"{r.kind} {r.name!r} has no definition; not created", "routine-no-definition")
             return []
+        ctx.definition(r.definition, f"{path}/definition", "routine")
         return [Statement(self.ddl_strip_source_schema(ctx, schema, r.definition).rstrip().rstrip(";"), "routine", self.qualify(tschema, r.name))]
 
     def ddl_trigger(self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str) -> list[Statement]:
         if not trg.definition:
             ctx.report.add(path, f"trigger {trg.name!r} has no definition; not created", "trigger-no-definition")
             return []
+        ctx.definition(trg.definition, f"{path}/definition", "trigger")
         return [Statement(self.ddl_strip_source_schema(ctx, schema, trg.definition).rstrip().rstrip(";"), "trigger",
                           self.qualify(tschema, trg.name), self.qualify(tschema, trg.table))]
 

@@ -14,7 +14,9 @@ from typing import cast
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
+from sqlglot.tokenizer_core import TokenType
 
 _SQLGLOT = {"mysql": "mysql", "mariadb": "mysql", "postgresql": "postgres", "sqlite": "sqlite"}
 
@@ -137,13 +139,47 @@ def translate(sql: str, source: str, target: str, functions: set[str], *, statem
     if reason:
         return None, reason
     try:
-        out = tree.sql(dialect=write, identify=True, unsupported_level=sqlglot.ErrorLevel.RAISE)
+        out = tree.sql(dialect=write, identify=True, comments=False, unsupported_level=sqlglot.ErrorLevel.RAISE)
         again = cast(exp.Expression, sqlglot.parse_one(out, read=write))
     except SqlglotError as e:
         return None, f"cannot render for {target}: {str(e).splitlines()[0][:120]}"
     if _guard(again, functions | _known_names(tree), extra) is not None:
         return None, "the translation does not parse back cleanly"
     return out, ""
+
+
+def verbatim_problem(sql: str, engine_name: str, *, statement: bool = False, lists: bool = False) -> str | None:
+    """Why ``sql`` (document text copied verbatim into a statement for ``engine_name``) is refused, or None.
+
+    Expressions are SQL by design, so a same-engine document's defaults, checks, generated columns,
+    index expressions, predicates, partition keys and view bodies are used as written. They must
+    stay inside their slot: no ``;`` outside quotes (a second statement), no parenthesis closed
+    that the text did not open (or left open), and, for scalar expressions (not ``statement``),
+    no comment (which could swallow the rest of the line) and no top-level comma (which could add
+    a column or a constraint) unless ``lists`` (a partition key). Quoting follows the engine's
+    tokenizer (sqlglot), so ``';'`` inside a string literal or a quoted name is fine.
+    """
+    try:
+        tokens = Dialect.get_or_raise(_SQLGLOT[engine_name]).tokenize(sql)
+    except SqlglotError as e:
+        return f"cannot be tokenized ({str(e).splitlines()[0][:80]})"
+    depth = 0
+    for tok in tokens:
+        if tok.token_type == TokenType.SEMICOLON:
+            return "contains ';' outside quotes (a second statement)"
+        if tok.comments and not statement:
+            return "contains a comment"
+        if tok.token_type == TokenType.L_PAREN:
+            depth += 1
+        elif tok.token_type == TokenType.R_PAREN:
+            depth -= 1
+            if depth < 0:
+                return "closes a parenthesis it did not open"
+        elif tok.token_type == TokenType.COMMA and depth == 0 and not (statement or lists):
+            return "is a list where one expression belongs"
+    if depth:
+        return "leaves a parenthesis open"
+    return None
 
 
 def _known_names(tree: exp.Expression) -> set[str]:

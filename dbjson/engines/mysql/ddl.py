@@ -71,7 +71,7 @@ class MySQLDDL(BaseDDL):
     def ddl_column_type(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> Any:
         if not ctx.same and ctx.same_family and col.native.engine in ("mysql", "mariadb"):
             # MySQL ↔ MariaDB: the native spelling works unless it names a type the other lacks.
-            raw = col.native.raw
+            raw = ctx.verbatim(col.native.raw, f"{path}/native/raw", "native type")
             base = raw.lower().split("(")[0].split(" ")[0]
             renamed = _RENAMED.get((ctx.source, self.name), {}).get(base)
             if renamed:
@@ -386,21 +386,24 @@ class MySQLDDL(BaseDDL):
         p = t.table.partitioning
         if p is None or not ctx.same_family:
             return ""
-        method = p.method.upper()
+        pp = f"{t.path}/partitioning"
+        method = ctx.verbatim(p.method, f"{pp}/method", "partitioning method").upper()
         if method == "SYSTEM_TIME" and not self.is_mariadb:
             ctx.report.add(f"{t.path}/partitioning", "SYSTEM_TIME partitioning dropped (MariaDB only)", "partitioning-dropped", "approximation")
             return ""
-        sql = f"\nPARTITION BY {method}" + (f" ({p.expression})" if p.expression else "")
+        expression = ctx.verbatim(p.expression, f"{pp}/expression", "partition key", lists=True) if p.expression else ""
+        sql = f"\nPARTITION BY {method}" + (f" ({expression})" if expression else "")
         if p.subpartitioning:
-            sql += f" SUBPARTITION BY {p.subpartitioning}"
+            sql += f" SUBPARTITION BY {ctx.verbatim(p.subpartitioning, f'{pp}/subpartitioning', 'subpartitioning', lists=True)}"
         if p.partitions:
-            sql += " (" + ", ".join(self._ddl_partition(method, x) for x in p.partitions) + ")"
+            sql += " (" + ", ".join(self._ddl_partition(ctx, method, x, f"{pp}/partitions/{i}") for i, x in enumerate(p.partitions)) + ")"
         return sql
 
-    def _ddl_partition(self, method: str, part: m.Partition) -> str:
+    def _ddl_partition(self, ctx: Context, method: str, part: m.Partition, path: str) -> str:
         sql = f"PARTITION {self.quote(part.name)}"
         if part.bound:
-            sql += f" {part.bound}" if method == "SYSTEM_TIME" else f" VALUES {part.bound}"
+            bound = ctx.verbatim(part.bound, f"{path}/bound", "partition bound", lists=True)
+            sql += f" {bound}" if method == "SYSTEM_TIME" else f" VALUES {bound}"
         if part.comment:
             sql += f" COMMENT = {self.literal(part.comment)}"
         subs = part.options.get("mysql", {}).get("subpartitions") or []
@@ -494,7 +497,8 @@ class MySQLDDL(BaseDDL):
 
     def ddl_view(self, ctx: Context, schema: m.Schema, view: m.View, tschema: str | None, path: str) -> list[Statement]:
         if family_of(view.dialect or ctx.source) == "mysql" and not ctx.same:
-            body = self.ddl_strip_source_schema(ctx, schema, view.definition.strip().rstrip(";"))
+            body = ctx.verbatim(view.definition.strip().rstrip(";"), f"{path}/definition", "view definition", statement=True)
+            body = self.ddl_strip_source_schema(ctx, schema, body)
             qname = self.qualify(tschema, view.name)
             cols = f" ({', '.join(self.quote(c) for c in view.columns)})" if view.columns else ""
             return [Statement(self.ddl_view_sql(ctx, view, qname, cols, body, path), "view", qname, optional=True, path=path)]

@@ -70,15 +70,17 @@ class PostgreSQLDDL(BaseDDL):
                 out.append(Statement(f"COMMENT ON TYPE {q} IS {self.literal(e.comment)}", "comment", q))
         for di, d in enumerate(schema.domains):
             q = self.qualify(tschema, d.name)
-            sql = f"CREATE DOMAIN {q} AS {d.native.raw}"
+            dp = f"{path}/domains/{di}"
+            sql = f"CREATE DOMAIN {q} AS {ctx.verbatim(d.native.raw, f'{dp}/native/raw', 'native type')}"
             if d.collation:
                 sql += f" COLLATE {self.quote(d.collation)}"
             if d.default is not None:
-                sql += f" DEFAULT {d.default.value if d.default.kind != 'literal' else self.literal(d.default.value)}"
+                value = d.default.value or ""
+                sql += f" DEFAULT {ctx.verbatim(value, f'{dp}/default', 'domain default') if d.default.kind != 'literal' else self.literal(value)}"
             if not d.nullable:
                 sql += " NOT NULL"
-            for chk in d.checks:
-                expr = chk.expression.strip()
+            for ci, chk in enumerate(d.checks):
+                expr = ctx.verbatim(chk.expression.strip(), f"{dp}/checks/{ci}/expression", "domain check")
                 if not expr.upper().startswith("CHECK"):
                     expr = f"CHECK ({expr})" if not expr.startswith("(") else f"CHECK {expr}"
                 sql += f" CONSTRAINT {self.quote(chk.name)} {expr}"
@@ -87,7 +89,8 @@ class PostgreSQLDDL(BaseDDL):
                 out.append(Statement(f"COMMENT ON DOMAIN {q} IS {self.literal(d.comment)}", "comment", q))
         for c in schema.composites:
             q = self.qualify(tschema, c.name)
-            fields = ", ".join(f"{self.quote(f.name)} {f.native.raw}" for f in c.fields)
+            fields = ", ".join(f"{self.quote(f.name)} {ctx.verbatim(f.native.raw, f'{path}/composites/{c.name}', 'native type')}"
+                               for f in c.fields)
             out.append(Statement(f"CREATE TYPE {q} AS ({fields})", "type", q))
             if c.comment:
                 out.append(Statement(f"COMMENT ON TYPE {q} IS {self.literal(c.comment)}", "comment", q))
@@ -316,7 +319,10 @@ class PostgreSQLDDL(BaseDDL):
         out = ""
         table = t.table
         if ctx.same and table.partitioning is not None:
-            out += f" PARTITION BY {table.partitioning.method.upper()} ({table.partitioning.expression})"
+            pp = f"{t.path}/partitioning"
+            method = ctx.verbatim(table.partitioning.method, f"{pp}/method", "partitioning method").upper()
+            key = ctx.verbatim(table.partitioning.expression or "", f"{pp}/expression", "partition key", lists=True)
+            out += f" PARTITION BY {method} ({key})"
         if ctx.same and table.inherits:
             out += " INHERITS (" + ", ".join(self.qualify(t.tschema, n) for n in table.inherits) + ")"
         if opts.get("with"):
@@ -381,7 +387,8 @@ class PostgreSQLDDL(BaseDDL):
         if ctx.same and table.partition_of and table.partition_bound:
             parent = ctx.table_names.get((t.schema.name, table.partition_of))
             if parent:
-                sql = f"ALTER TABLE {self.qualify(*parent)} ATTACH PARTITION {t.qname} {table.partition_bound}"
+                bound = ctx.verbatim(table.partition_bound, f"{t.path}/partition_bound", "partition bound", lists=True)
+                sql = f"ALTER TABLE {self.qualify(*parent)} ATTACH PARTITION {t.qname} {bound}"
                 return [Statement(sql, "partition", t.qname, t.qname)]
         if ctx.same and t.table.options.get("postgresql", {}).get("unlogged"):
             return [Statement(f"ALTER TABLE {t.qname} SET UNLOGGED", "table", t.qname, t.qname)]
@@ -425,7 +432,8 @@ class PostgreSQLDDL(BaseDDL):
         else:
             out = super().ddl_routine(ctx, schema, r, tschema, path)
             # bodies may name functions created later (or tables of other schemas)
-            out = [Statement(f"SET check_function_bodies = off;\n{s.sql}", s.kind, s.object, s.table) for s in out]
+            # (two statements: DDL runs through the extended protocol, one statement at a time)
+            out = [x for s in out for x in (Statement("SET check_function_bodies = off", "session", "session"), s)]
         if r.comment and out:
             word = {"procedure": "PROCEDURE", "aggregate": "AGGREGATE"}.get(r.kind, "FUNCTION")
             sig = r.signature if r.signature is not None else ", ".join(a.native for a in r.arguments)

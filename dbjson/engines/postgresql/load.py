@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ...codec import is_date_text
 from ...errors import ConnectionFailed, DataError
 from ..bulktext import encode_columns
 from ..bulktext import scalar_text as _text
@@ -32,6 +33,13 @@ _RETRY_STATES = {"40001", "40P01", "55P03", "57P03"}
 _DISCONNECT_STATES = {"57P01", "57P02", "08000", "08003", "08006", "08001", "08004"}
 _EXISTS_STATES = {"42P07", "42710", "42P06", "42723", "42P16"}
 _DATE_KINDS = ("date", "timestamp")
+
+
+def _date_text(v: Any) -> Any:
+    """A date/timestamp value as PostgreSQL input text, refused unless it is the format's date text."""
+    if type(v) is not str or not is_date_text(v):
+        raise DataError("not a valid date/time value", value=v)
+    return v
 # Kinds whose canonical JSON value (a string, or an integer number) is PostgreSQL's input text.
 _PASS_KINDS = frozenset({"char", "varchar", "text", "enum", "uuid", "inet", "macaddr", "xml", "opaque", "range",
                          "interval", "time", "decimal", "money", "integer", "year"})
@@ -169,8 +177,10 @@ class PostgreSQLLoad:
         None means "as is": the JSON string or number is already the input text.
         """
         sk, tk = src.kind, tgt.kind
-        if sk in _PASS_KINDS and tk in _PASS_KINDS or sk in _DATE_KINDS and tk == sk and not src.allows_zero:
+        if sk in _PASS_KINDS and tk in _PASS_KINDS:
             return None
+        if sk in _DATE_KINDS and tk == sk and not src.allows_zero:
+            return _date_text  # as is, once it is a date ('yesterday' is one for PostgreSQL, not for the format)
         if tk == "boolean":
             return lambda v: "t" if (v is True or (v not in (False, 0, "0", "f", "false") and bool(v))) else "f"
         if sk == "boolean":
@@ -196,8 +206,8 @@ class PostgreSQLLoad:
     @staticmethod
     def _zero_date_converter(zero_dates: str) -> Callable[[Any], Any]:
         def conv(v: Any) -> Any:
-            if type(v) is not str:
-                raise DataError("a date/time must be a string")
+            if type(v) is not str or not is_date_text(v):
+                raise DataError("not a valid date/time value", value=v)
             if _is_zero_date(v):
                 if zero_dates == "error":
                     raise DataError("zero date: PostgreSQL cannot hold it (--zero-dates null loads NULL)")

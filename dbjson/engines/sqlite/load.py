@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ...codec import is_date_text
 from ...errors import ConnectionFailed, DataError
 
 if TYPE_CHECKING:
@@ -29,6 +30,17 @@ _BATCH = 5000
 def _quote(ident: str) -> str:
     """An always-quoted identifier."""
     return '"' + ident.replace('"', '""') + '"'
+
+def _date_check(kind: str, zero_is_error: bool) -> Callable[[Any], Any]:
+    """SQLite stores dates as text: the text must be a date (not any string), zero dates per policy."""
+    def check(v: Any) -> Any:
+        if type(v) is not str or not is_date_text(v):
+            raise DataError(f"not a valid {kind} value", value=v)
+        if zero_is_error and _is_zero_date(v):
+            raise DataError("zero date (--zero-dates error)")
+        return v
+    return check
+
 
 def _is_zero_date(v: str) -> bool:
     return v.startswith("0000-") or v[4:8] == "-00-" or v[7:10] == "-00"
@@ -109,9 +121,10 @@ class SQLiteLoad:
     def load_converter(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> Callable[[Any], Any] | None:
         """JSON value (non-null) → a Python value for sqlite3 (None: the JSON value as is)."""
         sk = src.kind
-        if sk in ("char", "varchar", "text", "enum", "uuid", "decimal", "time", "interval") or (
-                sk in ("date", "timestamp") and zero_dates != "error"):
+        if sk in ("char", "varchar", "text", "enum", "uuid", "decimal", "time", "interval"):
             return None
+        if sk in ("date", "timestamp"):
+            return _date_check(sk, zero_dates == "error")
         if sk == "boolean":
             return lambda v: 1 if v else 0
         if sk in ("binary", "varbinary", "blob"):
@@ -126,12 +139,6 @@ class SQLiteLoad:
             return lambda v: ",".join(v)
         if sk in ("json", "array", "vector"):
             return lambda v: orjson.dumps(v).decode()
-        if sk in ("date", "timestamp") and zero_dates == "error":
-            def check(v: Any) -> Any:
-                if type(v) is str and _is_zero_date(v):
-                    raise DataError("zero date (--zero-dates error)")
-                return v
-            return check
         return lambda v: v
 
     # -- loading --------------------------------------------------------------------------------
