@@ -602,7 +602,8 @@ class Importer:
             self.report.verify = verify_tables(self.engine, self.conn, [t for t in tables if not t.skipped and not t.ddl_only],
                                                lambda jobs: self.run_parallel(jobs, self.opts.threads),
                                                rejected=getattr(self, "_rejected_by_table", {}), on_event=self.on_event,
-                                               open_file=self.scan_file if self.streams else None)
+                                               open_file=self.scan_file if self.streams else None,
+                                               pool=self._procs, target=self.target)
         self.status["phase"] = "done"
         return self.report
 
@@ -640,7 +641,7 @@ class Importer:
         tables = self._table_plans(db, renamed, mtables, plan, select, colopts)
         return verify_tables(self.engine, self.conn, [t for t in tables if not t.ddl_only],
                              lambda jobs: self.run_parallel(jobs, self.opts.threads),
-                             on_event=self.on_event)
+                             on_event=self.on_event, pool=self._procs, target=self.target)
 
     def _table_plans(self, db: m.Database, renamed: m.Database, mtables: list[ManifestTable], plan: Any,
                      select: tuple[Sequence[str], Sequence[str]], colopts: dict[str, Mapping[str, Any]]) -> list[TablePlan]:

@@ -104,45 +104,104 @@ def check_table(engine: Engine, conn: Any, tp: TablePlan, rejected: int = 0,
                 open_file: Callable[[DataFile], IO[bytes]] | None = None) -> TableCheck:
     """Count and checksum one target table under the source column kinds (``open_file``: see
     :func:`verify_tables`)."""
-    columns = [c for c, _n, _t in tp.verify_columns]
-    adapters = engine.verify_adapters(tp)  # type: ignore[attr-defined]
-    target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
-    counts_only = tp.altered or rejected > 0 or tp.base_rows > 0
     expected = None if tp.rows is None else tp.rows - rejected + tp.base_rows
-    if counts_only:
+    if _counts_only(tp, rejected):
         rows = engine.load_count(conn, tp.tschema, tp.tname)  # type: ignore[attr-defined]
+        target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
         return TableCheck(tp.display, target, expected, rows, tp.checksum, None, mode="count")
+    total = target_checksum(engine, conn, tp)
+    return _table_check(tp, expected, total, open_file)
+
+
+def _counts_only(tp: TablePlan, rejected: int) -> bool:
+    return tp.altered or rejected > 0 or tp.base_rows > 0
+
+
+def _table_check(tp: TablePlan, expected_rows: int | None, total: Checksum,
+                 open_file: Callable[[DataFile], IO[bytes]] | None) -> TableCheck:
+    """The check of ``tp`` from the target's checksum ``total`` (see :func:`target_checksum`) and
+    the expected one: the manifest's, or the export's lines through the same rules/normalizer."""
+    target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
     rules = dict(tp.value_rules)
-    for name, rule in rules.items():
-        if rule == "nul-unknown":  # the target holds "" or U+FFFD where the export has U+0000
-            adapters[name] = _then(adapters.get(name), lambda v: replace_nul(v, "", "\ufffd"))
-    enc = RowEncoder(columns, adapters)
-    total = Checksum()
-    add = total.add
-    line = enc.line
     semantic = semantic_line_normalizer(tp)
     transform = rules_line_transform(rules)
     if transform is not None:
         # Values the load changed by policy: the expected checksum comes from the export's lines
         # with the same rules applied (exact lines, or by meaning for JSON/decimal tables).
         expected_line = transform if semantic is None else (lambda raw: semantic(transform(raw)))
-        finish = semantic or (lambda b: b)
-        for row in engine.verify_select(conn, tp):  # type: ignore[attr-defined]
-            add(finish(line(row)))
-        return TableCheck(tp.display, target, expected, total.rows, _files_checksum(tp, expected_line, open_file),
+        return TableCheck(tp.display, target, expected_rows, total.rows, _files_checksum(tp, expected_line, open_file),
                           total.hexdigest(), mode="checksum" if semantic is None else "checksum-semantic", rules=rules)
     if semantic is not None:
         # Values whose text the target may legitimately spell differently are compared by meaning:
         # JSON (jsonb and MySQL JSON reorder keys and drop whitespace; text-stored JSON keeps escapes
         # as written) and unconstrained decimals stored with a fixed scale (PostgreSQL/SQLite
         # ``numeric`` → MySQL DECIMAL(65,30): 2.99 reads back as 2.990000…).
-        for row in engine.verify_select(conn, tp):  # type: ignore[attr-defined]
-            add(semantic(line(row)))
-        return TableCheck(tp.display, target, expected, total.rows, _files_checksum(tp, semantic, open_file),
+        return TableCheck(tp.display, target, expected_rows, total.rows, _files_checksum(tp, semantic, open_file),
                           total.hexdigest(), mode="checksum-semantic")
-    for row in engine.verify_select(conn, tp):  # type: ignore[attr-defined]
-        add(line(row))
-    return TableCheck(tp.display, target, expected, total.rows, tp.checksum, total.hexdigest())
+    return TableCheck(tp.display, target, expected_rows, total.rows, tp.checksum, total.hexdigest())
+
+
+def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Checksum:
+    """The content checksum of the target's rows of ``tp``: each row re-encoded canonically under
+    the source column kinds, then (JSON, unconstrained decimals) in its by-meaning form.
+
+    ``part`` = ``(key column, k, n)``: only the rows whose integer key is ``k`` modulo ``n``
+    (the checksum is a sum, so the parts of a table add up to the whole). Lines are hashed a
+    batch at a time (one C-level pass, :func:`dbjson.importer._hash_sum`)."""
+    from .importer import _hash_sum
+
+    columns = [c for c, _n, _t in tp.verify_columns]
+    adapters = engine.verify_adapters(tp)  # type: ignore[attr-defined]
+    for name, rule in tp.value_rules.items():
+        if rule == "nul-unknown":  # the target holds "" or U+FFFD where the export has U+0000
+            adapters[name] = _then(adapters.get(name), lambda v: replace_nul(v, "", "\ufffd"))
+    line = RowEncoder(columns, adapters).line
+    semantic = semantic_line_normalizer(tp)
+    make = line if semantic is None else (lambda row: semantic(line(row)))
+    rows = (engine.verify_select(conn, tp) if part is None  # type: ignore[attr-defined]
+            else engine.verify_select(conn, tp, part=part))  # type: ignore[attr-defined]
+    total = Checksum()
+    batch: list[bytes] = []
+    for row in rows:
+        batch.append(make(row))
+        if len(batch) >= _HASH_BATCH:
+            total.merge(Checksum(_hash_sum(batch), len(batch)))
+            batch = []
+    total.merge(Checksum(_hash_sum(batch), len(batch)))
+    return total
+
+
+_HASH_BATCH = 5000
+PART_MIN_ROWS = 20000  # smaller tables are checked in one piece
+
+
+def part_key(engine: Engine, tp: TablePlan) -> str | None:
+    """The target column that splits ``tp`` into parts (a one-column integer primary key, on an
+    engine whose ``verify_select`` takes ``part``), or None."""
+    pk = tp.table.primary_key
+    if not getattr(engine, "verify_parts", False) or pk is None or len(pk.columns) != 1:
+        return None
+    for c, name, t in tp.verify_columns:
+        if c.name == pk.columns[0] and c.type.kind == "integer" and t.kind == "integer":
+            return name
+    return None
+
+
+def _check_part(engine_name: str, server_version: str, target: Target, plan: bytes,
+                part: tuple[str, int, int]) -> tuple[int, int]:
+    """In a worker process: (rows, checksum value) of one part of a table (:func:`target_checksum`)."""
+    import pickle
+
+    from .engines import get_engine
+
+    engine = get_engine(engine_name, server_version)
+    tp = pickle.loads(plan)
+    conn = engine.load_connect(target)  # type: ignore[attr-defined]
+    try:
+        total = target_checksum(engine, conn, tp, part)
+    finally:
+        engine.load_disconnect(conn)  # type: ignore[attr-defined]
+    return total.rows, total.value
 
 
 def semantic_line_normalizer(tp: TablePlan) -> Callable[[bytes], bytes] | None:
@@ -246,19 +305,47 @@ def verify_tables(
     rejected: dict[str, int] | None = None,
     on_event: Callable[[ImportEvent], None] | None = None,
     open_file: Callable[[DataFile], IO[bytes]] | None = None,
+    pool: Any = None,
+    target: Target | None = None,
 ) -> VerifyReport:
     """Check every table (in parallel through ``run_parallel``; one connection per thread).
 
     ``open_file`` reads a data file's lines from elsewhere (``dbjson.migrate``: from the source).
+    With ``pool`` (the importer's worker processes, see ``Importer.start_encoders``) and
+    ``target``, a large table with a one-column integer key is read and re-encoded in parts
+    (key modulo the number of workers), one per worker process and connection, while this
+    thread computes the expected checksum: re-encoding in Python then runs on every core.
     """
     from .importer import ImportEvent
 
     report = VerifyReport()
     results: dict[str, TableCheck] = {}
+    workers = int(getattr(pool, "_max_workers", 0) or 0) if target is not None else 0
+
+    def in_parts(tp: TablePlan, rejected_rows: int) -> TableCheck | None:
+        key = part_key(engine, tp) if workers > 1 and (tp.rows or 0) >= PART_MIN_ROWS else None
+        if key is None or _counts_only(tp, rejected_rows) or tp.value_rules:
+            return None
+        import pickle
+
+        plan = pickle.dumps(tp)
+        futures = [pool.submit(_check_part, engine.name, engine.server_version, target, plan, (key, k, workers))
+                   for k in range(workers)]
+        expected = None if tp.rows is None else tp.rows - rejected_rows + tp.base_rows
+        total = Checksum()
+        try:
+            check = _table_check(tp, expected, total, open_file)  # the expected side, meanwhile
+        finally:
+            for fut in futures:
+                rows, value = fut.result()
+                total.merge(Checksum(value, rows))
+        check.rows, check.checksum = total.rows, total.hexdigest()
+        return check
 
     def job(tp: TablePlan) -> Callable[[], None]:
         def go() -> None:
-            check = check_table(engine, conn_for_thread(), tp, (rejected or {}).get(tp.display, 0), open_file)
+            rejected_rows = (rejected or {}).get(tp.display, 0)
+            check = in_parts(tp, rejected_rows) or check_table(engine, conn_for_thread(), tp, rejected_rows, open_file)
             results[tp.display] = check
             if on_event is not None:
                 on_event(ImportEvent("verify", check.problem() or "ok", table=tp.display, rows=check.rows))
@@ -314,6 +401,7 @@ def verify(
                     resume=False, strict=False, zero_dates="null", max_errors=0, verify=True, nul=nul)
     imp = Importer(d, target, engine, opts, on_event)
     try:
+        imp.start_encoders(sum(f.bytes or 0 for t in mtables for f in t.files))  # big tables in parts (verify_tables)
         colopts: dict[str, Mapping[str, Any]] = {
             "set_values": {}, "set_sql": {}, "increments": {}, "renames": _parse_assignments(renames, "--rename")}
         result: VerifyReport = imp.verify_only(db, mtables, (tuple(tables), tuple(exclude)), colopts)

@@ -145,6 +145,7 @@ class MySQLLoad:
     """The MySQL/MariaDB side of ``dbjson import`` and ``dbjson verify``."""
 
     load_parallel_writers = True
+    verify_parts = True  # verify_select takes part= (dbjson.verify reads big tables in parts)
 
     # -- connections ----------------------------------------------------------------------------
     def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
@@ -477,13 +478,18 @@ class MySQLLoad:
         return col, None
 
     # -- verify ---------------------------------------------------------------------------------
-    def verify_select(self, conn: Any, tp: TablePlan) -> Iterator[tuple[Any, ...]]:
-        """The target rows of ``tp.verify_columns``, streamed (unbuffered cursor)."""
+    def verify_select(self, conn: Any, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Iterator[tuple[Any, ...]]:
+        """The target rows of ``tp.verify_columns``, streamed (unbuffered cursor); ``part`` =
+        (integer key column, k, n): only the rows whose key is k modulo n."""
         import pymysql.cursors
 
         cols = ", ".join(_quote(name) for _c, name, _t in tp.verify_columns)
+        where = ""
+        if part is not None:
+            key, k, n = _quote(part[0]), int(part[1]), int(part[2])
+            where = f" WHERE MOD(MOD({key}, {n}) + {n}, {n}) = {k}"
         with conn.cursor(pymysql.cursors.SSCursor) as cur:
-            cur.execute(f"SELECT {cols} FROM {self._name(tp.tschema, tp.tname)}")
+            cur.execute(f"SELECT {cols} FROM {self._name(tp.tschema, tp.tname)}{where}")
             yield from cur
 
     def verify_adapters(self, tp: TablePlan) -> dict[str, Callable[[Any], Any]]:

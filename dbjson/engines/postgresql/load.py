@@ -76,6 +76,7 @@ class PostgreSQLLoad:
     """The PostgreSQL side of ``dbjson import`` and ``dbjson verify``."""
 
     load_parallel_writers = True
+    verify_parts = True  # verify_select takes part= (dbjson.verify reads big tables in parts)
     load_holds_zero_dates = False  # zero dates load as NULL (--zero-dates null) or stop the import
     load_text_holds_nul = False  # text and jsonb cannot hold U+0000 (--nul error|strip|replace)
     load_json_numbers_exact = True  # jsonb numbers are numeric: json columns load the line's text, not doubles
@@ -329,8 +330,9 @@ class PostgreSQLLoad:
         return col, None
 
     # -- verify ---------------------------------------------------------------------------------
-    def verify_select(self, conn: Any, tp: TablePlan) -> Iterator[tuple[Any, ...]]:
-        """The target rows of ``tp.verify_columns`` (temporal, json and interval columns as text)."""
+    def verify_select(self, conn: Any, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Iterator[tuple[Any, ...]]:
+        """The target rows of ``tp.verify_columns`` (temporal, json and interval columns as text);
+        ``part`` = (integer key column, k, n): only the rows whose key is k modulo n."""
         exprs = []
         for src, name, tgt in tp.verify_columns:
             q = _quote(name)
@@ -342,6 +344,9 @@ class PostgreSQLLoad:
                 exprs.append(q)
         only = "" if tp.table.partitioning is not None else "ONLY "  # as exported: a table's own rows
         sql = f"SELECT {', '.join(exprs)} FROM {only}{self._name(tp.tschema, tp.tname)}"
+        if part is not None:
+            key, k, n = _quote(part[0]), int(part[1]), int(part[2])
+            sql += f" WHERE ({key} % {n} + {n}) % {n} = {k}"
         with conn.transaction(), conn.cursor(name="dbjson_verify") as cur:
             cur.itersize = 5000
             cur.execute(sql)

@@ -1,0 +1,79 @@
+"""``dbjson verify`` reads a large table with a one-column integer key in parts (key modulo the
+number of worker processes), one per worker process: the parts' checksums add up to exactly the
+whole table's (negative keys included), and a difference is still found."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dbjson import importer
+from dbjson.importer import import_database
+
+from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
+
+V = importlib.import_module("dbjson.verify")  # the module (dbjson.verify is also the function's name)
+
+
+def _loaded(fresh_db: Any, engine: str, tmp_path: Path, n: int = 60) -> tuple[Path, Any]:
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(n)})
+    target = target_with(fresh_db, engine, ITEMS_DDL)
+    import_database(export, target.url, data_only=True, threads=1, verify=False)
+    return export, target
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "mysql"])
+def test_parts_add_up_to_the_whole(fresh_db: Any, tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    export, target = _loaded(fresh_db, engine, tmp_path)
+    target.execute("INSERT INTO items (id, name) VALUES (-7, 'minus seven'), (-2, 'minus two'), (0, 'zero')")
+    seen: list[tuple[Any, Any, Any]] = []
+    original = V.check_table
+
+    def capture(eng: Any, conn: Any, tp: Any, *a: Any, **k: Any) -> Any:
+        seen.append((eng, conn, tp))
+        return original(eng, conn, tp, *a, **k)
+
+    monkeypatch.setattr(V, "check_table", capture)
+    report = V.verify(export, target.url, threads=1)
+    assert not report.ok  # three rows more than the manifest
+    eng, _conn, tp = seen[0]
+    assert V.part_key(eng, tp) == "id"
+    conn = eng.load_connect(importer.connect_target(target.url)[0])
+    try:
+        whole = V.target_checksum(eng, conn, tp)
+        for n in (2, 3):
+            parts = [V.target_checksum(eng, conn, tp, ("id", k, n)) for k in range(n)]
+            assert all(p.rows > 0 for p in parts)
+            assert sum(p.rows for p in parts) == whole.rows == 64
+            assert sum(p.value for p in parts) % 2**64 == whole.value
+    finally:
+        eng.load_disconnect(conn)
+
+
+_ORIGINAL_CHECK_PART = V._check_part
+
+
+def _marked(*args: Any) -> tuple[int, int]:
+    """``_check_part`` leaving a file per part (it runs in a forked worker, which has the patch)."""
+    (Path(os.environ["DBJSON_TEST_PARTS"]) / str(args[4][1])).touch()
+    return _ORIGINAL_CHECK_PART(*args)  # type: ignore[no-any-return]
+
+
+def test_verify_in_worker_processes(fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    export, target = _loaded(fresh_db, "postgresql", tmp_path)
+    monkeypatch.setattr(importer, "PROCESS_MIN_BYTES", 0)
+    monkeypatch.setattr(V, "PART_MIN_ROWS", 0)
+    marker = tmp_path / "parts"
+    marker.mkdir()
+    monkeypatch.setenv("DBJSON_TEST_PARTS", str(marker))
+    monkeypatch.setattr(V, "_check_part", _marked)
+    report = V.verify(export, target.url, threads=2)
+    assert report.ok, report.problems
+    assert sorted(p.name for p in marker.iterdir()) == ["0", "1"]  # both parts were read by workers
+    target.execute("UPDATE items SET name = 'changed' WHERE id = 8")
+    report = V.verify(export, target.url, threads=2)
+    assert not report.ok and "checksum" in report.problems[0]
