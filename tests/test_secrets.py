@@ -141,14 +141,11 @@ def test_no_artefact_of_a_run_contains_the_password(account: Account, tmp_path: 
     env = {"DBJSON_PASSWORD": pw}
     r = _run(texts, "verify env", "verify", str(out), acc.url(acc.tgt, password=False), "--json", env=env)
     assert r.returncode == 0, r.stdout + r.stderr
-    r = _run(texts, "export env", "export", acc.url(acc.src, password=False), "-o", str(tmp_path / "out2"),
-             "--json", env=env)
-    assert r.returncode == 0, r.stderr
     r = _run(texts, "verify prompt", "--password-prompt", "verify", str(out), acc.url(acc.tgt, password=False),
              stdin=pw + "\n")
     assert r.returncode == 0, r.stdout + r.stderr
     # 3. Error paths: wrong password (PostgreSQL here trusts 127.0.0.1, so it may succeed), a missing
-    # database, a closed port, a refused statement.
+    # database, a closed port.
     wrong = make_url(tgt).set(password=pw[::-1] + "x").render_as_string(hide_password=False)
     _run(texts, "wrong password", "verify", str(out), wrong)
     if acc.engine != "postgresql":
@@ -159,8 +156,6 @@ def test_no_artefact_of_a_run_contains_the_password(account: Account, tmp_path: 
     closed = make_url(tgt).set(host="127.0.0.1", port=1).render_as_string(hide_password=False)
     r = _run(texts, "closed port", "schema-dump", closed)
     assert r.returncode == 3 and "Traceback" not in r.stderr, r.stderr
-    r = _run(texts, "import again", "import", str(out), tgt)  # tables exist: a clean refusal
-    assert r.returncode != 0 and "Traceback" not in r.stderr
     texts.update(_files(tmp_path))
     assert any(name.startswith("out/.dbjson-import") or name.startswith("out/data") for name in texts)
     leaks = _leaks(pw, texts)
