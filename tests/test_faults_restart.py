@@ -1,0 +1,130 @@
+"""A database server restarted in the middle of `dbjson import`.
+
+The shared test servers must not be restarted, so this test starts a private PostgreSQL 15 instance
+(initdb in a temporary directory, its own port, run as the ``postgres`` system user), restarts it
+(`pg_ctl restart -m fast`) while units are loading, and expects the import to retry and finish, or to
+stop with a clear error and finish with `--resume`; either way the target must verify equal to the
+export. Skipped where the PostgreSQL server binaries or the ``postgres`` user are missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+import faultlib as fl
+from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export
+
+from dbjson.errors import DbjsonError
+from dbjson.importer import ImportEvent, import_database
+
+BIN = Path("/usr/lib/postgresql/15/bin")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class PrivatePostgres:
+    def __init__(self) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix="dbjson-pg-", dir="/tmp"))
+        os.chmod(self.dir, 0o755)
+        self.data = self.dir / "data"
+        self.port = _free_port()
+        shutil.chown(self.dir, "postgres", "postgres")
+        self._as_postgres(str(BIN / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync")
+        self.pg_ctl("start")
+
+    def _as_postgres(self, *cmd: str) -> None:
+        subprocess.run(["runuser", "-u", "postgres", "--", *cmd], check=True, capture_output=True, timeout=120)
+
+    def pg_ctl(self, action: str, *extra: str) -> None:
+        opts = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off"
+        self._as_postgres(str(BIN / "pg_ctl"), action, "-D", str(self.data), "-w", "-o", opts,
+                          "-l", str(self.dir / "log"), *extra)
+
+    def url(self, db: str = "postgres") -> str:
+        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{db}"
+
+    def execute(self, sql: str, db: str = "postgres") -> None:
+        with psycopg.connect(host="127.0.0.1", port=self.port, user="postgres", dbname=db, autocommit=True) as c:
+            c.execute(sql)
+
+    def query(self, sql: str, db: str) -> tuple:  # type: ignore[type-arg]
+        with psycopg.connect(host="127.0.0.1", port=self.port, user="postgres", dbname=db) as c:
+            row = c.execute(sql).fetchone()
+            assert row is not None
+            return tuple(row)
+
+    def stop(self) -> None:
+        try:
+            self.pg_ctl("stop", "-m", "immediate")
+        except subprocess.CalledProcessError:
+            pass
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture
+def private_pg() -> Iterator[PrivatePostgres]:
+    if not (BIN / "initdb").exists() or shutil.which("runuser") is None:
+        pytest.skip("no PostgreSQL server binaries here")
+    try:
+        import pwd
+
+        pwd.getpwnam("postgres")
+    except KeyError:
+        pytest.skip("no postgres system user")
+    try:
+        pg = PrivatePostgres()
+    except subprocess.CalledProcessError as e:
+        pytest.skip(f"cannot start a private PostgreSQL: {e.stderr.decode(errors='replace')[-300:]}")
+    try:
+        yield pg
+    finally:
+        pg.stop()
+
+
+def test_server_restarted_mid_load(private_pg: PrivatePostgres, tmp_path: Path) -> None:
+    n = 60000
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(n)}, chunks=20)
+    private_pg.execute("CREATE DATABASE target")
+    private_pg.execute(ITEMS_DDL["postgresql"], db="target")
+    url = private_pg.url("target")
+    events: list[ImportEvent] = []
+    restarts: list[threading.Thread] = []
+
+    def on_event(ev: ImportEvent) -> None:
+        events.append(ev)
+        if ev.kind == "unit" and not restarts:  # after the first unit: others are in flight
+            t = threading.Thread(target=private_pg.pg_ctl, args=("restart", "-m", "fast"))
+            restarts.append(t)
+            t.start()
+
+    outcome = "retried"
+    try:
+        report = import_database(export, url, data_only=True, threads=2, on_event=on_event)
+        assert report.verify is not None and report.verify.ok
+    except DbjsonError as e:  # a clear error is acceptable; --resume must then finish the job
+        outcome = f"error then --resume ({type(e).__name__})"
+        restarts[0].join(60)
+        report = import_database(export, url, data_only=True, threads=2, resume=True)
+        assert report.verify is not None and report.verify.ok
+    finally:
+        for t in restarts:
+            t.join(60)
+    assert restarts, "the import finished before the restart"
+    assert private_pg.query("SELECT COUNT(*), COUNT(DISTINCT id) FROM items", "target") == (n + 1, n + 1)
+    retries = sum(1 for e in events if e.kind == "retry")
+    fl.record("server restarted mid-load (private instance)", "postgresql", 1, 1, 0, 0, outcome=outcome,
+              retries=retries)
