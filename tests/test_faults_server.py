@@ -91,9 +91,9 @@ def _wait_for_lock_wait(admin: Any, engine: str, writer_id: int, loader: threadi
                f"ON t.trx_id = w.blocking_engine_transaction_id WHERE t.trx_mysql_thread_id = {writer_id}")
     else:
         # (MariaDB does not always list a LOAD DATA's wait on a row lock in innodb_lock_waits: a load
-        # running for a second on a few hundred rows is waiting.)
+        # running for three seconds on a thousand rows is waiting.)
         sql = ("SELECT count(*) FROM information_schema.processlist WHERE db = DATABASE() "
-               "AND info LIKE 'LOAD DATA%' AND time_ms >= 1000")
+               "AND info LIKE 'LOAD DATA%' AND time_ms >= 3000")
     deadline = time.monotonic() + timeout
     while True:
         assert loader.is_alive(), f"the import ended without waiting for the lock: {result}"
