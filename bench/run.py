@@ -785,6 +785,7 @@ def targets(b: Bench) -> list[Target]:
 
 
 ANALYSIS = REPO / "bench" / "analysis.md"  # hand-written profile notes appended to the report, when present
+LOAD_FIGURES = REPO / "bench" / "load-figures.md"  # bench/load.py's figures, appended after them
 PREAMBLE = """\
 # dbjson performance
 
@@ -921,6 +922,8 @@ def render(b: Bench) -> str:
                 out += ["", f"## {titles.get(engine, engine)}: {phase}", "", *sec]
     if ANALYSIS.exists():
         out += ["", ANALYSIS.read_text(encoding="utf-8").strip()]
+    if LOAD_FIGURES.exists():  # written by bench/load.py (many tables, wide/long tables, big rows)
+        out += ["", LOAD_FIGURES.read_text(encoding="utf-8").strip()]
     return "\n".join(out) + "\n"
 
 
