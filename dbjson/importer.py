@@ -42,6 +42,7 @@ from . import model as m
 from .codec import MASK64, Checksum, format_checksum, line_hash, raw_values, unwrap_json, unwrap_json_text
 from .connect import Target, parse_url
 from .engines import Engine, get_engine
+from .export import safe_names
 from .errors import (
     ApplyError,
     Cancelled,
@@ -175,13 +176,15 @@ def _manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTabl
     items = doc["tables"]
     if isinstance(items, dict):
         items = [dict(v, key=k) for k, v in items.items()]
+    if not isinstance(items, list) or not all(isinstance(t, dict) and isinstance(t.get("files", []), list) for t in items):
+        raise DocumentError("'tables' must list objects, each with a list of 'files'", file=where, pointer="/tables")
     out: list[ManifestTable] = []
-    for t in items:
+    for ti, t in enumerate(items):
         name = t.get("name") or t.get("table") or str(t.get("key", "")).split(".")[-1]
         schema = t.get("schema") or (str(t["key"]).rsplit(".", 1)[0] if "." in str(t.get("key", "")) else "")
         files = []
-        for f in t.get("files", []):
-            rel = f["path"] if isinstance(f, dict) else str(f)
+        for fi, f in enumerate(t.get("files", [])):
+            rel = _check_data_path(f.get("path") if isinstance(f, dict) else f, where, f"/tables/{ti}/files/{fi}")
             files.append(DataFile(
                 path=directory / rel, rel=rel, rows=f.get("rows") if isinstance(f, dict) else None,
                 bytes=f.get("bytes") if isinstance(f, dict) else None,
@@ -193,6 +196,16 @@ def _manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTabl
     return out
 
 
+def _check_data_path(rel: Any, where: str, pointer: str) -> str:
+    """A manifest's data file path: relative, and inside the export directory."""
+    if not isinstance(rel, str) or not rel:
+        raise DocumentError("a data file entry has no 'path'", file=where, pointer=pointer, value=rel)
+    parts = rel.replace("\\", "/").split("/")
+    if rel.startswith(("/", "\\")) or ":" in parts[0] or ".." in parts or "\x00" in rel:
+        raise DocumentError("a data file path must stay inside the export directory", file=where, pointer=pointer, value=rel)
+    return rel
+
+
 def open_data(path: Path | str) -> IO[bytes]:
     """A binary reader over a plain, gzip (``.gz``) or zstd (``.zst``) data file."""
     p = str(path)
@@ -202,8 +215,49 @@ def open_data(path: Path | str) -> IO[bytes]:
         import zstandard
 
         fh = open(p, "rb")  # noqa: SIM115 - owned by the returned reader
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(fh, closefd=True), 1 << 20)
+        return io.BufferedReader(_ZstdFrames(fh, zstandard), 1 << 20)
     return open(p, "rb", buffering=1 << 20)  # noqa: SIM115
+
+
+class _ZstdFrames(io.RawIOBase):
+    """Decompressed bytes of a zstd file (one or more frames); the end of the file inside a frame
+    raises EOFError (zstandard's stream reader ends quietly there, so a cut file read short)."""
+
+    def __init__(self, fh: IO[bytes], zstandard: Any) -> None:
+        self._fh = fh
+        self._zstd = zstandard
+        self._dec = zstandard.ZstdDecompressor().decompressobj()
+        self._buf = memoryview(b"")
+        self._started = False  # bytes of the current frame were fed
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while not self._buf:
+            chunk = self._fh.read(1 << 20)
+            if not chunk:
+                if self._started:
+                    raise EOFError("the zstd stream ends inside a frame")
+                return 0
+            out = bytearray()
+            while chunk:
+                self._started = True
+                out += self._dec.decompress(chunk)
+                chunk = b""
+                if self._dec.eof:  # a frame ended: the rest (if any) starts the next one
+                    chunk = self._dec.unused_data
+                    self._dec = self._zstd.ZstdDecompressor().decompressobj()
+                    self._started = False
+            self._buf = memoryview(bytes(out))
+        n = min(len(b), len(self._buf))
+        b[:n] = self._buf[:n]
+        self._buf = self._buf[n:]
+        return n
+
+    def close(self) -> None:
+        self._fh.close()
+        super().close()
 
 
 def iter_lines(fh: IO[bytes], file: str) -> Iterator[tuple[int, bytes]]:
@@ -1088,7 +1142,8 @@ class Importer:
             if fh is None:
                 d = self.dir / "rejects"
                 d.mkdir(exist_ok=True)
-                fh = self._rejects[tp.display] = open(d / f"{tp.display}.jsonl", "ab")  # noqa: SIM115
+                safe = safe_names([(tp.schema, tp.name)])[(tp.schema, tp.name)].lstrip(".")  # no path from a table name
+                fh = self._rejects[tp.display] = open(d / f"{safe}.jsonl", "ab")  # noqa: SIM115
             try:
                 row: Any = orjson.loads(raw)
             except orjson.JSONDecodeError:
