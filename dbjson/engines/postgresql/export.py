@@ -45,10 +45,11 @@ _JSONB_COMPACT = (
 def _json_wrapped(q: str, text: str, binary: bool) -> str:
     """The row encoding's escape of a json value (:func:`dbjson.codec.wrap_json_text`): the JSON
     document null → ``{"$json":null}``, an object whose only key is ``$json`` wrapped once more.
-    Nested CASEs keep the order: the key lookup (jsonb: no serialization) before counting keys."""
+    Nested CASEs keep the cheap tests first (jsonb: a key lookup, no serialization); no subquery
+    (a SubPlan in the line expression tripled the time of a 200k-row jsonb export)."""
     b = "b" if binary else ""
     has_key = f"jsonb_exists({q}, '$json')" if binary else f"strpos({q}::text, '\"$json\"') > 0"
-    only_key = f"(SELECT count(*) FROM json{b}_object_keys({q}) AS k WHERE k <> '$json') = 0"
+    only_key = f"({q}{'' if binary else '::jsonb'} - '$json') = '{{}}'::jsonb"
     wrapped = f"'{{\"$json\":' || {text} || '}}'"
     return (f"CASE json{b}_typeof({q}) WHEN 'null' THEN '{{\"$json\":null}}' "
             f"WHEN 'object' THEN CASE WHEN {has_key} THEN CASE WHEN {only_key} THEN {wrapped} ELSE {text} END "
