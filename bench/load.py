@@ -197,7 +197,13 @@ def round_trip(run: Run, scenario: str, engine: str, size: str, src: Db, work: P
         per = f"{rows:,} rows" if rows else ""
         if schema:
             measure(run, scenario, engine, size, "schema-dump", src.url, "-o", str(doc))
-            measure(run, scenario, engine, size, "schema-load", str(doc), "--to", dst.url)
+            try:
+                measure(run, scenario, engine, size, "schema-load", str(doc), "--to", dst.url)
+            except RuntimeError as e:  # recorded; import then creates the schema itself
+                run.notes.append(f"{scenario} {engine} {size}: schema-load failed: {str(e).splitlines()[0][:300]}")
+                dst.drop()
+                dst = Db(engine, work)
+                schema = False
         measure(run, scenario, engine, size, "export", src.url, "-o", str(out), "-q", *export_args, note=per)
         size_mb = sum(f.stat().st_size for f in out.rglob("*") if f.is_file()) / 2**20
         run.steps[-1].note = f"{size_mb:,.0f} MiB of JSON lines" + (f", {per}" if per else "")
@@ -359,6 +365,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--gb-width", type=int, default=1024, help="bytes of text per row of that table (1 KB)")
     p.add_argument("--work", type=Path, default=None, help="scratch directory for exports (default: a temporary one)")
     p.add_argument("--output", type=Path, default=FIGURES, help="the Markdown figures (bench/load-figures.md)")
+    p.add_argument("--append", action="store_true", help="keep the figures already in --output (another scenario's run)")
     args = p.parse_args(argv)
     args.argv = list(argv if argv is not None else sys.argv[1:])
     return args
@@ -399,7 +406,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
-    args.output.write_text(markdown(run, args), encoding="utf-8")
+    text = markdown(run, args)
+    if args.append and args.output.exists():  # keep the rows and notes of the earlier run(s)
+        old = args.output.read_text(encoding="utf-8").splitlines()
+        rows = [ln for ln in old if ln.startswith("| ") and not ln.startswith("| scenario")]
+        notes = [ln for ln in old if ln.startswith("- ") and "x the rows took" not in ln]
+        new = text.splitlines()
+        at = new.index("|---|---|---|---|---:|---:|---|") + 1
+        new[at:at] = rows
+        new += notes
+        new[4] += f" Earlier rows of this table come from earlier runs (`--append`)."
+        text = "\n".join(new) + "\n"
+    args.output.write_text(text, encoding="utf-8")
     print(f"wrote {args.output}")
     return 0
 

@@ -23,7 +23,7 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,18 +42,26 @@ ROOT = Path(__file__).resolve().parents[1]
 SUMMARY = Path(os.environ.get("DBJSON_RELIABILITY_DIR", ROOT / "tests" / ".reliability")) / "hostile.json"
 
 
-def record(name: str, cases: int, rejected: int, loaded: int) -> None:
-    """Merge one category's counts into tests/.reliability/hostile.json (safe under pytest-xdist)."""
+def record(name: str, cases: int, rejected: int, loaded: int, part: str = "") -> None:
+    """Add one test's counts to its category in tests/.reliability/hostile.json.
+
+    Safe under pytest-xdist: every test writes its own part (``part``, e.g. its node id) of the
+    category into hostile.parts.json under a lock, and hostile.json is the sum of the parts, so a
+    rerun replaces its parts instead of adding to them.
+    """
     SUMMARY.parent.mkdir(parents=True, exist_ok=True)
+    parts_file = SUMMARY.with_name("hostile.parts.json")
     with open(SUMMARY.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            entries = json.loads(SUMMARY.read_text())["hostile"] if SUMMARY.exists() else []
-        except (ValueError, KeyError, TypeError):
-            entries = []
-        entries = [e for e in entries if e.get("name") != name]
-        entries.append({"name": name, "cases": cases, "rejected_cleanly": rejected, "loaded_correctly": loaded})
-        SUMMARY.write_text(json.dumps({"hostile": sorted(entries, key=lambda e: e["name"])}, indent=2) + "\n")
+            parts = json.loads(parts_file.read_text()) if parts_file.exists() else {}
+        except ValueError:
+            parts = {}
+        parts.setdefault(name, {})[part or name] = [cases, rejected, loaded]
+        parts_file.write_text(json.dumps(parts, indent=1, sort_keys=True) + "\n")
+        entries = [{"name": n, "cases": sum(v[0] for v in ps.values()), "rejected_cleanly": sum(v[1] for v in ps.values()),
+                    "loaded_correctly": sum(v[2] for v in ps.values())} for n, ps in sorted(parts.items())]
+        SUMMARY.write_text(json.dumps({"hostile": entries}, indent=2) + "\n")
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -338,18 +346,9 @@ BROKEN: list[tuple[str, Callable[[Path], None], tuple[int, ...], dict[str, Any]]
 ]
 
 
-@pytest.fixture(scope="module")
-def broken_counts() -> Iterator[dict[str, list[int]]]:
-    counts: dict[str, list[int]] = {}
-    yield counts
-    for engine, (cases, rejected, loaded) in counts.items():
-        record(f"broken data files and manifests ({engine})", cases, rejected, loaded)
-
-
 @pytest.mark.parametrize("case", [c[0] for c in BROKEN])
 @pytest.mark.parametrize("target_engine", ["sqlite", "postgresql", "mysql", "mariadb"])
-def test_broken_export_fails_cleanly(case: str, target_engine: str, fresh_db: Any, tmp_path: Path,
-                                     broken_counts: dict[str, list[int]]) -> None:
+def test_broken_export_fails_cleanly(case: str, target_engine: str, fresh_db: Any, tmp_path: Path) -> None:
     if target_engine in ("mysql", "mariadb") and case not in _SERVER_SUBSET:
         pytest.skip("the full corpus runs on SQLite and PostgreSQL; MySQL/MariaDB run the type-error subset")
     _, mutate, codes, names = next(c for c in BROKEN if c[0] == case)
@@ -357,14 +356,13 @@ def test_broken_export_fails_cleanly(case: str, target_engine: str, fresh_db: An
     mutate(export)
     target = target_with(fresh_db, target_engine, ITEMS_DDL)
     r = cli("import", str(export), target.url, "--data-only", "-q", "--threads", "1")
-    entry = broken_counts.setdefault(target_engine, [0, 0, 0])
+    category = f"broken data files and manifests ({target_engine})"
     if target_engine == "sqlite" and case in SQLITE_HOLDS:
         # SQLite's INTEGER is 64-bit and it does not enforce varchar lengths (schema-load reports
         # that): the value loads as written, and verify (run by import) agrees with the file.
         assert r.returncode == 0, r.stderr
         assert target.query("SELECT COUNT(*) FROM items") == [(ROWS,)]
-        entry[0] += 1
-        entry[2] += 1
+        record(category, 1, 0, 1, part=case)
         return
     assert_clean_failure(r, codes)
     err = r.stderr
@@ -388,8 +386,7 @@ def test_broken_export_fails_cleanly(case: str, target_engine: str, fresh_db: An
     # about the checksum: the file's rows load, and verify fails the import saying so, exit 7.)
     rows = target.query("SELECT COUNT(*) FROM items")
     assert rows == [(0,)] or (r.returncode == 7 and case == "manifest-checksum-lies" and rows == [(ROWS,)]), (case, rows)
-    entry[0] += 1
-    entry[1] += 1
+    record(category, 1, 1, 0, part=case)
 
 
 SQLITE_HOLDS = {"int-out-of-range", "oversized-line-50MB"}

@@ -104,8 +104,12 @@ def _run(conn: Any, engine: Any, statements: list[Statement], password: str | No
         msg = scrub(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__, password)
         done = "rolled back" if transactional else "earlier statements stay applied"
         table = current.table if current.table != current.object else None  # no "table t: table t: ..."
+        hint = None
+        if transactional and "out of shared memory" in msg:  # PostgreSQL's lock table (SQLSTATE 53200)
+            hint = ("schema-load creates the whole schema in one transaction, which holds a lock per table and index: "
+                    "raise max_locks_per_transaction on the server (restart), or let 'dbjson import' create the tables")
         raise ApplyError(f"{current.kind} {current.object}: {msg} ({done})", statement=current.sql, obj=current.object,
-                         table=table) from None
+                         table=table, hint=hint) from None
 
 
 def _try(conn: Any, sql: str, transactional: bool) -> str | None:
