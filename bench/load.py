@@ -368,6 +368,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--append", action="store_true", help="keep the figures already in --output (another scenario's run)")
     args = p.parse_args(argv)
     args.argv = list(argv if argv is not None else sys.argv[1:])
+    args.previous = args.output.read_text(encoding="utf-8").splitlines() if args.append and args.output.exists() else []
     return args
 
 
@@ -403,12 +404,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             except Exception as e:  # noqa: BLE001 - one failed scenario is a figure too
                 run.notes.append(f"{name}: failed: {str(e).splitlines()[0][:300]}")
                 print(f"  {name} failed: {e}", file=sys.stderr, flush=True)
+            write(run, args)  # after every scenario: an interrupted run keeps what it measured
     finally:
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
+    print(f"wrote {args.output}")
+    return 0
+
+
+def write(run: Run, args: argparse.Namespace) -> None:
+    """Write (or, with --append, extend) the figures file."""
     text = markdown(run, args)
-    if args.append and args.output.exists():  # keep the rows and notes of the earlier run(s)
-        old = args.output.read_text(encoding="utf-8").splitlines()
+    if args.append and args.previous:  # keep the rows and notes of the earlier run(s)
+        old = args.previous
         rows = [ln for ln in old if ln.startswith("| ") and not ln.startswith("| scenario")]
         notes = [ln for ln in old if ln.startswith("- ") and "x the rows took" not in ln]
         new = text.splitlines()
@@ -418,8 +426,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         new[4] += f" Earlier rows of this table come from earlier runs (`--append`)."
         text = "\n".join(new) + "\n"
     args.output.write_text(text, encoding="utf-8")
-    print(f"wrote {args.output}")
-    return 0
 
 
 if __name__ == "__main__":
