@@ -165,6 +165,10 @@ _HINT_RULES: tuple[tuple[str, str], ...] = (
      "(export, verify), INSERT/TRUNCATE for import, or connect as the owner"),
     (r"permission denied for database",
      "the role may not connect to or create in this database: GRANT CONNECT, CREATE ON DATABASE <db> TO <user>"),
+    (r"because other objects depend on it",
+     "an object outside this import (a table, view or column the document does not define) uses it: "
+     "import --if-exists replace drops only what the document defines and never cascades; drop or "
+     "alter that object first, or import into another schema or database"),
     (r"must be owner of",
      "only the object's owner (or a superuser) may alter or drop it: connect as the owner"),
     # files: a directory where a file is wanted, or the wrong directory

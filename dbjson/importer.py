@@ -17,6 +17,7 @@ Engine-specific work lives in ``dbjson/engines/<family>/load.py``; this module i
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import gc
 import gzip
@@ -473,6 +474,7 @@ class Importer:
         self._conns: list[Any] = []
         self._active: dict[int, Any] = {}
         self._in_doubt: set[str] = set()  # units whose COMMIT failed: committed or not, decided later
+        self._exists_ok: set[Any] = set()  # DDL statements whose object may already exist (see _pre_statements)
         self._rejects: dict[str, IO[bytes]] = {}
         self.rejected = 0
         self._procs: Any = None  # ProcessPoolExecutor converting rows on other cores (see _encoder_pool)
@@ -790,14 +792,33 @@ class Importer:
             if obj and (_named(obj, keep_existing) or not _named(obj, selected)):
                 continue
             out.append(st)
+        if self.opts.if_exists == "replace":
+            return self._replace_drops(plan, out, tables) + out
+        if self.opts.if_exists in ("skip", "truncate"):  # the kept tables use the types already there
+            self._exists_ok.update(st for st in out if st.kind in _SHARED_KINDS)
         return out
+
+    def _replace_drops(self, plan: Any, pre: list[Any], tables: list[TablePlan]) -> list[Any]:
+        """``--if-exists replace``: drop (if they exist) the views, types, sequences and collations
+        this import creates again (the tables went in :meth:`_decide_existing`). Only objects the
+        document defines, and never with CASCADE: an object outside the document that uses one of
+        them makes the drop fail (an ApplyError with a hint) instead of silently losing it."""
+        from .ddl.plan import DdlPlan
+
+        shared = DdlPlan(plan.target, plan.server_version, pre_data=[st for st in pre if st.kind in _SHARED_KINDS],
+                         post_data=[st for st in self._post_statements(plan, tables) if st.kind == "view"])
+        drops = self.engine.ddl_drop_statements(shared)  # type: ignore[attr-defined]
+        return [dataclasses.replace(st, sql=st.sql.removesuffix(" CASCADE")) for st in drops if st.kind == "drop"]
 
     def _post_statements(self, plan: Any, tables: list[TablePlan]) -> list[Any]:
         """Post-data statements of the selected, not skipped tables (and the table-less ones)."""
         wanted = _names([tp for tp in tables if not tp.skipped and not tp.kept])
         restart = _names([tp for tp in tables if tp.kept])
-        return [st for st in plan.post_data if not st.table or _named(_unquote(st.table), wanted)
-                or (st.kind == "restart" and _named(_unquote(st.table), restart))]
+        out = [st for st in plan.post_data if not st.table or _named(_unquote(st.table), wanted)
+               or (st.kind == "restart" and _named(_unquote(st.table), restart))]
+        if self.opts.if_exists in ("skip", "truncate"):  # views over kept tables stay as they are
+            self._exists_ok.update(st for st in out if st.kind == "view")
+        return out
 
     # -- DDL ------------------------------------------------------------------------------------
     def _run_ddl(self, statements: list[Any], state: Any, *, parallel: bool) -> None:
@@ -811,7 +832,7 @@ class Importer:
                 if step in state.done:
                     return
                 journal.begin(step)
-                self._apply_statement(st, tolerate_exists=step in state.begun)
+                self._apply_statement(st, tolerate_exists=step in state.begun or st in self._exists_ok)
                 journal.done(step)
 
             return go
@@ -1584,6 +1605,11 @@ def build_row_converter(engine: Engine, tp: TablePlan, zero_dates: str, file: st
 # ---------------------------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------------------------
+
+
+# Pre-data objects that are not tables (several tables may share one): types (enums, domains,
+# composites, ranges), sequences, collations.
+_SHARED_KINDS = ("type", "sequence", "collation")
 
 
 def _qual(tp: TablePlan) -> str:
