@@ -147,13 +147,17 @@ class _Source:
             except queue.Empty:
                 continue
 
-    def open(self, f: DataFile, keep: bool, columns: set[str] | None = None) -> IO[bytes]:
+    def open(self, f: DataFile, keep: bool, columns: set[str] | None = None, where: str | None = None) -> IO[bytes]:
         """The canonical lines of the unit behind ``f`` (and, with ``keep``, its kept file); with
-        ``columns``, lines of only those columns (what the pre-flight reads)."""
+        ``columns``, lines of only those columns (what the pre-flight reads); with ``where`` (SQL on
+        the source table), only the rows it selects, in the order of the full read."""
         unit = self.units[f.rel]
         if columns is not None and len(columns) < len(unit.table.columns):
             unit = dataclasses.replace(unit, table=m.replace(
                 unit.table, columns=tuple(c for c in unit.table.columns if c.name in columns)))
+        if where is not None:
+            unit = dataclasses.replace(unit, where=f"({unit.where}) AND ({where})" if unit.where else where)
+            return _Filtered(_UnitStream(self, unit, f.rel, None), 1 << 20)
         kept = ex.DataFile(ex._file_path(self.keep, unit, 0), "none") if keep and self.keep is not None else None
         return io.BufferedReader(_UnitStream(self, unit, f.rel, kept), 1 << 20)
 
@@ -172,6 +176,12 @@ class _Source:
                           checksum=f.checksum.hexdigest(), key_range=ex._key_range(unit))
         with self.lock:
             self.kept[rel] = ex._FileResult(unit, 0, entry, f.checksum)
+
+
+class _Filtered(io.BufferedReader):
+    """A unit's lines filtered on the source: only some of its rows (line numbers are not the file's)."""
+
+    filtered = True
 
 
 class _UnitStream(io.RawIOBase):
@@ -242,16 +252,26 @@ class _MigrateImporter(Importer):
     streams = True
     source: _Source
     plans: dict[str, TablePlan]  # data file rel → its table
+    filters: dict[str, str | None]  # table → the pre-flight's filter on the source (None: every row)
 
     def open_file(self, f: DataFile) -> IO[bytes]:
         """The unit's lines from the source (and its kept file, with ``keep``)."""
         return self.source.open(f, keep=True)
 
     def scan_file(self, f: DataFile) -> IO[bytes]:
-        """The unit's lines from the source, for the pre-flight (only the columns it checks) and verify."""
-        scanned = preflight_columns(self.engine, self.plans[f.rel], self.opts.zero_dates) \
-            if self.status["phase"] == "pre-flight" else None
-        return self.source.open(f, keep=False, columns=scanned)
+        """The unit's lines from the source, for verify; for the pre-flight, only the columns it
+        checks and, when the source server can evaluate the checks' conditions, only the rows
+        that may fail them (:func:`dbjson.preflight.source_filter`)."""
+        if self.status["phase"] != "pre-flight":
+            return self.source.open(f, keep=False)
+        tp = self.plans[f.rel]
+        if tp.display not in self.filters:
+            from .preflight import source_filter
+
+            self.filters[tp.display] = source_filter(self.engine, self.conn(), self.source.engine, tp,
+                                                     zero_dates=self.opts.zero_dates, nul=self.opts.nul or "error")
+        return self.source.open(f, keep=False, columns=preflight_columns(self.engine, tp, self.opts.zero_dates),
+                                where=self.filters[tp.display])
 
     def _table_plans(self, *args: Any, **kwargs: Any) -> list[TablePlan]:
         tables = super()._table_plans(*args, **kwargs)
@@ -532,6 +552,7 @@ def _load(source: _Source, db: m.Database, units: list[ex.Unit], names: dict[tup
     """Run the importer over the streamed units; returns it (its report, its journal)."""
     imp = _MigrateImporter(state, target, tengine, opts, on_event)
     imp.source = source
+    imp.filters = {}
     if importer_hook is not None:
         importer_hook(imp)
     colopts: dict[str, Any] = {"set_values": {}, "set_sql": {}, "increments": {}, "renames": {}}

@@ -62,7 +62,7 @@ class Finding:
     line: int | None = None
 
     def __str__(self) -> str:
-        where = f" ({self.file}:{self.line})" if self.file else ""
+        where = f" ({self.file}:{self.line})" if self.file and self.line is not None else f" ({self.file})" if self.file else ""
         return f"table {self.table}, column {self.column}: {self.problem}; example {self.example!r}{where}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -172,6 +172,10 @@ def is_insensitive(collation: str | None) -> bool:
 
 
 Check = Callable[[Any], str | None]
+# What every value failing a check satisfies, engine-neutral (a source engine turns it into SQL,
+# ``preflight_condition``): ("int_outside", lo, hi) | ("zero_date",) | ("nul",) | ("elapsed_time",) |
+# ("chars_over", characters) | ("bytes_over", UTF-8 bytes) | ("binary_over", bytes).
+Condition = tuple[Any, ...]
 
 
 def _column_checks(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str, nul: str = "error",
@@ -180,7 +184,15 @@ def _column_checks(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str, 
 
     ``not_null``: the target column is NOT NULL (a zero date that would load as NULL cannot load).
     """
-    out: list[tuple[str, Check]] = []
+    return [(sev, check) for sev, check, _cond in column_rules(engine, src, tgt, zero_dates, nul, not_null)]
+
+
+def column_rules(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str, nul: str = "error",
+                 not_null: bool = False) -> list[tuple[str, Check, Condition]]:
+    """(severity, check, condition) triples for one column: the checks of :func:`_column_checks`, each
+    with the engine-neutral :data:`Condition` that every value failing it satisfies (what a source
+    server filters on, :func:`source_filter`)."""
+    out: list[tuple[str, Check, Condition]] = []
     st = src.type
     rng = _int_range(tgt)
     limit = getattr(engine, "load_integer_limit", None)  # what the engine stores, whatever the type says
@@ -196,7 +208,7 @@ def _column_checks(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str, 
             except (TypeError, ValueError):
                 return None
             return None if lo <= n <= hi else f"{n} is outside the target type's range {lo}..{hi}"
-        out.append(("error", int_check))
+        out.append(("error", int_check, ("int_outside", lo, hi)))
     if st.kind in ("date", "timestamp") and st.allows_zero and not holds_zero_dates(engine):
         if not_null:
             sev, msg = "error", ("zero date: the target cannot hold it, and the target column is NOT NULL so it cannot "
@@ -205,34 +217,38 @@ def _column_checks(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str, 
             sev, msg = "error", "zero date: the target cannot hold it (--zero-dates error)"
         else:
             sev, msg = "warning", "zero date: the target cannot hold it; it loads as NULL (--zero-dates null)"
-        out.append((sev, lambda v: msg if is_zero_date(v) else None))
+        out.append((sev, lambda v: msg if is_zero_date(v) else None, ("zero_date",)))
     if nul_sensitive(engine, st, tgt):
         if nul == "error":
             out.append(("error", lambda v: "a NUL character (U+0000): the target cannot hold it "
-                        "(--nul strip removes it, --nul replace writes U+FFFD)" if has_nul(v) else None))
+                        "(--nul strip removes it, --nul replace writes U+FFFD)" if has_nul(v) else None, ("nul",)))
         else:
             done = "removed" if nul == "strip" else "replaced by U+FFFD"
-            out.append(("warning", lambda v: f"NUL characters (U+0000) {done} (--nul {nul})" if has_nul(v) else None))
+            out.append(("warning", lambda v: f"NUL characters (U+0000) {done} (--nul {nul})" if has_nul(v) else None,
+                        ("nul",)))
     if st.kind == "time" and tgt.kind == "time" and src.native.engine in ("mysql", "mariadb") and engine.family != "mysql":
         out.append(("error", lambda v: "an elapsed time outside 00:00:00..23:59:59 (MySQL TIME); the target's time "
                     "cannot hold it" if isinstance(v, str) and (v.startswith("-") or v[:3].rstrip(":").isdigit()
-                                                              and int(v.split(":")[0]) > 23) else None))
+                                                              and int(v.split(":")[0]) > 23) else None,
+                    ("elapsed_time",)))
     if st.kind in ("char", "varchar", "text", "enum") and tgt.kind in ("char", "varchar") and tgt.length:
         limit = tgt.length
         if st.kind == "text" or not st.length or st.length > limit:
             out.append(("error", lambda v: f"{len(v)} characters, the target column holds {limit}"
-                        if isinstance(v, str) and len(v) > limit else None))
+                        if isinstance(v, str) and len(v) > limit else None, ("chars_over", limit)))
     if st.kind in ("char", "varchar", "text") and tgt.kind == "text" and tgt.max_bytes and (
             st.kind != "text" or not st.max_bytes or st.max_bytes > tgt.max_bytes):
         tier: int = tgt.max_bytes
         out.append(("error", lambda v: f"{len(v.encode())} bytes, the target column holds {tier}"
-                    if isinstance(v, str) and len(v) * 4 > tier and len(v.encode()) > tier else None))
+                    if isinstance(v, str) and len(v) * 4 > tier and len(v.encode()) > tier else None,
+                    ("bytes_over", tier)))
     if st.kind in ("binary", "varbinary", "blob") and tgt.kind in ("binary", "varbinary", "blob"):
         cap = tgt.length if tgt.kind != "blob" else tgt.max_bytes
         src_cap = st.length if st.kind != "blob" else st.max_bytes
         if cap and (not src_cap or src_cap > cap):
             out.append(("error", lambda v: f"{len(v) * 3 // 4}+ bytes, the target column holds {cap}"
-                        if isinstance(v, str) and (len(v) * 3 // 4 - v.count("=")) > cap else None))
+                        if isinstance(v, str) and (len(v) * 3 // 4 - v.count("=")) > cap else None,
+                        ("binary_over", cap)))
     return out
 
 
@@ -281,6 +297,8 @@ def preflight(engine: Engine, conn: Any, tables: list[TablePlan], *, zero_dates:
             if nul_only and open_file is None and not _may_hold_nul(f.path):
                 continue
             with open_file(f) if open_file is not None else open_data(f.path) as fh:
+                # a stream the source filtered (source_filter) holds only some lines: no line numbers
+                numbered = not getattr(fh, "filtered", False)
                 for number, raw in iter_lines(fh, f.rel):
                     try:
                         obj = orjson.loads(raw)
@@ -295,7 +313,8 @@ def preflight(engine: Engine, conn: Any, tables: list[TablePlan], *, zero_dates:
                                 continue
                             problem = check(v)
                             if problem:
-                                findings.append(Finding(sev, tp.display, col, problem, v, f.rel, number))
+                                findings.append(Finding(sev, tp.display, col, problem, v, f.rel,
+                                                        number if numbered else None))
                                 seen_checks.add((col, i))
                     for name, cols, folds in uniques:
                         vals = tuple(obj.get(c) for c in cols)
@@ -312,6 +331,30 @@ def preflight(engine: Engine, conn: Any, tables: list[TablePlan], *, zero_dates:
                                 f"unique key {name} collides under the target's case/accent-insensitive collation "
                                 f"with {_show(prev)!r}", _show(vals), f.rel, number))
     return findings
+
+
+def source_filter(engine: Engine, conn: Any, source_engine: Any, tp: TablePlan, *, zero_dates: str = "null",
+                  nul: str = "error") -> str | None:
+    """A SQL condition on the source table that every row :func:`preflight` would report for ``tp`` satisfies.
+
+    ``dbjson migrate`` reads only those rows for the pre-flight (the source server evaluates the
+    checks' :data:`Condition` s, ``source_engine.preflight_condition(column, condition)``), in the
+    order of the unit's full read, so the pre-flight finds the same problems with the same example
+    values (only without line numbers). None when every row must be read: the source engine cannot
+    express a condition, or a unique key may collide under the target's collation (``engine`` and
+    ``conn`` are the target's).
+    """
+    express = getattr(source_engine, "preflight_condition", None)
+    if express is None or _collision_keys(engine, conn, tp):
+        return None
+    parts: list[str] = []
+    for c, t in zip(tp.columns, tp.target_types):
+        for _sev, _check, cond in column_rules(engine, c, t, zero_dates, nul):
+            sql = express(c, cond)
+            if sql is None:
+                return None
+            parts.append(f"({sql})")
+    return " OR ".join(parts) if parts else None
 
 
 def _may_hold_nul(path: Any) -> bool:
@@ -369,5 +412,5 @@ def _collision_keys(engine: Engine, conn: Any, tp: TablePlan) -> list[tuple[str,
     return out
 
 
-__all__ = ["preflight", "Finding", "fold_key", "is_insensitive", "value_rules", "replace_nul", "has_nul",
+__all__ = ["preflight", "source_filter", "column_rules", "Condition", "Finding", "fold_key", "is_insensitive", "value_rules", "replace_nul", "has_nul",
            "is_zero_date", "nul_sensitive", "holds_nul", "holds_zero_dates", "NUL_POLICIES", "NUL_REPLACEMENT"]

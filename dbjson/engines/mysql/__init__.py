@@ -5,11 +5,12 @@ from __future__ import annotations
 from ..base import Engine
 from .export import MySQLExport
 from .load import MySQLLoad
+from .preflight import MySQLPreflight
 from .ddl import MySQLDDL
 from .reflect import MySQLReflector
 
 
-class MySQL(MySQLReflector, MySQLDDL, MySQLExport, MySQLLoad, Engine):
+class MySQL(MySQLReflector, MySQLDDL, MySQLExport, MySQLLoad, MySQLPreflight, Engine):
     name = "mysql"
     family = "mysql"
     default_version = "9.1.0"
