@@ -75,7 +75,7 @@ that dbjson writes: URLs are shown with `***` in place of the password.
 
 | variable | effect |
 |---|---|
-| `DBJSON_URL` | the database URL when the URL argument is omitted (`schema-dump`, `export`, `import`, `verify`) |
+| `DBJSON_URL` | the database URL when the URL argument is omitted (`schema-dump`, `export`, `import`, `verify`; the target of `migrate`) |
 | `DBJSON_PASSWORD` | the password for a MySQL/MariaDB/PostgreSQL URL that has none, so it stays out of the shell history and the process list |
 | `NO_COLOR` | any non-empty value turns off colours on stderr and stdout |
 | `DBJSON_DEBUG` | any non-empty value shows the Python traceback of an internal error instead of the one-line message |

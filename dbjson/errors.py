@@ -65,7 +65,7 @@ class DbjsonError(Exception):
 
 
 class UsageError(DbjsonError):
-    """Bad arguments: an unknown dialect, a malformed option value, a bad URL."""
+    """Bad arguments: an unknown dialect, a malformed option value, a bad URL, no such export directory."""
 
     exit_code = 2
 

@@ -154,7 +154,13 @@ class ManifestTable:
 
 
 def read_export(directory: Path) -> tuple[m.Database, list[ManifestTable], str]:
-    """The schema document, the manifest's tables and an identity of the export (its manifest hash)."""
+    """The schema document, the manifest's tables and an identity of the export (its manifest hash).
+
+    No such directory is a UsageError (exit 2, as for ``dbjson import``); a directory without its
+    schema.json or manifest.json a DataError naming the missing file.
+    """
+    if not Path(directory).is_dir():
+        raise UsageError(f"not an export directory: {directory}")
     schema_path = directory / "schema.json"
     manifest_path = directory / "manifest.json"
     for p in (schema_path, manifest_path):

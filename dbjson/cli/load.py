@@ -163,6 +163,7 @@ def verify_cmd(
     rename: Annotated[Optional[list[str]], typer.Option("--rename", help="The --rename options used by the import.")] = None,
     nul: Annotated[Optional[str], typer.Option("--nul", autocompletion=choices("error", "strip", "replace"), help="The --nul policy of the import (default: read from the import journal; unknown: NUL and U+FFFD ignored in those columns).")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No per-table lines: the exit code (and the error on stderr) tells whether everything matches.")] = False,
 ) -> None:
     """Compare a database with an export: row counts and content checksums per table.
 
@@ -179,7 +180,7 @@ def verify_cmd(
                                 renames=rename or (), nul=nul))
     if json_out:
         sys.stdout.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
-    else:
+    elif not quiet:
         out = stdout_console()
         for t in report.tables:
             mark = "ok" if t.ok else "MISMATCH"

@@ -15,12 +15,13 @@ from .load import _install_signals, _Printer
 @app.command("migrate")
 def migrate_cmd(
     source: Annotated[str, typer.Argument(help="Source database URL (mysql://, mariadb://, postgresql://, sqlite:///).")],
-    target: Annotated[str, typer.Argument(help="Target database URL.")],
+    target: Annotated[str, typer.Argument(help="Target database URL (or DBJSON_URL, as for import).", envvar="DBJSON_URL")],
     threads: Annotated[Optional[int], typer.Option("--threads", "-j", help="Source connections and parallel loaders (default: cores, at most 8).", min=1)] = None,
     keep: Annotated[Optional[str], typer.Option("--keep", help="Also write a normal export (schema.json, manifest.json, data/) into DIR.")] = None,
     tables: Annotated[Optional[list[str]], typer.Option("--tables", "-t", help="Only tables matching GLOB (repeatable).")] = None,
     exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")] = None,
     if_exists: Annotated[str, typer.Option("--if-exists", help="When a target table exists: fail, skip, truncate or replace.")] = "fail",
+    create: Annotated[bool, typer.Option("--create", help="Create the target database first if it does not exist (as import --create).")] = False,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted migrate: load only the units the journal lacks.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Fail when the schema translation would lose anything.")] = False,
     zero_dates: Annotated[str, typer.Option("--zero-dates", help="Zero dates for targets that cannot hold them: null or error.")] = "null",
@@ -43,10 +44,16 @@ def migrate_cmd(
       dbjson migrate postgresql://postgres@127.0.0.1/shop mariadb://root@127.0.0.1/shop --keep shop-export/
 
       dbjson migrate mysql://root@127.0.0.1/shop sqlite:///shop.db --resume
+
+      DBJSON_URL=postgresql://postgres@127.0.0.1/shop dbjson migrate mysql://root@127.0.0.1/shop --create
     """
     from ..importer import Importer
     from ..migrate import migrate
 
+    if create:
+        from ..ddl.apply import create_database
+
+        run(lambda: create_database(target))
     printer = _Printer(quiet or json_out)
     holder: dict[str, Importer] = {}
 

@@ -98,6 +98,7 @@ def schema_load(
     strict: Annotated[bool, typer.Option("--strict", help="Fail (exit 5) if anything would be lost in translation.")] = False,
     schema_map: Annotated[Optional[list[str]], typer.Option("--schema-map", help="SOURCE=TARGET schema renaming (repeatable).")] = None,
     output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write the DDL script (--dialect, --dry-run) to FILE instead of stdout.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No translation summary on stderr (--report FILE is still written, --strict still fails).")] = False,
 ) -> None:
     """Create a schema document's tables, indexes, constraints and views in a target database.
 
@@ -141,7 +142,7 @@ def schema_load(
         except Exception as e:
             rep = getattr(e, "report", None)
             if isinstance(rep, TranslationReport):
-                _report_out(rep, report)
+                _report_out(rep, report, quiet)
             raise
         plan_holder.append(result.plan)
         if dry_run:
@@ -153,7 +154,7 @@ def schema_load(
 
     text = run(go)
     if plan_holder:
-        _report_out(plan_holder[0].report, report)
+        _report_out(plan_holder[0].report, report, quiet)
         if strict and dialect is not None and plan_holder[0].report.losses:
             run(lambda: to_ddl(db, str(dialect), server_version=server_version, strict=True, options=options))
     if text and output is not None and str(output) != "-":
@@ -172,14 +173,14 @@ def _schema_map(pairs: list[str]) -> dict[str, str]:
     return out
 
 
-def _report_out(rep: object, path: Optional[Path]) -> None:
-    """The readable summary on stderr; the JSON report in ``path`` when asked."""
+def _report_out(rep: object, path: Optional[Path], quiet: bool = False) -> None:
+    """The readable summary on stderr (not when ``quiet``); the JSON report in ``path`` when asked."""
     from ..ddl.plan import TranslationReport
     from .common import stderr_console
 
     assert isinstance(rep, TranslationReport)
     con = stderr_console()
-    if rep.items:
+    if rep.items and not quiet:
         counts = rep.to_dict()["counts"]
         con.print(f"translation {rep.source} → {rep.target}: {counts['loss']} loss(es), "
                   f"{counts['approximation']} approximation(s), {counts['rename']} rename(s)", markup=False)

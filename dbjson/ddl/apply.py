@@ -140,7 +140,14 @@ def _execute(conn: Any, sql: str) -> None:
 
 
 def create_database(url: str | URL) -> None:
-    """Create the URL's database (MySQL/MariaDB/PostgreSQL) if it does not exist."""
+    """Create the URL's database (MySQL/MariaDB/PostgreSQL) if it does not exist.
+
+    A server that cannot be reached or refuses the credentials raises
+    :class:`~dbjson.errors.ConnectionFailed`; a refused ``CREATE DATABASE`` (no CREATEDB role
+    attribute, no CREATE privilege) raises :class:`~dbjson.errors.ApplyError` naming the database,
+    with a hint (:func:`dbjson.errors.hint_for`). A database that exists is not created again, so a
+    user without the privilege may still pass ``--create`` for it.
+    """
     u = parse_url(url)
     target = Target(u)
     name = u.database
@@ -150,16 +157,22 @@ def create_database(url: str | URL) -> None:
     admin = Target(URL.create(u.drivername, u.username, u.password, u.host, u.port,
                               "postgres" if target.family == "postgresql" else None, u.query))
     conn = admin.connect_raw()
+    if target.family == "postgresql":
+        exists = "SELECT 1 FROM pg_database WHERE datname = %s"
+        create = 'CREATE DATABASE "' + name.replace('"', '""') + '"'
+    else:
+        exists = "SELECT 1 FROM information_schema.schemata WHERE schema_name = %s"
+        create = "CREATE DATABASE IF NOT EXISTS `" + name.replace("`", "``") + "` CHARACTER SET utf8mb4"
     try:
         if target.family == "postgresql":
             conn.autocommit = True
-            with conn.cursor() as cur:
-                cur.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,))
-                if cur.fetchone() is None:
-                    cur.execute('CREATE DATABASE "' + name.replace('"', '""') + '"')
-        else:
-            with conn.cursor() as cur:
-                cur.execute("CREATE DATABASE IF NOT EXISTS `" + name.replace("`", "``") + "` CHARACTER SET utf8mb4")
+        with conn.cursor() as cur:
+            cur.execute(exists, (name,))
+            if cur.fetchone() is None:
+                cur.execute(create)
+    except Exception as e:  # noqa: BLE001 - a refused CREATE DATABASE becomes an ApplyError
+        msg = scrub(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__, u.password)
+        raise ApplyError(f"cannot create database {name!r} on {target.display()}: {msg}", statement=create, obj=name) from None
     finally:
         conn.close()
 
