@@ -366,6 +366,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--work", type=Path, default=None, help="scratch directory for exports (default: a temporary one)")
     p.add_argument("--output", type=Path, default=FIGURES, help="the Markdown figures (bench/load-figures.md)")
     p.add_argument("--append", action="store_true", help="keep the figures already in --output (another scenario's run)")
+    p.add_argument("--note", action="append", default=[], help="a note to add under the table (repeatable)")
     args = p.parse_args(argv)
     args.argv = list(argv if argv is not None else sys.argv[1:])
     args.previous = args.output.read_text(encoding="utf-8").splitlines() if args.append and args.output.exists() else []
@@ -379,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         raise SystemExit(f"unknown engine(s): {', '.join(sorted(unknown))}")
     scenarios = [s for s in args.scenarios.split(",") if s]
-    run = Run()
+    run = Run(notes=list(args.note))
     work = Path(args.work or tempfile.mkdtemp(prefix="dbjson-load-"))
     work.mkdir(parents=True, exist_ok=True)
     plan: list[tuple[str, Callable[[], None]]] = []
