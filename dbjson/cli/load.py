@@ -81,7 +81,7 @@ def import_cmd(
     exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")] = None,
     schema_only: Annotated[bool, typer.Option("--schema-only", help="Create the schema, load no rows.")] = False,
     data_only: Annotated[bool, typer.Option("--data-only", help="Load rows into existing tables; no DDL.")] = False,
-    if_exists: Annotated[str, typer.Option("--if-exists", autocompletion=choices("fail", "skip", "truncate", "replace"), help="When a target table exists: fail, skip, truncate or replace.")] = "fail",
+    if_exists: Annotated[str, typer.Option("--if-exists", autocompletion=choices("fail", "skip", "truncate", "replace"), help="When a target table exists: fail, skip, truncate or replace (drops and recreates the tables and the views, types and sequences the document defines; never with CASCADE).")] = "fail",
     create: Annotated[bool, typer.Option("--create", help="Create the target database first if it does not exist (as schema-load --create).")] = False,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted import: load only what the journal lacks.")] = False,
     strict: Annotated[bool, typer.Option("--strict", help="Fail when the schema translation would lose anything.")] = False,
