@@ -419,8 +419,9 @@ def write(run: Run, args: argparse.Namespace) -> None:
     if args.append and args.previous:  # keep the rows and notes of the earlier run(s)
         old = args.previous
         rows = [ln for ln in old if ln.startswith("| ") and not ln.startswith("| scenario")]
-        notes = [ln for ln in old if ln.startswith("- ") and "x the rows took" not in ln]
         new = text.splitlines()
+        fresh_growth = any("x the rows took" in ln for ln in new)
+        notes = [ln for ln in old if ln.startswith("- ") and not (fresh_growth and "x the rows took" in ln)]
         at = new.index("|---|---|---|---|---:|---:|---|") + 1
         new[at:at] = rows
         new += notes
