@@ -427,10 +427,14 @@ def _rename_in_table(t: m.Table, mp: dict[str, str], per: dict[str, dict[str, st
 # ---------------------------------------------------------------------------------------------
 
 
-def _plan_ddl(db: m.Database, engine: Engine, strict: bool, target: Target) -> Any:
+def _plan_ddl(db: m.Database, engine: Engine, strict: bool, target: Target, *, creating: bool = False) -> Any:
+    """The DDL plan of an import. ``creating``: the plan's statements will run (not only its name
+    and type maps), so on engines with ``load_defer_primary_key`` primary keys come post-data."""
     from .ddl import to_ddl
 
-    return to_ddl(db, engine, server_version=engine.server_version, strict=strict)
+    defer = creating and bool(getattr(engine, "load_defer_primary_key", False))
+    return to_ddl(db, engine, server_version=engine.server_version, strict=strict,
+                  options={"defer_primary_keys": True} if defer else None)
 
 
 def _default_target_schema(db: m.Database, schema: str, engine: Engine) -> str | None:
@@ -618,7 +622,7 @@ class Importer:
         self.start_encoders(sum(f.bytes or 0 for t in mtables for f in t.files))
         renamed = rename_columns(db, colopts["renames"])
         plan = (self._plan_for_data_only(renamed) if self.opts.data_only
-                else _plan_ddl(renamed, self.engine, self.opts.strict, self.target))
+                else _plan_ddl(renamed, self.engine, self.opts.strict, self.target, creating=True))
         if plan is not None:
             self.report.translation = [str(i) for i in plan.report.items]
         tables = self._table_plans(db, renamed, mtables, plan, select, colopts)
@@ -850,11 +854,14 @@ class Importer:
                     raise Cancelled("import cancelled")
                 fn()
             return
-        # Indexes (and other per-table statements) in parallel, foreign keys after them, the rest
-        # (views, triggers, routines, counter restarts) in plan order.
-        first = [(0, fn) for st, fn in zip(statements, jobs) if st.kind in ("index", "unique", "primary_key", "check")]
+        # Primary keys added after the data (load_defer_primary_key) first, then indexes (and other
+        # per-table statements) in parallel, foreign keys after them (they need the referenced
+        # keys), the rest (views, triggers, routines, counter restarts) in plan order.
+        pks = [(0, fn) for st, fn in zip(statements, jobs) if st.kind == "primary_key"]
+        first = [(0, fn) for st, fn in zip(statements, jobs) if st.kind in ("index", "unique", "check")]
         fks = [(0, fn) for st, fn in zip(statements, jobs) if st.kind == "foreign_key"]
         rest = [fn for st, fn in zip(statements, jobs) if st.kind not in ("index", "unique", "primary_key", "check", "foreign_key")]
+        self.run_parallel(pks, self.opts.threads)
         self.run_parallel(first, self.opts.threads)
         self.run_parallel(fks, min(2, self.opts.threads))
         for fn in rest:
@@ -888,9 +895,24 @@ class Importer:
                             self.report.translation.append(note)
                         self.emit("warning", note)
                         return
+                    if st.kind == "primary_key" and kind == "data":
+                        raise self._duplicate_key_error(st, e) from None
                     raise ApplyError(f"{st.kind} {st.object}: {_first_line(e)}", statement=st.sql, obj=st.object) from None
         finally:
             self._active.pop(threading.get_ident(), None)
+
+    def _duplicate_key_error(self, st: Any, e: BaseException) -> ApplyError:
+        """A primary key added after the data (``load_defer_primary_key``) that the rows break:
+        the table, the constraint and the duplicated key value from the server's detail."""
+        detail_of = getattr(self.engine, "load_error_detail", None)
+        constraint, detail = detail_of(e) if detail_of is not None else (None, None)
+        table = _unquote(st.table or st.object)
+        name = f" {constraint}" if constraint else ""
+        found = f": {detail}" if detail else f": {_first_line(e)}"
+        return ApplyError(f"primary key{name} of {table} cannot be added, the imported rows have duplicate keys{found}",
+                          statement=st.sql, obj=st.object, table=table,
+                          hint="the export holds rows with the same primary key: remove the duplicates from the data "
+                               "files (or the source) and import again")
 
     # -- data -----------------------------------------------------------------------------------
     def _load_data(self, tables: list[TablePlan], state: Any) -> None:

@@ -370,9 +370,13 @@ class BaseDDL:
             restarts += col_restart
             for rule_check in parts.checks:
                 checks.append((f"{t.name}_{t.col(col.name)}_check", f"({rule_check})", cp))
-        if table.primary_key and table.primary_key.columns and not t.pk_inline:
-            defs.append(self.ddl_primary_key(ctx, t, table.primary_key, f"{path}/primary_key"))
         add_later = bool(self.table.get("capabilities", {}).get("alter_add_constraint", True))
+        if table.primary_key and table.primary_key.columns and not t.pk_inline:
+            pk_clause = self.ddl_primary_key(ctx, t, table.primary_key, f"{path}/primary_key")
+            if add_later and self.ddl_defer_primary_key(ctx, t):
+                post.insert(0, Statement(self.ddl_add_constraint_sql(t.qname, pk_clause), "primary_key", t.qname, t.qname))
+            else:
+                defs.append(pk_clause)
         for ui, u in enumerate(table.uniques):
             if u.name in t.skip:
                 continue
@@ -406,6 +410,16 @@ class BaseDDL:
         post += self.ddl_comments(ctx, t)
         self.ddl_report_table_options(ctx, t)
         return pre, post, restarts
+
+    def ddl_defer_primary_key(self, ctx: Context, t: TableInfo) -> bool:
+        """Whether the table's primary key is added after the data (``ALTER TABLE ... ADD``, the
+        first post-data statement of the table) instead of inside CREATE TABLE: asked for with
+        ``options={"defer_primary_keys": True}`` (the importer, on engines where loading into an
+        unindexed table and adding the key afterwards is faster); never for partitions, partitioned
+        or inheriting tables, whose keys are tied to their parent's or children's."""
+        table = t.table
+        return bool(ctx.options.get("defer_primary_keys")) and table.partitioning is None \
+            and table.partition_of is None and not table.inherits
 
     def ddl_table_extra(self, ctx: Context, t: TableInfo) -> list[Statement]:
         """Statements right after CREATE TABLE (partitions, comments)."""

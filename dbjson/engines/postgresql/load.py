@@ -76,6 +76,10 @@ class PostgreSQLLoad:
     """The PostgreSQL side of ``dbjson import`` and ``dbjson verify``."""
 
     load_parallel_writers = True
+    # Tables the import creates get their primary key after the data (as pg_restore does): COPY
+    # into an unindexed heap, then one ALTER TABLE ... ADD PRIMARY KEY (bench/analysis.md).
+    # InnoDB clusters rows by the key and SQLite cannot add one later, so only PostgreSQL.
+    load_defer_primary_key = True
     verify_parts = True  # verify_select takes part= (dbjson.verify reads big tables in parts)
     load_holds_zero_dates = False  # zero dates load as NULL (--zero-dates null) or stop the import
     load_text_holds_nul = False  # text and jsonb cannot hold U+0000 (--nul error|strip|replace)
@@ -316,6 +320,12 @@ class PostgreSQLLoad:
         if state and state[:2] in ("22", "23"):
             return "data"
         return "other"
+
+    def load_error_detail(self, exc: BaseException) -> tuple[str | None, str | None]:
+        """The constraint a server error names and the server's DETAIL line (``Key (id)=(7) is
+        duplicated.`` when ADD PRIMARY KEY finds duplicate keys), each None when not given."""
+        diag = getattr(exc, "diag", None)
+        return getattr(diag, "constraint_name", None), getattr(diag, "message_detail", None)
 
     def load_error_column(self, exc: BaseException, tp: TablePlan, row: tuple[Any, ...]) -> tuple[str | None, Any]:
         """The column (and its value) a server error is about, when the server says."""
