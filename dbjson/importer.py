@@ -622,7 +622,8 @@ class Importer:
         self.start_encoders(sum(f.bytes or 0 for t in mtables for f in t.files))
         renamed = rename_columns(db, colopts["renames"])
         plan = (self._plan_for_data_only(renamed) if self.opts.data_only
-                else _plan_ddl(renamed, self.engine, self.opts.strict, self.target, creating=True))
+                else _plan_ddl(renamed, self.engine, self.opts.strict, self.target,
+                               creating=self.opts.max_errors <= 0))  # --max-errors: a duplicate key is a rejected row
         if plan is not None:
             self.report.translation = [str(i) for i in plan.report.items]
         tables = self._table_plans(db, renamed, mtables, plan, select, colopts)

@@ -145,3 +145,14 @@ def test_kill_before_post_data_then_resume_adds_the_keys(fresh_db: Any, tmp_path
     assert [r[1] for r in _keys(target)] == ["child_pk", "parent_key_custom", "ser_pkey"]
     assert [r[1] for r in _keys(target, "f")] == ["child_parent_fk"]
     assert target.query("SELECT count(*) FROM child")[0][0] == 2000
+
+
+def test_max_errors_keeps_the_key_in_create_table_and_rejects_duplicates(fresh_db: Any, tmp_path: Path) -> None:
+    lines = [RowEncoder(ITEMS.columns).line(r) for r in item_rows(20)]
+    lines.append(lines[6])  # id 7 twice: a rejected row, as before keys were deferred
+    exp = make_export(tmp_path / "dup", database(ITEMS), {}, raw_lines={"items": lines})
+    target = fresh_db("postgresql")
+    report = import_database(exp, target.url, threads=1, max_errors=5, verify=False)
+    assert report.rejected == 1
+    assert target.query("SELECT count(*), count(DISTINCT id) FROM items")[0] == (21, 21)
+    assert _keys(target) == [("items", "items_pkey", ["id"])]
