@@ -491,7 +491,9 @@ def _make_set(values: tuple[str, ...]) -> Encoder:
     return enc
 
 
-_JSON_WS = re.compile(rb'("(?:[^"\\]|\\.)*")|[ \t\n\r]+', re.S)
+# Possessive string patterns: a plain ``(?:[^"\\]|\\.)*`` keeps a backtracking frame per character
+# (a 4 MB JSON string took ~400 MB and seconds to match).
+_JSON_WS = re.compile(rb'("(?:[^"\\]++|\\.)*+")|[ \t\n\r]+', re.S)
 
 
 def compact_json(raw: bytes) -> bytes:
@@ -987,8 +989,8 @@ def decode_value(t: m.Type, value: Any) -> Any:
 
 # -- raw spans of JSON values inside a line (for json columns) ----------------------------------
 
-_STR_RE = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
-_TOKEN_RE = re.compile(rb'"(?:[^"\\]|\\.)*"|[][{}]', re.S)  # strings (skipped whole) and brackets
+_STR_RE = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.S)  # possessive: see _JSON_WS
+_TOKEN_RE = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[][{}]', re.S)  # strings (skipped whole) and brackets
 _WS = b" \t\n\r"
 
 

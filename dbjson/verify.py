@@ -22,11 +22,11 @@ by count only (expected = manifest rows − rejected rows + rows that were there
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Context, Decimal
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -162,16 +162,49 @@ def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, i
             else engine.verify_select(conn, tp, part=part))  # type: ignore[attr-defined]
     total = Checksum()
     batch: list[bytes] = []
+    size = 0
     for row in rows:
-        batch.append(make(row))
-        if len(batch) >= _HASH_BATCH:
+        ln = make(row)
+        batch.append(ln)
+        size += len(ln)
+        if len(batch) >= _HASH_BATCH or size >= FETCH_BYTES:  # bounded by rows and by bytes (multi-MB rows)
             total.merge(Checksum(_hash_sum(batch), len(batch)))
-            batch = []
+            batch, size = [], 0
     total.merge(Checksum(_hash_sum(batch), len(batch)))
     return total
 
 
 _HASH_BATCH = 5000
+FETCH_BYTES = 16 << 20  # about this many bytes of rows per verify round trip and per hash batch
+_FETCH_MAX_ROWS = 5000
+
+
+def _row_bytes(row: Sequence[Any]) -> int:
+    """About the bytes one fetched row holds (its strings and byte strings; 16 per other value)."""
+    return sum(len(v) if isinstance(v, (str, bytes, bytearray, memoryview)) else 16 for v in row)
+
+
+_Row = TypeVar("_Row", bound=Sequence[Any])
+
+
+def byte_batches(fetch: Callable[[int], Sequence[_Row]], first: int = 8) -> Iterator[_Row]:
+    """The rows of a server-side cursor, fetched ``fetch(n)`` rows at a time with ``n`` sized so a
+    round trip holds about :data:`FETCH_BYTES` (measured on each batch: the largest of up to 64
+    sampled rows), between 1 and 5,000 rows. The first round trip asks for ``first`` rows (a
+    manifest's file sizes may be compressed, so they do not tell the row size). Peak memory is
+    then about FETCH_BYTES plus a few of the largest rows, whatever the row size."""
+    n = max(1, min(first, _FETCH_MAX_ROWS))
+    while True:
+        rows = fetch(n)
+        if not rows:
+            return
+        step = max(1, len(rows) // 64)
+        widest = max(_row_bytes(rows[i]) for i in range(0, len(rows), step))
+        n = max(1, min(_FETCH_MAX_ROWS, FETCH_BYTES // max(1, widest)))
+        yield from rows
+        del rows
+
+
 PART_MIN_ROWS = 20000  # smaller tables are checked in one piece
 
 

@@ -357,10 +357,12 @@ class PostgreSQLLoad:
         if part is not None:
             key, k, n = _quote(part[0]), int(part[1]), int(part[2])
             sql += f" WHERE ({key} % {n} + {n}) % {n} = {k}"
+        from ...verify import byte_batches
+
         with conn.transaction(), conn.cursor(name="dbjson_verify") as cur:
-            cur.itersize = 5000
             cur.execute(sql)
-            yield from cur
+            # round trips sized by bytes, not rows: 5,000 rows of 5 MB would be 25 GB in memory
+            yield from byte_batches(cur.fetchmany)
 
     def verify_adapters(self, tp: TablePlan) -> dict[str, Callable[[Any], Any]]:
         """Per source column: target driver value → a value the source kind's encoder understands."""
