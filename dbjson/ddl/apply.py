@@ -66,8 +66,37 @@ def _family_of_conn(conn: Any) -> str:
     return "sqlite"
 
 
-def _run(conn: Any, engine: Any, statements: list[Statement], password: str | None, strict: bool = False) -> list[tuple[Statement, str]]:
+LOCK_BATCH = 400  # statements per transaction when the whole schema does not fit in one (see _run)
+
+
+def _lock_table_full(e: BaseException) -> bool:
+    """PostgreSQL's 'out of shared memory' (SQLSTATE 53200): one transaction took more locks than
+    the server's lock table holds (max_locks_per_transaction × max_connections)."""
+    return getattr(e, "sqlstate", None) == "53200" or "out of shared memory" in str(e)
+
+
+def _run(conn: Any, engine: Any, statements: list[Statement], password: str | None, strict: bool = False,
+         batch: int | None = None) -> list[tuple[Statement, str]]:
+    """Run ``statements`` (see :func:`apply_ddl`): in one transaction where DDL is transactional.
+
+    When that one transaction overflows PostgreSQL's lock table (a schema of thousands of tables:
+    every CREATE holds its locks until commit), it is rolled back (nothing was written) and run
+    again committing every ``LOCK_BATCH`` statements. A failure then rolls back the failing batch
+    only; the error says how many statements of the earlier batches stay applied."""
+    try:
+        return _run_batches(conn, engine, statements, password, strict, batch)
+    except _LockTableFull:
+        return _run_batches(conn, engine, statements, password, strict, LOCK_BATCH)
+
+
+class _LockTableFull(Exception):
+    """The single transaction ran out of lock table slots (rolled back): retry in batches."""
+
+
+def _run_batches(conn: Any, engine: Any, statements: list[Statement], password: str | None, strict: bool,
+                 batch: int | None) -> list[tuple[Statement, str]]:
     transactional = _is_transactional(engine)
+    committed = 0  # statements committed by earlier batches (batch mode)
     rejected: list[tuple[Statement, str]] = []
     if engine.family == "sqlite":
         conn.isolation_level = None
@@ -79,7 +108,10 @@ def _run(conn: Any, engine: Any, statements: list[Statement], password: str | No
         _execute(conn, "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'")
     current: Statement | None = None
     try:
-        for current in statements:
+        for i, current in enumerate(statements):
+            if transactional and batch and i and i % batch == 0:
+                _commit_and_begin(conn, engine)
+                committed = i
             if current.optional:
                 problem = _try(conn, current.sql, transactional)
                 if problem is not None:
@@ -100,16 +132,32 @@ def _run(conn: Any, engine: Any, statements: list[Statement], password: str | No
                 pass
         if isinstance(e, TranslationError):
             raise
+        if transactional and batch is None and _lock_table_full(e) and len(statements) > LOCK_BATCH:
+            raise _LockTableFull() from None
         assert current is not None
         msg = scrub(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__, password)
         done = "rolled back" if transactional else "earlier statements stay applied"
+        if transactional and committed:
+            done = (f"rolled back to the last commit; the schema was too large for one transaction (the server's lock "
+                    f"table), so the first {committed} statements were committed in batches of {batch} and stay applied")
         table = current.table if current.table != current.object else None  # no "table t: table t: ..."
         hint = None
-        if transactional and "out of shared memory" in msg:  # PostgreSQL's lock table (SQLSTATE 53200)
-            hint = ("schema-load creates the whole schema in one transaction, which holds a lock per table and index: "
-                    "raise max_locks_per_transaction on the server (restart), or let 'dbjson import' create the tables")
+        if transactional and _lock_table_full(e):  # PostgreSQL's lock table (SQLSTATE 53200)
+            hint = ("one transaction holds a lock per table and index: raise max_locks_per_transaction on the server "
+                    "(restart), or let 'dbjson import' create the tables")
+        elif committed:
+            hint = "fix the cause and re-run with --if-exists replace (or skip) to complete or replace what was applied"
         raise ApplyError(f"{current.kind} {current.object}: {msg} ({done})", statement=current.sql, obj=current.object,
                          table=table, hint=hint) from None
+
+
+def _commit_and_begin(conn: Any, engine: Any) -> None:
+    """Commit the open transaction and start the next (psycopg starts it with the next statement)."""
+    if engine.family == "sqlite":
+        conn.execute("COMMIT")
+        conn.execute("BEGIN")
+    else:
+        conn.commit()
 
 
 def _try(conn: Any, sql: str, transactional: bool) -> str | None:
