@@ -131,6 +131,10 @@ class SQLExportBase:
         """The catalog's row estimate (statistics), or None when the engine has none."""
         return None
 
+    def export_refresh(self, conn: Any) -> None:
+        """Release the locks a worker's snapshot transaction took so far, keeping its snapshot
+        (PostgreSQL: a new transaction on the exported snapshot); nothing on other engines."""
+
     def export_count(self, conn: Any, schema: str, table: m.Table, where: str | None) -> int:
         cond = f" WHERE ({where})" if where else ""
         return int(self._fetch(conn, f"SELECT COUNT(*) FROM {self.export_qualify(schema, table)}{cond}")[0][0])
@@ -165,6 +169,8 @@ class ExportEngine(Protocol):
     def export_snapshot(self, coordinator: Any, workers: Sequence[Any], warn: Callable[[str], None]) -> SnapshotInfo: ...
 
     def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None: ...
+
+    def export_refresh(self, conn: Any) -> None: ...
 
     def export_count(self, conn: Any, schema: str, table: m.Table, where: str | None) -> int: ...
 
@@ -606,13 +612,20 @@ def prefetched(blocks: Iterator[bytes], stop: threading.Event, depth: int = PREF
         halt.set()
 
 
+REFRESH_UNITS = 100  # units (or planned tables) per snapshot transaction: its table locks are then released
+
+
 def _worker(shared: _Shared, conn: Any, units: queue.Queue[Unit]) -> None:
     try:
+        done = 0
         while not shared.stop.is_set():
             try:
                 unit = units.get_nowait()
             except queue.Empty:
                 return
+            if done and done % REFRESH_UNITS == 0:
+                shared.engine.export_refresh(conn)
+            done += 1
             try:
                 _run_unit(shared, conn, unit)
             except DbjsonError as e:
@@ -786,7 +799,9 @@ def export_database(
         wmap = where or {}
         plan: list[tuple[str, m.Table, str | None]] = [(s, t, _where_for(wmap, s, t.name)) for s, t in selected]
         units: list[Unit] = []
-        for s, t, w in plan:
+        for i, (s, t, w) in enumerate(plan):
+            if i and i % REFRESH_UNITS == 0:
+                engine.export_refresh(workers[0])  # planning reads tables too (bounds, counts)
             tu = _plan_or_explain(engine, workers[0], s, t, w, chunk_rows, nthreads)
             emit(ev.TableStarted(f"{s}.{t.name}", len(tu), sum(u.rows_estimate for u in tu)))
             units.extend(tu)

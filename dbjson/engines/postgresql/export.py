@@ -124,9 +124,27 @@ class PostgreSQLExport(SQLExportBase):
             for w in workers:
                 w.execute(begin)
                 w.execute(f"SET TRANSACTION SNAPSHOT {self._lit(snap_id)}")
-        finally:
+        except BaseException:
             coordinator.execute("COMMIT")
+            raise
+        # The coordinator's transaction stays open for the whole export (closing its connection
+        # ends it): the snapshot can be imported again by export_refresh.
+        self._snapshot_id: str | None = snap_id
         return SnapshotInfo(mode="exported-snapshot", id=snap_id, lsn=lsn)
+
+    def export_refresh(self, conn: Any) -> None:
+        """End a worker's transaction and open another on the same exported snapshot, releasing
+        the AccessShareLock of every table read so far: a database of thousands of tables does
+        not fit PostgreSQL's lock table in one transaction ('out of shared memory'). The data
+        seen is the same snapshot; as with pg_dump without a lock on every table up front, a
+        table dropped or rewritten concurrently between two refreshes makes the export fail
+        naming it. No-op without an exported snapshot (single-connection mode)."""
+        snap_id = getattr(self, "_snapshot_id", None)
+        if snap_id is None:
+            return
+        conn.execute("COMMIT")
+        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        conn.execute(f"SET TRANSACTION SNAPSHOT {self._lit(snap_id)}")
 
     def export_abort(self, conn: Any) -> None:
         """Cancel the running query (from another thread) so a worker stops at once."""
