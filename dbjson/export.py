@@ -842,9 +842,9 @@ def _run_workers(shared: _Shared, conns: list[Any], units: list[Unit]) -> None:
         threading.Thread(target=_worker, args=(shared, c, work), name=f"dbjson-export-{i}", daemon=True)
         for i, c in enumerate(conns[: max(1, min(len(conns), len(units)))])
     ]
-    for t in threads:
-        t.start()
     try:
+        for t in threads:  # inside the try: an interrupt between two starts still stops the first
+            t.start()
         for t in threads:
             while t.is_alive():
                 t.join(0.2)
@@ -856,7 +856,8 @@ def _run_workers(shared: _Shared, conns: list[Any], units: list[Unit]) -> None:
             except Exception:  # noqa: BLE001
                 pass
         for t in threads:
-            t.join(5)
+            if t.ident is not None:  # started
+                t.join(5)
         raise
     if shared.errors:
         err = shared.errors[0]
