@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import os
 import random
 import signal
 import subprocess
@@ -285,7 +284,10 @@ def test_ctrl_c_stops_workers_and_leaves_no_complete_looking_file(fresh_db: Any,
     out = tmp_path / "out"
     # Ctrl-C as a user presses it: SIGINT to a process running the export (its own process, so the
     # signal state of the test runner plays no part), once the first data file exists.
-    code = ("import sys; from dbjson.export import export_database; "
+    # (SIGINT's default handler restored first: an ignored SIGINT is inherited from the test runner's
+    # worker process, where something in the suite leaves it ignored.)
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "from dbjson.export import export_database; "
             "export_database(sys.argv[1], sys.argv[2], threads=2, chunk_rows=20_000)")
     proc = subprocess.Popen([sys.executable, "-c", code, db.url, str(out)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
