@@ -22,7 +22,10 @@ from sqlalchemy.engine import make_url
 ENGINES = ("mysql", "mariadb", "postgresql", "sqlite")
 SERVER_ENGINES = ("mysql", "mariadb", "postgresql")
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-CORPUS = Path(os.environ.get("DBJSON_CORPUS", SHARED / "corpus"))
+# The sample corpus is never committed: DBJSON_CORPUS, else ../shared/corpus beside the checkout,
+# else the workplace's shared folder (a clean clone elsewhere, e.g. CI's, has no ../shared).
+_CORPUS_CANDIDATES = [SHARED / "corpus", Path("/work/shared/corpus")]
+CORPUS = Path(os.environ.get("DBJSON_CORPUS") or next((c for c in _CORPUS_CANDIDATES if c.is_dir()), _CORPUS_CANDIDATES[0]))
 
 DEFAULT_URLS = {
     "mysql": "mysql+pymysql://root@127.0.0.1:3307/",
