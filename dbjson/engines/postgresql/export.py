@@ -10,11 +10,18 @@ the JSON passes through untouched and Python only moves bytes (and hashes lines)
 server-side (named) cursor fetches typed values and :class:`dbjson.codec.RowEncoder` encodes them.
 Session settings make text forms canonical: ``TimeZone=UTC``, ``DateStyle=ISO``,
 ``IntervalStyle=iso_8601``.
+
+With the C speedup ``dbjson._cpgexport`` the server does less: a plain ``COPY (SELECT col, ...)
+TO STDOUT`` in text format (only the kinds without a client-side conversion still get their
+``json_expression``), and :func:`copy_to_jsonl_py` — or its C twin, byte for byte the same — turns
+blocks of those rows into the same canonical lines (see :meth:`PostgreSQLExport.copy_plan`).
 """
 
 from __future__ import annotations
 
+import base64
 import itertools
+import re
 import select
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -23,6 +30,7 @@ from typing import Any
 import orjson
 
 from ... import model as m
+from ... import speedups
 from ...codec import RowEncoder
 from ...errors import DataError
 from ...export import BLOCK_BYTES, SQLExportBase, Unit
@@ -94,6 +102,237 @@ def _json_array_element(element: m.Type) -> bool:
     return element.kind in ("boolean", "char", "varchar", "text") or (
         element.kind == "integer" and (element.bits or 64) <= 32
     )
+
+
+# -- client-side conversion of plain COPY text rows (the C speedup and its Python reference) --------
+# Column kinds of copy_to_jsonl_py / dbjson._cpgexport.copy_to_jsonl (same numbers in _cpgexport.c).
+K_RAW, K_NUMBER, K_BOOL, K_QUOTED, K_STRING, K_TIMESTAMP, K_BINARY, K_JSON = range(8)
+_COPY_ESCAPES = {b"\\": b"\\", b"b": b"\b", b"f": b"\f", b"n": b"\n", b"r": b"\r", b"t": b"\t", b"v": b"\v"}
+_COPY_ESCAPE = re.compile(rb"\\(.)", re.S)
+_TS = re.compile(rb"([0-9]{4,}-[0-9]{2}-[0-9]{2}) ([0-9]{2}:[0-9]{2}:[0-9]{2})(?:\.([0-9]{1,6}))?")
+_JSON_WS = re.compile(rb'("(?:[^"\\]|\\.)*")|[ \t\n\r]+', re.S)
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
+_JSON_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.S)
+_STRING_ESCAPES = {0x22: b'\\"', 0x5C: b"\\\\", 0x08: b"\\b", 0x0C: b"\\f", 0x0A: b"\\n", 0x0D: b"\\r", 0x09: b"\\t"}
+_STRING_ESCAPE = re.compile(rb'["\\\x00-\x1f]')
+
+
+def _copy_unescape(field: bytes) -> bytes:
+    def one(mt: re.Match[bytes]) -> bytes:
+        try:
+            return _COPY_ESCAPES[mt.group(1)]
+        except KeyError:
+            raise DataError(f"unexpected escape in COPY output: {mt.group(0)!r}") from None
+
+    return _COPY_ESCAPE.sub(one, field)
+
+
+def _to_json_string(text: bytes) -> bytes:
+    """PostgreSQL's escape_json (to_json of a text value)."""
+    return b'"' + _STRING_ESCAPE.sub(lambda mt: _STRING_ESCAPES.get(mt.group()[0]) or b"\\u%04x" % mt.group()[0], text) + b'"'
+
+
+def _timestamp(text: bytes, arg: int) -> bytes:
+    """``to_char(q, 'YYYY-MM-DD"T"HH24:MI:SS.FF<fsp>')`` (+ ``Z``) for finite AD values, else ``q::text``."""
+    fsp, tz = arg & 0xFF, bool(arg >> 8 & 1)
+    if text in (b"infinity", b"-infinity") or text.endswith(b" BC"):
+        return b'"' + text + b'"'
+    body = text[:-3] if tz and text.endswith(b"+00") else None if tz else text
+    mt = _TS.fullmatch(body) if body is not None else None
+    if mt is None or fsp > 6:
+        raise DataError(f"unexpected timestamp text in COPY output: {text!r}")
+    frac = b"." + (mt.group(3) or b"").ljust(fsp, b"0")[:fsp] if fsp else b""
+    return b'"' + mt.group(1) + b"T" + mt.group(2) + frac + (b"Z" if tz else b"") + b'"'
+
+
+def _bytea(text: bytes) -> bytes:
+    if not text.startswith(b"\\x"):
+        raise DataError("unexpected bytea text in COPY output (bytea_output must be hex)")
+    try:
+        return b'"' + base64.b64encode(bytes.fromhex(text[2:].decode("ascii"))) + b'"'
+    except ValueError:
+        raise DataError("unexpected bytea text in COPY output") from None
+
+
+def _skip_string(doc: bytes, i: int) -> int:
+    """Index just past the JSON string starting at ``doc[i] == '"'``, or -1."""
+    n = len(doc)
+    i += 1
+    while i < n:
+        if doc[i] == 0x5C:
+            i += 2
+            continue
+        if doc[i] == 0x22:
+            return i + 1
+        i += 1
+    return -1
+
+
+_KEY_ESCAPES = {ord(k): ord(v) for k, v in zip('"\\/bfnrt', '"\\/\b\f\n\r\t')}
+
+
+def _key_is_dollar_json(key: bytes) -> bool:
+    """Does the JSON string ``key`` (quotes included) decode to exactly ``$json``?"""
+    decoded: list[int] = []
+    i, end = 1, len(key) - 1
+    while i < end:
+        ch = key[i]
+        if ch == 0x5C:
+            if i + 1 >= end:
+                return False
+            i += 1
+            e = key[i]
+            if e == 0x75:  # \uXXXX
+                if i + 4 >= end:
+                    return False
+                digits = key[i + 1 : i + 5]
+                if not all(c in b"0123456789abcdefABCDEF" for c in digits):
+                    return False
+                v = int(digits, 16)
+                i += 4
+                ch = v if v < 0x80 else -1
+            elif e in _KEY_ESCAPES:
+                ch = _KEY_ESCAPES[e]
+            else:
+                return False
+        decoded.append(ch)
+        if len(decoded) > 5 or decoded[-1] != b"$json"[len(decoded) - 1]:
+            return False
+        i += 1
+    return len(decoded) == 5
+
+
+def _dollar_json_keys(doc: bytes) -> int:
+    """1 when the compact object ``doc`` has keys and every top-level key decodes to ``$json``,
+    0 when not, -1 when it is not a well-formed object (a structural scan, as the C code does)."""
+    n = len(doc)
+    if n < 2 or doc[0] != 0x7B:
+        return -1
+    if doc[1] == 0x7D:
+        return 0 if n == 2 else -1
+    i, every = 1, True
+    while True:
+        if i >= n or doc[i] != 0x22:
+            return -1
+        e = _skip_string(doc, i)
+        if e < 0:
+            return -1
+        every = every and _key_is_dollar_json(doc[i:e])
+        i = e
+        if i >= n or doc[i] != 0x3A:
+            return -1
+        i += 1
+        depth = 0
+        while True:
+            if i >= n:
+                return -1
+            c = doc[i]
+            if c == 0x22:
+                i = _skip_string(doc, i)
+                if i < 0:
+                    return -1
+                continue
+            if c in (0x7B, 0x5B):
+                depth += 1
+            elif c in (0x7D, 0x5D):
+                if depth == 0:
+                    return int(every) if c == 0x7D and i == n - 1 else -1
+                depth -= 1
+            elif c == 0x2C and depth == 0:
+                i += 1
+                break
+            i += 1
+
+
+def _jsonb_castable(doc: bytes) -> bool:
+    """False when a string of ``doc`` holds \\u0000 or an unpaired surrogate escape: the
+    server's ``json::jsonb`` (in the $json test of a json column) fails on those."""
+    for string in _JSON_STRING.finditer(doc):
+        high = False
+        last = 0
+        for mt in _JSON_ESCAPE.finditer(string.group()):
+            cp = int(mt.group(1), 16) if mt.group(1) else None
+            if high:
+                high = False
+                if cp is not None and 0xDC00 <= cp <= 0xDFFF and mt.start() == last:
+                    continue
+                return False
+            if cp == 0 or (cp is not None and 0xDC00 <= cp <= 0xDFFF):
+                return False
+            if cp is not None and 0xD800 <= cp <= 0xDBFF:
+                high, last = True, mt.end()
+        if high:
+            return False
+    return True
+
+
+def _json(text: bytes, binary: int) -> bytes:
+    """``_json_wrapped`` of the compacted document (see :meth:`PostgreSQLExport.json_expression`)."""
+    doc = _JSON_WS.sub(rb"\1", text)
+    if doc == b"null":
+        return b'{"$json":null}'
+    if doc[:1] == b"{" and (binary or b'"$json"' in doc):
+        if not binary and not _jsonb_castable(doc):
+            raise DataError("a json value with \\u0000 or an unpaired surrogate escape cannot be converted to jsonb")
+        wrap = _dollar_json_keys(doc)
+        if wrap < 0:
+            raise DataError("unexpected json text in COPY output")
+        if wrap:
+            return b'{"$json":' + doc + b"}"
+    return doc
+
+
+def copy_to_jsonl_py(block: bytes, keys: Sequence[bytes], kinds: Sequence[int], args: Sequence[int]) -> bytes:
+    """Complete rows of ``COPY (SELECT ...) TO STDOUT`` text → canonical JSON lines: ``keys[i]`` then
+    column i's JSON text, as ``json_expression`` makes the server write it. The reference of
+    ``dbjson._cpgexport.copy_to_jsonl`` (same bytes) and its fallback for blocks it declines."""
+    out: list[bytes] = []
+    ncols = len(keys)
+    rows = block.split(b"\n")
+    if rows.pop() != b"":
+        raise DataError("incomplete row in COPY output")
+    for row in rows:
+        fields = row.split(b"\t")
+        if len(fields) != ncols:
+            raise DataError(f"COPY output row with {len(fields)} fields, expected {ncols}")
+        for key, kind, arg, f in zip(keys, kinds, args, fields):
+            out.append(key)
+            if f == b"\\N":
+                out.append(b"null")
+                continue
+            if b"\\" in f:
+                f = _copy_unescape(f)
+            if kind in (K_RAW, K_NUMBER):
+                out.append(f)
+            elif kind == K_BOOL:
+                if f not in (b"t", b"f"):
+                    raise DataError(f"unexpected boolean text in COPY output: {f!r}")
+                out.append(b"true" if f == b"t" else b"false")
+            elif kind == K_QUOTED:
+                out.append(b'"' + f + b'"')
+            elif kind == K_STRING:
+                out.append(_to_json_string(f))
+            elif kind == K_TIMESTAMP:
+                out.append(_timestamp(f, arg))
+            elif kind == K_BINARY:
+                out.append(_bytea(f))
+            elif kind == K_JSON:
+                out.append(_json(f, arg))
+            else:
+                raise ValueError(f"unknown column kind {kind}")
+        out.append(b"}\n")
+    return b"".join(out)
+
+
+def copy_to_jsonl(block: bytes, keys: tuple[bytes, ...], kinds: tuple[int, ...], args: tuple[int, ...]) -> bytes:
+    """The C conversion when built (and not disabled), the Python reference otherwise or for a block
+    the C code declines."""
+    mod = speedups.load("_cpgexport")
+    if mod is not None:
+        out = mod.copy_to_jsonl(block, keys, kinds, args)
+        if out is not None:
+            return out  # type: ignore[no-any-return]
+    return copy_to_jsonl_py(block, keys, kinds, args)
 
 
 class PostgreSQLExport(SQLExportBase):
@@ -275,26 +514,86 @@ class PostgreSQLExport(SQLExportBase):
         chains = [" || ".join(sql[i : i + PIPE_GROUP]) for i in range(0, len(sql), PIPE_GROUP)]
         return chains[0] if len(chains) == 1 else "concat(" + ", ".join(f"({c})::text" for c in chains) + ")"
 
+    # -- client-side conversion (C speedup) ----------------------------------------------------
+    def copy_kind(self, column: m.Column) -> tuple[int, int, str] | None:
+        """(kind, arg, SELECT expression) of a column for :func:`copy_to_jsonl`: the plain column
+        when the client converts its COPY text, else its ``json_expression`` (K_RAW); None when
+        neither is exact."""
+        q = self._q(column.name)
+        t = column.type
+        k = t.kind
+        if k == "boolean":
+            return K_BOOL, 0, q
+        if (k == "integer" and (t.bits or 64) <= 32) or k == "year":
+            return K_NUMBER, 0, q
+        if k in ("integer", "decimal", "uuid", "bit", "date"):
+            return K_QUOTED, 0, q
+        if k == "money":
+            return K_QUOTED, 0, f"{q}::numeric"
+        # to_json({q}) / to_json({q}::text): the COPY text is the output function's text, as ::text
+        if k in ("char", "varchar", "text", "enum", "xml", "macaddr", "range", "interval"):
+            return K_STRING, 0, q
+        if k in ("binary", "varbinary", "blob"):
+            return K_BINARY, 0, q
+        if k == "timestamp":
+            return K_TIMESTAMP, (t.fsp or 0) | (256 if t.with_timezone else 0), q
+        if k == "json":
+            return K_JSON, 1 if t.binary else 0, q
+        expr = self.json_expression(column)
+        return None if expr is None else (K_RAW, 0, expr)
+
+    def copy_plan(self, columns: Sequence[m.Column]) -> tuple[str, tuple[bytes, ...], tuple[int, ...], tuple[int, ...]] | None:
+        """SELECT list and (keys, kinds, args) for :func:`copy_to_jsonl`, or None."""
+        exprs: list[str] = []
+        keys: list[bytes] = []
+        kinds: list[int] = []
+        args: list[int] = []
+        for i, c in enumerate(columns):
+            plan = self.copy_kind(c)
+            if plan is None:
+                return None
+            keys.append(b"{" if i == 0 else b",")
+            keys[-1] += orjson.dumps(c.name) + b":"
+            kinds.append(plan[0])
+            args.append(plan[1])
+            exprs.append(plan[2] if plan[0] != K_RAW else f"({plan[2]})")
+        if not exprs:
+            return None
+        return ", ".join(exprs), tuple(keys), tuple(kinds), tuple(args)
+
     # -- streaming ----------------------------------------------------------------------------
     def export_stream(self, conn: Any, unit: Unit, stop: threading.Event) -> Iterator[bytes]:
         """Blocks of complete canonical lines for one unit."""
         line = self.line_expression(unit.table.columns)
-        if line is not None and getattr(self, "server_side_json", True):
-            yield from self._stream_copy(conn, unit, line, stop)
-        else:
+        if line is None or not getattr(self, "server_side_json", True):
             yield from self._stream_cursor(conn, unit, stop)
+            return
+        plan = self.copy_plan(unit.table.columns) if speedups.load("_cpgexport") is not None else None
+        if plan is None:
+            opts = "FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02'"
+            yield from self._stream_copy(conn, unit, line, opts, stop, None)
+        else:
+            select_list, keys, kinds, args = plan
+            yield from self._stream_copy(
+                conn, unit, select_list, "FORMAT text", stop, lambda blk: copy_to_jsonl(blk, keys, kinds, args)
+            )
 
-    def _stream_copy(self, conn: Any, unit: Unit, line: str, stop: threading.Event) -> Iterator[bytes]:
-        """``COPY (SELECT line ...) TO STDOUT`` read straight from libpq (``conn.pgconn``): one
-        ``PQgetCopyData`` call per row instead of psycopg's per-row Python machinery (measured:
-        a quarter less client CPU). Non-blocking, waiting in ``select``: psycopg's binary
-        ``get_copy_data(0)`` keeps the GIL while libpq waits for the server, which stalled every
-        other worker (py-spy --gil: 59 % of the GIL-holding samples of an export there)."""
+    def _stream_copy(
+        self, conn: Any, unit: Unit, select_list: str, options: str, stop: threading.Event,
+        convert: Callable[[bytes], bytes] | None,
+    ) -> Iterator[bytes]:
+        """``COPY (SELECT select_list ...) TO STDOUT WITH (options)`` read straight from libpq
+        (``conn.pgconn``): one ``PQgetCopyData`` call per row instead of psycopg's per-row Python
+        machinery (measured: a quarter less client CPU). Non-blocking, waiting in ``select``:
+        psycopg's binary ``get_copy_data(0)`` keeps the GIL while libpq waits for the server, which
+        stalled every other worker (py-spy --gil: 59 % of the GIL-holding samples of an export
+        there). Without ``convert`` the rows are the lines; with it, blocks of rows are converted
+        (plain COPY text rows → lines, :func:`copy_to_jsonl`)."""
         from psycopg import pq
 
         cond, _ = self.export_conditions(unit, inline=self._inline(conn))
         src = self.export_qualify(unit.schema, unit.table)
-        sql = f"COPY (SELECT {line} FROM {src}{cond}) TO STDOUT WITH (FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02')"
+        sql = f"COPY (SELECT {select_list} FROM {src}{cond}) TO STDOUT WITH ({options})"
         pg = conn.pgconn
         pg.send_query(sql.encode())
         started = pg.get_result()
@@ -313,7 +612,7 @@ class PostgreSQLExport(SQLExportBase):
                 break
             buf += data
             if len(buf) >= BLOCK_BYTES:
-                yield bytes(buf)
+                yield bytes(buf) if convert is None else convert(bytes(buf))
                 buf.clear()
                 if stop.is_set():
                     return  # the coordinator cancels the query and closes the connection
@@ -322,7 +621,7 @@ class PostgreSQLExport(SQLExportBase):
         if final is None or final.status != pq.ExecStatus.COMMAND_OK:
             raise DataError(f"export query failed: {_message(final)}", table=unit.qualified)
         if buf:
-            yield bytes(buf)
+            yield bytes(buf) if convert is None else convert(bytes(buf))
 
     def _inline(self, conn: Any) -> Callable[[Any], str]:
         """Key bounds as SQL literals (COPY takes no parameters; a --where may contain '%')."""

@@ -1,0 +1,640 @@
+/*
+ * dbjson._cpgexport: PostgreSQL COPY text rows -> dbjson canonical JSON lines.
+ *
+ * copy_to_jsonl(block, keys, kinds, args) -> bytes | None
+ *
+ *   block  complete rows of `COPY (SELECT col, ...) TO STDOUT` in text format (fields separated by
+ *          a tab, rows ended by a newline, NULL written as \N, backslash escapes \\ \b \f \n \r \t \v)
+ *   keys   per column, the literal JSON text before the value: b'{"id":', b',"name":', ...
+ *   kinds  per column, one of the K_* codes below; args: per column, an integer for the kind
+ *
+ * Output: per row keys[0] value0 keys[1] value1 ... "}\n", where each value is what
+ * PostgreSQLExport.json_expression() makes the server produce for that column (NULL -> null).
+ * It must match byte for byte the pure-Python reference copy_to_jsonl_py() in
+ * dbjson/engines/postgresql/export.py (and so the server-built lines of line_expression()).
+ *
+ *   K_RAW        the server already computed json_expression(col): only COPY-unescape it
+ *   K_NUMBER     integers of at most 32 bits: the text as is
+ *   K_BOOL       t / f -> true / false
+ *   K_QUOTED     bigint, numeric, money::numeric, date, uuid, bit: "text"
+ *   K_STRING     to_json(text): " \ and \b \f \n \r \t escaped, other bytes < 0x20 as \u00xx
+ *                (lowercase hex), everything else (/, DEL, non-ASCII) unchanged
+ *   K_TIMESTAMP  arg = fsp | with_tz << 8. "Y-MM-DD HH:MM:SS[.f][+00]" -> "Y-MM-DDTHH:MM:SS"
+ *                + exactly fsp fraction digits (padded with 0, truncated) + Z for timestamptz,
+ *                as to_char(); infinity, -infinity and BC dates verbatim in quotes
+ *   K_BINARY     bytea hex text (\x0aff) -> "base64" (RFC 4648, padded, no newlines)
+ *   K_JSON       arg = 1 for jsonb. Whitespace outside strings removed; the document null ->
+ *                {"$json":null}; an object whose only key is $json wrapped once more
+ *                ({"$json":...}). For json (not jsonb) the server's test is: the text contains
+ *                "$json" and the object's distinct decoded keys are exactly {$json}.
+ *
+ * Anything it does not handle exactly (an unknown COPY escape, a malformed row, a timestamp text of
+ * another shape, a json value the server would refuse to cast to jsonb) makes it return None: the
+ * caller then converts that block with the Python reference. It never reads outside `block`.
+ * The byte loops run without the GIL.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+enum { K_RAW = 0, K_NUMBER, K_BOOL, K_QUOTED, K_STRING, K_TIMESTAMP, K_BINARY, K_JSON, K_COUNT };
+enum { ST_OK = 0, ST_UNSUPPORTED = 1, ST_NOMEM = 2 };
+
+/* -- growable output buffer (PyMem_Raw*: usable without the GIL) ------------------------------ */
+typedef struct {
+    char *p;
+    Py_ssize_t len, cap;
+} Buf;
+
+static int buf_reserve(Buf *b, Py_ssize_t n)
+{
+    if (n < 0)
+        return ST_NOMEM;
+    if (n <= b->cap - b->len)
+        return ST_OK;
+    if (n > PY_SSIZE_T_MAX - b->len)
+        return ST_NOMEM;
+    Py_ssize_t want = b->len + n;
+    Py_ssize_t cap = b->cap ? b->cap : 4096;
+    while (cap < want)
+        cap = (cap > PY_SSIZE_T_MAX / 2) ? want : cap * 2;
+    char *np = PyMem_RawRealloc(b->p, (size_t)cap);
+    if (np == NULL)
+        return ST_NOMEM;
+    b->p = np;
+    b->cap = cap;
+    return ST_OK;
+}
+
+static int buf_put(Buf *b, const char *s, Py_ssize_t n)
+{
+    if (buf_reserve(b, n))
+        return ST_NOMEM;
+    if (n > 0)
+        memcpy(b->p + b->len, s, (size_t)n);
+    b->len += n;
+    return ST_OK;
+}
+
+#define PUT(b, s, n) do { if (buf_put((b), (s), (n))) return ST_NOMEM; } while (0)
+#define PUTLIT(b, lit) PUT((b), (lit), (Py_ssize_t)(sizeof(lit) - 1))
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* The 4 hex digits s[i..i+4) as a number, or -1 (not hex, or past the end). */
+static int hex4(const char *s, Py_ssize_t n, Py_ssize_t i)
+{
+    int v = 0;
+    if (i < 0 || i + 4 > n)
+        return -1;
+    for (int q = 0; q < 4; q++) {
+        int h = hex_value(s[i + q]);
+        if (h < 0)
+            return -1;
+        v = v << 4 | h;
+    }
+    return v;
+}
+
+/* -- COPY text unescaping --------------------------------------------------------------------- */
+/* Unescape s[0..n) into dst (room for n bytes); *outn gets the length. */
+static int copy_unescape(const char *s, Py_ssize_t n, char *dst, Py_ssize_t *outn)
+{
+    Py_ssize_t j = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c != '\\') {
+            dst[j++] = c;
+            continue;
+        }
+        if (i + 1 >= n)
+            return ST_UNSUPPORTED;
+        switch (s[++i]) {
+        case '\\': dst[j++] = '\\'; break;
+        case 'b': dst[j++] = '\b'; break;
+        case 'f': dst[j++] = '\f'; break;
+        case 'n': dst[j++] = '\n'; break;
+        case 'r': dst[j++] = '\r'; break;
+        case 't': dst[j++] = '\t'; break;
+        case 'v': dst[j++] = '\v'; break;
+        default: return ST_UNSUPPORTED; /* the server never writes other escapes */
+        }
+    }
+    *outn = j;
+    return ST_OK;
+}
+
+/* -- per-kind emitters ------------------------------------------------------------------------- */
+static int emit_bool(Buf *o, const char *s, Py_ssize_t n)
+{
+    if (n == 1 && s[0] == 't') { PUTLIT(o, "true"); return ST_OK; }
+    if (n == 1 && s[0] == 'f') { PUTLIT(o, "false"); return ST_OK; }
+    return ST_UNSUPPORTED;
+}
+
+static int emit_quoted(Buf *o, const char *s, Py_ssize_t n)
+{
+    if (buf_reserve(o, n > PY_SSIZE_T_MAX - 2 ? -1 : n + 2))
+        return ST_NOMEM;
+    o->p[o->len++] = '"';
+    memcpy(o->p + o->len, s, (size_t)n);
+    o->len += n;
+    o->p[o->len++] = '"';
+    return ST_OK;
+}
+
+/* PostgreSQL's escape_json() (to_json of a text). */
+static int emit_string(Buf *o, const char *s, Py_ssize_t n)
+{
+    static const char hexd[] = "0123456789abcdef";
+    if (n > (PY_SSIZE_T_MAX - 2) / 6 || buf_reserve(o, 6 * n + 2))
+        return ST_NOMEM;
+    char *d = o->p + o->len;
+    *d++ = '"';
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '"': *d++ = '\\'; *d++ = '"'; break;
+        case '\\': *d++ = '\\'; *d++ = '\\'; break;
+        case '\b': *d++ = '\\'; *d++ = 'b'; break;
+        case '\f': *d++ = '\\'; *d++ = 'f'; break;
+        case '\n': *d++ = '\\'; *d++ = 'n'; break;
+        case '\r': *d++ = '\\'; *d++ = 'r'; break;
+        case '\t': *d++ = '\\'; *d++ = 't'; break;
+        default:
+            if (c < 0x20) {
+                *d++ = '\\'; *d++ = 'u'; *d++ = '0'; *d++ = '0';
+                *d++ = hexd[c >> 4]; *d++ = hexd[c & 15];
+            } else {
+                *d++ = (char)c;
+            }
+        }
+    }
+    *d++ = '"';
+    o->len = d - o->p;
+    return ST_OK;
+}
+
+static int ends_with(const char *s, Py_ssize_t n, const char *lit)
+{
+    Py_ssize_t k = (Py_ssize_t)strlen(lit);
+    return n >= k && memcmp(s + n - k, lit, (size_t)k) == 0;
+}
+
+/* to_char(q, 'YYYY-MM-DD"T"HH24:MI:SS.FF<fsp>') [|| 'Z'] for finite AD values, else q::text. */
+static int emit_timestamp(Buf *o, const char *s, Py_ssize_t n, long arg)
+{
+    int fsp = (int)(arg & 0xff), tz = (int)((arg >> 8) & 1);
+    if ((n == 8 && memcmp(s, "infinity", 8) == 0) || (n == 9 && memcmp(s, "-infinity", 9) == 0) ||
+        ends_with(s, n, " BC"))
+        return emit_quoted(o, s, n);
+    if (fsp > 6)
+        return ST_UNSUPPORTED;
+    Py_ssize_t m = n;
+    if (tz) {
+        if (!ends_with(s, n, "+00"))
+            return ST_UNSUPPORTED;
+        m -= 3;
+    }
+    Py_ssize_t y = 0;
+    while (y < m && is_digit(s[y]))
+        y++;
+    /* Y+ "-MM-DD HH:MM:SS" is y + 15 bytes */
+    if (y < 4 || m - y < 15)
+        return ST_UNSUPPORTED;
+    const char *t = s + y;
+    static const char shape[] = "-dd-dd dd:dd:dd";
+    for (int i = 0; i < 15; i++) {
+        if (shape[i] == 'd' ? !is_digit(t[i]) : t[i] != shape[i])
+            return ST_UNSUPPORTED;
+    }
+    const char *frac = t + 15;
+    Py_ssize_t nfrac = m - y - 15;
+    if (nfrac > 0) {
+        if (frac[0] != '.' || nfrac < 2 || nfrac > 7)
+            return ST_UNSUPPORTED;
+        frac++;
+        nfrac--;
+        for (Py_ssize_t i = 0; i < nfrac; i++)
+            if (!is_digit(frac[i]))
+                return ST_UNSUPPORTED;
+    }
+    if (buf_reserve(o, y + 15 + 1 + fsp + 3))
+        return ST_NOMEM;
+    char *d = o->p + o->len;
+    *d++ = '"';
+    memcpy(d, s, (size_t)(y + 15));
+    d[y + 6] = 'T';
+    d += y + 15;
+    if (fsp > 0) {
+        *d++ = '.';
+        for (int i = 0; i < fsp; i++)
+            *d++ = i < nfrac ? frac[i] : '0';
+    }
+    if (tz)
+        *d++ = 'Z';
+    *d++ = '"';
+    o->len = d - o->p;
+    return ST_OK;
+}
+
+/* bytea hex output (\x0aff) -> quoted base64 */
+static int emit_binary(Buf *o, const char *s, Py_ssize_t n)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (n < 2 || s[0] != '\\' || s[1] != 'x' || (n - 2) % 2 != 0)
+        return ST_UNSUPPORTED;
+    const char *h = s + 2;
+    Py_ssize_t nbytes = (n - 2) / 2;
+    if (buf_reserve(o, (nbytes + 2) / 3 * 4 + 2))
+        return ST_NOMEM;
+    char *d = o->p + o->len;
+    *d++ = '"';
+    for (Py_ssize_t i = 0; i < nbytes; i += 3) {
+        unsigned int v = 0;
+        Py_ssize_t take = nbytes - i < 3 ? nbytes - i : 3;
+        for (Py_ssize_t k = 0; k < 3; k++) {
+            unsigned int byte = 0;
+            if (k < take) {
+                int hi = hex_value(h[2 * (i + k)]), lo = hex_value(h[2 * (i + k) + 1]);
+                if (hi < 0 || lo < 0)
+                    return ST_UNSUPPORTED;
+                byte = (unsigned int)(hi << 4 | lo);
+            }
+            v = v << 8 | byte;
+        }
+        *d++ = b64[(v >> 18) & 63];
+        *d++ = b64[(v >> 12) & 63];
+        *d++ = take > 1 ? b64[(v >> 6) & 63] : '=';
+        *d++ = take > 2 ? b64[v & 63] : '=';
+    }
+    *d++ = '"';
+    o->len = d - o->p;
+    return ST_OK;
+}
+
+/* -- json / jsonb -------------------------------------------------------------------------------- */
+/* Remove ' ', \t, \n, \r outside strings (the server's regexp_replace). dst has room for n bytes.
+ * *risky is set when a string holds a \u0000 or an unpaired surrogate escape (jsonb refuses those). */
+static int json_compact(const char *s, Py_ssize_t n, char *dst, Py_ssize_t *outn, int *risky)
+{
+    Py_ssize_t j = 0;
+    int in_str = 0;
+    *risky = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (in_str) {
+            dst[j++] = c;
+            if (c == '\\') {
+                if (i + 1 >= n)
+                    return ST_UNSUPPORTED;
+                c = s[++i];
+                dst[j++] = c;
+                if (c == 'u') {
+                    int v = hex4(s, n, i + 1);
+                    if (v < 0)
+                        return ST_UNSUPPORTED;
+                    if (v == 0 || (v >= 0xDC00 && v <= 0xDFFF)) {
+                        *risky = 1; /* \u0000, or a low surrogate without its high one */
+                    } else if (v >= 0xD800 && v <= 0xDBFF) {
+                        int lo = (i + 6 < n && s[i + 5] == '\\' && s[i + 6] == 'u') ? hex4(s, n, i + 7) : -1;
+                        if (lo >= 0xDC00 && lo <= 0xDFFF) { /* a pair: copy the second escape too */
+                            memcpy(dst + j, s + i + 1, 10);
+                            j += 10;
+                            i += 10;
+                            continue;
+                        }
+                        *risky = 1;
+                    }
+                }
+            } else if (c == '"') {
+                in_str = 0;
+            }
+        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            continue;
+        } else {
+            dst[j++] = c;
+            if (c == '"')
+                in_str = 1;
+        }
+    }
+    if (in_str)
+        return ST_UNSUPPORTED;
+    *outn = j;
+    return ST_OK;
+}
+
+/* End of the string starting at s[i] == '"' (index just past the closing quote), or -1. */
+static Py_ssize_t json_skip_string(const char *s, Py_ssize_t n, Py_ssize_t i)
+{
+    for (i++; i < n; i++) {
+        if (s[i] == '\\')
+            i++;
+        else if (s[i] == '"')
+            return i + 1;
+    }
+    return -1;
+}
+
+/* Does the JSON string s[a..b) (quotes included) decode to exactly "$json"? */
+static int key_is_dollar_json(const char *s, Py_ssize_t a, Py_ssize_t b)
+{
+    static const char want[] = "$json";
+    int k = 0;
+    for (Py_ssize_t i = a + 1; i < b - 1; i++) {
+        int ch = (unsigned char)s[i];
+        if (ch == '\\') {
+            if (i + 1 >= b - 1)
+                return 0;
+            switch (s[++i]) {
+            case '"': ch = '"'; break;
+            case '\\': ch = '\\'; break;
+            case '/': ch = '/'; break;
+            case 'b': ch = '\b'; break;
+            case 'f': ch = '\f'; break;
+            case 'n': ch = '\n'; break;
+            case 'r': ch = '\r'; break;
+            case 't': ch = '\t'; break;
+            case 'u': {
+                if (i + 4 >= b - 1)
+                    return 0;
+                int v = 0;
+                for (int q = 1; q <= 4; q++) {
+                    int h = hex_value(s[i + q]);
+                    if (h < 0)
+                        return 0;
+                    v = v << 4 | h;
+                }
+                i += 4;
+                ch = v < 0x80 ? v : -1;
+                break;
+            }
+            default: return 0;
+            }
+        }
+        if (k >= 5 || ch != want[k])
+            return 0;
+        k++;
+    }
+    return k == 5;
+}
+
+/* 1 when the object s[0..n) (compact) has at least one key and every top-level key is $json,
+ * 0 when not, -1 when it is not a well-formed object. */
+static int only_dollar_json_keys(const char *s, Py_ssize_t n)
+{
+    Py_ssize_t i = 1;
+    int all = 1;
+    if (n < 2 || s[0] != '{')
+        return -1;
+    if (s[1] == '}')
+        return n == 2 ? 0 : -1;
+    for (;;) {
+        if (i >= n || s[i] != '"')
+            return -1;
+        Py_ssize_t e = json_skip_string(s, n, i);
+        if (e < 0)
+            return -1;
+        if (!key_is_dollar_json(s, i, e))
+            all = 0;
+        i = e;
+        if (i >= n || s[i] != ':')
+            return -1;
+        i++;
+        int depth = 0;
+        for (;;) {
+            if (i >= n)
+                return -1;
+            char c = s[i];
+            if (c == '"') {
+                i = json_skip_string(s, n, i);
+                if (i < 0)
+                    return -1;
+                continue;
+            }
+            if (c == '{' || c == '[') {
+                depth++;
+            } else if (c == '}' || c == ']') {
+                if (depth == 0) {
+                    if (c != '}' || i != n - 1)
+                        return -1;
+                    return all;
+                }
+                depth--;
+            } else if (c == ',' && depth == 0) {
+                i++;
+                break;
+            }
+            i++;
+        }
+    }
+}
+
+static int contains(const char *s, Py_ssize_t n, const char *lit)
+{
+    Py_ssize_t k = (Py_ssize_t)strlen(lit);
+    for (Py_ssize_t i = 0; i + k <= n; i++)
+        if (s[i] == lit[0] && memcmp(s + i, lit, (size_t)k) == 0)
+            return 1;
+    return 0;
+}
+
+static int emit_json(Buf *o, const char *s, Py_ssize_t n, long binary, char *tmp)
+{
+    Py_ssize_t m = 0;
+    int risky = 0, st = json_compact(s, n, tmp, &m, &risky);
+    if (st)
+        return st;
+    if (m == 4 && memcmp(tmp, "null", 4) == 0) {
+        PUTLIT(o, "{\"$json\":null}");
+        return ST_OK;
+    }
+    int wrap = 0;
+    if (m > 0 && tmp[0] == '{' && (binary || contains(tmp, m, "\"$json\""))) {
+        if (!binary && risky)
+            return ST_UNSUPPORTED; /* the server's ::jsonb may fail: the Python path decides */
+        wrap = only_dollar_json_keys(tmp, m);
+        if (wrap < 0)
+            return ST_UNSUPPORTED;
+    }
+    if (wrap)
+        PUTLIT(o, "{\"$json\":");
+    PUT(o, tmp, m);
+    if (wrap)
+        PUTLIT(o, "}");
+    return ST_OK;
+}
+
+/* -- the row loop -------------------------------------------------------------------------------- */
+typedef struct {
+    Py_ssize_t ncols;
+    const char **keys;
+    Py_ssize_t *keylens;
+    int *kinds;
+    long *args;
+} Plan;
+
+static int emit_value(Buf *o, int kind, long arg, const char *s, Py_ssize_t n, char *tmp)
+{
+    switch (kind) {
+    case K_RAW:
+    case K_NUMBER: PUT(o, s, n); return ST_OK;
+    case K_BOOL: return emit_bool(o, s, n);
+    case K_QUOTED: return emit_quoted(o, s, n);
+    case K_STRING: return emit_string(o, s, n);
+    case K_TIMESTAMP: return emit_timestamp(o, s, n, arg);
+    case K_BINARY: return emit_binary(o, s, n);
+    case K_JSON: return emit_json(o, s, n, arg, tmp);
+    default: return ST_UNSUPPORTED;
+    }
+}
+
+/* scratch1/scratch2: room for len bytes each (unescaped field, compacted json). */
+static int convert(const char *blk, Py_ssize_t len, const Plan *pl, Buf *o, char *scratch1, char *scratch2)
+{
+    Py_ssize_t i = 0;
+    while (i < len) {
+        for (Py_ssize_t c = 0; c < pl->ncols; c++) {
+            Py_ssize_t a = i;
+            while (i < len && blk[i] != '\t' && blk[i] != '\n')
+                i++;
+            if (i >= len)
+                return ST_UNSUPPORTED; /* incomplete row */
+            char sep = blk[i];
+            if (sep != (c == pl->ncols - 1 ? '\n' : '\t'))
+                return ST_UNSUPPORTED; /* wrong number of fields */
+            const char *s = blk + a;
+            Py_ssize_t n = i - a;
+            i++;
+            PUT(o, pl->keys[c], pl->keylens[c]);
+            if (n == 2 && s[0] == '\\' && s[1] == 'N') {
+                PUTLIT(o, "null");
+                continue;
+            }
+            if (memchr(s, '\\', (size_t)n) != NULL) {
+                int st = copy_unescape(s, n, scratch1, &n);
+                if (st)
+                    return st;
+                s = scratch1;
+            }
+            int st = emit_value(o, pl->kinds[c], pl->args[c], s, n, scratch2);
+            if (st)
+                return st;
+        }
+        PUTLIT(o, "}\n");
+    }
+    return ST_OK;
+}
+
+static PyObject *copy_to_jsonl(PyObject *self, PyObject *pyargs)
+{
+    Py_buffer view;
+    PyObject *keys, *kinds, *args;
+    if (!PyArg_ParseTuple(pyargs, "y*O!O!O!:copy_to_jsonl", &view, &PyTuple_Type, &keys, &PyTuple_Type, &kinds,
+                          &PyTuple_Type, &args))
+        return NULL;
+    PyObject *result = NULL;
+    Plan pl = {0, NULL, NULL, NULL, NULL};
+    char *scratch = NULL;
+    Buf out = {NULL, 0, 0};
+    Py_ssize_t ncols = PyTuple_GET_SIZE(keys);
+    if (ncols < 1 || PyTuple_GET_SIZE(kinds) != ncols || PyTuple_GET_SIZE(args) != ncols) {
+        PyErr_SetString(PyExc_ValueError, "keys, kinds and args must be tuples of the same non-zero length");
+        goto done;
+    }
+    pl.ncols = ncols;
+    pl.keys = PyMem_Malloc(sizeof(char *) * (size_t)ncols);
+    pl.keylens = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)ncols);
+    pl.kinds = PyMem_Malloc(sizeof(int) * (size_t)ncols);
+    pl.args = PyMem_Malloc(sizeof(long) * (size_t)ncols);
+    if (!pl.keys || !pl.keylens || !pl.kinds || !pl.args) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t c = 0; c < ncols; c++) {
+        PyObject *k = PyTuple_GET_ITEM(keys, c);
+        if (!PyBytes_Check(k)) {
+            PyErr_SetString(PyExc_TypeError, "keys must be bytes");
+            goto done;
+        }
+        pl.keys[c] = PyBytes_AS_STRING(k);
+        pl.keylens[c] = PyBytes_GET_SIZE(k);
+        long kind = PyLong_AsLong(PyTuple_GET_ITEM(kinds, c));
+        if (kind == -1 && PyErr_Occurred())
+            goto done;
+        if (kind < 0 || kind >= K_COUNT) {
+            PyErr_SetString(PyExc_ValueError, "unknown column kind");
+            goto done;
+        }
+        pl.kinds[c] = (int)kind;
+        pl.args[c] = PyLong_AsLong(PyTuple_GET_ITEM(args, c));
+        if (pl.args[c] == -1 && PyErr_Occurred())
+            goto done;
+    }
+    /* two scratch areas of view.len bytes each: no field is longer than the block */
+    if (view.len > (PY_SSIZE_T_MAX - 2) / 2) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    scratch = PyMem_Malloc((size_t)(2 * view.len + 2));
+    if (scratch == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = buf_reserve(&out, view.len + view.len / 2 + 64);
+    if (st == ST_OK)
+        st = convert((const char *)view.buf, view.len, &pl, &out, scratch, scratch + view.len + 1);
+    Py_END_ALLOW_THREADS
+    if (st == ST_NOMEM)
+        PyErr_NoMemory();
+    else if (st == ST_UNSUPPORTED)
+        result = Py_NewRef(Py_None);
+    else
+        result = PyBytes_FromStringAndSize(out.p, out.len);
+done:
+    PyMem_RawFree(out.p);
+    PyMem_Free(scratch);
+    PyMem_Free(pl.keys);
+    PyMem_Free(pl.keylens);
+    PyMem_Free(pl.kinds);
+    PyMem_Free(pl.args);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"copy_to_jsonl", copy_to_jsonl, METH_VARARGS,
+     "copy_to_jsonl(block, keys, kinds, args) -> bytes | None: PostgreSQL COPY text rows to canonical "
+     "JSON lines (None: a value it does not handle exactly; use the Python path)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "dbjson._cpgexport",
+                                    "PostgreSQL COPY text rows to dbjson JSON lines.", -1, methods,
+                                    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__cpgexport(void)
+{
+    PyObject *mod = PyModule_Create(&module);
+    if (mod == NULL)
+        return NULL;
+    if (PyModule_AddIntConstant(mod, "K_RAW", K_RAW) || PyModule_AddIntConstant(mod, "K_NUMBER", K_NUMBER) ||
+        PyModule_AddIntConstant(mod, "K_BOOL", K_BOOL) || PyModule_AddIntConstant(mod, "K_QUOTED", K_QUOTED) ||
+        PyModule_AddIntConstant(mod, "K_STRING", K_STRING) ||
+        PyModule_AddIntConstant(mod, "K_TIMESTAMP", K_TIMESTAMP) ||
+        PyModule_AddIntConstant(mod, "K_BINARY", K_BINARY) || PyModule_AddIntConstant(mod, "K_JSON", K_JSON)) {
+        Py_DECREF(mod);
+        return NULL;
+    }
+    return mod;
+}
