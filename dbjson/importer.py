@@ -53,6 +53,7 @@ from .errors import (
     UsageError,
 )
 from .journal import Journal, journal_path
+from . import speedups
 from .preflight import NUL_REPLACEMENT, replace_nul, value_rules
 
 IF_EXISTS = ("fail", "skip", "truncate", "replace")
@@ -1476,6 +1477,7 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
     getter = operator.itemgetter(*names)
     width = len(names)
     loads = orjson.loads
+    cplan = c_block_plan(engine, tp, zero_dates) if columnar else None
 
     def by_rows(lines: list[bytes], first_line: int) -> bytes:
         rows = []
@@ -1508,7 +1510,11 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
         if not rows:
             return b"", 0, total
         encoded = None
-        if columnar and rows is lines:
+        if cplan is not None and rows is lines:
+            cmod = speedups.load("_cimport")  # checked per block: DBJSON_NO_SPEEDUPS=1 turns it off
+            if cmod is not None:
+                encoded = cmod.jsonl_to_bulk(block, *cplan)  # None: a line or value for the Python path
+        if encoded is None and columnar and rows is lines:
             try:
                 encoded = by_columns(lines)
             except Exception:  # noqa: BLE001 - the row path finds and names the problem
@@ -1518,6 +1524,34 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
         return encoded, len(rows), total
 
     return encode
+
+
+# dbjson._cimport ops (see the comment block of dbjson/_cimport.c and the engines' load_bulk_op)
+_C_OPS = {"pass": 0, "pgbool": 1, "bool10": 2, "b64hex": 3, "mynum": 4, "floatpass": 5, "pgdate": 6, "pgdatez": 7,
+          "mytemp_same": 8, "mytemp_other": 9, "jsonraw": 10, "jsondump": 11, "jsondump_nowrap": 12}
+
+
+def c_block_plan(engine: Engine, tp: TablePlan, zero_dates: str) -> tuple[tuple[bytes, ...], bytes, int] | None:
+    """The ``(keys, ops, flavor)`` arguments of ``dbjson._cimport.jsonl_to_bulk`` for ``tp``'s
+    blocks, or None when some column has no C op that converts its values exactly as
+    :func:`load_converters` does (the Python path is then used for every block of the table).
+
+    Only plain tables qualify: no ``--set`` values, no increments and no value rules (``--nul``).
+    Keys are the column names as orjson writes them in a line (ordinal order, as exported)."""
+    if (not hasattr(engine, "load_bulk_op") or tp.fixed or tp.increments or tp.value_rules
+            or not tp.columns):
+        return None
+    raw = set(raw_json_columns(engine, tp))
+    ops = []
+    for i, (c, t) in enumerate(zip(tp.columns, tp.target_types)):
+        op = "jsonraw" if i in raw else engine.load_bulk_op(c.type, t, zero_dates=zero_dates)  # type: ignore[attr-defined]
+        if op == "jsondump" and c.type.kind != "json":
+            op = "jsondump_nowrap"  # only json columns carry the {"$json": X} escape
+        if op is None or (c.type.kind == "json") != (op in ("jsonraw", "jsondump")):
+            return None
+        ops.append(_C_OPS[op])
+    keys = tuple(orjson.dumps(c.name) for c in tp.columns)
+    return keys, bytes(ops), int(engine.load_bulk_flavor)  # type: ignore[attr-defined]
 
 
 def _fatal(e: DataError) -> DataError:

@@ -297,6 +297,31 @@ class MySQLLoad:
             return lambda v: orjson.dumps(v).decode()
         return _text
 
+    load_bulk_flavor = 1  # dbjson._cimport: LOAD DATA text escapes (NUL as \\0)
+
+    def load_bulk_op(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> str | None:
+        """What :meth:`load_converter` does to a ``src`` value for a ``tgt`` column, as the name of
+        a ``dbjson._cimport`` op (branch by branch the same order), or None: no C op."""
+        sk, tk = src.kind, tgt.kind
+        if sk in _PASS_KINDS and tk in _PASS_KINDS or (
+                sk in ("date", "timestamp") and tk == sk and not src.with_timezone and src.allows_zero):
+            return "pass"
+        if sk == "boolean" or tk == "boolean":
+            return "bool10"
+        if tk == "geometry":
+            return None
+        if tk in ("binary", "varbinary", "blob"):
+            return None if sk in ("geometry", "uuid") else "b64hex"
+        if tk in ("decimal", "float", "integer", "year") and sk in ("decimal", "float", "money"):
+            return "mynum"
+        if sk in ("date", "timestamp"):
+            return "mytemp_same" if tk == sk else "mytemp_other"
+        if sk == "time" or sk == "set" and tk == "set":
+            return None
+        if sk in ("json", "array", "vector", "set"):
+            return "jsondump"
+        return "pass"  # scalar_text
+
     @staticmethod
     def _temporal_converter(same_kind: bool, zero_dates: str) -> Callable[[Any], Any]:
         def conv(v: Any) -> Any:

@@ -208,6 +208,32 @@ class PostgreSQLLoad:
             return lambda v: orjson.dumps(v).decode() if tk not in ("array", "vector") else _array_literal(v)
         return _text
 
+    load_bulk_flavor = 0  # dbjson._cimport: COPY text escapes
+
+    def load_bulk_op(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> str | None:
+        """What :meth:`load_converter` does to a ``src`` value for a ``tgt`` column, as the name of
+        a ``dbjson._cimport`` op (branch by branch the same order), or None: no C op."""
+        sk, tk = src.kind, tgt.kind
+        if sk in _PASS_KINDS and tk in _PASS_KINDS:
+            return "pass"
+        if sk in _DATE_KINDS and tk == sk and not src.allows_zero:
+            return "pgdate"
+        if tk == "boolean":
+            return "pgbool"
+        if sk == "boolean":
+            return "bool10"
+        if tk in ("binary", "varbinary", "blob") or (tk == "geometry" and sk != "geometry"):
+            return None if sk == "geometry" else "b64hex"
+        if tk == "float" or sk == "float":
+            return "floatpass"
+        if sk in _DATE_KINDS:
+            return "pgdatez"
+        if tk == "json" or sk == "json":
+            return "jsondump"
+        if tk == "array" or sk in ("set", "array", "vector"):
+            return None
+        return "pass"  # scalar_text
+
     @staticmethod
     def _zero_date_converter(zero_dates: str) -> Callable[[Any], Any]:
         def conv(v: Any) -> Any:

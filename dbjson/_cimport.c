@@ -1,0 +1,908 @@
+/*
+ * dbjson._cimport: a block of JSON lines -> PostgreSQL COPY text / MySQL LOAD DATA text.
+ *
+ * jsonl_to_bulk(block: bytes, keys: tuple[bytes, ...], ops: bytes, flavor: int) -> bytes | None
+ *
+ * `block` is whole lines, each ending in "\n" (no blank lines, no CR: the caller checks).
+ * Each line must be one JSON object whose keys are exactly `keys` (each given as its JSON text,
+ * quotes included, as orjson.dumps writes it), in that order, with no whitespace outside
+ * strings. Each value is converted by its column's op (OP_* below) and written as bulk text:
+ * values joined by TAB, lines ended by LF, NULL as \N, strings escaped as
+ * dbjson/engines/bulktext.py escapes them (flavor 0 = PostgreSQL COPY: backslash, TAB, LF, CR;
+ * flavor 1 = MySQL/MariaDB LOAD DATA: the same plus NUL as \0).
+ *
+ * It must give, byte for byte, what the pure-Python path gives:
+ *   dbjson/importer.py build_block_encoder (orjson.loads, load_converters, raw_json_columns,
+ *   _put_raw_json / unwrap_json_text) and the engine's load_encode_columns /
+ *   load_encode_rows (dbjson/engines/postgresql/load.py, dbjson/engines/mysql/load.py,
+ *   dbjson/engines/bulktext.py). The op of each column is chosen in Python by the engine's
+ *   load_bulk_op (next to load_converter, which it mirrors branch by branch).
+ *
+ * Whenever a line or a value is anything this file does not convert exactly as Python would
+ * (malformed JSON, other key order, whitespace, a float whose Python repr might differ, NaN for
+ * MySQL numbers, zero dates, integers beyond 64 bits, non-canonical JSON for re-serialised json
+ * columns, ...), the whole block is refused: the function returns None and the caller uses the
+ * Python path, which also names the bad line and column. Refusing is always safe.
+ *
+ * The byte loop runs without the GIL (dbjson loads with worker threads).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OP_PASS = 0,        /* no converter: string as is, number as str(), bool 1/0, null \N */
+    OP_PGBOOL = 1,      /* PostgreSQL boolean target: true -> t, false -> f */
+    OP_BOOL10 = 2,      /* boolean -> 1 / 0 */
+    OP_B64HEX = 3,      /* base64 -> hex (PostgreSQL: \x prefix) */
+    OP_MYNUM = 4,       /* MySQL number: as PASS, but "NaN"/"Infinity"/"-Infinity" refused, no bool */
+    OP_FLOATPASS = 5,   /* PostgreSQL float: as PASS, no bool */
+    OP_PGDATE = 6,      /* string matching codec._VERBATIM_DATE, as is */
+    OP_PGDATEZ = 7,     /* as OP_PGDATE, zero dates refused (policy) */
+    OP_MYTEMP_SAME = 8, /* MySQL temporal converter (same kind) */
+    OP_MYTEMP_OTHER = 9,/* MySQL temporal converter (other kind: zero dates refused) */
+    OP_JSONRAW = 10,    /* json column loading the line's text (unwrapped) */
+    OP_JSONDUMP = 11,   /* orjson.dumps(unwrap_json(v)): the text when canonical */
+    OP_JSONDUMP_NOWRAP = 12, /* orjson.dumps(v): the text when canonical */
+    OP_COUNT = 13
+};
+
+#define FLAVOR_PG 0
+#define FLAVOR_MY 1
+#define MAX_DEPTH 100
+#define MAX_KEYS 64
+
+/* ---- growable output buffer ------------------------------------------------------------ */
+
+typedef struct {
+    char *p;
+    Py_ssize_t len, cap;
+} Buf;
+
+static int buf_reserve(Buf *b, Py_ssize_t extra)
+{
+    if (extra < 0 || b->len > PY_SSIZE_T_MAX - extra)
+        return -1;
+    Py_ssize_t need = b->len + extra;
+    if (need <= b->cap)
+        return 0;
+    Py_ssize_t cap = b->cap ? b->cap : 4096;
+    while (cap < need) {
+        if (cap > PY_SSIZE_T_MAX / 2)
+            return -1;
+        cap *= 2;
+    }
+    char *np = realloc(b->p, (size_t)cap);
+    if (np == NULL)
+        return -1;
+    b->p = np;
+    b->cap = cap;
+    return 0;
+}
+
+static int buf_put(Buf *b, const char *s, Py_ssize_t n)
+{
+    if (buf_reserve(b, n) < 0)
+        return -1;
+    if (n > 0)
+        memcpy(b->p + b->len, s, (size_t)n);
+    b->len += n;
+    return 0;
+}
+
+/* `n` bytes with the flavor's bulk-text escapes (bulktext._COPY_ESCAPE / _TSV_ESCAPE). */
+static int buf_put_escaped(Buf *b, const unsigned char *s, Py_ssize_t n, int flavor)
+{
+    if (n > (PY_SSIZE_T_MAX - 16) / 2 || buf_reserve(b, 2 * n) < 0)
+        return -1;
+    char *o = b->p + b->len;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        switch (c) {
+        case '\\': *o++ = '\\'; *o++ = '\\'; break;
+        case '\t': *o++ = '\\'; *o++ = 't'; break;
+        case '\n': *o++ = '\\'; *o++ = 'n'; break;
+        case '\r': *o++ = '\\'; *o++ = 'r'; break;
+        case 0:
+            if (flavor == FLAVOR_MY) { *o++ = '\\'; *o++ = '0'; }
+            else *o++ = 0;
+            break;
+        default: *o++ = (char)c;
+        }
+    }
+    b->len = o - b->p;
+    return 0;
+}
+
+/* ---- JSON strings --------------------------------------------------------------------- */
+
+#define STR_ESCAPED 1   /* the string held a backslash escape */
+#define STR_NONASCII 2  /* the decoded string holds a byte >= 0x80 */
+#define STR_NONCANON 4  /* an escape orjson.dumps would not write */
+
+static int hexval(unsigned char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static int hex4(const unsigned char *p, const unsigned char *end, unsigned *out)
+{
+    if (end - p < 4)
+        return -1;
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval(p[i]);
+        if (h < 0)
+            return -1;
+        v = v * 16 + (unsigned)h;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Length of the strict UTF-8 sequence at p (no overlongs, no surrogates, <= U+10FFFF), or 0. */
+static Py_ssize_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    unsigned char c = p[0];
+    Py_ssize_t avail = end - p;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        return (avail >= 2 && (p[1] & 0xC0) == 0x80) ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (avail < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xE0 && p[1] < 0xA0) return 0;  /* overlong */
+        if (c == 0xED && p[1] >= 0xA0) return 0; /* surrogate */
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (avail < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xF0 && p[1] < 0x90) return 0;  /* overlong */
+        if (c == 0xF4 && p[1] >= 0x90) return 0; /* > U+10FFFF */
+        return 4;
+    }
+    return 0;
+}
+
+static Py_ssize_t put_utf8(unsigned char *o, unsigned cp)
+{
+    if (cp < 0x80) { o[0] = (unsigned char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (unsigned char)(0xC0 | (cp >> 6)); o[1] = (unsigned char)(0x80 | (cp & 0x3F)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (unsigned char)(0xE0 | (cp >> 12)); o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+        o[2] = (unsigned char)(0x80 | (cp & 0x3F)); return 3;
+    }
+    o[0] = (unsigned char)(0xF0 | (cp >> 18)); o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Whether orjson.dumps writes the control character c as the escape `e` (after the backslash). */
+static int canonical_escape(const unsigned char *e, const unsigned char *end)
+{
+    switch (e[0]) {
+    case '"': case '\\': case 'b': case 'f': case 'n': case 'r': case 't':
+        return 1;
+    case 'u': {
+        unsigned v;
+        if (hex4(e + 1, end, &v) < 0 || v >= 0x20 || v == 8 || v == 9 || v == 10 || v == 12 || v == 13)
+            return 0;
+        for (int i = 1; i <= 4; i++)
+            if (e[i] >= 'A' && e[i] <= 'F')
+                return 0;
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+/*
+ * The JSON string at *pp (which points at its opening quote), decoded into `out` when out is
+ * not NULL (validated only otherwise); *pp is moved past the closing quote. -1: refuse.
+ */
+static int json_string(const unsigned char **pp, const unsigned char *end, Buf *out, int *flags)
+{
+    const unsigned char *p = *pp + 1;
+    int fl = 0;
+    for (;;) {
+        /* a run of plain bytes */
+        const unsigned char *run = p;
+        while (p < end && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80)
+            p++;
+        if (out && p > run && buf_put(out, (const char *)run, p - run) < 0)
+            return -1;
+        if (p >= end)
+            return -1;
+        unsigned char c = *p;
+        if (c == '"') {
+            *pp = p + 1;
+            *flags = fl;
+            return 0;
+        }
+        if (c < 0x20)
+            return -1; /* orjson: unexpected control character */
+        if (c >= 0x80) {
+            Py_ssize_t n = utf8_len(p, end);
+            if (n == 0)
+                return -1;
+            fl |= STR_NONASCII;
+            if (out && buf_put(out, (const char *)p, n) < 0)
+                return -1;
+            p += n;
+            continue;
+        }
+        /* backslash */
+        fl |= STR_ESCAPED;
+        if (end - p < 2)
+            return -1;
+        if (!canonical_escape(p + 1, end))
+            fl |= STR_NONCANON;
+        unsigned cp;
+        switch (p[1]) {
+        case '"': cp = '"'; p += 2; break;
+        case '\\': cp = '\\'; p += 2; break;
+        case '/': cp = '/'; p += 2; break;
+        case 'b': cp = 8; p += 2; break;
+        case 'f': cp = 12; p += 2; break;
+        case 'n': cp = 10; p += 2; break;
+        case 'r': cp = 13; p += 2; break;
+        case 't': cp = 9; p += 2; break;
+        case 'u':
+            if (hex4(p + 2, end, &cp) < 0)
+                return -1;
+            p += 6;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                unsigned lo;
+                if (end - p < 6 || p[0] != '\\' || p[1] != 'u' || hex4(p + 2, end, &lo) < 0
+                        || lo < 0xDC00 || lo > 0xDFFF)
+                    return -1; /* orjson: no low surrogate */
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                p += 6;
+            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                return -1; /* a lone low surrogate */
+            }
+            break;
+        default:
+            return -1;
+        }
+        if (cp >= 0x80)
+            fl |= STR_NONASCII;
+        if (out) {
+            if (buf_reserve(out, 4) < 0)
+                return -1;
+            out->len += put_utf8((unsigned char *)out->p + out->len, cp);
+        }
+    }
+}
+
+/* ---- JSON numbers --------------------------------------------------------------------- */
+
+typedef struct {
+    const unsigned char *start, *end;
+    const unsigned char *int_start, *int_end;   /* the integer digits */
+    const unsigned char *frac_start, *frac_end; /* the fraction digits (empty: none) */
+    int negative, has_frac, has_exp;
+    long exp;                                   /* the exponent (clamped) */
+} Number;
+
+static int json_number(const unsigned char **pp, const unsigned char *end, Number *n)
+{
+    const unsigned char *p = *pp;
+    memset(n, 0, sizeof *n);
+    n->start = p;
+    if (p < end && *p == '-') { n->negative = 1; p++; }
+    n->int_start = p;
+    if (p >= end) return -1;
+    if (*p == '0') p++;
+    else if (*p >= '1' && *p <= '9') { while (p < end && *p >= '0' && *p <= '9') p++; }
+    else return -1;
+    n->int_end = p;
+    if (p < end && *p == '.') {
+        p++;
+        n->has_frac = 1;
+        n->frac_start = p;
+        while (p < end && *p >= '0' && *p <= '9') p++;
+        if (p == n->frac_start) return -1;
+        n->frac_end = p;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        n->has_exp = 1;
+        int eneg = 0;
+        if (p < end && (*p == '+' || *p == '-')) { eneg = *p == '-'; p++; }
+        const unsigned char *d = p;
+        long e = 0;
+        while (p < end && *p >= '0' && *p <= '9') {
+            if (e < 100000) e = e * 10 + (*p - '0');
+            p++;
+        }
+        if (p == d) return -1;
+        n->exp = eneg ? -e : e;
+    }
+    n->end = p;
+    *pp = p;
+    return 0;
+}
+
+/* Whether orjson.loads takes it without "number is infinity" (refuses doubtful ones). */
+static int number_finite(const Number *n)
+{
+    Py_ssize_t idig = n->int_end - n->int_start;
+    if (!n->has_frac && !n->has_exp)
+        return idig <= 300;
+    return idig + (n->exp > 0 ? n->exp : -n->exp) <= 300;
+}
+
+/* An integer token that orjson reads as an int (64-bit) and str() writes the same: not -0. */
+static int int_verbatim(const Number *n)
+{
+    if (n->has_frac || n->has_exp)
+        return 0;
+    Py_ssize_t len = n->int_end - n->int_start;
+    const char *lim = n->negative ? "9223372036854775808" : "18446744073709551615";
+    Py_ssize_t limlen = (Py_ssize_t)strlen(lim);
+    if (n->negative && len == 1 && n->int_start[0] == '0')
+        return 0;
+    if (len < limlen)
+        return 1;
+    if (len > limlen)
+        return 0;
+    return memcmp(n->int_start, lim, (size_t)len) <= 0;
+}
+
+/*
+ * A float token whose Python repr(float(token)) is the token itself. Python's repr is the
+ * shortest decimal string that reads back as the same double (the nearest one among the
+ * shortest), in fixed notation for 1e-4 <= |x| < 1e16, with ".0" when integral. So the token
+ * must: have no exponent; no trailing zero in the fraction except "X.0"; its n significant
+ * digits must be the double correctly rounded to n digits (snprintf %.*e); and the double
+ * rounded to n-1 digits must not read back as the same double. Powers of two (where the
+ * rounding interval is lopsided) and anything odd are refused. strtod/snprintf are the C
+ * library's (correctly rounded in glibc); a locale with another decimal point only refuses.
+ */
+static int float_verbatim(const Number *n)
+{
+    if (!n->has_frac || n->has_exp)
+        return 0;
+    Py_ssize_t ilen = n->int_end - n->int_start, flen = n->frac_end - n->frac_start;
+    if (flen > 1 && n->frac_end[-1] == '0')
+        return 0;
+    char dig[24];
+    int nd = 0, exp10;
+    if (ilen == 1 && n->int_start[0] == '0') {
+        Py_ssize_t z = 0;
+        while (z < flen && n->frac_start[z] == '0') z++;
+        if (z == flen)
+            return flen == 1; /* 0.0 and -0.0 */
+        if (z > 3 || flen - z > 17)
+            return 0;
+        exp10 = -(int)(z + 1);
+        for (Py_ssize_t k = z; k < flen; k++) dig[nd++] = (char)n->frac_start[k];
+    } else {
+        if (ilen > 16)
+            return 0;
+        exp10 = (int)ilen - 1;
+        Py_ssize_t fl = (flen == 1 && n->frac_start[0] == '0') ? 0 : flen;
+        if (fl == 0 && ilen <= 15)
+            return 1; /* "X.0" below 1e15: an exact double whose shortest text is its digits */
+        if (ilen + fl > 20)
+            return 0;
+        for (Py_ssize_t k = 0; k < ilen; k++) dig[nd++] = (char)n->int_start[k];
+        for (Py_ssize_t k = 0; k < fl; k++) dig[nd++] = (char)n->frac_start[k];
+        while (nd > 1 && dig[nd - 1] == '0') nd--;
+    }
+    if (nd > 17)
+        return 0;
+    char tok[48];
+    Py_ssize_t tlen = n->end - n->start;
+    if (tlen >= (Py_ssize_t)sizeof tok)
+        return 0;
+    memcpy(tok, n->start, (size_t)tlen);
+    tok[tlen] = 0;
+    char *endp;
+    double d = strtod(tok, &endp);
+    if (endp != tok + tlen || !isfinite(d) || d == 0.0)
+        return 0;
+    int e2;
+    if (nd > 1 && frexp(fabs(d), &e2) == 0.5)
+        return 0; /* a power of two: the rounding interval is lopsided */
+    char out[48];
+    int len = snprintf(out, sizeof out, "%.*e", nd - 1, fabs(d));
+    if (len <= 0 || len >= (int)sizeof out)
+        return 0;
+    /* out: d[.ddd]e±XX */
+    int pos = 0, k = 0;
+    while (pos < len && out[pos] != 'e') {
+        if (out[pos] != '.') {
+            if (k >= nd || out[pos] != dig[k])
+                return 0;
+            k++;
+        }
+        pos++;
+    }
+    if (k != nd || pos >= len || atoi(out + pos + 1) != exp10)
+        return 0;
+    if (nd > 1) {
+        len = snprintf(out, sizeof out, "%.*e", nd - 2, d);
+        if (len <= 0 || len >= (int)sizeof out || strtod(out, NULL) == d)
+            return 0; /* a shorter text reads back as the same double */
+    }
+    return 1;
+}
+
+/* ---- nested JSON values (json columns) ------------------------------------------------ */
+
+static int json_value(const unsigned char **pp, const unsigned char *end, int depth, int canon);
+
+static int json_literal(const unsigned char **pp, const unsigned char *end)
+{
+    const unsigned char *p = *pp;
+    Py_ssize_t avail = end - p;
+    if (avail >= 4 && memcmp(p, "true", 4) == 0) { *pp = p + 4; return 0; }
+    if (avail >= 5 && memcmp(p, "false", 5) == 0) { *pp = p + 5; return 0; }
+    if (avail >= 4 && memcmp(p, "null", 4) == 0) { *pp = p + 4; return 0; }
+    return -1;
+}
+
+/* An object at *pp; with `canon`, also what orjson.dumps would write again (no duplicate key). */
+static int json_object(const unsigned char **pp, const unsigned char *end, int depth, int canon)
+{
+    const unsigned char *p = *pp + 1;
+    const unsigned char *kstart[MAX_KEYS];
+    Py_ssize_t klen[MAX_KEYS];
+    int nkeys = 0;
+    if (p < end && *p == '}') { *pp = p + 1; return 0; }
+    for (;;) {
+        if (p >= end || *p != '"')
+            return -1;
+        const unsigned char *k = p;
+        int fl;
+        if (json_string(&p, end, NULL, &fl) < 0)
+            return -1;
+        if (canon) {
+            if (fl & STR_NONCANON || nkeys >= MAX_KEYS)
+                return -1;
+            for (int i = 0; i < nkeys; i++)
+                if (klen[i] == p - k && memcmp(kstart[i], k, (size_t)(p - k)) == 0)
+                    return -1; /* a duplicate key: orjson keeps the last one */
+            kstart[nkeys] = k;
+            klen[nkeys] = p - k;
+            nkeys++;
+        }
+        if (p >= end || *p != ':')
+            return -1;
+        p++;
+        if (json_value(&p, end, depth + 1, canon) < 0)
+            return -1;
+        if (p < end && *p == ',') { p++; continue; }
+        if (p < end && *p == '}') { *pp = p + 1; return 0; }
+        return -1;
+    }
+}
+
+static int json_array(const unsigned char **pp, const unsigned char *end, int depth, int canon)
+{
+    const unsigned char *p = *pp + 1;
+    if (p < end && *p == ']') { *pp = p + 1; return 0; }
+    for (;;) {
+        if (json_value(&p, end, depth + 1, canon) < 0)
+            return -1;
+        if (p < end && *p == ',') { p++; continue; }
+        if (p < end && *p == ']') { *pp = p + 1; return 0; }
+        return -1;
+    }
+}
+
+/* Any JSON value (no whitespace); `canon`: refuse what orjson.dumps would spell otherwise. */
+static int json_value(const unsigned char **pp, const unsigned char *end, int depth, int canon)
+{
+    if (depth > MAX_DEPTH || *pp >= end)
+        return -1;
+    unsigned char c = **pp;
+    if (c == '{')
+        return json_object(pp, end, depth, canon);
+    if (c == '[')
+        return json_array(pp, end, depth, canon);
+    if (c == '"') {
+        int fl;
+        if (json_string(pp, end, NULL, &fl) < 0)
+            return -1;
+        return (canon && (fl & STR_NONCANON)) ? -1 : 0;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+        Number n;
+        if (json_number(pp, end, &n) < 0 || !number_finite(&n))
+            return -1;
+        return (canon && !int_verbatim(&n)) ? -1 : 0;
+    }
+    return json_literal(pp, end);
+}
+
+/* ---- per-column conversions ----------------------------------------------------------- */
+
+static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+static int digits(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t count)
+{
+    if (n - i < count)
+        return 0;
+    for (Py_ssize_t k = 0; k < count; k++)
+        if (!is_digit(s[i + k]))
+            return 0;
+    return 1;
+}
+
+/* codec._VERBATIM_DATE on an ASCII string (full match, no trailing newline). */
+static int is_date_text(const unsigned char *s, Py_ssize_t n)
+{
+    Py_ssize_t i = 0;
+    if (i < n && s[i] == '-') i++;
+    if (n - i == 8 && memcmp(s + i, "infinity", 8) == 0)
+        return 1;
+    Py_ssize_t d = i;
+    while (i < n && is_digit(s[i])) i++;
+    if (i - d < 4 || i >= n || s[i] != '-') return 0;
+    i++;
+    if (!digits(s, n, i, 2) || !(s[i] == '0' || (s[i] == '1' && s[i + 1] <= '2'))) return 0;
+    i += 2;
+    if (i >= n || s[i] != '-') return 0;
+    i++;
+    if (!digits(s, n, i, 2) || !(s[i] <= '2' || (s[i] == '3' && s[i + 1] <= '1'))) return 0;
+    i += 2;
+    /* (?:[ T]\d{2}:\d{2}(?::\d{2})?(?:\.\d*)?)? */
+    if (i < n && (s[i] == ' ' || s[i] == 'T') && digits(s, n, i + 1, 2) && n - i > 3 && s[i + 3] == ':'
+            && digits(s, n, i + 4, 2)) {
+        i += 6;
+        if (i < n && s[i] == ':' && digits(s, n, i + 1, 2)) i += 3;
+        if (i < n && s[i] == '.') { i++; while (i < n && is_digit(s[i])) i++; }
+    }
+    /* (?:Z|[+-]\d{2}(?::?\d{2}){0,2})? */
+    if (i < n && s[i] == 'Z') {
+        i++;
+    } else if (i < n && (s[i] == '+' || s[i] == '-')) {
+        if (!digits(s, n, i + 1, 2)) return 0;
+        i += 3;
+        for (int g = 0; g < 2; g++) {
+            Py_ssize_t j = i;
+            if (j < n && s[j] == ':') j++;
+            if (!digits(s, n, j, 2)) break;
+            i = j + 2;
+        }
+    }
+    if (n - i == 3 && memcmp(s + i, " BC", 3) == 0)
+        i += 3;
+    return i == n;
+}
+
+/* mysql/load.py and postgresql/load.py _is_zero_date (ASCII). */
+static int is_zero_date(const unsigned char *s, Py_ssize_t n)
+{
+    if (n >= 5 && memcmp(s, "0000-", 5) == 0) return 1;
+    if (n >= 8 && memcmp(s + 4, "-00-", 4) == 0) return 1;
+    if (n >= 10 && memcmp(s + 7, "-00", 3) == 0) return 1;
+    return 0;
+}
+
+static int b64val(unsigned char c)
+{
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+}
+
+/* base64.b64decode(s, validate=True).hex() (refuses non-zero leftover bits too). */
+static int put_b64hex(Buf *out, const unsigned char *s, Py_ssize_t n)
+{
+    static const char hx[] = "0123456789abcdef";
+    if (n % 4 != 0)
+        return -1;
+    Py_ssize_t pad = 0;
+    if (n >= 1 && s[n - 1] == '=') {
+        pad++;
+        if (n >= 2 && s[n - 2] == '=')
+            pad++;
+    }
+    if (buf_reserve(out, n / 4 * 6) < 0)
+        return -1;
+    char *o = out->p + out->len;
+    for (Py_ssize_t i = 0; i < n; i += 4) {
+        int last = i + 4 == n;
+        int v[4];
+        int nd = last ? 4 - (int)pad : 4;
+        for (int k = 0; k < nd; k++)
+            if ((v[k] = b64val(s[i + k])) < 0)
+                return -1;
+        for (int k = nd; k < 4; k++)
+            v[k] = 0;
+        unsigned bits = ((unsigned)v[0] << 18) | ((unsigned)v[1] << 12) | ((unsigned)v[2] << 6) | (unsigned)v[3];
+        unsigned char b[3] = {(unsigned char)(bits >> 16), (unsigned char)(bits >> 8), (unsigned char)bits};
+        int nb = nd == 4 ? 3 : nd == 3 ? 2 : 1;
+        if (nd == 3 && (v[2] & 3)) return -1;
+        if (nd == 2 && (v[1] & 15)) return -1;
+        for (int k = 0; k < nb; k++) {
+            *o++ = hx[b[k] >> 4];
+            *o++ = hx[b[k] & 15];
+        }
+    }
+    out->len = o - out->p;
+    return 0;
+}
+
+typedef struct {
+    const unsigned char *const *keys;
+    const Py_ssize_t *keylens;
+    const unsigned char *ops;
+    Py_ssize_t ncols;
+    int flavor;
+    Buf out, tmp;
+} Job;
+
+static int put_null(Buf *out) { return buf_put(out, "\\N", 2); }
+
+/* A string value (decoded in job->tmp) by op. */
+static int convert_string(Job *job, int op, int flags)
+{
+    Buf *out = &job->out;
+    const unsigned char *s = (const unsigned char *)job->tmp.p;
+    Py_ssize_t n = job->tmp.len;
+    switch (op) {
+    case OP_PASS:
+    case OP_FLOATPASS:
+        return buf_put_escaped(out, s, n, job->flavor);
+    case OP_MYNUM:
+        if ((n == 3 && memcmp(s, "NaN", 3) == 0) || (n == 8 && memcmp(s, "Infinity", 8) == 0)
+                || (n == 9 && memcmp(s, "-Infinity", 9) == 0))
+            return -1;
+        return buf_put_escaped(out, s, n, job->flavor);
+    case OP_B64HEX:
+        if (flags & STR_ESCAPED)
+            return -1;
+        if (job->flavor == FLAVOR_PG && buf_put(out, "\\\\x", 3) < 0)
+            return -1;
+        return put_b64hex(out, s, n);
+    case OP_PGDATE:
+    case OP_PGDATEZ:
+        if ((flags & STR_NONASCII) || !is_date_text(s, n) || (op == OP_PGDATEZ && is_zero_date(s, n)))
+            return -1;
+        return buf_put_escaped(out, s, n, job->flavor);
+    case OP_MYTEMP_SAME:
+    case OP_MYTEMP_OTHER: {
+        if (flags & STR_NONASCII)
+            return -1;
+        if ((n == 8 && memcmp(s, "infinity", 8) == 0) || (n >= 1 && s[0] == '-')
+                || (op == OP_MYTEMP_OTHER && is_zero_date(s, n)))
+            return -1;
+        Py_ssize_t start = out->len;
+        if (buf_put_escaped(out, s, n, job->flavor) < 0)
+            return -1;
+        if (n > 10) {
+            /* v.replace("T", " ", 1), then a trailing "Z" removed (T and Z are not escaped) */
+            char *t = memchr(out->p + start, 'T', (size_t)(out->len - start));
+            if (t) *t = ' ';
+            if (s[n - 1] == 'Z') out->len--;
+        }
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+/* The top-level json value at *pp of a json column. */
+static int convert_json(Job *job, int op, const unsigned char **pp, const unsigned char *end)
+{
+    const unsigned char *start = *pp;
+    int canon = op != OP_JSONRAW;
+    if (json_value(pp, end, 0, canon) < 0)
+        return -1;
+    const unsigned char *vs = start, *ve = *pp;
+    if (op != OP_JSONDUMP_NOWRAP && *start == '{' && ve - vs > 9 && memcmp(start, "{\"$json\":", 9) == 0) {
+        /* unwrap_json_text / unwrap_json: {"$json": X} -> X when "$json" is the only key */
+        const unsigned char *p = start + 9;
+        if (json_value(&p, end, 1, canon) < 0)
+            return -1;
+        if (*p == '}' && p + 1 == ve) {
+            vs = start + 9;
+            ve = p;
+        } else if (!canon) {
+            return -1; /* more keys after "$json" (maybe duplicates of it): Python decides */
+        }
+    }
+    if (op == OP_JSONRAW && *start == '{') {
+        /* a first key spelled with escapes could be "$json": Python decides */
+        const unsigned char *q = start + 1;
+        for (; q < ve && q - start < 24 && *q != '"'; q++) {}
+        if (q < ve && *q == '"') {
+            for (q++; q < ve && *q != '"'; q++)
+                if (*q == '\\')
+                    return -1;
+        }
+    }
+    return buf_put_escaped(&job->out, vs, ve - vs, job->flavor);
+}
+
+static int convert_value(Job *job, int op, const unsigned char **pp, const unsigned char *end)
+{
+    const unsigned char *p = *pp;
+    Buf *out = &job->out;
+    if (p >= end)
+        return -1;
+    unsigned char c = *p;
+    if (c == 'n') {
+        if (end - p < 4 || memcmp(p, "null", 4) != 0)
+            return -1;
+        *pp = p + 4;
+        return put_null(out);
+    }
+    if (op == OP_JSONRAW || op == OP_JSONDUMP || op == OP_JSONDUMP_NOWRAP)
+        return convert_json(job, op, pp, end);
+    if (c == '"') {
+        int flags;
+        job->tmp.len = 0;
+        if (json_string(pp, end, &job->tmp, &flags) < 0)
+            return -1;
+        return convert_string(job, op, flags);
+    }
+    if (c == 't' || c == 'f') {
+        int v = c == 't';
+        Py_ssize_t len = v ? 4 : 5;
+        if (end - p < len || memcmp(p, v ? "true" : "false", (size_t)len) != 0)
+            return -1;
+        *pp = p + len;
+        switch (op) {
+        case OP_PASS:
+        case OP_BOOL10:
+            return buf_put(out, v ? "1" : "0", 1);
+        case OP_PGBOOL:
+            return buf_put(out, v ? "t" : "f", 1);
+        default:
+            return -1;
+        }
+    }
+    if (c == '-' || is_digit(c)) {
+        Number n;
+        if (json_number(pp, end, &n) < 0)
+            return -1;
+        if (op != OP_PASS && op != OP_MYNUM && op != OP_FLOATPASS)
+            return -1;
+        if (!int_verbatim(&n) && !float_verbatim(&n))
+            return -1;
+        return buf_put(out, (const char *)n.start, n.end - n.start);
+    }
+    return -1; /* an array or object in a scalar column, or not JSON */
+}
+
+/* One line [p, end) -> one bulk-text line. */
+static int convert_line(Job *job, const unsigned char *p, const unsigned char *end)
+{
+    if (p >= end || *p != '{')
+        return -1;
+    p++;
+    for (Py_ssize_t i = 0; i < job->ncols; i++) {
+        if (i > 0) {
+            if (p >= end || *p != ',')
+                return -1;
+            p++;
+            if (buf_put(&job->out, "\t", 1) < 0)
+                return -1;
+        }
+        Py_ssize_t kl = job->keylens[i];
+        if (end - p < kl + 1 || memcmp(p, job->keys[i], (size_t)kl) != 0 || p[kl] != ':')
+            return -1;
+        p += kl + 1;
+        if (convert_value(job, job->ops[i], &p, end) < 0)
+            return -1;
+    }
+    if (p >= end || *p != '}' || p + 1 != end)
+        return -1;
+    return buf_put(&job->out, "\n", 1);
+}
+
+static int convert_block(Job *job, const unsigned char *s, Py_ssize_t n)
+{
+    if (n == 0)
+        return 0;
+    if (s[n - 1] != '\n')
+        return -1;
+    const unsigned char *p = s, *end = s + n;
+    while (p < end) {
+        const unsigned char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (nl == NULL || convert_line(job, p, nl) < 0)
+            return -1;
+        p = nl + 1;
+    }
+    return 0;
+}
+
+/* ---- module --------------------------------------------------------------------------- */
+
+static PyObject *jsonl_to_bulk(PyObject *self, PyObject *args)
+{
+    Py_buffer block;
+    PyObject *keys;
+    Py_buffer ops;
+    int flavor;
+    if (!PyArg_ParseTuple(args, "y*O!y*i:jsonl_to_bulk", &block, &PyTuple_Type, &keys, &ops, &flavor))
+        return NULL;
+    PyObject *result = NULL;
+    const unsigned char **kp = NULL;
+    Py_ssize_t *kl = NULL;
+    Py_ssize_t ncols = PyTuple_GET_SIZE(keys);
+    Job job;
+    memset(&job, 0, sizeof job);
+    if (ncols < 1 || ncols != ops.len || (flavor != FLAVOR_PG && flavor != FLAVOR_MY)) {
+        PyErr_SetString(PyExc_ValueError, "jsonl_to_bulk: keys and ops must have the same length >= 1; flavor 0 or 1");
+        goto done;
+    }
+    kp = PyMem_Malloc(sizeof *kp * (size_t)ncols);
+    kl = PyMem_Malloc(sizeof *kl * (size_t)ncols);
+    if (kp == NULL || kl == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < ncols; i++) {
+        PyObject *k = PyTuple_GET_ITEM(keys, i);
+        if (!PyBytes_Check(k)) {
+            PyErr_SetString(PyExc_TypeError, "jsonl_to_bulk: keys must be bytes");
+            goto done;
+        }
+        kp[i] = (const unsigned char *)PyBytes_AS_STRING(k);
+        kl[i] = PyBytes_GET_SIZE(k);
+        if (((const unsigned char *)ops.buf)[i] >= OP_COUNT) {
+            PyErr_SetString(PyExc_ValueError, "jsonl_to_bulk: unknown op");
+            goto done;
+        }
+    }
+    job.keys = kp;
+    job.keylens = kl;
+    job.ops = ops.buf;
+    job.ncols = ncols;
+    job.flavor = flavor;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = buf_reserve(&job.out, block.len + block.len / 2 + 64) < 0 ? -1
+         : convert_block(&job, block.buf, block.len);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        result = Py_None;
+        Py_INCREF(result);
+    } else {
+        result = PyBytes_FromStringAndSize(job.out.p, job.out.len);
+    }
+done:
+    free(job.out.p);
+    free(job.tmp.p);
+    PyMem_Free(kp);
+    PyMem_Free(kl);
+    PyBuffer_Release(&block);
+    PyBuffer_Release(&ops);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"jsonl_to_bulk", jsonl_to_bulk, METH_VARARGS,
+     "jsonl_to_bulk(block, keys, ops, flavor) -> bytes | None: JSON lines to COPY / LOAD DATA text "
+     "(None: the block needs the Python path)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "dbjson._cimport", NULL, -1, methods,
+                                    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__cimport(void)
+{
+    return PyModule_Create(&module);
+}
