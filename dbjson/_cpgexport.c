@@ -81,13 +81,17 @@ static int buf_put(Buf *b, const char *s, Py_ssize_t n)
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
+/* hex digit value + 1 (0: not a hex digit) */
+static const unsigned char HEX1[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+static int hex_value(char c) { return (int)HEX1[(unsigned char)c] - 1; }
+
+/* COPY text bytes that end a field (1) or start an escape (2) */
+static const unsigned char FIELD_CLASS[256] = {['\t'] = 1, ['\n'] = 1, ['\\'] = 2};
 
 /* The 4 hex digits s[i..i+4) as a number, or -1 (not hex, or past the end). */
 static int hex4(const char *s, Py_ssize_t n, Py_ssize_t i)
@@ -504,8 +508,14 @@ static int convert(const char *blk, Py_ssize_t len, const Plan *pl, Buf *o, char
     while (i < len) {
         for (Py_ssize_t c = 0; c < pl->ncols; c++) {
             Py_ssize_t a = i;
-            while (i < len && blk[i] != '\t' && blk[i] != '\n')
+            int escaped = 0;
+            while (i < len) {
+                unsigned char cls = FIELD_CLASS[(unsigned char)blk[i]];
+                if (cls & 1)
+                    break;
+                escaped |= cls;
                 i++;
+            }
             if (i >= len)
                 return ST_UNSUPPORTED; /* incomplete row */
             char sep = blk[i];
@@ -519,7 +529,7 @@ static int convert(const char *blk, Py_ssize_t len, const Plan *pl, Buf *o, char
                 PUTLIT(o, "null");
                 continue;
             }
-            if (memchr(s, '\\', (size_t)n) != NULL) {
+            if (escaped) {
                 int st = copy_unescape(s, n, scratch1, &n);
                 if (st)
                     return st;
@@ -591,7 +601,7 @@ static PyObject *copy_to_jsonl(PyObject *self, PyObject *pyargs)
     }
     int st;
     Py_BEGIN_ALLOW_THREADS
-    st = buf_reserve(&out, view.len + view.len / 2 + 64);
+    st = buf_reserve(&out, 2 * view.len + 64); /* lines are about twice the COPY text */
     if (st == ST_OK)
         st = convert((const char *)view.buf, view.len, &pl, &out, scratch, scratch + view.len + 1);
     Py_END_ALLOW_THREADS
