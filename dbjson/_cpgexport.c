@@ -368,17 +368,11 @@ static int key_is_dollar_json(const char *s, Py_ssize_t a, Py_ssize_t b)
             case 'r': ch = '\r'; break;
             case 't': ch = '\t'; break;
             case 'u': {
-                if (i + 4 >= b - 1)
+                int v = hex4(s, b - 1, i + 1);
+                if (v < 0)
                     return 0;
-                int v = 0;
-                for (int q = 1; q <= 4; q++) {
-                    int h = hex_value(s[i + q]);
-                    if (h < 0)
-                        return 0;
-                    v = v << 4 | h;
-                }
                 i += 4;
-                ch = v < 0x80 ? v : -1;
+                ch = v < 0x80 ? v : -1; /* a non-ASCII character is not part of "$json" */
                 break;
             }
             default: return 0;
@@ -413,7 +407,7 @@ static int only_dollar_json_keys(const char *s, Py_ssize_t n)
         if (i >= n || s[i] != ':')
             return -1;
         i++;
-        int depth = 0;
+        Py_ssize_t depth = 0;
         for (;;) {
             if (i >= n)
                 return -1;
@@ -546,6 +540,7 @@ static int convert(const char *blk, Py_ssize_t len, const Plan *pl, Buf *o, char
 
 static PyObject *copy_to_jsonl(PyObject *self, PyObject *pyargs)
 {
+    (void)self;
     Py_buffer view;
     PyObject *keys, *kinds, *args;
     if (!PyArg_ParseTuple(pyargs, "y*O!O!O!:copy_to_jsonl", &view, &PyTuple_Type, &keys, &PyTuple_Type, &kinds,
