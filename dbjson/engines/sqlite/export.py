@@ -18,9 +18,12 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import orjson
+
 from ... import model as m
 from ...codec import RowEncoder
 from ...connect import Target
+from ...errors import DataError
 from ...export import SQLExportBase, Unit
 from ...manifest import SnapshotInfo
 
@@ -89,7 +92,7 @@ class SQLiteExport(SQLExportBase):
         cond, params = self.export_conditions(unit)
         cols = ", ".join(self._q(c.name) for c in unit.table.columns)
         cur = conn.execute(f"SELECT {cols} FROM {self.export_qualify(unit.schema, unit.table)}{cond}", tuple(params))
-        enc = RowEncoder(unit.table.columns)
+        enc = RowEncoder(unit.table.columns, _json_checks(unit.table))
         try:
             while not stop.is_set():
                 rows = cur.fetchmany(FETCH_ROWS)
@@ -98,3 +101,26 @@ class SQLiteExport(SQLExportBase):
                 yield enc.lines(rows)
         finally:
             cur.close()
+
+
+def _json_checks(table: m.Table) -> dict[str, Callable[[Any], Any]]:
+    """Adapters that refuse text which is not JSON in a JSON column (SQLite does not check what a
+    column declared JSON holds; the codec passes JSON text through as is, so such a value would
+    make a malformed line). The error names the table, the column and the value."""
+    out: dict[str, Callable[[Any], Any]] = {}
+    for c in table.columns:
+        if c.type.kind != "json":
+            continue
+
+        def check(v: Any, _name: str = c.name) -> Any:
+            if isinstance(v, (str, bytes)):
+                try:
+                    orjson.loads(v)
+                except orjson.JSONDecodeError as e:
+                    raise DataError(f"text that is not JSON in a JSON column ({e})", table=table.name,
+                                    column=_name, value=v,
+                                    hint="fix the value, or declare the column TEXT if it is not meant to hold JSON") from None
+            return v
+
+        out[c.name] = check
+    return out

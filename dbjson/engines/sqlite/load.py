@@ -136,6 +136,8 @@ class SQLiteLoad:
         if sk == "float":
             return lambda v: float(v) if type(v) is str else v
         if sk == "set":
+            if tgt.kind == "json":  # SET kept as a JSON array (the set-json rule): the array as JSON text
+                return lambda v: orjson.dumps(v).decode()
             return lambda v: ",".join(v)
         if sk in ("json", "array", "vector"):
             return lambda v: orjson.dumps(v).decode()
@@ -202,7 +204,7 @@ class SQLiteLoad:
 
     def verify_adapters(self, tp: TablePlan) -> dict[str, Callable[[Any], Any]]:
         out: dict[str, Callable[[Any], Any]] = {}
-        for src, _name, _tgt in tp.verify_columns:
-            if src.type.kind in ("array", "vector"):
+        for src, _name, tgt in tp.verify_columns:
+            if src.type.kind in ("array", "vector") or (src.type.kind == "set" and tgt.kind == "json"):
                 out[src.name] = lambda v: orjson.loads(v) if isinstance(v, (str, bytes)) else v
         return out
