@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 
 from ... import model as m
+from ... import speedups
 from ...codec import RowEncoder
 from ...connect import Target
 from ...errors import DataError, DbjsonError
@@ -33,6 +34,7 @@ from ...export import BLOCK_BYTES, SQLExportBase, Unit
 from ...manifest import SnapshotInfo
 
 FETCH_ROWS = 2000
+READ_BYTES = 1 << 18  # one read from the socket on the C path (dbjson._cmyexport)
 BATCH_BYTES = 1 << 20  # target size of one GROUP_CONCAT batch of lines
 _LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 _SIMPLE_LABEL = re.compile(r"^[A-Za-z0-9_ .:+\-]*$")
@@ -86,6 +88,85 @@ def _double_json(q: str) -> str:
         f"WHEN ABS({q}) >= 1e-5 AND ABS({q}) < 1e16 THEN IF(RIGHT({plain}, 1) = '.', CONCAT({plain}, '0'), {plain}) "
         f"ELSE {sci} END"
     )
+
+
+# conversion kinds of dbjson._cmyexport (the module's K_* constants)
+_K_NUMBER, _K_BOOL, _K_QUOTED, _K_STRING, _K_BINARY, _K_BIT, _K_TIMESTAMP, _K_SET, _K_JSON, _K_DOUBLE, _K_GEOMETRY = range(11)
+
+
+class _CState:
+    """The C path's read buffer over a PyMySQL connection in the middle of an unbuffered result."""
+
+    def __init__(self, conn: Any, result: Any, deprecate_eof: bool) -> None:
+        self.conn, self.result, self.deprecate_eof = conn, result, deprecate_eof
+        self.buf = bytearray()
+        self.pos = 0
+        self.seq = conn._next_seq_id
+
+    def read(self, need: int, stop: threading.Event) -> bool:
+        """Read at least one more byte (``need``: bytes wanted from ``pos`` for the next packet);
+        False when the socket was closed under a stop (``export_abort``)."""
+        import errno
+
+        from pymysql import err
+        from pymysql.constants import CR
+
+        del self.buf[: self.pos]
+        self.pos = 0
+        missing = need - len(self.buf)
+        rfile = self.conn._rfile
+        while True:
+            try:
+                if rfile is None:
+                    raise OSError("connection closed")
+                chunk = rfile.read(missing) if missing > READ_BYTES else rfile.read1(READ_BYTES)
+                break
+            except OSError as e:
+                if e.errno == errno.EINTR:
+                    continue
+                if stop.is_set():
+                    return False
+                self.conn._force_close()
+                raise err.OperationalError(CR.CR_SERVER_LOST, f"Lost connection to MySQL server during query ({e})")
+        if not chunk or (missing > READ_BYTES and len(chunk) < missing):
+            if stop.is_set():
+                return False
+            self.conn._force_close()
+            raise err.OperationalError(CR.CR_SERVER_LOST, "Lost connection to MySQL server during query")
+        self.buf += chunk
+        return True
+
+    def finish(self, server_status: int) -> None:
+        """The rows' end (EOF/OK) or an ERR packet was consumed: hand the connection back."""
+        if self.pos != len(self.buf):  # bytes after the result: PyMySQL would never see them
+            self.conn._force_close()
+            from pymysql import err
+
+            raise err.InternalError("unexpected bytes after the result set")
+        self.conn._next_seq_id = self.seq
+        self.result.unbuffered_active = False
+        self.result.has_next = bool(server_status & 8)  # SERVER_MORE_RESULTS_EXISTS
+        self.result.connection = None
+        if server_status:
+            self.conn.server_status = server_status
+
+    def drain(self, cm: Any, stop: threading.Event) -> None:
+        """After an error or an abandoned generator: read the rest of the result (as PyMySQL's
+        cursor close does), or close the connection if that fails."""
+        try:
+            while not stop.is_set():
+                _, self.pos, self.seq, status, _, _ = cm.skip_rows(self.buf, self.pos, self.seq, self.deprecate_eof)
+                if status == 0:
+                    del self.buf[: self.pos]
+                    self.pos = 0
+                    if not self.read(1, stop):
+                        return
+                    continue
+                self.finish(0)
+                return
+        except Exception:  # noqa: BLE001 - the connection cannot be reused
+            self.result.unbuffered_active = False
+            self.conn._force_close()
 
 
 def _integer_key(unit: Unit) -> bool:
@@ -324,7 +405,13 @@ class MySQLExport(SQLExportBase):
         # parameter formatting would take for a placeholder
         cond, _ = self.export_conditions(unit, inline=conn.escape)
         src = self.export_qualify(unit.schema, unit.table)
-        line = self.line_expression(unit.table.columns) if getattr(self, "server_side_json", True) else None
+        server_side = getattr(self, "server_side_json", True)
+        cm = speedups.load("_cmyexport") if server_side else None
+        plan = self.c_plan(unit.table.columns) if cm is not None else None
+        if plan is not None:
+            yield from self._stream_c(conn, unit, stop, cm, plan)
+            return
+        line = self.line_expression(unit.table.columns) if server_side else None
         if line is not None and _integer_key(unit):
             yield from self._stream_batched(conn, unit, stop)
             return
@@ -378,6 +465,139 @@ class MySQLExport(SQLExportBase):
             yield self._checked(text, unit)
             step = max(1, min(int(BATCH_BYTES * (end - start) / len(text)), step * 8))
             start = end
+
+    # -- the C path: plain values read from the protocol, lines built by dbjson._cmyexport ---------
+    def c_kind(self, column: m.Column) -> tuple[int, int] | None:
+        """The ``dbjson._cmyexport`` conversion (kind, argument) that gives exactly the bytes of
+        :meth:`json_expression` from the column's plain text-protocol value; None when there is none
+        (the table then keeps the server-side lines)."""
+        t = column.type
+        k = t.kind
+        native = getattr(column, "native", None)
+        zerofill = bool(native is not None and native.attrs.get("zerofill"))
+        if k == "boolean":
+            return _K_BOOL, 0
+        if k == "integer":
+            if (t.bits or 64) <= 32:
+                return _K_NUMBER, 0  # (col + 0): the C code drops ZEROFILL's leading zeros
+            return None if zerofill else (_K_QUOTED, 0)
+        if k == "year":
+            return _K_NUMBER, 0
+        if k == "decimal":
+            return None if zerofill else (_K_QUOTED, 0)
+        if k == "float" and t.bits != 32:
+            return None if zerofill else (_K_DOUBLE, 0)
+        if k in ("char", "varchar", "text", "enum"):
+            return _K_STRING, 0
+        if k in ("uuid", "inet", "date", "time"):
+            return _K_QUOTED, 0
+        if k in ("binary", "varbinary", "blob"):
+            return _K_BINARY, 0
+        if k == "bit" and t.length and 1 <= t.length <= 64:
+            return _K_BIT, t.length
+        if k == "timestamp":
+            return _K_TIMESTAMP, 1 if t.with_timezone else 0
+        if k == "set" and t.values and all(_SIMPLE_LABEL.match(v) and "," not in v for v in t.values):
+            return _K_SET, 0
+        if k == "json":
+            # MySQL's binary JSON is printed normalised: the C code finds a single "$json" key
+            # itself; JSON kept as text (MariaDB) gets the server's test in an extra column
+            return _K_JSON, 0 if (t.binary and not getattr(self, "is_mariadb", False)) else 1
+        if k == "geometry":
+            return _K_GEOMETRY, 0
+        return None
+
+    def c_plan(self, columns: Sequence[m.Column]) -> tuple[list[str], tuple[bytes, ...], tuple[int, ...], tuple[int, ...]] | None:
+        """(SELECT expressions, keys, kinds, args) for ``_cmyexport.rows_to_jsonl``, or None."""
+        select: list[str] = []
+        keys: list[bytes] = []
+        kinds: list[int] = []
+        args: list[int] = []
+        mariadb = bool(getattr(self, "is_mariadb", False))
+        for i, c in enumerate(columns):
+            ka = self.c_kind(c)
+            if ka is None:
+                return None
+            q = self._q(c.name)
+            if ka[0] == _K_BOOL:  # the server's own comparison, as json_expression's CASE
+                select.append(f"CASE {q} WHEN 0 THEN 0 WHEN 1 THEN 1 ELSE 2 END")
+            else:
+                select.append(q)
+            if ka[0] == _K_JSON and ka[1] == 1:
+                pre = f"LOCATE('\"$json\"', {q}) > 0 AND " if mariadb else ""
+                select.append(
+                    f"IF({pre}JSON_TYPE({q}) = 'OBJECT' AND JSON_LENGTH({q}) = 1 "
+                    f"AND JSON_CONTAINS_PATH({q}, 'one', '$.\"$json\"'), 1, 0)"
+                )
+            keys.append((("{" if i == 0 else ",") + orjson.dumps(c.name).decode() + ":").encode())
+            kinds.append(ka[0])
+            args.append(ka[1])
+        if not keys:
+            return None
+        return select, tuple(keys), tuple(kinds), tuple(args)
+
+    def _stream_c(self, conn: Any, unit: Unit, stop: threading.Event, cm: Any, plan: Any) -> Iterator[bytes]:
+        """A plain ``SELECT col, ...`` sent through PyMySQL, which reads the column definitions;
+        the row packets are then read from the connection's socket file in large chunks and
+        turned into canonical lines by ``_cmyexport.rows_to_jsonl`` (without the GIL). At the
+        end the connection is where PyMySQL expects it (sequence id, no unread bytes)."""
+        import pymysql
+        from pymysql.connections import MySQLResult
+        from pymysql.constants import CLIENT, COMMAND
+
+        select, keys, kinds, args = plan
+        cond, _ = self.export_conditions(unit, inline=conn.escape)
+        sql = f"SELECT {', '.join(select)} FROM {self.export_qualify(unit.schema, unit.table)}{cond}"
+        conn._execute_command(COMMAND.COM_QUERY, sql)
+        conn._result = None
+        result = MySQLResult(conn)
+        result.init_unbuffered_query()
+        conn._result = result
+        deprecate_eof = bool(getattr(conn, "client_flag", 0) & CLIENT.DEPRECATE_EOF)
+        state = _CState(conn, result, deprecate_eof)
+        try:
+            if not result.unbuffered_active or result.field_count != len(select):
+                raise DataError("unexpected result set from the server", table=unit.qualified)
+            parts: list[bytes] = []
+            size = 0
+            while not stop.is_set():
+                out, state.pos, state.seq, status, info, _ = cm.rows_to_jsonl(
+                    state.buf, state.pos, state.seq, keys, kinds, args, deprecate_eof
+                )
+                if out:
+                    parts.append(out)
+                    size += len(out)
+                    if size >= BLOCK_BYTES:
+                        yield b"".join(parts)
+                        parts, size = [], 0
+                if status == 0:
+                    if not state.read(info, stop):
+                        return
+                    continue
+                if status == 1:
+                    state.finish(info)
+                    break
+                if status == 2:
+                    state.finish(0)
+                    pymysql.err.raise_mysql_exception(bytes(info))
+                col, value = info
+                name = unit.table.columns[col].name
+                if status == 3:
+                    raise DataError(
+                        "a value has no canonical encoding (a boolean column holding a value other than 0/1, "
+                        "or a row longer than max_allowed_packet)",
+                        table=unit.qualified, column=name,
+                    )
+                raise DataError(
+                    "a value the C speedup cannot encode exactly (set DBJSON_NO_SPEEDUPS=1 to use the "
+                    "server-side path)", table=unit.qualified, column=name,
+                    value=value[:200].decode("utf-8", "replace"),
+                )
+            if parts and not stop.is_set():
+                yield b"".join(parts)
+        finally:
+            if result.unbuffered_active and not stop.is_set():
+                state.drain(cm, stop)
 
     def _blocks_server(self, cur: Any, stop: threading.Event, unit: Unit) -> Iterator[bytes]:
         buf: list[bytes] = []
