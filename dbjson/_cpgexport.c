@@ -27,6 +27,10 @@
  *                {"$json":null}; an object whose only key is $json wrapped once more
  *                ({"$json":...}). For json (not jsonb) the server's test is: the text contains
  *                "$json" and the object's distinct decoded keys are exactly {$json}.
+ *   K_FLOAT      real / double precision, from the shortest text (extra_float_digits=1), as
+ *                _FLOAT_JSON: NaN, Infinity, -Infinity quoted; -0 -> -0.0; 0 and 1e-5 <= |v| < 1e16
+ *                in plain notation (numeric::text, ".0" added when it has no point); else the
+ *                exponent form without leading exponent zeros (1e-07 -> 1e-7)
  *
  * Anything it does not handle exactly (an unknown COPY escape, a malformed row, a timestamp text of
  * another shape, a json value the server would refuse to cast to jsonb) makes it return None: the
@@ -37,7 +41,7 @@
 #include <Python.h>
 #include <string.h>
 
-enum { K_RAW = 0, K_NUMBER, K_BOOL, K_QUOTED, K_STRING, K_TIMESTAMP, K_BINARY, K_JSON, K_COUNT };
+enum { K_RAW = 0, K_NUMBER, K_BOOL, K_QUOTED, K_STRING, K_TIMESTAMP, K_BINARY, K_JSON, K_FLOAT, K_COUNT };
 enum { ST_OK = 0, ST_UNSUPPORTED = 1, ST_NOMEM = 2 };
 
 /* -- growable output buffer (PyMem_Raw*: usable without the GIL) ------------------------------ */
@@ -471,6 +475,94 @@ static int emit_json(Buf *o, const char *s, Py_ssize_t n, long binary, char *tmp
     return ST_OK;
 }
 
+/* -- float4 / float8 ------------------------------------------------------------------------------ */
+static int emit_float(Buf *o, const char *s, Py_ssize_t n)
+{
+    if ((n == 3 && memcmp(s, "NaN", 3) == 0) || (n == 8 && memcmp(s, "Infinity", 8) == 0) ||
+        (n == 9 && memcmp(s, "-Infinity", 9) == 0))
+        return emit_quoted(o, s, n);
+    if (n == 2 && memcmp(s, "-0", 2) == 0) {
+        PUTLIT(o, "-0.0");
+        return ST_OK;
+    }
+    /* shape: -?D+(.D+)?(e[+-]D{1,4})? */
+    Py_ssize_t i = 0, ip, fp = 0, fp_len = 0, e_at = -1;
+    int neg = 0;
+    long ex = 0;
+    if (i < n && s[i] == '-') { neg = 1; i++; }
+    ip = i;
+    while (i < n && is_digit(s[i])) i++;
+    Py_ssize_t ip_len = i - ip;
+    if (ip_len == 0)
+        return ST_UNSUPPORTED;
+    if (i < n && s[i] == '.') {
+        fp = ++i;
+        while (i < n && is_digit(s[i])) i++;
+        fp_len = i - fp;
+        if (fp_len == 0)
+            return ST_UNSUPPORTED;
+    }
+    if (i < n && s[i] == 'e') {
+        e_at = i++;
+        if (i >= n || (s[i] != '+' && s[i] != '-'))
+            return ST_UNSUPPORTED;
+        int eneg = s[i++] == '-';
+        Py_ssize_t d0 = i;
+        while (i < n && is_digit(s[i]) && i - d0 < 4) ex = ex * 10 + (s[i++] - '0');
+        if (i == d0 || i != n)
+            return ST_UNSUPPORTED;
+        if (eneg) ex = -ex;
+    }
+    if (i != n)
+        return ST_UNSUPPORTED;
+    /* significant digits: the integer and fraction digits without leading zeros */
+    Py_ssize_t lead = 0, total = ip_len + fp_len;
+    while (lead < total && (lead < ip_len ? s[ip + lead] : s[fp + lead - ip_len]) == '0') lead++;
+    Py_ssize_t g_len = total - lead;
+    if (g_len == 0) { /* zero */
+        PUTLIT(o, "0.0");
+        return ST_OK;
+    }
+    Py_ssize_t p = (Py_ssize_t)ex - fp_len; /* value = G * 10^p */
+    Py_ssize_t mag = g_len - 1 + p;         /* |value| = m * 10^mag, 1 <= m < 10 */
+    if (mag < -5 || mag > 15) {             /* exponent form, leading exponent zeros removed */
+        if (e_at < 0) {
+            PUT(o, s, n);
+            return ST_OK;
+        }
+        Py_ssize_t d = e_at + 2;
+        while (d < n - 1 && s[d] == '0') d++;
+        PUT(o, s, e_at + 2);
+        PUT(o, s + d, n - d);
+        return ST_OK;
+    }
+    /* plain notation: numeric::text of G * 10^p (scale max(0, -p)), ".0" when no point */
+    if (buf_reserve(o, g_len + (p < 0 ? -p : p) + 8))
+        return ST_NOMEM;
+    char *dst = o->p + o->len;
+    if (neg) *dst++ = '-';
+    Py_ssize_t scale = p < 0 ? -p : 0, int_digits = g_len - scale;
+    if (int_digits <= 0)
+        *dst++ = '0';
+    for (Py_ssize_t k = 0; k < int_digits; k++) {
+        Py_ssize_t at = lead + k;
+        *dst++ = at < ip_len ? s[ip + at] : s[fp + at - ip_len];
+    }
+    for (Py_ssize_t k = 0; k < p; k++) *dst++ = '0';
+    *dst++ = '.';
+    if (scale == 0) {
+        *dst++ = '0';
+    } else {
+        for (Py_ssize_t k = int_digits; k < 0; k++) *dst++ = '0';
+        for (Py_ssize_t k = int_digits < 0 ? 0 : int_digits; k < g_len; k++) {
+            Py_ssize_t at = lead + k;
+            *dst++ = at < ip_len ? s[ip + at] : s[fp + at - ip_len];
+        }
+    }
+    o->len = dst - o->p;
+    return ST_OK;
+}
+
 /* -- the row loop -------------------------------------------------------------------------------- */
 typedef struct {
     Py_ssize_t ncols;
@@ -491,6 +583,7 @@ static int emit_value(Buf *o, int kind, long arg, const char *s, Py_ssize_t n, c
     case K_TIMESTAMP: return emit_timestamp(o, s, n, arg);
     case K_BINARY: return emit_binary(o, s, n);
     case K_JSON: return emit_json(o, s, n, arg, tmp);
+    case K_FLOAT: return emit_float(o, s, n);
     default: return ST_UNSUPPORTED;
     }
 }
@@ -637,7 +730,8 @@ PyMODINIT_FUNC PyInit__cpgexport(void)
         PyModule_AddIntConstant(mod, "K_BOOL", K_BOOL) || PyModule_AddIntConstant(mod, "K_QUOTED", K_QUOTED) ||
         PyModule_AddIntConstant(mod, "K_STRING", K_STRING) ||
         PyModule_AddIntConstant(mod, "K_TIMESTAMP", K_TIMESTAMP) ||
-        PyModule_AddIntConstant(mod, "K_BINARY", K_BINARY) || PyModule_AddIntConstant(mod, "K_JSON", K_JSON)) {
+        PyModule_AddIntConstant(mod, "K_BINARY", K_BINARY) || PyModule_AddIntConstant(mod, "K_JSON", K_JSON) ||
+        PyModule_AddIntConstant(mod, "K_FLOAT", K_FLOAT)) {
         Py_DECREF(mod);
         return NULL;
     }

@@ -275,11 +275,49 @@ def test_generated_values_parity(gen_db: Any, cmod: Any, texts: list[str], docs:
         srv.close()
 
 
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(doubles=st.lists(st.floats(), min_size=1, max_size=50), reals=st.lists(st.floats(width=32), min_size=1, max_size=50),
+       exps=st.lists(st.integers(-320, 308), min_size=1, max_size=20))
+def test_generated_floats_parity(float_db: Any, cmod: Any, doubles: list[float], reals: list[float], exps: list[int]) -> None:
+    """real / double precision against _FLOAT_JSON on the server, around every power of ten."""
+    edges = [*exps, *range(-8, 19)]  # every power of ten near the plain-notation bounds
+    doubles = doubles + [float(f"{m}e{e}") for e in edges for m in ("1", "9.99", "-1.5")]
+    conn = float_db.connect()
+    try:
+        conn.execute("TRUNCATE f")
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO f VALUES (%s, %s::float4, %s::float8)",
+                            [(i, str(reals[i % len(reals)]), str(doubles[i % len(doubles)])) for i in range(max(len(reals), len(doubles)))])
+    finally:
+        conn.close()
+    srv = Server(float_db.url)
+    try:
+        ((schema, table),) = srv.tables()
+        want = srv.server_lines(schema, table, table.columns)
+        data, spec = srv.copy_rows(schema, table, table.columns)
+        assert spec[1] == (pgx.K_NUMBER, pgx.K_FLOAT, pgx.K_FLOAT)
+        assert cmod.copy_to_jsonl(data, *spec) == want
+        assert pgx.copy_to_jsonl_py(data, *spec) == want
+    finally:
+        srv.close()
+
+
+@pytest.fixture(scope="module")
+def float_db(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from tests.conftest import FreshDatabase
+
+    db = FreshDatabase("postgresql", tmp_path_factory.mktemp("floats"))
+    db.execute("CREATE TABLE f (id int PRIMARY KEY, r real, d double precision)")
+    yield db
+    db.drop()
+
+
 # -- C against the Python reference without a server -----------------------------------------------
-KEYS = (b'{"id":', b',"n":', b',"b":', b',"q":', b',"s":', b',"ts":', b',"tz":', b',"x":', b',"j":', b',"jb":', b',"r":')
+KEYS = (b'{"id":', b',"n":', b',"b":', b',"q":', b',"s":', b',"ts":', b',"tz":', b',"x":', b',"j":', b',"jb":', b',"r":',
+        b',"f":')
 KINDS = (pgx.K_NUMBER, pgx.K_NUMBER, pgx.K_BOOL, pgx.K_QUOTED, pgx.K_STRING, pgx.K_TIMESTAMP, pgx.K_TIMESTAMP,
-         pgx.K_BINARY, pgx.K_JSON, pgx.K_JSON, pgx.K_RAW)
-ARGS = (0, 0, 0, 0, 0, 3, 6 | 256, 0, 0, 1, 0)
+         pgx.K_BINARY, pgx.K_JSON, pgx.K_JSON, pgx.K_RAW, pgx.K_FLOAT)
+ARGS = (0, 0, 0, 0, 0, 3, 6 | 256, 0, 0, 1, 0, 0)
 
 
 def _agree(cmod: Any, block: bytes) -> None:
@@ -293,7 +331,7 @@ def _agree(cmod: Any, block: bytes) -> None:
         assert c == py, block
 
 
-_FIELD_ALPHABET = b'\\\t\nNtfx0123456789abcdefABCDEF-: .+BCinfity{}[]",$json \x01\xc3\xa9u'
+_FIELD_ALPHABET = b'\\\t\nNtfx0123456789abcdefABCDEF-: .+BCinfity{}[]",$json \x01\xc3\xa9uaNI'
 
 
 def test_fuzz_random_bytes_never_crash(cmod: Any) -> None:
@@ -312,8 +350,9 @@ def test_fuzz_random_bytes_never_crash(cmod: Any) -> None:
 def test_fuzz_mutated_valid_rows(cmod: Any) -> None:
     """Valid rows with a few bytes changed, cut or inserted: the interesting paths of each kind."""
     base = (b'1\t-2\tt\t12.50\ta\\tb\\\\c\x01\t2024-01-02 03:04:05.5\t2024-01-02 03:04:05.123456+00\t\\\\x00ff10\t'
-            b'{"$json": {"a": [1, "x y"]}}\t{"$json": 1}\t{"r": 1}\n'
-            b'2\t\\N\tf\t\\N\t\t0044-03-15 12:00:00 BC\tinfinity\t\\\\x\tnull\t{"\\\\u0024json": 2}\t\\N\n')
+            b'{"$json": {"a": [1, "x y"]}}\t{"$json": 1}\t{"r": 1}\t-1.5e-07\n'
+            b'2\t\\N\tf\t\\N\t\t0044-03-15 12:00:00 BC\tinfinity\t\\\\x\tnull\t{"\\\\u0024json": 2}\t\\N\t0.00015\n'
+            b'3\t0\tt\t0\tx\tinfinity\t-infinity\t\\\\xff\t{}\t[]\t1\t1.2345e+15\n')
     assert cmod.copy_to_jsonl(base, KEYS, KINDS, ARGS) == pgx.copy_to_jsonl_py(base, KEYS, KINDS, ARGS)
     rng = random.Random(99)
     for _ in range(20000):
@@ -329,6 +368,22 @@ def test_fuzz_mutated_valid_rows(cmod: Any) -> None:
                 b.insert(i, rng.choice(_FIELD_ALPHABET))
         _agree(cmod, bytes(b))
         _agree(cmod, bytes(b[: rng.randrange(len(b) + 1)]))
+
+
+def test_fuzz_float_texts(cmod: Any) -> None:
+    """Float-shaped texts (and the shortest texts of random doubles): C answers as Python does."""
+    rng = random.Random(5)
+    keys, kinds, args = (b"{", b","), (pgx.K_FLOAT, pgx.K_FLOAT), (0, 0)
+    answered = 0
+    for _ in range(30000):
+        blk = bytes(rng.choice(b"-0123456789.e+NaInfity\t\n") for _ in range(rng.randrange(0, 30)))
+        d = repr(rng.uniform(-2, 2) * 10.0 ** rng.randrange(-300, 300)).encode()
+        for block in (blk, b"1\t" + d + b"\n"):
+            c = cmod.copy_to_jsonl(block, keys, kinds, args)
+            if c is not None:
+                assert c == pgx.copy_to_jsonl_py(block, keys, kinds, args), block
+                answered += 1
+    assert answered > 30000
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)

@@ -106,7 +106,7 @@ def _json_array_element(element: m.Type) -> bool:
 
 # -- client-side conversion of plain COPY text rows (the C speedup and its Python reference) --------
 # Column kinds of copy_to_jsonl_py / dbjson._cpgexport.copy_to_jsonl (same numbers in _cpgexport.c).
-K_RAW, K_NUMBER, K_BOOL, K_QUOTED, K_STRING, K_TIMESTAMP, K_BINARY, K_JSON = range(8)
+K_RAW, K_NUMBER, K_BOOL, K_QUOTED, K_STRING, K_TIMESTAMP, K_BINARY, K_JSON, K_FLOAT = range(9)
 _COPY_ESCAPES = {b"\\": b"\\", b"b": b"\b", b"f": b"\f", b"n": b"\n", b"r": b"\r", b"t": b"\t", b"v": b"\v"}
 _COPY_ESCAPE = re.compile(rb"\\(.)", re.S)
 _TS = re.compile(rb"([0-9]{4,}-[0-9]{2}-[0-9]{2}) ([0-9]{2}:[0-9]{2}:[0-9]{2})(?:\.([0-9]{1,6}))?")
@@ -282,6 +282,33 @@ def _json(text: bytes, binary: int) -> bytes:
     return doc
 
 
+_FLOAT_TEXT = re.compile(rb"(-?)([0-9]+)(?:\.([0-9]+))?(?:e([+-][0-9]{1,4}))?")
+_FLOAT_EXPONENT = re.compile(rb"e([+-])0*([0-9])")
+
+
+def _float(text: bytes) -> bytes:
+    """``_FLOAT_JSON`` from the shortest float text: decides 0 and 1e-5 <= |v| < 1e16 on the decimal
+    text (the float8 comparisons of the SQL give the same answer for shortest texts)."""
+    if text in (b"NaN", b"Infinity", b"-Infinity"):
+        return b'"' + text + b'"'
+    if text == b"-0":
+        return b"-0.0"
+    mt = _FLOAT_TEXT.fullmatch(text)
+    if mt is None:
+        raise DataError(f"unexpected float text in COPY output: {text!r}")
+    sign, ip, fp, ex = mt.group(1), mt.group(2), mt.group(3) or b"", int(mt.group(4) or 0)
+    digits = (ip + fp).lstrip(b"0")
+    if not digits:
+        return b"0.0"
+    p = ex - len(fp)  # value = digits * 10**p
+    if not -5 <= len(digits) - 1 + p <= 15:
+        return _FLOAT_EXPONENT.sub(rb"e\1\2", text, count=1)
+    if p >= 0:
+        return sign + digits + b"0" * p + b".0"
+    padded = digits.rjust(1 - p, b"0")
+    return sign + padded[:p] + b"." + padded[p:]
+
+
 def copy_to_jsonl_py(block: bytes, keys: Sequence[bytes], kinds: Sequence[int], args: Sequence[int]) -> bytes:
     """Complete rows of ``COPY (SELECT ...) TO STDOUT`` text → canonical JSON lines: ``keys[i]`` then
     column i's JSON text, as ``json_expression`` makes the server write it. The reference of
@@ -318,6 +345,8 @@ def copy_to_jsonl_py(block: bytes, keys: Sequence[bytes], kinds: Sequence[int], 
                 out.append(_bytea(f))
             elif kind == K_JSON:
                 out.append(_json(f, arg))
+            elif kind == K_FLOAT:
+                out.append(_float(f))
             else:
                 raise ValueError(f"unknown column kind {kind}")
         out.append(b"}\n")
@@ -539,6 +568,8 @@ class PostgreSQLExport(SQLExportBase):
             return K_TIMESTAMP, (t.fsp or 0) | (256 if t.with_timezone else 0), q
         if k == "json":
             return K_JSON, 1 if t.binary else 0, q
+        if k == "float":  # the COPY text is the shortest text (extra_float_digits = 1)
+            return K_FLOAT, 0, q
         expr = self.json_expression(column)
         return None if expr is None else (K_RAW, 0, expr)
 
