@@ -17,8 +17,10 @@
  *   K_NUMBER     integers of at most 32 bits: the text as is
  *   K_BOOL       t / f -> true / false
  *   K_QUOTED     bigint, numeric, money::numeric, date, uuid, bit: "text"
- *   K_STRING     to_json(text): " \ and \b \f \n \r \t escaped, other bytes < 0x20 as \u00xx
- *                (lowercase hex), everything else (/, DEL, non-ASCII) unchanged
+ *   K_STRING     char, varchar, text and the kinds whose expression is to_json(q::text) (enum, xml,
+ *                macaddr, range, interval: their COPY text is their ::text): escape_json(), i.e.
+ *                " \ \b \f \n \r \t escaped, other bytes < 0x20 as \u00xx (lowercase hex),
+ *                everything else (/, DEL, U+2028, non-ASCII) unchanged
  *   K_TIMESTAMP  arg = fsp | with_tz << 8. "Y-MM-DD HH:MM:SS[.f][+00]" -> "Y-MM-DDTHH:MM:SS"
  *                + exactly fsp fraction digits (padded with 0, truncated) + Z for timestamptz,
  *                as to_char(); infinity, -infinity and BC dates verbatim in quotes
@@ -476,8 +478,101 @@ static int emit_json(Buf *o, const char *s, Py_ssize_t n, long binary, char *tmp
 }
 
 /* -- float4 / float8 ------------------------------------------------------------------------------ */
+/* A float's shortest text -?D+(.D+)?(e[+-]D{1,4})? taken apart. Its significant digits G are the
+ * integer and fraction digits without leading zeros; the value is G * 10^p. */
+typedef struct {
+    int neg;
+    const char *ip, *fp; /* integer / fraction digits */
+    Py_ssize_t ip_len, fp_len, lead, g_len, e_at; /* e_at: index of 'e', or -1 */
+    Py_ssize_t p;
+} FloatText;
+
+static int parse_float_text(const char *s, Py_ssize_t n, FloatText *f)
+{
+    Py_ssize_t i = 0;
+    long ex = 0;
+    memset(f, 0, sizeof *f);
+    f->e_at = -1;
+    if (i < n && s[i] == '-') {
+        f->neg = 1;
+        i++;
+    }
+    f->ip = s + i;
+    while (i < n && is_digit(s[i]))
+        i++;
+    f->ip_len = (s + i) - f->ip;
+    if (f->ip_len == 0)
+        return ST_UNSUPPORTED;
+    f->fp = s + i;
+    if (i < n && s[i] == '.') {
+        f->fp = s + ++i;
+        while (i < n && is_digit(s[i]))
+            i++;
+        f->fp_len = (s + i) - f->fp;
+        if (f->fp_len == 0)
+            return ST_UNSUPPORTED;
+    }
+    if (i < n && s[i] == 'e') {
+        f->e_at = i++;
+        if (i >= n || (s[i] != '+' && s[i] != '-'))
+            return ST_UNSUPPORTED;
+        int eneg = s[i++] == '-';
+        Py_ssize_t d0 = i;
+        while (i < n && is_digit(s[i]) && i - d0 < 4)
+            ex = ex * 10 + (s[i++] - '0');
+        if (i == d0)
+            return ST_UNSUPPORTED;
+        if (eneg)
+            ex = -ex;
+    }
+    if (i != n)
+        return ST_UNSUPPORTED;
+    Py_ssize_t total = f->ip_len + f->fp_len;
+    while (f->lead < total && (f->lead < f->ip_len ? f->ip[f->lead] : f->fp[f->lead - f->ip_len]) == '0')
+        f->lead++;
+    f->g_len = total - f->lead;
+    f->p = (Py_ssize_t)ex - f->fp_len;
+    return ST_OK;
+}
+
+/* k-th significant digit */
+static char float_digit(const FloatText *f, Py_ssize_t k)
+{
+    Py_ssize_t at = f->lead + k;
+    return at < f->ip_len ? f->ip[at] : f->fp[at - f->ip_len];
+}
+
+/* numeric::text of G * 10^p (scale max(0, -p)), with ".0" when that has no point */
+static int emit_plain(Buf *o, const FloatText *f)
+{
+    Py_ssize_t p = f->p, g_len = f->g_len;
+    if (buf_reserve(o, g_len + (p < 0 ? -p : p) + 8))
+        return ST_NOMEM;
+    char *d = o->p + o->len;
+    Py_ssize_t scale = p < 0 ? -p : 0, int_digits = g_len - scale;
+    if (f->neg)
+        *d++ = '-';
+    if (int_digits <= 0)
+        *d++ = '0';
+    for (Py_ssize_t k = 0; k < int_digits; k++)
+        *d++ = float_digit(f, k);
+    for (Py_ssize_t k = 0; k < p; k++)
+        *d++ = '0';
+    *d++ = '.';
+    if (scale == 0)
+        *d++ = '0';
+    for (Py_ssize_t k = int_digits; k < 0; k++)
+        *d++ = '0';
+    for (Py_ssize_t k = int_digits < 0 ? 0 : int_digits; k < g_len; k++)
+        *d++ = float_digit(f, k);
+    o->len = d - o->p;
+    return ST_OK;
+}
+
+/* _FLOAT_JSON */
 static int emit_float(Buf *o, const char *s, Py_ssize_t n)
 {
+    FloatText f;
     if ((n == 3 && memcmp(s, "NaN", 3) == 0) || (n == 8 && memcmp(s, "Infinity", 8) == 0) ||
         (n == 9 && memcmp(s, "-Infinity", 9) == 0))
         return emit_quoted(o, s, n);
@@ -485,81 +580,24 @@ static int emit_float(Buf *o, const char *s, Py_ssize_t n)
         PUTLIT(o, "-0.0");
         return ST_OK;
     }
-    /* shape: -?D+(.D+)?(e[+-]D{1,4})? */
-    Py_ssize_t i = 0, ip, fp = 0, fp_len = 0, e_at = -1;
-    int neg = 0;
-    long ex = 0;
-    if (i < n && s[i] == '-') { neg = 1; i++; }
-    ip = i;
-    while (i < n && is_digit(s[i])) i++;
-    Py_ssize_t ip_len = i - ip;
-    if (ip_len == 0)
+    if (parse_float_text(s, n, &f))
         return ST_UNSUPPORTED;
-    if (i < n && s[i] == '.') {
-        fp = ++i;
-        while (i < n && is_digit(s[i])) i++;
-        fp_len = i - fp;
-        if (fp_len == 0)
-            return ST_UNSUPPORTED;
-    }
-    if (i < n && s[i] == 'e') {
-        e_at = i++;
-        if (i >= n || (s[i] != '+' && s[i] != '-'))
-            return ST_UNSUPPORTED;
-        int eneg = s[i++] == '-';
-        Py_ssize_t d0 = i;
-        while (i < n && is_digit(s[i]) && i - d0 < 4) ex = ex * 10 + (s[i++] - '0');
-        if (i == d0 || i != n)
-            return ST_UNSUPPORTED;
-        if (eneg) ex = -ex;
-    }
-    if (i != n)
-        return ST_UNSUPPORTED;
-    /* significant digits: the integer and fraction digits without leading zeros */
-    Py_ssize_t lead = 0, total = ip_len + fp_len;
-    while (lead < total && (lead < ip_len ? s[ip + lead] : s[fp + lead - ip_len]) == '0') lead++;
-    Py_ssize_t g_len = total - lead;
-    if (g_len == 0) { /* zero */
+    if (f.g_len == 0) {
         PUTLIT(o, "0.0");
         return ST_OK;
     }
-    Py_ssize_t p = (Py_ssize_t)ex - fp_len; /* value = G * 10^p */
-    Py_ssize_t mag = g_len - 1 + p;         /* |value| = m * 10^mag, 1 <= m < 10 */
-    if (mag < -5 || mag > 15) {             /* exponent form, leading exponent zeros removed */
-        if (e_at < 0) {
-            PUT(o, s, n);
-            return ST_OK;
-        }
-        Py_ssize_t d = e_at + 2;
-        while (d < n - 1 && s[d] == '0') d++;
-        PUT(o, s, e_at + 2);
-        PUT(o, s + d, n - d);
+    Py_ssize_t mag = f.g_len - 1 + f.p; /* |value| = m * 10^mag, 1 <= m < 10 */
+    if (mag >= -5 && mag <= 15)
+        return emit_plain(o, &f);
+    if (f.e_at < 0) { /* never from the server: a plain text out of range stays as it is */
+        PUT(o, s, n);
         return ST_OK;
     }
-    /* plain notation: numeric::text of G * 10^p (scale max(0, -p)), ".0" when no point */
-    if (buf_reserve(o, g_len + (p < 0 ? -p : p) + 8))
-        return ST_NOMEM;
-    char *dst = o->p + o->len;
-    if (neg) *dst++ = '-';
-    Py_ssize_t scale = p < 0 ? -p : 0, int_digits = g_len - scale;
-    if (int_digits <= 0)
-        *dst++ = '0';
-    for (Py_ssize_t k = 0; k < int_digits; k++) {
-        Py_ssize_t at = lead + k;
-        *dst++ = at < ip_len ? s[ip + at] : s[fp + at - ip_len];
-    }
-    for (Py_ssize_t k = 0; k < p; k++) *dst++ = '0';
-    *dst++ = '.';
-    if (scale == 0) {
-        *dst++ = '0';
-    } else {
-        for (Py_ssize_t k = int_digits; k < 0; k++) *dst++ = '0';
-        for (Py_ssize_t k = int_digits < 0 ? 0 : int_digits; k < g_len; k++) {
-            Py_ssize_t at = lead + k;
-            *dst++ = at < ip_len ? s[ip + at] : s[fp + at - ip_len];
-        }
-    }
-    o->len = dst - o->p;
+    Py_ssize_t d = f.e_at + 2; /* the exponent form without leading exponent zeros */
+    while (d < n - 1 && s[d] == '0')
+        d++;
+    PUT(o, s, f.e_at + 2);
+    PUT(o, s + d, n - d);
     return ST_OK;
 }
 
