@@ -58,3 +58,42 @@ def test_sqlite_export_refuses_text_that_is_not_json_in_a_json_column(fresh_db: 
     for f in (tmp_path / "out").rglob("*.jsonl"):
         for line in f.read_bytes().splitlines():
             orjson.loads(line)
+
+
+# -- 2. PostgreSQL CHECKs that MySQL/MariaDB refuse: on an AUTO_INCREMENT column, on a column that a ----------
+#       foreign key's referential action changes (PostgreSQL keeps MySQL's unsigned keys as CHECK (c >= 0))
+
+PG_CHECKS = """
+CREATE TABLE country (country_id bigserial PRIMARY KEY CHECK (country_id >= 0), name text NOT NULL);
+CREATE TABLE city (
+  city_id bigserial PRIMARY KEY,
+  country_id bigint NOT NULL CONSTRAINT city_country_id_check CHECK (country_id >= 0),
+  mayor_id bigint CONSTRAINT city_mayor_check CHECK ("mayor_id" > 0),
+  note text CHECK (note <> 'country_id'),
+  CONSTRAINT fk_city_country FOREIGN KEY (country_id) REFERENCES country (country_id)
+    ON DELETE RESTRICT ON UPDATE CASCADE,
+  CONSTRAINT fk_city_mayor FOREIGN KEY (mayor_id) REFERENCES country (country_id) ON DELETE CASCADE
+);
+INSERT INTO country (name) VALUES ('a'), ('b');
+INSERT INTO city (country_id, mayor_id, note) VALUES (1, 2, 'x'), (2, NULL, NULL);
+"""
+
+
+@pytest.mark.parametrize("target_engine", ["mysql", "mariadb"])
+def test_checks_mysql_refuses_are_dropped_and_reported(fresh_db: Any, tmp_path: Path, target_engine: str) -> None:
+    src = fresh_db("postgresql")
+    src.execute(PG_CHECKS)
+    dst = fresh_db(target_engine)
+    report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s")  # failed: FK refused (3823 / 1901)
+    _verified(report)
+    text = "\n".join(report.translation)
+    assert "check-auto-increment" in text and "country_id" in text
+    assert "check-fk-action" in text
+    fks = {r[0] for r in dst.query("SELECT constraint_name FROM information_schema.referential_constraints "
+                                   f"WHERE constraint_schema = '{dst.name}'")}
+    assert fks == {"fk_city_country", "fk_city_mayor"}
+    checks = {r[0] for r in dst.query("SELECT constraint_name FROM information_schema.check_constraints "
+                                      f"WHERE constraint_schema = '{dst.name}'")}
+    # kept: a check on a column whose foreign key only cascades deletes, and one whose literal names a column
+    assert "city_mayor_check" in checks and "city_country_id_check" not in checks
+    assert len(checks) == 2, checks

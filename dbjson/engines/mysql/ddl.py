@@ -148,6 +148,38 @@ class MySQLDDL(BaseDDL):
         # MariaDB's JSON alias brings its own json_valid() check
         return not (col.type.kind == "json" and col.native.raw.lower() == "longtext")
 
+    def ddl_check_expression(self, ctx: Context, t: TableInfo, chk: m.Check, path: str) -> str | None:
+        """MySQL and MariaDB refuse a CHECK on an AUTO_INCREMENT column, and a CHECK on a column that
+        a foreign key's referential action changes (ON UPDATE CASCADE / SET NULL / SET DEFAULT,
+        ON DELETE SET NULL / SET DEFAULT): MySQL errors 3818 and 3823, MariaDB 1901 — the latter
+        when the foreign key is added, which failed the whole load. A PostgreSQL ``CHECK (id >= 0)``
+        (how dbjson keeps MySQL's unsigned integers there) on a serial key hits both. Such a check
+        is dropped and reported."""
+        sql = super().ddl_check_expression(ctx, t, chk, path)
+        if sql is None or ctx.same_family:
+            return sql
+        used = _check_columns(chk, t.table)
+        auto = sorted(c.name for c in t.table.columns if c.identity is not None and c.name.lower() in used)
+        if auto:
+            ctx.report.add(path, f"check on AUTO_INCREMENT column {', '.join(auto)} dropped ({'MariaDB' if self.is_mariadb else 'MySQL'} refuses it)",
+                           "check-auto-increment")
+            return None
+        allowed = {a.upper() for a in self.table.get("capabilities", {}).get("foreign_key_actions", [])}
+
+        def changes(action: str | None, acts: tuple[str, ...]) -> bool:
+            act = (action or "NO ACTION").upper()
+            return act in acts and act in allowed
+
+        fk_cols = sorted({c for fk in t.table.foreign_keys
+                          if changes(fk.on_update, ("CASCADE", "SET NULL", "SET DEFAULT"))
+                          or changes(fk.on_delete, ("SET NULL", "SET DEFAULT"))
+                          for c in fk.columns if c.lower() in used})
+        if fk_cols:
+            ctx.report.add(path, f"check on column {', '.join(fk_cols)}, which a foreign key's referential action changes, "
+                                 f"dropped ({'MariaDB' if self.is_mariadb else 'MySQL'} refuses it)", "check-fk-action")
+            return None
+        return sql
+
     def ddl_not_enforced(self, ctx: Context, sql: str, path: str) -> str:
         if self.is_mariadb:
             ctx.report.add(f"{path}/enforced", "NOT ENFORCED check dropped (MariaDB has no NOT ENFORCED)", "check-not-enforced-dropped", "approximation")
@@ -553,3 +585,18 @@ class MySQLDDL(BaseDDL):
 
     def ddl_table_comment_sql(self, qtable: str, comment: str | None) -> str:
         return f"ALTER TABLE {qtable} COMMENT = {self.literal(comment or '')}"
+
+
+_CHECK_TOKEN = re.compile(r"('(?:[^']|'')*')|`((?:[^`]|``)+)`|\"((?:[^\"]|\"\")+)\"|([A-Za-z_][A-Za-z0-9_$]*)")
+
+
+def _check_columns(chk: m.Check, table: m.Table) -> set[str]:
+    """The (lower-cased) names of ``table``'s columns that a check mentions (string literals skipped)."""
+    names = {c.name.lower() for c in table.columns}
+    used = {chk.column.lower()} if chk.column else set()
+    for lit_, bq, dq, bare in _CHECK_TOKEN.findall(chk.expression):
+        del lit_
+        word = (bq.replace("``", "`") if bq else dq.replace('""', '"') if dq else bare).lower()
+        if word in names:
+            used.add(word)
+    return used & names
