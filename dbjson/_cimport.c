@@ -361,83 +361,99 @@ static int int_verbatim(const Number *n)
 }
 
 /*
- * A float token whose Python repr(float(token)) is the token itself. Python's repr is the
- * shortest decimal string that reads back as the same double (the nearest one among the
- * shortest), in fixed notation for 1e-4 <= |x| < 1e16, with ".0" when integral. So the token
- * must: have no exponent; no trailing zero in the fraction except "X.0"; its n significant
- * digits must be the double correctly rounded to n digits (snprintf %.*e); and the double
- * rounded to n-1 digits must not read back as the same double. Powers of two (where the
- * rounding interval is lopsided) and anything odd are refused. strtod/snprintf are the C
- * library's (correctly rounded in glibc); a locale with another decimal point only refuses.
+ * str(float(token)) of a float token (one with a fraction or an exponent), written to `out`.
+ * Python's repr is the shortest decimal string that reads back as the same double (the nearest
+ * one among the shortest): with the token's n significant digits D and decimal exponent E, the
+ * repr's digits are D when D is the double correctly rounded to n digits (snprintf %.*e) and
+ * the double rounded to n-1 digits does not read back as the same double. It is then spelled as
+ * float_repr_style 'short' does: fixed notation for -4 <= E < 16 (".0" when integral), else
+ * d[.ddd]e±XX. More than 17 digits, powers of two with n > 1 (where the rounding interval is
+ * lopsided), infinity (orjson refuses it), underflow and anything odd are refused (-1).
+ * strtod/snprintf are the C library's (correctly rounded in glibc); a locale with another
+ * decimal point only refuses.
  */
-static int float_verbatim(const Number *n)
+static int put_float_repr(Buf *out, const Number *n)
 {
-    if (!n->has_frac || n->has_exp)
-        return 0;
-    Py_ssize_t ilen = n->int_end - n->int_start, flen = n->frac_end - n->frac_start;
-    if (flen > 1 && n->frac_end[-1] == '0')
-        return 0;
     char dig[24];
-    int nd = 0, exp10;
-    if (ilen == 1 && n->int_start[0] == '0') {
-        Py_ssize_t z = 0;
-        while (z < flen && n->frac_start[z] == '0') z++;
-        if (z == flen)
-            return flen == 1; /* 0.0 and -0.0 */
-        if (z > 3 || flen - z > 17)
-            return 0;
-        exp10 = -(int)(z + 1);
-        for (Py_ssize_t k = z; k < flen; k++) dig[nd++] = (char)n->frac_start[k];
-    } else {
-        if (ilen > 16)
-            return 0;
-        exp10 = (int)ilen - 1;
-        Py_ssize_t fl = (flen == 1 && n->frac_start[0] == '0') ? 0 : flen;
-        if (fl == 0 && ilen <= 15)
-            return 1; /* "X.0" below 1e15: an exact double whose shortest text is its digits */
-        if (ilen + fl > 20)
-            return 0;
-        for (Py_ssize_t k = 0; k < ilen; k++) dig[nd++] = (char)n->int_start[k];
-        for (Py_ssize_t k = 0; k < fl; k++) dig[nd++] = (char)n->frac_start[k];
-        while (nd > 1 && dig[nd - 1] == '0') nd--;
+    int nd = 0, lead = 1;
+    long exp10 = 0, pos = 0; /* pos: the decimal exponent of the next digit */
+    Py_ssize_t ilen = n->int_end - n->int_start;
+    pos = (long)ilen - 1;
+    const unsigned char *parts[2][2] = {{n->int_start, n->int_end}, {n->frac_start, n->frac_end}};
+    for (int part = 0; part < 2; part++) {
+        for (const unsigned char *q = parts[part][0]; q && q < parts[part][1]; q++, pos--) {
+            if (lead && *q == '0')
+                continue;
+            if (lead) { lead = 0; exp10 = pos; }
+            if (nd >= 20)
+                return -1;
+            dig[nd++] = (char)*q;
+        }
     }
-    if (nd > 17)
-        return 0;
-    char tok[48];
+    if (nd == 0) /* zero: 0.0 or -0.0 */
+        return n->negative ? buf_put(out, "-0.0", 4) : buf_put(out, "0.0", 3);
+    while (nd > 1 && dig[nd - 1] == '0') nd--;
+    if (nd > 17 || n->exp > 400 || n->exp < -400)
+        return -1;
+    exp10 += n->exp;
+    char tok[64];
     Py_ssize_t tlen = n->end - n->start;
     if (tlen >= (Py_ssize_t)sizeof tok)
-        return 0;
+        return -1;
     memcpy(tok, n->start, (size_t)tlen);
     tok[tlen] = 0;
     char *endp;
     double d = strtod(tok, &endp);
     if (endp != tok + tlen || !isfinite(d) || d == 0.0)
-        return 0;
+        return -1;
     int e2;
     if (nd > 1 && frexp(fabs(d), &e2) == 0.5)
-        return 0; /* a power of two: the rounding interval is lopsided */
-    char out[48];
-    int len = snprintf(out, sizeof out, "%.*e", nd - 1, fabs(d));
-    if (len <= 0 || len >= (int)sizeof out)
-        return 0;
-    /* out: d[.ddd]e±XX */
-    int pos = 0, k = 0;
-    while (pos < len && out[pos] != 'e') {
-        if (out[pos] != '.') {
-            if (k >= nd || out[pos] != dig[k])
-                return 0;
-            k++;
-        }
-        pos++;
+        return -1; /* a power of two: the rounding interval is lopsided */
+    char buf[64];
+    int len = snprintf(buf, sizeof buf, "%.*e", nd - 1, fabs(d));
+    if (len <= 0 || len >= (int)sizeof buf)
+        return -1;
+    int k = 0, at = 0;
+    for (; at < len && buf[at] != 'e'; at++) {
+        if (buf[at] == '.')
+            continue;
+        if (k >= nd || buf[at] != dig[k])
+            return -1;
+        k++;
     }
-    if (k != nd || pos >= len || atoi(out + pos + 1) != exp10)
-        return 0;
+    if (k != nd || at >= len || atol(buf + at + 1) != exp10)
+        return -1;
     if (nd > 1) {
-        len = snprintf(out, sizeof out, "%.*e", nd - 2, d);
-        if (len <= 0 || len >= (int)sizeof out || strtod(out, NULL) == d)
-            return 0; /* a shorter text reads back as the same double */
+        len = snprintf(buf, sizeof buf, "%.*e", nd - 2, d);
+        if (len <= 0 || len >= (int)sizeof buf || strtod(buf, NULL) == d)
+            return -1; /* a shorter text reads back as the same double */
     }
-    return 1;
+    /* spell it as Python does */
+    char o[64];
+    int w = 0;
+    if (n->negative) o[w++] = '-';
+    if (exp10 >= -4 && exp10 < 16) {
+        if (exp10 < 0) {
+            o[w++] = '0'; o[w++] = '.';
+            for (long z = -1; z > exp10; z--) o[w++] = '0';
+            for (int q = 0; q < nd; q++) o[w++] = dig[q];
+        } else {
+            for (int q = 0; q <= exp10; q++) o[w++] = q < nd ? dig[q] : '0';
+            o[w++] = '.';
+            if (nd > exp10 + 1)
+                for (int q = (int)exp10 + 1; q < nd; q++) o[w++] = dig[q];
+            else
+                o[w++] = '0';
+        }
+    } else {
+        o[w++] = dig[0];
+        if (nd > 1) {
+            o[w++] = '.';
+            for (int q = 1; q < nd; q++) o[w++] = dig[q];
+        }
+        w += snprintf(o + w, sizeof o - (size_t)w, "e%c%02ld", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
+    }
+    return buf_put(out, o, w);
 }
 
 /* ---- nested JSON values (json columns) ------------------------------------------------ */
@@ -778,8 +794,10 @@ static int convert_value(Job *job, int op, const unsigned char **pp, const unsig
             return -1;
         if (op != OP_PASS && op != OP_MYNUM && op != OP_FLOATPASS)
             return -1;
-        if (!int_verbatim(&n) && !float_verbatim(&n))
-            return -1;
+        if (n.has_frac || n.has_exp)
+            return put_float_repr(out, &n);
+        if (!int_verbatim(&n))
+            return -1; /* -0, or beyond 64 bits (orjson reads a double) */
         return buf_put(out, (const char *)n.start, n.end - n.start);
     }
     return -1; /* an array or object in a scalar column, or not JSON */
