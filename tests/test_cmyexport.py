@@ -516,3 +516,28 @@ def test_parser_never_crashes_on_random_bytes(cm: Any) -> None:
         cm.rows_to_jsonl(b"", 0, 1, (b"{",), (99,), (0,), False)
     with pytest.raises(ValueError):
         cm.rows_to_jsonl(b"", 0, 1, (b"{",), (cm.K_BIT,), (65,), False)
+
+
+def test_c_path_over_tls(fresh_db: Any, cm: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ``ssl_*`` URL option keeps PyMySQL's TLS (the MySQL 9 test server offers it): the C path
+    reads through the TLS socket file like PyMySQL does."""
+    db = fresh_db("mysql")
+    rows = ", ".join(f"({i}, REPEAT('é', {i % 300}), {i})" for i in range(1, 4001))
+    db.execute(f"CREATE TABLE t (id INT PRIMARY KEY, s TEXT, n BIGINT);\nINSERT INTO t VALUES {rows};")
+    table = reflect(db.url, tables=["t"]).schemas[0].table("t")
+    url = parse_url(db.url).update_query_dict({"ssl_check_hostname": "false"})
+    target = Target(url)
+    raw = target.connect_raw()
+    eng: Any = detect_engine(target.family, raw)
+    raw.close()
+    conn = eng.export_connect(target)
+    try:
+        eng.export_session(conn)
+        assert eng._fetch(conn, "SHOW SESSION STATUS LIKE 'Ssl_cipher'")[0][1] != ""
+        got = {}
+        for mode in ("c", "server", "c"):
+            set_mode(monkeypatch, mode)
+            got.setdefault(mode, []).append(stream(eng, conn, Unit(schema=db.name, table=table)))
+        assert got["c"][0] == got["c"][1] == got["server"][0] and got["c"][0].count(b"\n") == 4000
+    finally:
+        conn.close()
