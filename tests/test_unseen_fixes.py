@@ -3,6 +3,7 @@ docs/unseen-migrations.md). Each test rebuilds the feature on a small synthetic 
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -97,3 +98,60 @@ def test_checks_mysql_refuses_are_dropped_and_reported(fresh_db: Any, tmp_path: 
     # kept: a check on a column whose foreign key only cascades deletes, and one whose literal names a column
     assert "city_mayor_check" in checks and "city_country_id_check" not in checks
     assert len(checks) == 2, checks
+
+
+# -- 3. MySQL views into PostgreSQL/SQLite: IF() on a number, GROUP_CONCAT, LENGTH() in bytes ----------------
+
+MYSQL_VIEWS = """
+CREATE TABLE actor (
+  actor_id INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  name VARCHAR(45) NOT NULL,
+  active BOOLEAN NOT NULL DEFAULT TRUE,
+  film_id INT NOT NULL
+);
+INSERT INTO actor (name, active, film_id) VALUES ('PENELOPE', 1, 1), ('NICK', 0, 1), ('ÉD', 1, 2);
+CREATE VIEW actor_notes AS SELECT actor_id, IF(active, 'active', '') AS notes FROM actor WHERE active OR film_id = 2;
+CREATE VIEW film_cast AS SELECT film_id, GROUP_CONCAT(name ORDER BY name SEPARATOR ', ') AS names,
+  GROUP_CONCAT(actor_id) AS ids FROM actor GROUP BY film_id;
+CREATE VIEW film_ids AS SELECT film_id, GROUP_CONCAT(actor_id) AS ids FROM actor GROUP BY film_id;
+CREATE VIEW name_bytes AS SELECT actor_id, LENGTH(name) AS bytes, CHAR_LENGTH(name) AS chars FROM actor;
+"""
+
+
+def _view_rows(db: Any, view: str, order: str) -> list[tuple[Any, ...]]:
+    return [tuple(r) for r in db.query(f'SELECT * FROM "{view}" ORDER BY {order}')]
+
+
+def test_mysql_views_into_postgresql(fresh_db: Any, tmp_path: Path) -> None:
+    src = fresh_db("mysql")
+    src.execute(MYSQL_VIEWS)
+    dst = fresh_db("postgresql")
+    report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s")
+    _verified(report)
+    text = "\n".join(report.translation)
+    assert "refused" not in text and "view-dropped" not in text, text
+    assert "group-concat" in text
+    # IF() on a TINYINT(1): CASE WHEN (active <> 0) (PostgreSQL refused 'CASE WHEN active': not boolean)
+    assert _view_rows(dst, "actor_notes", "actor_id") == [(1, "active"), (3, "active")]
+    # GROUP_CONCAT: string_agg, numbers cast to text, ORDER BY and SEPARATOR kept
+    assert _view_rows(dst, "film_cast", "film_id") == [(1, "NICK, PENELOPE", "1,2"), (2, "ÉD", "3")]
+    # MySQL's LENGTH() counts bytes: octet_length() ('ÉD' is 3 bytes, 2 characters)
+    assert _view_rows(dst, "name_bytes", "actor_id")[2] == (3, 3, 2)
+
+
+def test_mysql_views_into_sqlite(fresh_db: Any, tmp_path: Path) -> None:
+    src = fresh_db("mysql")
+    src.execute(MYSQL_VIEWS)
+    dst = fresh_db("sqlite")
+    report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s")
+    _verified(report)
+    text = "\n".join(report.translation)
+    # LENGTH() in bytes has no counterpart that passes the guard: refused and reported, not made a character count
+    assert "LENGTH() counts bytes in MySQL" in text
+    views = {r[0] for r in dst.query("SELECT name FROM sqlite_master WHERE type = 'view'")}
+    # GROUP_CONCAT(... ORDER BY ...) needs SQLite 3.44; before that the server refuses it (reported)
+    ordered_ok = sqlite3.sqlite_version_info >= (3, 44)
+    assert views == {"actor_notes", "film_ids"} | ({"film_cast"} if ordered_ok else set())
+    assert ordered_ok or "/views/1: the target refused the translated view" in text, text
+    assert _view_rows(dst, "actor_notes", "actor_id") == [(1, "active"), (3, "active")]
+    assert [r[0] for r in dst.query("SELECT ids FROM film_ids ORDER BY film_id")] == ["1,2", "3"]

@@ -173,6 +173,10 @@ class Context:
                                 nodes=tuple(self.caps.get("expression_nodes", ())))
         if out is None:
             self.report.add(path, f"{what} not translated from {src} ({reason}); dropped", "expression-guard")
+        elif family_of(src) == "mysql" and re.search(r"(?i)\bgroup_concat\s*\(", sql):
+            self.report.add(path, f"GROUP_CONCAT made {'string_agg' if self.engine.name == 'postgresql' else 'group_concat'}: "
+                                  "no group_concat_max_len truncation (MySQL cuts results at 1024 bytes by default)",
+                            "group-concat", "approximation")
         return out
 
     def verbatim(self, sql: str, path: str, what: str, *, statement: bool = False, lists: bool = False) -> str:

@@ -71,6 +71,84 @@ def _simplify(tree: exp.Expression) -> exp.Expression:
     return tree.transform(fix)
 
 
+_BOOLEAN_SHAPED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.And, exp.Or, exp.Not, exp.Is,
+                   exp.In, exp.Between, exp.Like, exp.ILike, exp.Exists, exp.Boolean, exp.Null)
+
+
+def _truth(node: exp.Expression) -> exp.Expression:
+    """``node`` as a boolean: MySQL has no boolean type and takes any number as a condition
+    (``IF(active, ...)`` on a TINYINT(1)); PostgreSQL wants a boolean there. A condition that is
+    not a comparison, a logical operator or a boolean literal becomes ``(node) <> 0``, MySQL's own
+    reading of it (NULL stays NULL, i.e. false)."""
+    inner = node
+    while isinstance(inner, exp.Paren):
+        inner = inner.this
+    if isinstance(inner, _BOOLEAN_SHAPED):
+        return node
+    operand = node.copy() if isinstance(node, (exp.Column, exp.Paren)) else exp.Paren(this=node.copy())
+    return exp.Paren(this=exp.NEQ(this=operand, expression=exp.Literal.number(0)))
+
+
+def _mysql_truth(tree: exp.Expression) -> exp.Expression:
+    """Make the conditions of a MySQL expression boolean for PostgreSQL (:func:`_truth`): those of
+    IF() and of searched CASE, WHERE, HAVING and the operands of AND, OR and NOT."""
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.If) and not (isinstance(node.parent, exp.Case) and node.parent.this is not None):
+            node.set("this", _truth(node.this))
+        elif isinstance(node, (exp.Where, exp.Having, exp.Not)):
+            node.set("this", _truth(node.this))
+        elif isinstance(node, (exp.And, exp.Or)):
+            node.set("this", _truth(node.this))
+            node.set("expression", _truth(node.expression))
+        return node
+
+    return tree.transform(fix)
+
+
+def _group_concat_text(tree: exp.Expression) -> exp.Expression:
+    """MySQL's GROUP_CONCAT takes any values; PostgreSQL's string_agg only text: the aggregated
+    value is cast to text (sqlglot renders GROUP_CONCAT as string_agg, separator ',' by default)."""
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.GroupConcat):
+            holder: exp.Expression = node
+            key = "this"
+            inner = node.this
+            ordered = isinstance(inner, exp.Order)
+            if ordered:
+                holder, key, inner = inner, "this", inner.this
+            if isinstance(inner, exp.Distinct):
+                if ordered or len(inner.expressions) != 1:
+                    # PostgreSQL wants DISTINCT's ORDER BY expressions in the argument: no cast then
+                    # (text arguments work; others are refused by the server, and reported)
+                    return node
+                holder, key, inner = inner, "expressions", inner.expressions[0]
+            if not (isinstance(inner, exp.Cast) and inner.to.this == exp.DataType.Type.TEXT):
+                cast_ = exp.Cast(this=inner.copy(), to=exp.DataType.build("text"))
+                holder.set(key, [cast_] if key == "expressions" else cast_)
+        return node
+
+    return tree.transform(fix)
+
+
+def _byte_length(tree: exp.Expression, write: str) -> tuple[exp.Expression, str]:
+    """MySQL's LENGTH() counts bytes (CHAR_LENGTH characters); PostgreSQL's and SQLite's LENGTH()
+    count characters. PostgreSQL gets octet_length(); SQLite (before 3.43) has no byte count that
+    passes the guard, so the expression is refused there: ``(tree, reason)``."""
+    if not any(isinstance(n, exp.Length) and n.args.get("binary") for n in tree.walk()):
+        return tree, ""
+    if write != "postgres":
+        return tree, "LENGTH() counts bytes in MySQL and characters here"
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Length) and node.args.get("binary"):
+            return exp.Anonymous(this="octet_length", expressions=[node.this])
+        return node
+
+    return tree.transform(fix), ""
+
+
 def _guard(tree: exp.Expression, functions: set[str], nodes: tuple[type[exp.Expression], ...] = ()) -> str | None:
     """The reason the tree is refused, or None when it passes the allow-list."""
     for node in tree.walk():
@@ -130,9 +208,18 @@ def translate(sql: str, source: str, target: str, functions: set[str], *, statem
     if not statement and any(isinstance(n, (exp.Select, exp.Subquery)) for n in tree.walk()):
         return None, "a subquery cannot be translated"
     tree = _simplify(tree)
+    if read == "mysql" and write == "postgres":
+        tree = _mysql_truth(tree)
+        tree = _group_concat_text(tree)
+    if read == "mysql" and write != "mysql":
+        tree, reason = _byte_length(tree, write)
+        if reason:
+            return None, reason
     if schemas or tables:
         tree = _requalify(tree, schemas or {}, tables or {}, default_schema)
     extra = tuple(getattr(exp, n) for n in nodes if isinstance(getattr(exp, n, None), type))
+    if read == "mysql" and write in ("postgres", "sqlite"):
+        extra += (exp.GroupConcat,)  # string_agg / group_concat (base.expr reports the length limit)
     reason = _guard(tree, functions, extra)
     if constant and not reason and any(isinstance(n, exp.Column) for n in tree.walk()):
         reason = "a default cannot refer to columns here"
