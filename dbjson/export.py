@@ -99,6 +99,12 @@ class SQLExportBase:
     def export_qualify(self, schema: str, table: m.Table) -> str:
         return f"{self._q(schema)}.{self._q(table.name)}"
 
+    def export_current_schema(self, conn: Any) -> str | None:
+        """The schema an unqualified table name means on ``conn`` (MySQL/MariaDB: the connection's
+        database; SQLite overrides it)."""
+        rows = self._fetch(conn, "SELECT DATABASE()")
+        return str(rows[0][0]) if rows and rows[0][0] is not None else None
+
     def _fetch(self, conn: Any, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         raise NotImplementedError
 

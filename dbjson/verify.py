@@ -113,6 +113,60 @@ def check_table(engine: Engine, conn: Any, tp: TablePlan, rejected: int = 0,
     return _table_check(tp, expected, total, open_file)
 
 
+def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0) -> TableCheck | None:
+    """The check of ``tp`` by the target's own export path, when it proves the table equal.
+
+    The target's rows are exported exactly as ``dbjson export`` would (the engine's
+    ``export_stream``: lines built by the server or by the C speedups, no Python object per value)
+    under the *target's* column types and hashed; if the row count and the checksum equal the
+    manifest's, the target holds the same canonical lines, so the table is verified. That is the
+    usual outcome of a same-engine load. Anything else (a cross-engine load whose types spell
+    values differently, a real difference, an engine without an export path, an error) returns
+    None and the caller does the full check (:func:`check_table`: re-encoding under the source
+    kinds, by-meaning comparison, the report of a mismatch): this path can only confirm, never
+    fail a table. Not used for tables that verify cannot compare exactly (renamed columns, value
+    rules, column options, rejected rows, rows that were there before).
+    """
+    if (_counts_only(tp, rejected) or tp.value_rules or not tp.checksum or tp.rows is None
+            or not hasattr(engine, "export_stream") or not tp.verify_columns
+            or any(c.name != name for c, name, _t in tp.verify_columns)):
+        return None
+    import dataclasses
+    import threading
+
+    from .export import Unit
+
+    columns = tuple(dataclasses.replace(c, type=t) for c, _n, t in tp.verify_columns)
+    table = dataclasses.replace(tp.table, name=tp.tname, columns=columns)
+    pk = tp.table.primary_key
+    keys = tuple(pk.columns) if pk is not None and all(k in {c.name for c in columns} for k in pk.columns) else ()
+    exp: Any = engine
+    try:
+        conn = exp.export_connect(target)
+    except Exception:  # noqa: BLE001 - the full check will connect (and report) its own way
+        return None
+    total = Checksum()
+    try:
+        exp.export_session(conn)
+        exp.export_snapshot(None, [conn], lambda _m: None)
+        schema = tp.tschema if tp.tschema is not None else exp.export_current_schema(conn)
+        if schema is None:
+            return None
+        for block in exp.export_stream(conn, Unit(schema, table, key_columns=keys), threading.Event()):
+            total.add_block(block)
+    except Exception:  # noqa: BLE001 - e.g. a type the target's export cannot read this way
+        return None
+    finally:
+        try:
+            conn.close()
+        except Exception:  # noqa: BLE001
+            pass
+    if total.rows != tp.rows - rejected + tp.base_rows or total.hexdigest() != tp.checksum:
+        return None
+    name = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
+    return TableCheck(tp.display, name, total.rows, total.rows, tp.checksum, total.hexdigest(), mode="checksum")
+
+
 def _counts_only(tp: TablePlan, rejected: int) -> bool:
     return tp.altered or rejected > 0 or tp.base_rows > 0
 
@@ -378,7 +432,8 @@ def verify_tables(
     def job(tp: TablePlan) -> Callable[[], None]:
         def go() -> None:
             rejected_rows = (rejected or {}).get(tp.display, 0)
-            check = in_parts(tp, rejected_rows) or check_table(engine, conn_for_thread(), tp, rejected_rows, open_file)
+            check = ((exact_check(engine, target, tp, rejected_rows) if target is not None else None)
+                     or in_parts(tp, rejected_rows) or check_table(engine, conn_for_thread(), tp, rejected_rows, open_file))
             results[tp.display] = check
             if on_event is not None:
                 on_event(ImportEvent("verify", check.problem() or "ok", table=tp.display, rows=check.rows))
@@ -443,5 +498,5 @@ def verify(
         imp.close_all()
 
 
-__all__ = ["verify", "verify_tables", "check_table", "semantic_line_normalizer", "rules_line_transform", "verify_error",
+__all__ = ["verify", "verify_tables", "check_table", "exact_check", "semantic_line_normalizer", "rules_line_transform", "verify_error",
            "VerifyReport", "TableCheck"]

@@ -90,7 +90,10 @@ def test_json_columns_verify_by_meaning(fresh_db: Any, tmp_path: Path, target_en
     tgt = fresh_db(target_engine)
     report = import_database(out, tgt.url, threads=1)
     assert report.verify is not None and report.verify.ok, report.verify.problems if report.verify else None
-    assert report.verify.tables[0].mode == "checksum-semantic"
+    # jsonb reorders keys: only a by-meaning comparison matches; text targets keep the lines exact
+    # (proved by the target's own export, verify.exact_check) or, failing that, by meaning
+    expected_modes = {"checksum-semantic"} if target_engine == "postgresql" else {"checksum", "checksum-semantic"}
+    assert report.verify.tables[0].mode in expected_modes
     q = '"' if target_engine != "mariadb" else "`"
     tgt.execute(f"UPDATE {q}docs{q} SET {q}body{q} = '{{\"zeta\": 2}}' WHERE {q}id{q} = 1")
     again = verify(out, tgt.url)

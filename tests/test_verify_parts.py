@@ -71,9 +71,35 @@ def test_verify_in_worker_processes(fresh_db: Any, tmp_path: Path, monkeypatch: 
     marker.mkdir()
     monkeypatch.setenv("DBJSON_TEST_PARTS", str(marker))
     monkeypatch.setattr(V, "_check_part", _marked)
+    monkeypatch.setattr(V, "exact_check", lambda *a, **k: None)  # the full check, in parts
     report = V.verify(export, target.url, threads=2)
     assert report.ok, report.problems
     assert sorted(p.name for p in marker.iterdir()) == ["0", "1"]  # both parts were read by workers
     target.execute("UPDATE items SET name = 'changed' WHERE id = 8")
     report = V.verify(export, target.url, threads=2)
     assert not report.ok and "checksum" in report.problems[0]
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "mariadb", "mysql", "sqlite"])
+def test_exact_check_by_the_targets_export(fresh_db: Any, tmp_path: Path, engine: str,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table whose target rows export to exactly the manifest's lines is verified by the target's
+    own export path (no re-encoding in Python); any difference falls through to the full check,
+    which reports it."""
+    export, target = _loaded(fresh_db, engine, tmp_path)
+    full: list[str] = []
+    original = V.check_table
+
+    def counting(eng: Any, conn: Any, tp: Any, *a: Any, **k: Any) -> Any:
+        full.append(tp.display)
+        return original(eng, conn, tp, *a, **k)
+
+    monkeypatch.setattr(V, "check_table", counting)
+    report = V.verify(export, target.url, threads=1)
+    assert report.ok, report.problems
+    assert full == [] and [t.mode for t in report.tables] == ["checksum"]
+    q = "`" if engine in ("mysql", "mariadb") else '"'
+    target.execute(f"UPDATE {q}items{q} SET {q}name{q} = 'changed' WHERE {q}id{q} = 8")
+    report = V.verify(export, target.url, threads=1)
+    assert not report.ok and "content checksum" in report.problems[0]
+    assert len(full) == 1  # the exact path could not confirm it: the full check ran and reported

@@ -84,6 +84,9 @@ class SQLiteExport(SQLExportBase):
     def export_abort(self, conn: Any) -> None:
         conn.interrupt()
 
+    def export_current_schema(self, conn: Any) -> str | None:
+        return "main"
+
     def _fetch(self, conn: Any, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return list(conn.execute(sql, tuple(params)).fetchall())
 
