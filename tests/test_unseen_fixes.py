@@ -155,3 +155,35 @@ def test_mysql_views_into_sqlite(fresh_db: Any, tmp_path: Path) -> None:
     assert ordered_ok or "/views/1: the target refused the translated view" in text, text
     assert _view_rows(dst, "actor_notes", "actor_id") == [(1, "active"), (3, "active")]
     assert [r[0] for r in dst.query("SELECT ids FROM film_ids ORDER BY film_id")] == ["1,2", "3"]
+
+
+# -- 4. ON DELETE RESTRICT into MariaDB: stays RESTRICT ---------------------------------------------------
+
+FK_RULES = """
+CREATE TABLE p (id INT PRIMARY KEY);
+CREATE TABLE c (
+  id INT PRIMARY KEY, a INT, b INT, d INT,
+  CONSTRAINT fk_restrict FOREIGN KEY (a) REFERENCES p (id) ON DELETE RESTRICT ON UPDATE CASCADE,
+  CONSTRAINT fk_no_action FOREIGN KEY (b) REFERENCES p (id) ON DELETE NO ACTION ON UPDATE NO ACTION,
+  CONSTRAINT fk_both_restrict FOREIGN KEY (d) REFERENCES p (id) ON DELETE RESTRICT ON UPDATE RESTRICT
+);
+INSERT INTO p VALUES (1);
+INSERT INTO c VALUES (1, 1, 1, 1);
+"""
+
+
+def _rules(db: Any) -> dict[str, tuple[str, str]]:
+    return {r[0]: (r[1], r[2]) for r in db.query(
+        "SELECT constraint_name, delete_rule, update_rule FROM information_schema.referential_constraints "
+        f"WHERE constraint_schema = '{db.name}'")}
+
+
+@pytest.mark.parametrize("source_engine", ["mysql", "postgresql"])
+def test_restrict_foreign_keys_stay_restrict_on_mariadb(fresh_db: Any, tmp_path: Path, source_engine: str) -> None:
+    src = fresh_db(source_engine)
+    src.execute(FK_RULES)
+    dst = fresh_db("mariadb")
+    _verified(migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s"))
+    # MariaDB stored an explicit ON DELETE RESTRICT, added under foreign_key_checks = 0, as NO ACTION
+    assert _rules(dst) == {"fk_restrict": ("RESTRICT", "CASCADE"), "fk_no_action": ("NO ACTION", "NO ACTION"),
+                           "fk_both_restrict": ("RESTRICT", "RESTRICT")}

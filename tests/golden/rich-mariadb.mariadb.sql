@@ -54,7 +54,7 @@ CREATE INDEX `idx_name` ON `a_table_with_a_really_long_name_that_goes_past_the_p
 CREATE INDEX `idx_name` ON `orders` (`customer_id`, `ordered_on`);
 ALTER TABLE `customers` ADD CONSTRAINT `fk_customers_referrer` FOREIGN KEY (`referrer_id`) REFERENCES `customers` (`id`) ON DELETE SET NULL ON UPDATE NO ACTION;
 ALTER TABLE `order_items` ADD CONSTRAINT `fk_items_order` FOREIGN KEY (`order_id`) REFERENCES `orders` (`id`) ON DELETE CASCADE ON UPDATE NO ACTION;
-ALTER TABLE `orders` ADD CONSTRAINT `fk_orders_customer` FOREIGN KEY (`customer_id`) REFERENCES `customers` (`id`) ON DELETE CASCADE ON UPDATE RESTRICT;
+ALTER TABLE `orders` ADD CONSTRAINT `fk_orders_customer` FOREIGN KEY (`customer_id`) REFERENCES `customers` (`id`) ON DELETE CASCADE;
 ALTER TABLE `orders` ADD CONSTRAINT `fk_orders_last_item` FOREIGN KEY (`last_item_id`) REFERENCES `order_items` (`id`) ON DELETE NO ACTION ON UPDATE NO ACTION;
 CREATE FUNCTION `add_one`(x int) RETURNS int DETERMINISTIC RETURN x + 1;
 CREATE VIEW `vip_customers` AS select `customers`.`id` AS `id`,`customers`.`email` AS `email` from `customers` where (`customers`.`is_vip` = 1);

@@ -162,7 +162,7 @@ CREATE INDEX `ix_prefix` ON `strs` (`vc`(10), `bn`(4));
 CREATE INDEX `ix_desc` ON `times` (`d` DESC, `t`);
 CREATE INDEX `ix_invisible` ON `times` (`y`) COMMENT 'not used by the optimizer' IGNORED;
 CREATE UNIQUE INDEX `uq_u_hidden` ON `times` (`u`) IGNORED;
-ALTER TABLE `child` ADD CONSTRAINT `fk_child_ab` FOREIGN KEY (`pa`, `pb`) REFERENCES `parent` (`a`, `b`) ON DELETE RESTRICT ON UPDATE NO ACTION;
+ALTER TABLE `child` ADD CONSTRAINT `fk_child_ab` FOREIGN KEY (`pa`, `pb`) REFERENCES `parent` (`a`, `b`) ON UPDATE NO ACTION;
 ALTER TABLE `child` ADD CONSTRAINT `fk_child_parent` FOREIGN KEY (`parent_id`) REFERENCES `parent` (`id`) ON DELETE CASCADE ON UPDATE SET NULL;
 ALTER TABLE `parent` ADD CONSTRAINT `fk_parent_child` FOREIGN KEY (`child_id`) REFERENCES `child` (`id`) ON DELETE SET NULL ON UPDATE NO ACTION;
 DELIMITER $$

@@ -159,7 +159,7 @@ CREATE UNIQUE INDEX `store_name_warehouse` ON `store` (`name`, `warehouse_code`)
 ALTER TABLE `inventory_stock` ADD CONSTRAINT `stock_store_fk` FOREIGN KEY (`store_id`) REFERENCES `store` (`id`) ON DELETE NO ACTION ON UPDATE NO ACTION;
 ALTER TABLE `inventory_stock` ADD CONSTRAINT `stock_warehouse_code_fkey` FOREIGN KEY (`warehouse_code`) REFERENCES `inventory_warehouse` (`code`) ON DELETE NO ACTION ON UPDATE NO ACTION;
 ALTER TABLE `customer` ADD CONSTRAINT `customer_store_id_fkey` FOREIGN KEY (`store_id`) REFERENCES `store` (`id`) ON DELETE NO ACTION ON UPDATE NO ACTION;
-ALTER TABLE `staff` ADD CONSTRAINT `staff_store_id_fkey` FOREIGN KEY (`store_id`) REFERENCES `store` (`id`) ON DELETE CASCADE ON UPDATE RESTRICT;
+ALTER TABLE `staff` ADD CONSTRAINT `staff_store_id_fkey` FOREIGN KEY (`store_id`) REFERENCES `store` (`id`) ON DELETE CASCADE;
 ALTER TABLE `store` ADD CONSTRAINT `store_manager_fk` FOREIGN KEY (`manager_id`) REFERENCES `staff` (`id`) ON DELETE NO ACTION ON UPDATE NO ACTION;
 ALTER TABLE `store` ADD CONSTRAINT `store_warehouse_fk` FOREIGN KEY (`warehouse_code`) REFERENCES `inventory_warehouse` (`code`) ON DELETE SET NULL ON UPDATE NO ACTION;
 CREATE VIEW `low_stock` (`warehouse_code`, `store_id`, `quantity`) AS SELECT `stock`.`warehouse_code`, `stock`.`store_id`, `stock`.`quantity` FROM `inventory_stock` AS `stock` WHERE `stock`.`quantity` < 5;

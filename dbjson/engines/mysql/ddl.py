@@ -180,6 +180,15 @@ class MySQLDDL(BaseDDL):
             return None
         return sql
 
+    def ddl_fk_action(self, ctx: Context, action: str, path: str) -> str | None:
+        act = super().ddl_fk_action(ctx, action, path)
+        if self.is_mariadb and act == "RESTRICT":
+            # MariaDB's default when the clause is left out. Written out, an in-place ALTER TABLE
+            # under foreign_key_checks = 0 (how the import adds foreign keys) stores it as NO ACTION
+            # (MariaDB 10.11; Sakila's ON DELETE RESTRICT keys came out NO ACTION).
+            return ""
+        return act
+
     def ddl_not_enforced(self, ctx: Context, sql: str, path: str) -> str:
         if self.is_mariadb:
             ctx.report.add(f"{path}/enforced", "NOT ENFORCED check dropped (MariaDB has no NOT ENFORCED)", "check-not-enforced-dropped", "approximation")
