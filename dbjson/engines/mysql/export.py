@@ -312,7 +312,7 @@ class MySQLExport(SQLExportBase):
         t = column.type
         k = t.kind
         if k == "boolean":
-            return f"CASE {q} WHEN 0 THEN 'false' WHEN 1 THEN 'true' ELSE CHAR(0) END"
+            return f"CASE WHEN {q} IS NULL THEN NULL WHEN {q} = 0 THEN 'false' WHEN {q} = 1 THEN 'true' ELSE CHAR(0) END"
         if k == "integer":
             return f"({q} + 0)" if (t.bits or 64) <= 32 else f"CONCAT('\"', {q}, '\"')"
         if k == "year":
@@ -525,7 +525,7 @@ class MySQLExport(SQLExportBase):
             if ka is None:
                 return None
             q = self._q(c.name)
-            if ka[0] == _K_BOOL:  # the server's own comparison, as json_expression's CASE (but NULL is null)
+            if ka[0] == _K_BOOL:  # the server's own comparison, as json_expression's CASE
                 select.append(f"CASE WHEN {q} IS NULL THEN NULL WHEN {q} = 0 THEN 0 WHEN {q} = 1 THEN 1 ELSE 2 END")
             else:
                 select.append(q)
