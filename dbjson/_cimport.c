@@ -48,7 +48,8 @@ enum {
     OP_JSONRAW = 10,    /* json column loading the line's text (unwrapped) */
     OP_JSONDUMP = 11,   /* orjson.dumps(unwrap_json(v)): the text when canonical */
     OP_JSONDUMP_NOWRAP = 12, /* orjson.dumps(v): the text when canonical */
-    OP_COUNT = 13
+    OP_MYTIME = 13,     /* MySQL time: a "+HH:MM" / "-HH:MM" offset removed */
+    OP_COUNT = 14
 };
 
 #define FLAVOR_PG 0
@@ -742,6 +743,13 @@ static int convert_string(Job *job, int op, int flags)
         }
         return 0;
     }
+    case OP_MYTIME:
+        /* v[:-6] if len(v) > 6 and v[-6] in "+-" and v[-3] == ":" else v */
+        if (flags & STR_NONASCII)
+            return -1;
+        if (n > 6 && (s[n - 6] == '+' || s[n - 6] == '-') && s[n - 3] == ':')
+            n -= 6;
+        return buf_put_escaped(out, s, n, job->flavor);
     default:
         return -1;
     }

@@ -316,7 +316,9 @@ class MySQLLoad:
             return "mynum"
         if sk in ("date", "timestamp"):
             return "mytemp_same" if tk == sk else "mytemp_other"
-        if sk == "time" or sk == "set" and tk == "set":
+        if sk == "time":
+            return "mytime"
+        if sk == "set" and tk == "set":
             return None
         if sk in ("json", "array", "vector", "set"):
             return "jsondump"
