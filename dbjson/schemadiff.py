@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 import dataclasses
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -225,6 +226,33 @@ def _smaller(old: int | None, new: int | None) -> bool:
     return old is None or new < old
 
 
+_DISPLAY_WIDTH = re.compile(r"(?i)\b(tinyint|smallint|mediumint|int|integer|bigint|year)\(\d+\)")
+
+
+def _sibling_native(raw: str) -> str:
+    """A MySQL/MariaDB native spelling without what only one of them writes: integer display widths
+    (MariaDB ``int(10) unsigned``, MySQL 8+ ``int unsigned``; ``tinyint(1)``, which both write, kept)
+    and ``year(4)``."""
+    return _DISPLAY_WIDTH.sub(lambda mo: mo.group(0) if mo.group(0).lower() == "tinyint(1)" else mo.group(1), raw)
+
+
+def _sibling_spelling(d: dict[str, Any]) -> None:
+    """MySQL against MariaDB: compare native spellings by :func:`_sibling_native` and ignore which
+    of the two an expression's or a column's ``engine``/``dialect`` label names."""
+    native = d.get("native")
+    if isinstance(native, dict):
+        d["native"] = _sibling_native(str(native.get("raw", "")))
+    d.pop("dialect", None)
+    for sub in ("default", "generated", "on_update"):
+        if isinstance(d.get(sub), dict):
+            d[sub].pop("dialect", None)
+    if isinstance(d.get("returns"), str):
+        d["returns"] = _sibling_native(d["returns"])
+    if isinstance(d.get("arguments"), list):
+        d["arguments"] = [dict(a, native=_sibling_native(a["native"])) if isinstance(a, dict) and isinstance(a.get("native"), str)
+                          else a for a in d["arguments"]]
+
+
 class _Comparer:
     """Walks both models and collects :class:`Change` records."""
 
@@ -232,6 +260,7 @@ class _Comparer:
         self.a, self.b = a, b
         self.counters = include_counters
         self.same_family = family_of(a.source.engine) == family_of(b.source.engine)
+        self.cross_engine = a.source.engine != b.source.engine  # MySQL against MariaDB
         self.out: list[Change] = []
 
     # -- normalisation -----------------------------------------------------------------------------
@@ -257,6 +286,14 @@ class _Comparer:
                 d.pop("name", None)
         elif kind == "column":
             d.pop("type", None)  # the native spelling says it all, and exactly
+        if self.same_family:
+            opts = d.get("options")
+            if isinstance(opts, dict):
+                for eng in opts.values():
+                    if isinstance(eng, dict):
+                        eng.pop("definer", None)  # an account, like users and grants
+        if self.same_family and self.cross_engine:
+            _sibling_spelling(d)
         return d
 
     # -- walking -------------------------------------------------------------------------------------

@@ -187,3 +187,33 @@ def test_restrict_foreign_keys_stay_restrict_on_mariadb(fresh_db: Any, tmp_path:
     # MariaDB stored an explicit ON DELETE RESTRICT, added under foreign_key_checks = 0, as NO ACTION
     assert _rules(dst) == {"fk_restrict": ("RESTRICT", "CASCADE"), "fk_no_action": ("NO ACTION", "NO ACTION"),
                            "fk_both_restrict": ("RESTRICT", "RESTRICT")}
+
+
+# -- 5. diff MySQL against MariaDB: no noise from the spellings only one of them writes -------------------
+
+SIBLINGS = """
+CREATE TABLE film (
+  film_id INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY,
+  release_year YEAR DEFAULT NULL,
+  rental_duration TINYINT UNSIGNED NOT NULL DEFAULT 3,
+  active BOOLEAN NOT NULL DEFAULT TRUE,
+  length SMALLINT UNSIGNED DEFAULT NULL,
+  title VARCHAR(%d) NOT NULL
+);
+CREATE FUNCTION add_one(x INT) RETURNS INT DETERMINISTIC RETURN x + 1;
+"""
+
+
+def test_diff_mysql_against_mariadb_compares_what_differs(fresh_db: Any) -> None:
+    from dbjson.schemadiff import diff
+
+    my, ma = fresh_db("mysql"), fresh_db("mariadb")
+    my.execute(SIBLINGS % 50)
+    ma.execute(SIBLINGS % 40)
+    changes = diff(my.url, ma.url).changes
+    # MariaDB writes int(10) unsigned, year(4), tinyint(3) unsigned; MySQL 9 int unsigned, year, ...;
+    # each side's native type named its engine and each routine its dialect: every column differed
+    # (server defaults — default collations, sql_mode — do differ and are still reported)
+    spelled = [c for c in changes if c.field in ("native", "type", "default", "dialect", "arguments", "returns")]
+    assert [(c.kind, c.name, c.field) for c in spelled] == [("column", "title", "native")], spelled
+    assert (spelled[0].old, spelled[0].new) == ("varchar(40)", "varchar(50)")
