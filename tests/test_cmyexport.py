@@ -550,3 +550,38 @@ def test_c_path_over_tls(fresh_db: Any, cm: Any, monkeypatch: pytest.MonkeyPatch
         assert got["c"][0] == got["c"][1] == got["server"][0] and got["c"][0].count(b"\n") == 4000
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize("engine_name", ENGINES)
+def test_stop_and_abort_end_a_blocked_c_stream(fresh_db: Any, engine_name: str, cm: Any,
+                                               monkeypatch: pytest.MonkeyPatch, spy: list[str]) -> None:
+    """Ctrl-C: the stream has rows and waits in a socket read (the server sleeps on the later rows); setting ``stop`` and
+    ``export_abort`` (socket shut down) end it promptly, without an error."""
+    db = fresh_db(engine_name)
+    db.execute("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(2000));\nINSERT INTO t VALUES " +
+               ", ".join(f"({i}, REPEAT('x', 1500))" for i in range(1, 71)))
+    table = reflect(db.url, tables=["t"]).schemas[0].table("t")
+    eng, conn, _ = engine_conn(db)
+    set_mode(monkeypatch, "c")
+    stop = threading.Event()
+    got: list[Any] = []
+
+    def consume() -> None:
+        try:
+            got.extend(eng.export_stream(conn, Unit(schema=db.name, table=table, where="IF(id > 50, SLEEP(0.2), 0) = 0"), stop))
+            got.append("ended")
+        except BaseException as e:  # noqa: BLE001
+            got.append(e)
+
+    worker = threading.Thread(target=consume, daemon=True)
+    worker.start()
+    try:
+        worker.join(1.0)
+        assert worker.is_alive() and spy == ["t"]
+        stop.set()
+        eng.export_abort(conn)
+        worker.join(5.0)
+        assert not worker.is_alive(), "the stream did not end after the abort"
+        assert got == ["ended"], got
+    finally:
+        conn.close()

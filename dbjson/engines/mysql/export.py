@@ -604,6 +604,9 @@ class MySQLExport(SQLExportBase):
         finally:
             if result.unbuffered_active and not stop.is_set():
                 state.drain(cm, stop)
+            elif stop.is_set():  # the socket is shut down (export_abort): nothing left to read
+                result.unbuffered_active = False
+                result.connection = None
 
     def _blocks_server(self, cur: Any, stop: threading.Event, unit: Unit) -> Iterator[bytes]:
         buf: list[bytes] = []
