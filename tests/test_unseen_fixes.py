@@ -217,3 +217,28 @@ def test_diff_mysql_against_mariadb_compares_what_differs(fresh_db: Any) -> None
     spelled = [c for c in changes if c.field in ("native", "type", "default", "dialect", "arguments", "returns")]
     assert [(c.kind, c.name, c.field) for c in spelled] == [("column", "title", "native")], spelled
     assert (spelled[0].old, spelled[0].new) == ("varchar(40)", "varchar(50)")
+
+
+# -- 6. The second hop: the views made by the first one translate onward ----------------------------------
+
+def test_sqlite_and_postgresql_views_translate_onward(fresh_db: Any, tmp_path: Path) -> None:
+    lite = fresh_db("sqlite")
+    lite.execute("CREATE TABLE actor (id INTEGER PRIMARY KEY, name TEXT NOT NULL, active SMALLINT NOT NULL, film INTEGER);"
+                 "INSERT INTO actor VALUES (1, 'PENELOPE', 1, 1), (2, 'NICK', 0, 1), (3, 'ED', 1, 2);"
+                 "CREATE VIEW notes AS SELECT id, IIF(active, 'active', '') AS notes FROM actor;"
+                 "CREATE VIEW cast_list AS SELECT film, group_concat(name, ', ') AS names FROM actor GROUP BY film;")
+    pg = fresh_db("postgresql")
+    report = migrate(lite.url, pg.url, threads=2, state_dir=tmp_path / "s1")
+    _verified(report)
+    text = "\n".join(report.translation)
+    assert "refused" not in text and "view-dropped" not in text, text  # IIF on a number; group_concat
+    assert _view_rows(pg, "notes", "id") == [(1, "active"), (2, ""), (3, "active")]
+    assert sorted(r[0] for r in pg.query("SELECT film FROM cast_list")) == [1, 2]
+    my = fresh_db("mysql")
+    report = migrate(pg.url, my.url, threads=2, state_dir=tmp_path / "s2")
+    _verified(report)
+    text = "\n".join(report.translation)
+    assert "view-dropped" not in text, text  # string_agg made GROUP_CONCAT, its length limit reported
+    assert "[group-concat]" in text
+    rows = {r[0]: r[1] for r in my.query("SELECT film, names FROM cast_list")}
+    assert rows[2] == "ED" and sorted(rows[1].split(", ")) == ["NICK", "PENELOPE"]

@@ -177,6 +177,9 @@ class Context:
             self.report.add(path, f"GROUP_CONCAT made {'string_agg' if self.engine.name == 'postgresql' else 'group_concat'}: "
                                   "no group_concat_max_len truncation (MySQL cuts results at 1024 bytes by default)",
                             "group-concat", "approximation")
+        elif self.engine.family == "mysql" and re.search(r"(?i)\b(group_concat|string_agg)\s*\(", sql):
+            self.report.add(path, "string aggregation made GROUP_CONCAT: MySQL cuts its result at group_concat_max_len "
+                                  "(1024 bytes by default)", "group-concat")
         return out
 
     def verbatim(self, sql: str, path: str, what: str, *, statement: bool = False, lists: bool = False) -> str:

@@ -90,7 +90,7 @@ def _truth(node: exp.Expression) -> exp.Expression:
 
 
 def _mysql_truth(tree: exp.Expression) -> exp.Expression:
-    """Make the conditions of a MySQL expression boolean for PostgreSQL (:func:`_truth`): those of
+    """Make the conditions of a MySQL or SQLite expression boolean for PostgreSQL (:func:`_truth`): those of
     IF() and of searched CASE, WHERE, HAVING and the operands of AND, OR and NOT."""
 
     def fix(node: exp.Expression) -> exp.Expression:
@@ -208,8 +208,9 @@ def translate(sql: str, source: str, target: str, functions: set[str], *, statem
     if not statement and any(isinstance(n, (exp.Select, exp.Subquery)) for n in tree.walk()):
         return None, "a subquery cannot be translated"
     tree = _simplify(tree)
-    if read == "mysql" and write == "postgres":
+    if read in ("mysql", "sqlite") and write == "postgres":  # no boolean type there: numbers are conditions
         tree = _mysql_truth(tree)
+    if write == "postgres":
         tree = _group_concat_text(tree)
     if read == "mysql" and write != "mysql":
         tree, reason = _byte_length(tree, write)
@@ -218,8 +219,8 @@ def translate(sql: str, source: str, target: str, functions: set[str], *, statem
     if schemas or tables:
         tree = _requalify(tree, schemas or {}, tables or {}, default_schema)
     extra = tuple(getattr(exp, n) for n in nodes if isinstance(getattr(exp, n, None), type))
-    if read == "mysql" and write in ("postgres", "sqlite"):
-        extra += (exp.GroupConcat,)  # string_agg / group_concat (base.expr reports the length limit)
+    if read != write:
+        extra += (exp.GroupConcat,)  # GROUP_CONCAT / string_agg / group_concat (base.expr reports the length limit)
     reason = _guard(tree, functions, extra)
     if constant and not reason and any(isinstance(n, exp.Column) for n in tree.walk()):
         reason = "a default cannot refer to columns here"
