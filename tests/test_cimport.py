@@ -405,6 +405,31 @@ def test_fuzz_random_bytes_never_crash(cmod: Any) -> None:
         cmod.jsonl_to_bulk(b"", ("a",), b"\x00", 0)
 
 
+def test_threads_share_the_module(cmod: Any) -> None:
+    """The byte loop runs without the GIL: several threads converting at once get each their bytes."""
+    import threading
+
+    tp = plan_for("postgresql")
+    cplan = c_block_plan(get_engine("postgresql", "15.0"), tp, "null")
+    assert cplan is not None
+    rows = [r for r in edge_rows() if cmod.jsonl_to_bulk(dumps(r) + b"\n", *cplan) is not None]
+    block = b"".join(dumps(r) + b"\n" for r in rows) * 200
+    want = cmod.jsonl_to_bulk(block, *cplan)
+    assert want is not None
+    got: list[bytes | None] = []
+
+    def work() -> None:
+        for _ in range(5):
+            got.append(cmod.jsonl_to_bulk(block, *cplan))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [want] * 20
+
+
 # -- real exports through the importer, with a parity shim -------------------------------------
 
 class ParityShim:
@@ -595,7 +620,10 @@ def test_import_end_to_end_c_on_and_off(cmod: Any, fresh_db: Any, tmp_path: Path
         importer._ENCODERS.clear()
         dst = fresh_db(target)
         report = import_database(out, dst.url, threads=2)
-        assert report.verify is not None and report.verify.ok, report.verify.problems
+        verified = report.verify is not None and report.verify.ok
+        problems = report.verify.problems if report.verify is not None else None
+        del report  # nothing of the import outlives this point (a failed assert keeps the frame)
+        assert verified, problems
         assert verify(out, dst.url).ok
         q = "`" if target != "postgresql" else '"'
         cols = "id, n, name, bio, vip, price, w, at, tz, thumb" + (", attrs::text" if target == "postgresql" else "")
