@@ -213,9 +213,9 @@ def translate(sql: str, source: str, target: str, functions: set[str], *, statem
     if write == "postgres":
         tree = _group_concat_text(tree)
     if read == "mysql" and write != "mysql":
-        tree, reason = _byte_length(tree, write)
-        if reason:
-            return None, reason
+        tree, refused = _byte_length(tree, write)
+        if refused:
+            return None, refused
     if schemas or tables:
         tree = _requalify(tree, schemas or {}, tables or {}, default_schema)
     extra = tuple(getattr(exp, n) for n in nodes if isinstance(getattr(exp, n, None), type))
