@@ -1544,7 +1544,7 @@ def c_block_plan(engine: Engine, tp: TablePlan, zero_dates: str) -> tuple[tuple[
     raw = set(raw_json_columns(engine, tp))
     ops = []
     for i, (c, t) in enumerate(zip(tp.columns, tp.target_types)):
-        op = "jsonraw" if i in raw else engine.load_bulk_op(c.type, t, zero_dates=zero_dates)  # type: ignore[attr-defined]
+        op = "jsonraw" if i in raw else engine.load_bulk_op(c.type, t, zero_dates=zero_dates)
         if op == "jsondump" and c.type.kind != "json":
             op = "jsondump_nowrap"  # only json columns carry the {"$json": X} escape
         if op is None or (c.type.kind == "json") != (op in ("jsonraw", "jsondump")):
