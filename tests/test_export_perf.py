@@ -60,10 +60,13 @@ def test_export_first_connection_to_loopback_mysql_skips_tls(fresh_db: Any) -> N
             conn.close()
 
 
+@pytest.mark.parametrize("no_speedups", ["1", "0"], ids=["batched", "c-path"])
 @pytest.mark.parametrize("engine_name", ["mysql", "mariadb"])
-def test_mysql_batched_export_stops_on_a_value_without_canonical_form(fresh_db: Any, tmp_path: Path, engine_name: str) -> None:
-    """A boolean column holding 2 inside a GROUP_CONCAT batch: an error naming the table,
-    never a line written with a NUL in it."""
+def test_mysql_batched_export_stops_on_a_value_without_canonical_form(fresh_db: Any, tmp_path: Path, engine_name: str,
+                                                                      no_speedups: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A boolean column holding 2 inside a GROUP_CONCAT batch (or the C path's rows): an error
+    naming the table, never a line written with a NUL in it."""
+    monkeypatch.setenv("DBJSON_NO_SPEEDUPS", no_speedups)
     db = fresh_db(engine_name)
     rows = ", ".join(f"({i}, {2 if i == 777 else i % 2})" for i in range(1, 2001))
     db.execute(f"CREATE TABLE flags (id INT PRIMARY KEY, ok TINYINT(1) NOT NULL);\nINSERT INTO flags VALUES {rows};")
@@ -79,10 +82,13 @@ def test_mysql_batched_export_stops_on_a_value_without_canonical_form(fresh_db: 
     assert not (tmp_path / "out" / "manifest.json").exists()
 
 
+@pytest.mark.parametrize("no_speedups", ["1", "0"], ids=["batched", "c-path"])
 @pytest.mark.parametrize("engine_name", ["mysql", "mariadb"])
-def test_mysql_batched_lines_are_complete_and_counted(fresh_db: Any, tmp_path: Path, engine_name: str) -> None:
-    """Lines carry their newline from the server: the files hold exactly one line per row, and the
-    manifest's checksum is the sum of those lines' hashes."""
+def test_mysql_batched_lines_are_complete_and_counted(fresh_db: Any, tmp_path: Path, engine_name: str,
+                                                      no_speedups: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lines carry their newline from the server (or from the C path): the files hold exactly one
+    line per row, and the manifest's checksum is the sum of those lines' hashes."""
+    monkeypatch.setenv("DBJSON_NO_SPEEDUPS", no_speedups)
     db = fresh_db(engine_name)
     rows = ", ".join(f"({i}, 'v{i}\\n\\t\"', {i * 3})" for i in range(1, 5001))
     db.execute(f"CREATE TABLE t (id BIGINT PRIMARY KEY, s VARCHAR(20), n INT);\nINSERT INTO t VALUES {rows};")
