@@ -844,16 +844,27 @@ def _run_workers(shared: _Shared, conns: list[Any], units: list[Unit]) -> None:
     work: queue.Queue[Unit] = queue.Queue()
     for u in sorted(units, key=lambda u: -u.rows_estimate):
         work.put(u)
-    threads = [
-        threading.Thread(target=_worker, args=(shared, c, work), name=f"dbjson-export-{i}", daemon=True)
-        for i, c in enumerate(conns[: max(1, min(len(conns), len(units)))])
-    ]
+    chosen = conns[: max(1, min(len(conns), len(units)))]
+    # Each worker sets its own event when it has finished (its files closed or removed). The
+    # interrupted thread waits on those, not on Thread.join(): in CPython 3.11 a KeyboardInterrupt
+    # inside join() can mark a still-running thread as stopped (bpo-45274), so a later join()
+    # returned at once and the process exited before the workers removed their .partial files.
+    finished = [threading.Event() for _ in chosen]
+
+    def run(i: int, conn: Any) -> None:
+        try:
+            _worker(shared, conn, work)
+        finally:
+            finished[i].set()
+
+    threads = [threading.Thread(target=run, args=(i, c), name=f"dbjson-export-{i}", daemon=True)
+               for i, c in enumerate(chosen)]
     try:
         for t in threads:  # inside the try: an interrupt between two starts still stops the first
             t.start()
-        for t in threads:
-            while t.is_alive():
-                t.join(0.2)
+        for ev in finished:
+            while not ev.wait(0.2):
+                pass
     except BaseException:
         shared.stop.set()
         for c in conns:
@@ -861,9 +872,10 @@ def _run_workers(shared: _Shared, conns: list[Any], units: list[Unit]) -> None:
                 shared.engine.export_abort(c)
             except Exception:  # noqa: BLE001
                 pass
-        for t in threads:
+        deadline = time.monotonic() + 5
+        for t, ev in zip(threads, finished):
             if t.ident is not None:  # started
-                t.join(5)
+                ev.wait(max(0.0, deadline - time.monotonic()))
         raise
     if shared.errors:
         err = shared.errors[0]
