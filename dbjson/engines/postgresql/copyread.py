@@ -52,4 +52,4 @@ def block_reader(pgconn: Any) -> Callable[[int], tuple[int, bytes]] | None:
         return None
     get, free = fns
     read_rows = mod.read_rows
-    return lambda max_bytes: read_rows(ptr, get, free, max_bytes)  # type: ignore[no-any-return]
+    return lambda max_bytes: read_rows(ptr, get, free, max_bytes)  # type: ignore[no-any-return,unused-ignore]

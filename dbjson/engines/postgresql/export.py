@@ -31,6 +31,7 @@ import orjson
 
 from ... import model as m
 from ... import speedups
+from .copyread import block_reader
 from ...codec import RowEncoder
 from ...errors import DataError
 from ...export import BLOCK_BYTES, SQLExportBase, Unit
@@ -632,6 +633,10 @@ class PostgreSQLExport(SQLExportBase):
             _drain(pg)
             raise DataError(f"export query failed: {_message(started)}", table=unit.qualified)
         get, consume, fd = pg.get_copy_data, pg.consume_input, pg.socket
+        read_block = block_reader(pg)
+        if read_block is not None:  # the same loop in C, a block at a time, without the GIL
+            yield from self._copy_blocks(read_block, pg, unit, stop, convert)
+            return
         buf = bytearray()
         while True:
             nbytes, data = get(1)  # non-blocking: a blocking call would hold the GIL while it waits
@@ -642,6 +647,36 @@ class PostgreSQLExport(SQLExportBase):
             if nbytes < 0:  # -1: done; -2: error (reported by the result below)
                 break
             buf += data
+            if len(buf) >= BLOCK_BYTES:
+                yield bytes(buf) if convert is None else convert(bytes(buf))
+                buf.clear()
+                if stop.is_set():
+                    return  # the coordinator cancels the query and closes the connection
+        final = pg.get_result()
+        _drain(pg)
+        if final is None or final.status != pq.ExecStatus.COMMAND_OK:
+            raise DataError(f"export query failed: {_message(final)}", table=unit.qualified)
+        if buf:
+            yield bytes(buf) if convert is None else convert(bytes(buf))
+
+    @staticmethod
+    def _copy_blocks(read_block: Callable[[int], tuple[int, bytes]], pg: Any, unit: Unit, stop: threading.Event,
+                     convert: Callable[[bytes], bytes] | None) -> Iterator[bytes]:
+        """:meth:`_stream_copy`'s loop with ``dbjson._cpgcopy`` (see :mod:`.copyread`): whole
+        rows, about BLOCK_BYTES per call; the same end and error handling."""
+        from psycopg import pq
+
+        fd, consume = pg.socket, pg.consume_input
+        buf = bytearray()
+        while True:
+            status, data = read_block(BLOCK_BYTES - len(buf))
+            buf += data
+            if status == 0:  # no complete row buffered: wait for the socket without the GIL
+                select.select([fd], [], [])
+                consume()
+                continue
+            if status < 0:  # -1: done; -2: error (reported by the result below)
+                break
             if len(buf) >= BLOCK_BYTES:
                 yield bytes(buf) if convert is None else convert(bytes(buf))
                 buf.clear()
