@@ -789,10 +789,12 @@ class Importer:
                 self.report.tables[tp.display].skipped = True
             elif self.opts.if_exists == "truncate":
                 tp.kept = True
-                self.engine.load_truncate(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
             elif self.opts.if_exists == "replace":
                 self.engine.load_drop(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
                 existing.discard((tp.tschema, tp.tname))
+        kept = [(tp.tschema, tp.tname) for tp in tables if tp.kept]
+        if kept:  # together: a table referenced by another one emptied here may be emptied with it
+            self.engine.load_truncate_tables(self.conn(), kept)  # type: ignore[attr-defined]
 
     def _pre_statements(self, plan: Any, tables: list[TablePlan], existing: set[tuple[str | None, str]]) -> list[Any]:
         """Pre-data statements, without those of tables that are kept (skipped or already there)."""
@@ -947,7 +949,8 @@ class Importer:
         self.emit("phase", f"loading {len(todo)} unit(s) with up to {self.opts.threads} thread(s)",
                   data={"units": len(todo), "bytes": sum(u.size for u in todo)})
         threads = self.opts.threads if self.engine.load_parallel_writers else 1  # type: ignore[attr-defined]
-        self.run_parallel([(u.size, self._unit_job(u)) for u in todo], threads)
+        for wave in self._foreign_key_waves(todo):
+            self.run_parallel([(u.size, self._unit_job(u)) for u in wave], threads)
         for _round in range(MAX_ATTEMPTS):
             if not self._in_doubt:
                 break
@@ -955,6 +958,43 @@ class Importer:
         if self._in_doubt:
             raise DataError("the connection kept failing while units were committing",
                             hint="run the import again with --resume")
+
+    def _foreign_key_waves(self, units: list[Unit]) -> list[list[Unit]]:
+        """The units in the order foreign keys allow.
+
+        Tables this import creates get their foreign keys after the data (post-data), and MySQL /
+        MariaDB load with ``foreign_key_checks = 0``, SQLite without ``foreign_keys``: any order
+        then. But a table kept by ``--if-exists truncate`` keeps its foreign keys, and PostgreSQL
+        (``load_checks_foreign_keys``) checks them at every statement: its rows are loaded after
+        those of the tables it references (waves by depth; the units of one wave in parallel).
+        References of a table to itself are not ordered (its units load in parallel)."""
+        if not getattr(self.engine, "load_checks_foreign_keys", False) or not any(u.table.kept for u in units):
+            return [units]
+        tables: dict[tuple[str, str], TablePlan] = {}
+        for u in units:
+            tables.setdefault((u.table.schema, u.table.name), u.table)
+        depth: dict[tuple[str, str], int] = {}
+
+        def level(key: tuple[str, str], path: frozenset[tuple[str, str]]) -> int:
+            if key in depth:
+                return depth[key]
+            if key in path:
+                names = ", ".join(sorted(f"{s}.{t}" for s, t in path))
+                raise UsageError(f"--if-exists truncate: the foreign keys among {names} form a cycle, so no order "
+                                 "of loading satisfies them", hint="use --if-exists replace: the tables are created "
+                                 "again and their foreign keys added after the data")
+            tp = tables[key]
+            refs = {(fk.ref_schema or tp.schema, fk.ref_table) for fk in tp.table.foreign_keys} if tp.kept else set()
+            refs = {r for r in refs if r in tables and r != key}
+            depth[key] = 1 + max((level(r, path | {key}) for r in refs), default=-1)
+            return depth[key]
+
+        for key in tables:
+            level(key, frozenset())
+        waves: list[list[Unit]] = [[] for _ in range(max(depth.values()) + 1)]
+        for u in units:
+            waves[depth[(u.table.schema, u.table.name)]].append(u)
+        return [w for w in waves if w]
 
     def _settle_in_doubt(self, units: list[Unit]) -> list[Unit]:
         """Units whose COMMIT failed (a dropped connection: the server may have committed): decide

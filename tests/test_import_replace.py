@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dbjson.errors import ApplyError
+from dbjson.errors import ApplyError, UsageError
 from dbjson.export import export_database
 from dbjson.importer import import_database
 
@@ -55,11 +55,29 @@ def test_skip_and_truncate_keep_existing_enum_types(mode: str, fresh_db: Fresh, 
     import_database(exp, target.url)
     loaded = target.query("SELECT count(*) FROM orders")[0][0]
     target.execute("INSERT INTO orders (customer_id, status, placed_at) SELECT customer_id, status, placed_at FROM orders LIMIT 1")
-    # truncate only the orders (a truncated table set with foreign keys among its members is another
-    # matter: the rows of order_lines may arrive before their orders)
-    import_database(exp, target.url, if_exists=mode, tables=["orders"] if mode == "truncate" else ())
+    # every table: truncate empties them together and loads the referenced tables' rows first (their
+    # foreign keys stay in place during the load)
+    report = import_database(exp, target.url, if_exists=mode, threads=2)
     # skip leaves the table (and its extra row) alone; truncate empties it and loads it again
     assert target.query("SELECT count(*) FROM orders")[0][0] == (loaded + 1 if mode == "skip" else loaded)
+    if mode == "truncate":
+        assert report.verify is not None and report.verify.ok, report.verify.problems
+
+
+def test_truncate_never_empties_a_table_outside_the_import(fresh_db: Fresh, tmp_path: Path) -> None:
+    """Truncating ``orders`` alone while ``order_lines`` references it: a clear error, and neither
+    table emptied (TRUNCATE ... CASCADE would have emptied order_lines silently)."""
+    exp = sample_export(fresh_db, tmp_path)
+    target = fresh_db("postgresql")
+    import_database(exp, target.url)
+    lines = target.query("SELECT count(*) FROM order_lines")[0][0]
+    orders = target.query("SELECT count(*) FROM orders")[0][0]
+    assert lines > 0
+    with pytest.raises(UsageError) as info:
+        import_database(exp, target.url, if_exists="truncate", tables=["orders"])
+    assert "order_lines" in str(info.value) and "--if-exists replace" in (info.value.hint or "")
+    assert target.query("SELECT count(*) FROM order_lines")[0][0] == lines
+    assert target.query("SELECT count(*) FROM orders")[0][0] == orders
 
 
 def test_replace_never_drops_a_type_used_outside_the_document(fresh_db: Fresh, tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ import base64
 import itertools
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
@@ -239,6 +239,11 @@ class MySQLLoad:
 
     def _name(self, schema: str | None, table: str) -> str:
         return _quote(table)
+
+    def load_truncate_tables(self, conn: Any, tables: Sequence[tuple[str | None, str]]) -> None:
+        """Empty ``tables`` (the load session does not check foreign keys: any order)."""
+        for schema, table in tables:
+            self.load_truncate(conn, schema, table)
 
     def load_truncate(self, conn: Any, schema: str | None, table: str) -> None:
         with conn.cursor() as cur:

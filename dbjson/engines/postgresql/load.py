@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ...codec import is_date_text
-from ...errors import ConnectionFailed, DataError
+from ...errors import ConnectionFailed, DataError, UsageError
 from ..bulktext import encode_columns
 from ..bulktext import scalar_text as _text
 
@@ -76,6 +76,7 @@ class PostgreSQLLoad:
     """The PostgreSQL side of ``dbjson import`` and ``dbjson verify``."""
 
     load_parallel_writers = True
+    load_checks_foreign_keys = True  # a kept table's foreign keys are checked during the load (no session switch)
     # Tables the import creates get their primary key after the data (as pg_restore does): COPY
     # into an unindexed heap, then one ALTER TABLE ... ADD PRIMARY KEY (bench/analysis.md).
     # InnoDB clusters rows by the key and SQLite cannot add one later, so only PostgreSQL.
@@ -152,7 +153,22 @@ class PostgreSQLLoad:
         return f"{_quote(schema)}.{_quote(table)}" if schema else _quote(table)
 
     def load_truncate(self, conn: Any, schema: str | None, table: str) -> None:
-        conn.execute(f"TRUNCATE TABLE {self._name(schema, table)} CASCADE")
+        self.load_truncate_tables(conn, [(schema, table)])
+
+    def load_truncate_tables(self, conn: Any, tables: Sequence[tuple[str | None, str]]) -> None:
+        """Empty ``tables`` in one statement (tables referencing each other can only be emptied
+        together), never with CASCADE: a table outside the import that references one of them
+        makes it fail, instead of silently emptying that table too."""
+        names = ", ".join(self._name(s, t) for s, t in tables)
+        try:
+            conn.execute(f"TRUNCATE TABLE {names}")
+        except Exception as e:  # noqa: BLE001 - psycopg.errors.FeatureNotSupported
+            if getattr(e, "sqlstate", None) != "0A000":
+                raise
+            diag = getattr(e, "diag", None)
+            detail = " ".join(x for x in (getattr(diag, "message_primary", None), getattr(diag, "message_detail", None)) if x)
+            raise UsageError(f"--if-exists truncate: {detail or str(e).strip().splitlines()[0]}",
+                             hint="include the referencing tables in the import, or use --if-exists replace") from None
 
     def load_drop(self, conn: Any, schema: str | None, table: str) -> None:
         conn.execute(f"DROP TABLE IF EXISTS {self._name(schema, table)} CASCADE")
