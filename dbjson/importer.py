@@ -1415,6 +1415,24 @@ def _worker_init() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "SIGUSR1"):
         signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """Linux: this worker gets SIGTERM when the importing process dies, even by ``kill -9`` (it
+    would otherwise wait forever on its pipe, an orphan holding memory)."""
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, 15, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGTERM
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent or parent == 1:  # it died before the call
+        os._exit(1)
 
 
 _ENCODERS: dict[tuple[str, str, str, bytes], Callable[..., tuple[bytes, int, int]]] = {}  # per process
