@@ -78,6 +78,9 @@ static void compress(uint64_t h[8], const unsigned char block[128], uint64_t t, 
     v[12] ^= t; /* low word of the 128-bit counter; lines are far below 2^64 bytes */
     if (last)
         v[14] = ~v[14];
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 12
+#endif
     for (int r = 0; r < 12; r++) {
         const uint8_t *s = SIGMA[r];
         G(0, 4, 8, 12, m[s[0]], m[s[1]]);
