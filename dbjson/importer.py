@@ -657,7 +657,9 @@ class Importer:
         if not self.opts.data_only and plan is not None:
             self.status["phase"] = "post-data"
             self.emit("phase", "post-data DDL")
-            self._run_ddl(self._post_statements(plan, tables), state, parallel=True)
+            post = self._post_statements(plan, tables)
+            merge = getattr(self.engine, "load_merge_indexes", None)  # one ALTER per table (MySQL/MariaDB)
+            self._run_ddl(merge(post) if merge is not None else post, state, parallel=True)
         self.report.seconds = time.monotonic() - start
         self.report.rejected = self.rejected
         if self.rejected:
