@@ -79,6 +79,7 @@ that dbjson writes: URLs are shown with `***` in place of the password.
 | `DBJSON_PASSWORD` | the password for a MySQL/MariaDB/PostgreSQL URL that has none, so it stays out of the shell history and the process list |
 | `NO_COLOR` | any non-empty value turns off colours on stderr and stdout |
 | `DBJSON_DEBUG` | any non-empty value shows the Python traceback of an internal error instead of the one-line message |
+| `DBJSON_NO_SPEEDUPS` | `1` turns off the optional C speedups (same output, slower; for comparison or to rule them out, see [data-format.md](data-format.md#how-rows-are-produced)) |
 """
 
 _EXAMPLES = re.compile(r"^\s*Examples?:\s*$")
