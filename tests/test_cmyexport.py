@@ -585,3 +585,21 @@ def test_stop_and_abort_end_a_blocked_c_stream(fresh_db: Any, engine_name: str, 
         assert got == ["ended"], got
     finally:
         conn.close()
+
+
+def test_c_path_only_with_the_pymysql_internals_it_reads(fresh_db: Any) -> None:
+    """A PyMySQL whose private attributes differ (a future version) keeps the server-side path."""
+    from dbjson.connect import Target, parse_url
+    from dbjson.engines.mysql.export import _pymysql_internals_known
+
+    db = fresh_db("mariadb")
+    conn = Target(parse_url(db.url)).connect_raw()
+    try:
+        assert _pymysql_internals_known(conn)
+
+        class Changed:
+            pass
+
+        assert not _pymysql_internals_known(Changed())
+    finally:
+        conn.close()

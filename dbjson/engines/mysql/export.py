@@ -175,6 +175,20 @@ class _CState:
             self.conn._force_close()
 
 
+_PYMYSQL_INTERNALS = ("_execute_command", "_rfile", "_next_seq_id", "_force_close", "_result", "server_status")
+
+
+def _pymysql_internals_known(conn: Any) -> bool:
+    """The C path reads the result packets itself, using PyMySQL internals (the socket file,
+    the sequence id, MySQLResult.init_unbuffered_query); a PyMySQL without them keeps the
+    server-side path instead of failing."""
+    try:
+        from pymysql.connections import MySQLResult
+    except ImportError:
+        return False
+    return all(hasattr(conn, a) for a in _PYMYSQL_INTERNALS) and hasattr(MySQLResult, "init_unbuffered_query")
+
+
 def _integer_key(unit: Unit) -> bool:
     cols = unit.key_columns
     return len(cols) == 1 and unit.table.column(cols[0]).type.kind == "integer"
@@ -412,7 +426,7 @@ class MySQLExport(SQLExportBase):
         cond, _ = self.export_conditions(unit, inline=conn.escape)
         src = self.export_qualify(unit.schema, unit.table)
         server_side = getattr(self, "server_side_json", True)
-        cm = speedups.load("_cmyexport") if server_side else None
+        cm = speedups.load("_cmyexport") if server_side and _pymysql_internals_known(conn) else None
         plan = self.c_plan(unit.table.columns) if cm is not None else None
         if plan is not None:
             yield from self._stream_c(conn, unit, stop, cm, plan)
