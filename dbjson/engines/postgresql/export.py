@@ -91,6 +91,23 @@ def _message(result: Any) -> str:
     return bytes(result.error_message or b"").decode("utf-8", "replace").strip() or str(result.status)
 
 
+def _rows_reader(pg: Any) -> Callable[[int], tuple[int, bytes]]:
+    """The pure-Python counterpart of :func:`.copyread.block_reader`: ``PQgetCopyData`` one row per
+    call (non-blocking: a blocking call would hold the GIL while libpq waits for the server)."""
+    get = pg.get_copy_data
+
+    def read(max_bytes: int) -> tuple[int, bytes]:
+        out = bytearray()
+        while len(out) < max_bytes:
+            nbytes, data = get(1)
+            if nbytes <= 0:  # 0: no complete row buffered; -1: done; -2: error
+                return (0 if nbytes == 0 else -1 if nbytes == -1 else -2), bytes(out)
+            out += data
+        return 1, bytes(out)
+
+    return read
+
+
 def _fsp_pad(txt: str, fsp: int) -> str:
     """SQL padding a time text ('12:34:56' or '12:34:56.5') to exactly ``fsp`` fraction digits."""
     if not fsp:
@@ -632,40 +649,8 @@ class PostgreSQLExport(SQLExportBase):
         if started is None or started.status != pq.ExecStatus.COPY_OUT:
             _drain(pg)
             raise DataError(f"export query failed: {_message(started)}", table=unit.qualified)
-        get, consume, fd = pg.get_copy_data, pg.consume_input, pg.socket
-        read_block = block_reader(pg)
-        if read_block is not None:  # the same loop in C, a block at a time, without the GIL
-            yield from self._copy_blocks(read_block, pg, unit, stop, convert)
-            return
-        buf = bytearray()
-        while True:
-            nbytes, data = get(1)  # non-blocking: a blocking call would hold the GIL while it waits
-            if nbytes == 0:  # no complete row buffered: wait for the socket without the GIL
-                select.select([fd], [], [])
-                consume()
-                continue
-            if nbytes < 0:  # -1: done; -2: error (reported by the result below)
-                break
-            buf += data
-            if len(buf) >= BLOCK_BYTES:
-                yield bytes(buf) if convert is None else convert(bytes(buf))
-                buf.clear()
-                if stop.is_set():
-                    return  # the coordinator cancels the query and closes the connection
-        final = pg.get_result()
-        _drain(pg)
-        if final is None or final.status != pq.ExecStatus.COMMAND_OK:
-            raise DataError(f"export query failed: {_message(final)}", table=unit.qualified)
-        if buf:
-            yield bytes(buf) if convert is None else convert(bytes(buf))
-
-    @staticmethod
-    def _copy_blocks(read_block: Callable[[int], tuple[int, bytes]], pg: Any, unit: Unit, stop: threading.Event,
-                     convert: Callable[[bytes], bytes] | None) -> Iterator[bytes]:
-        """:meth:`_stream_copy`'s loop with ``dbjson._cpgcopy`` (see :mod:`.copyread`): whole
-        rows, about BLOCK_BYTES per call; the same end and error handling."""
-        from psycopg import pq
-
+        # whole rows, about BLOCK_BYTES per call: in C (dbjson._cpgcopy, without the GIL) or here
+        read_block = block_reader(pg) or _rows_reader(pg)
         fd, consume = pg.socket, pg.consume_input
         buf = bytearray()
         while True:
