@@ -785,6 +785,27 @@ done:
     return res;
 }
 
+/* A run over view[pos:] (no columns: skip_rows; rows_to_jsonl sets them). */
+static void run_init(run_t *r, const Py_buffer *view, Py_ssize_t pos, int seq, int deprecate_eof)
+{
+    memset(r, 0, sizeof *r);
+    r->buf = view->buf;
+    r->size = view->len;
+    r->pos = pos;
+    r->seq = seq;
+    r->deprecate_eof = deprecate_eof;
+}
+
+/* The loop without the GIL, then the view released and the result tuple built. */
+static PyObject *run_and_finish(run_t *r, Py_buffer *view)
+{
+    Py_BEGIN_ALLOW_THREADS
+    run(r);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(view);
+    return finish(r);
+}
+
 static int get_buffer(PyObject *obj, Py_ssize_t pos, Py_buffer *view)
 {
     if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0)
@@ -847,12 +868,7 @@ static PyObject *rows_to_jsonl(PyObject *self, PyObject *a)
     if (get_buffer(bufobj, pos, &view) < 0)
         goto fail;
     run_t r;
-    memset(&r, 0, sizeof r);
-    r.buf = view.buf;
-    r.size = view.len;
-    r.pos = pos;
-    r.seq = seq;
-    r.deprecate_eof = deprecate_eof;
+    run_init(&r, &view, pos, seq, deprecate_eof);
     r.cols = cols;
     r.ncols = ncols;
     r.nvals = nvals;
@@ -862,11 +878,7 @@ static PyObject *rows_to_jsonl(PyObject *self, PyObject *a)
         PyErr_NoMemory();
         goto fail;
     }
-    Py_BEGIN_ALLOW_THREADS
-    run(&r);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&view);
-    PyObject *res = finish(&r);
+    PyObject *res = run_and_finish(&r, &view);
     PyMem_Free(cols);
     return res;
 fail:
@@ -893,17 +905,8 @@ static PyObject *skip_rows(PyObject *self, PyObject *a)
     if (get_buffer(bufobj, pos, &view) < 0)
         return NULL;
     run_t r;
-    memset(&r, 0, sizeof r);
-    r.buf = view.buf;
-    r.size = view.len;
-    r.pos = pos;
-    r.seq = seq;
-    r.deprecate_eof = deprecate_eof;
-    Py_BEGIN_ALLOW_THREADS
-    run(&r);
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&view);
-    return finish(&r);
+    run_init(&r, &view, pos, seq, deprecate_eof);
+    return run_and_finish(&r, &view);
 }
 
 static PyMethodDef methods[] = {
