@@ -796,7 +796,7 @@ class Importer:
                 existing.discard((tp.tschema, tp.tname))
         kept = [(tp.tschema, tp.tname) for tp in tables if tp.kept]
         if kept:  # together: a table referenced by another one emptied here may be emptied with it
-            self.engine.load_truncate_tables(self.conn(), kept)  # type: ignore[attr-defined]
+            self.engine.load_truncate_tables(self.conn(), kept)
 
     def _pre_statements(self, plan: Any, tables: list[TablePlan], existing: set[tuple[str | None, str]]) -> list[Any]:
         """Pre-data statements, without those of tables that are kept (skipped or already there)."""

@@ -9,6 +9,7 @@ mappings, reserved words) come from ``dialects/<name>.toml``, never from code.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from ..resources import dialect_table
@@ -56,3 +57,10 @@ class Engine:
     def literal(self, value: str) -> str:
         """A SQL string literal."""
         return "'" + value.replace("'", "''") + "'"
+
+    def load_truncate_tables(self, conn: Any, tables: Sequence[tuple[str | None, str]]) -> None:
+        """Empty the tables ``--if-exists truncate`` keeps, one ``load_truncate`` each: a load
+        session that does not check foreign keys (MySQL/MariaDB, SQLite) may empty them in any
+        order; PostgreSQL overrides it (one statement, never CASCADE)."""
+        for schema, table in tables:
+            self.load_truncate(conn, schema, table)  # type: ignore[attr-defined]

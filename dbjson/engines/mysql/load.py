@@ -271,11 +271,6 @@ class MySQLLoad:
             dropped.update(i for i, _st, _m in items[1:])
         return [merged.get(i, st) for i, st in enumerate(statements) if i not in dropped]
 
-    def load_truncate_tables(self, conn: Any, tables: Sequence[tuple[str | None, str]]) -> None:
-        """Empty ``tables`` (the load session does not check foreign keys: any order)."""
-        for schema, table in tables:
-            self.load_truncate(conn, schema, table)
-
     def load_truncate(self, conn: Any, schema: str | None, table: str) -> None:
         with conn.cursor() as cur:
             cur.execute(f"TRUNCATE TABLE {self._name(schema, table)}")

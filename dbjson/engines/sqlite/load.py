@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -95,11 +95,6 @@ class SQLiteLoad:
 
     def _name(self, schema: str | None, table: str) -> str:
         return _quote(table)
-
-    def load_truncate_tables(self, conn: Any, tables: Sequence[tuple[str | None, str]]) -> None:
-        """Empty ``tables`` (the load session does not check foreign keys: any order)."""
-        for schema, table in tables:
-            self.load_truncate(conn, schema, table)
 
     def load_truncate(self, conn: Any, schema: str | None, table: str) -> None:
         conn.execute(f"DELETE FROM {self._name(schema, table)}")
