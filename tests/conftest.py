@@ -200,6 +200,21 @@ def _balanced(text: str) -> bool:
 
 
 @pytest.fixture
+def mariadb_user() -> Iterator[tuple[str, str]]:
+    """A MariaDB user (name, password) that may connect but holds no privilege on any database."""
+    name, password = "dbjson_u_" + uuid.uuid4().hex[:8], "pw-" + uuid.uuid4().hex[:8]
+    conn = _mysql_connect(server_url("mariadb"))
+    with conn.cursor() as cur:
+        cur.execute(f"CREATE USER '{name}'@'%' IDENTIFIED BY '{password}'")
+    try:
+        yield name, password
+    finally:
+        with conn.cursor() as cur:
+            cur.execute(f"DROP USER IF EXISTS '{name}'@'%'")
+        conn.close()
+
+
+@pytest.fixture
 def fresh_db(tmp_path: Path) -> Iterator[Callable[[str], FreshDatabase]]:
     """Factory: ``fresh_db("mysql")`` → a new empty database, dropped after the test."""
     made: list[FreshDatabase] = []

@@ -43,21 +43,6 @@ def pg_role() -> Iterator[tuple[str, str]]:
             admin.execute(f"DROP ROLE IF EXISTS {role}")
 
 
-@pytest.fixture
-def mariadb_user() -> Iterator[tuple[str, str]]:
-    """A MariaDB user that may connect but holds no privilege (no CREATE)."""
-    name, password = "dbjson_u_" + uuid.uuid4().hex[:8], "pw-" + uuid.uuid4().hex[:8]
-    conn = _mysql_connect(server_url("mariadb"))
-    with conn.cursor() as cur:
-        cur.execute(f"CREATE USER '{name}'@'%' IDENTIFIED BY '{password}'")
-    try:
-        yield name, password
-    finally:
-        with conn.cursor() as cur:
-            cur.execute(f"DROP USER IF EXISTS '{name}'@'%'")
-        conn.close()
-
-
 def _url(engine: str, user: str, password: str, database: str) -> str:
     admin = server_url(engine)
     scheme, rest = admin.split("://", 1)

@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -178,22 +178,6 @@ def test_missing_driver(tmp_path: Path) -> None:
     assert "No module named 'psycopg'" in proc.stderr
     assert "hint: install the PostgreSQL driver: pip install 'psycopg[binary]'" in proc.stderr
     assert "Traceback" not in proc.stderr
-
-
-@pytest.fixture
-def mariadb_user() -> Iterator[tuple[str, str]]:
-    """A MariaDB user that may connect but holds no privilege on any database."""
-    admin = server_url("mariadb")
-    name, password = "dbjson_u_" + uuid.uuid4().hex[:8], "pw-" + uuid.uuid4().hex[:8]
-    conn = _mysql_connect(admin)
-    with conn.cursor() as cur:
-        cur.execute(f"CREATE USER '{name}'@'%' IDENTIFIED BY '{password}'")
-    try:
-        yield name, password
-    finally:
-        with conn.cursor() as cur:
-            cur.execute(f"DROP USER IF EXISTS '{name}'@'%'")
-        conn.close()
 
 
 def test_no_privilege_on_the_database_mariadb(mariadb_user: tuple[str, str], fresh_db: Fresh) -> None:
