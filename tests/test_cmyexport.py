@@ -17,7 +17,6 @@ import struct
 import subprocess
 import sys
 import threading
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +26,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dbjson import model as m
 from dbjson.connect import Target, parse_url
 from dbjson.engines import detect_engine
 from dbjson.engines.mysql.export import MySQLExport
 from dbjson.errors import DataError
 from dbjson.export import Unit, export_database
 from dbjson.reflect import reflect
+
+from test_export_perf import flags_with_a_2
 
 HERE = Path(__file__).parent
 ENGINES = ["mysql", "mariadb"]
@@ -283,13 +283,7 @@ def test_values_across_the_16mb_packet_boundary(fresh_db: Any, engine_name: str,
 def test_boolean_holding_2_stops_with_a_data_error(fresh_db: Any, engine_name: str, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch, spy: list[str]) -> None:
     db = fresh_db(engine_name)
-    rows = ", ".join(f"({i}, {2 if i == 777 else i % 2})" for i in range(1, 2001))
-    db.execute(f"CREATE TABLE flags (id INT PRIMARY KEY, ok TINYINT(1) NOT NULL);\nINSERT INTO flags VALUES {rows};")
-    doc = reflect(db.url)
-    schema = doc.schemas[0]
-    table = schema.tables[0]
-    cols = tuple(replace(c, type=m.Type(kind="boolean")) if c.name == "ok" else c for c in table.columns)
-    doc = replace(doc, schemas=(replace(schema, tables=(replace(table, columns=cols),)),))
+    doc = flags_with_a_2(db)
     set_mode(monkeypatch, "c")
     with pytest.raises(DataError) as e:
         export_database(db.url, tmp_path / "out", threads=1, database=doc)

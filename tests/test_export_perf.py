@@ -60,6 +60,19 @@ def test_export_first_connection_to_loopback_mysql_skips_tls(fresh_db: Any) -> N
             conn.close()
 
 
+def flags_with_a_2(db: Any) -> m.Database:
+    """Table ``flags`` (2,000 rows; row 777 holds 2 in the TINYINT(1) column ``ok``) and its
+    document with ``ok`` as a boolean: a value without a canonical encoding. (TINYINT(1) reflects
+    as an integer; a document from elsewhere may call it boolean.)"""
+    rows = ", ".join(f"({i}, {2 if i == 777 else i % 2})" for i in range(1, 2001))
+    db.execute(f"CREATE TABLE flags (id INT PRIMARY KEY, ok TINYINT(1) NOT NULL);\nINSERT INTO flags VALUES {rows};")
+    doc = reflect(db.url)
+    schema = doc.schemas[0]
+    table = schema.tables[0]
+    cols = tuple(replace(c, type=m.Type(kind="boolean")) if c.name == "ok" else c for c in table.columns)
+    return replace(doc, schemas=(replace(schema, tables=(replace(table, columns=cols),)),))
+
+
 @pytest.mark.parametrize("no_speedups", ["1", "0"], ids=["batched", "c-path"])
 @pytest.mark.parametrize("engine_name", ["mysql", "mariadb"])
 def test_mysql_batched_export_stops_on_a_value_without_canonical_form(fresh_db: Any, tmp_path: Path, engine_name: str,
@@ -68,14 +81,7 @@ def test_mysql_batched_export_stops_on_a_value_without_canonical_form(fresh_db: 
     naming the table, never a line written with a NUL in it."""
     monkeypatch.setenv("DBJSON_NO_SPEEDUPS", no_speedups)
     db = fresh_db(engine_name)
-    rows = ", ".join(f"({i}, {2 if i == 777 else i % 2})" for i in range(1, 2001))
-    db.execute(f"CREATE TABLE flags (id INT PRIMARY KEY, ok TINYINT(1) NOT NULL);\nINSERT INTO flags VALUES {rows};")
-    # TINYINT(1) reflects as an integer; a document from elsewhere may call it boolean
-    doc = reflect(db.url)
-    schema = doc.schemas[0]
-    table = schema.tables[0]
-    cols = tuple(replace(c, type=m.Type(kind="boolean")) if c.name == "ok" else c for c in table.columns)
-    doc = replace(doc, schemas=(replace(schema, tables=(replace(table, columns=cols),)),))
+    doc = flags_with_a_2(db)
     with pytest.raises(DataError) as e:
         export_database(db.url, tmp_path / "out", threads=1, database=doc)
     assert "no canonical encoding" in str(e.value) and (e.value.table or "").endswith(".flags")
