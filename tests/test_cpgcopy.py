@@ -1,6 +1,6 @@
 """``dbjson._cpgcopy``: COPY TO STDOUT rows read a block at a time in C (through the libpq that
-psycopg loaded) give exactly the bytes of psycopg's per-row ``get_copy_data`` loop, report the end
-and a failure the same way, and leave the connection usable."""
+psycopg loaded) give exactly the bytes of the export's pure-Python reader (psycopg's per-row
+``get_copy_data``), report the end and a failure the same way, and leave the connection usable."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from dbjson import speedups
 from dbjson.engines.postgresql.copyread import block_reader
+from dbjson.engines.postgresql.export import _rows_reader
 
 pytestmark = pytest.mark.postgresql
 
@@ -32,29 +33,19 @@ def _copy(conn: Any, sql: str, use_c: bool, block: int = 1 << 16) -> tuple[bytes
     pg.send_query(sql.encode())
     started = pg.get_result()
     assert started.status == pq.ExecStatus.COPY_OUT
+    # the C reader against the export's pure-Python one (psycopg's get_copy_data, a row per call)
+    read = _reader(pg) if use_c else _rows_reader(pg)
     out = bytearray()
-    if use_c:
-        read = _reader(pg)
-        while True:
-            status, data = read(block)
-            assert status in (1, 0, -1, -2)
-            out += data
-            if status == 0:
-                select.select([pg.socket], [], [])
-                pg.consume_input()
-                continue
-            if status < 0:
-                break
-    else:
-        while True:
-            n, data = pg.get_copy_data(1)
-            if n == 0:
-                select.select([pg.socket], [], [])
-                pg.consume_input()
-                continue
-            if n < 0:
-                break
-            out += data
+    while True:
+        status, data = read(block)
+        assert status in (1, 0, -1, -2)
+        out += data
+        if status == 0:
+            select.select([pg.socket], [], [])
+            pg.consume_input()
+            continue
+        if status < 0:
+            break
     final = pg.get_result()
     while pg.get_result() is not None:
         pass
