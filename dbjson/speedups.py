@@ -21,28 +21,22 @@ def disabled() -> bool:
 
 def load(name: str) -> ModuleType | None:
     """``dbjson.<name>`` (e.g. ``_cpgexport``) if built and not disabled, else None."""
-    if disabled():
-        return None
+    return None if disabled() else _module(name)
+
+
+def available() -> dict[str, bool]:
+    """Which C modules this installation has built (whether or not ``DBJSON_NO_SPEEDUPS`` is set)."""
+    from pathlib import Path
+
+    names = sorted({p.name.split(".")[0] for p in Path(__file__).parent.glob("_c*.c")}
+                   | {p.name.split(".")[0] for p in Path(__file__).parent.glob("_c*.so")})
+    return {n: _module(n) is not None for n in names}
+
+
+def _module(name: str) -> ModuleType | None:
     if name not in _cache:
         try:
             _cache[name] = importlib.import_module(f"dbjson.{name}")
         except ImportError:
             _cache[name] = None
     return _cache[name]
-
-
-def available() -> dict[str, bool]:
-    """Which C modules this installation has (for ``dbjson --version --verbose`` and the tests)."""
-    from pathlib import Path
-
-    names = sorted({p.name.split(".")[0] for p in Path(__file__).parent.glob("_c*.c")}
-                   | {p.name.split(".")[0] for p in Path(__file__).parent.glob("_c*.so")})
-    return {n: _import_ok(n) for n in names}
-
-
-def _import_ok(name: str) -> bool:
-    try:
-        importlib.import_module(f"dbjson.{name}")
-        return True
-    except ImportError:
-        return False
