@@ -1425,12 +1425,14 @@ def _die_with_parent() -> None:
     would otherwise wait forever on its pipe, an orphan holding memory)."""
     if not sys.platform.startswith("linux"):
         return
+    import signal
+
     parent = os.getppid()
     try:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, 15, 0, 0, 0)  # PR_SET_PDEATHSIG, SIGTERM
+        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         return
     if os.getppid() != parent or parent == 1:  # it died before the call
