@@ -38,9 +38,22 @@ from pathlib import Path
 from typing import IO, Any
 
 import orjson
+import xxhash
 
 from . import model as m
-from .codec import MASK64, Checksum, format_checksum, line_hash, raw_values, unwrap_json, unwrap_json_text
+from .codec import (
+    BLAKE2B_SUM,
+    CHECKSUM_ALGORITHMS,
+    DEFAULT_CHECKSUM,
+    MASK64,
+    Checksum,
+    format_checksum,
+    line_hash,
+    raw_values,
+    sum_lines,
+    unwrap_json,
+    unwrap_json_text,
+)
 from .connect import Target, parse_url
 from .engines import Engine, get_engine
 from .export import safe_names
@@ -141,7 +154,9 @@ class DataFile:
     rows: int | None
     bytes: int | None = None
     checksum: str | None = None
-    sha256: str | None = None  # of the file's bytes (exports write it; hand-made manifests may not)
+    xxh128: str | None = None  # XXH3-128 of the file's bytes (exports since format 1.2 write it)
+    sha256: str | None = None  # SHA-256 of the file's bytes (format 1.0-1.1 exports; hand-made manifests may have neither)
+    algorithm: str = DEFAULT_CHECKSUM  # the manifest's checksum_algorithm of ``checksum``
 
 
 @dataclass
@@ -152,6 +167,7 @@ class ManifestTable:
     checksum: str | None
     files: list[DataFile]
     columns: list[str] | None = None
+    algorithm: str = DEFAULT_CHECKSUM  # the manifest's checksum_algorithm of ``checksum``
 
 
 def read_export(directory: Path) -> tuple[m.Database, list[ManifestTable], str]:
@@ -186,6 +202,11 @@ def _manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTabl
         items = [dict(v, key=k) for k, v in items.items()]
     if not isinstance(items, list) or not all(isinstance(t, dict) and isinstance(t.get("files", []), list) for t in items):
         raise DocumentError("'tables' must list objects, each with a list of 'files'", file=where, pointer="/tables")
+    # absent in hand-made manifests: blake2b64-sum, the only line hash before data format 1.2
+    algorithm = doc.get("checksum_algorithm", BLAKE2B_SUM)
+    if algorithm not in CHECKSUM_ALGORITHMS:
+        raise DocumentError(f"unknown checksum algorithm {algorithm!r} (known: {', '.join(CHECKSUM_ALGORITHMS)}): "
+                            "the export was written by a newer dbjson", file=where, pointer="/checksum_algorithm")
     out: list[ManifestTable] = []
     for ti, t in enumerate(items):
         name = t.get("name") or t.get("table") or str(t.get("key", "")).split(".")[-1]
@@ -197,10 +218,12 @@ def _manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTabl
                 path=directory / rel, rel=rel, rows=f.get("rows") if isinstance(f, dict) else None,
                 bytes=f.get("bytes") if isinstance(f, dict) else None,
                 checksum=f.get("checksum") if isinstance(f, dict) else None,
+                xxh128=f.get("xxh128") if isinstance(f, dict) and isinstance(f.get("xxh128"), str) else None,
                 sha256=f.get("sha256") if isinstance(f, dict) and isinstance(f.get("sha256"), str) else None,
+                algorithm=algorithm,
             ))
         out.append(ManifestTable(schema=schema, name=name, rows=t.get("rows"), checksum=t.get("checksum"), files=files,
-                                 columns=t.get("columns")))
+                                 columns=t.get("columns"), algorithm=algorithm))
     return out
 
 
@@ -314,6 +337,7 @@ class TablePlan:
     files: list[DataFile] = field(default_factory=list)
     rows: int | None = None
     checksum: str | None = None
+    checksum_algorithm: str = DEFAULT_CHECKSUM  # the manifest's, for ``checksum``
     skipped: bool = False
     base_rows: int = 0  # rows the table had before this import (--data-only into a non-empty table)
     kept: bool = False  # the table was already there (--if-exists truncate): its indexes and keys too
@@ -748,6 +772,7 @@ class Importer:
             tp = TablePlan(schema=s.name, name=t.name, table=t, tschema=tschema, tname=tname, columns=[c for c, _ in loaded],
                            target_names=[tname_of(rc) for _, rc in loaded], target_types=[ttype_of(rc) for _, rc in loaded],
                            files=mt.files if mt else [], rows=mt.rows if mt else 0, checksum=mt.checksum if mt else None,
+                           checksum_algorithm=mt.algorithm if mt else DEFAULT_CHECKSUM,
                            ddl_only=mt is None and t.partition_of is not None,
                            verify_columns=[(c, tname_of(rc), ttype_of(rc)) for c, rc in pairs])
             tp.value_rules = value_rules(self.engine, tp.verify_columns, self.opts.nul)
@@ -1266,7 +1291,7 @@ class _UnitReader:
         self.imp = imp
         self.unit = unit
         self.tp = unit.table
-        self.checksum = Checksum()
+        self.checksum = Checksum(algorithm=unit.file.algorithm)
         self.count = 0
         self.line = 0
         self._fh: IO[bytes] | None = None
@@ -1298,8 +1323,8 @@ class _UnitReader:
         a block of a plain (uncompressed) file again by its byte range (:func:`_encode_file_range`,
         from the page cache) rather than receiving it through the pool's pipe.
 
-        When the manifest gives the plain file's SHA-256 and content checksum, the bytes are
-        checked instead of the lines: the whole file's SHA-256 here (a mismatch stops the unit
+        When the manifest gives the plain file's XXH3-128 (or SHA-256) and content checksum, the
+        bytes are checked instead of the lines: the whole file's hash here (a mismatch stops the unit
         before it commits), each block's CRC-32 where a worker re-reads it (the bytes it encodes
         are the bytes checked here), and the content checksum is then the manifest's (the file is
         byte for byte the one the export summed). One hash of the bytes costs a fraction of a
@@ -1312,8 +1337,12 @@ class _UnitReader:
         path = str(f.path)
         plain = not path.endswith((".gz", ".zst")) and not self.imp.streams
         by_range = pool is not _INLINE and plain
-        by_bytes = plain and f.sha256 is not None and f.checksum is not None
-        file_hash = hashlib.sha256() if by_bytes else None
+        expect_hash = f.xxh128 or f.sha256
+        by_bytes = plain and expect_hash is not None and f.checksum is not None
+        file_hash: Any = None
+        hash_name = ""
+        if by_bytes:
+            file_hash, hash_name = (xxhash.xxh3_128(), "xxh128") if f.xxh128 else (hashlib.sha256(), "sha256")
         self._fh = fh = self.imp.open_file(f)
         pending: deque[Any] = deque()
         rest = b""
@@ -1331,9 +1360,9 @@ class _UnitReader:
                 raise Cancelled("import cancelled")
             if file_hash is not None:
                 file_hash.update(chunk)
-                if not chunk and file_hash.hexdigest() != (f.sha256 or "").lower():
-                    raise _fatal(DataError(f"content checksum: the file's sha256 {file_hash.hexdigest()} differs from "
-                                           f"the manifest's {f.sha256}", file=rel, table=self.tp.display))
+                if not chunk and file_hash.hexdigest() != (expect_hash or "").lower():
+                    raise _fatal(DataError(f"content checksum: the file's {hash_name} {file_hash.hexdigest()} differs from "
+                                           f"the manifest's {expect_hash}", file=rel, table=self.tp.display))
             data = rest + chunk if rest else chunk
             cut = data.rfind(b"\n") + 1 if chunk else len(data)
             block, rest = data[:cut], data[cut:]
@@ -1344,16 +1373,16 @@ class _UnitReader:
                 args = (eng.name, eng.server_version, plan, self.imp.opts.zero_dates, rel, first_line)
                 if by_range:
                     expect = zlib.crc32(block) if by_bytes else None
-                    pending.append(pool.submit(_encode_file_range, *args, path, offset, len(block), expect))
+                    pending.append(pool.submit(_encode_file_range, *args, path, offset, len(block), expect, f.algorithm))
                 else:
-                    pending.append(pool.submit(_encode_block, *args, block, not by_bytes))
+                    pending.append(pool.submit(_encode_block, *args, block, None if by_bytes else f.algorithm))
                 first_line += block.count(b"\n")
                 offset += len(block)
             while pending and (len(pending) > lookahead or not chunk):
                 yield self._take(pending.popleft().result())
             if not chunk:
                 if by_bytes:  # every block was taken: the content is the file the manifest describes
-                    self.checksum = Checksum.from_hex(f.checksum or "", self.checksum.rows)
+                    self.checksum = Checksum.from_hex(f.checksum or "", self.checksum.rows, f.algorithm)
                 return
 
     def _take(self, result: tuple[Any, ...]) -> bytes:
@@ -1361,7 +1390,7 @@ class _UnitReader:
         if status != "ok":
             raise DataError(payload, **info)
         self.count += n
-        self.checksum.merge(Checksum(csum, n))
+        self.checksum.merge(Checksum(csum, n, self.checksum.algorithm))
         return payload  # type: ignore[no-any-return]
 
     def rows_careful(self) -> Iterator[tuple[int, bytes, tuple[Any, ...] | None, DataError | None]]:
@@ -1444,13 +1473,14 @@ _ENCODERS_MAX = 64
 
 
 def _encode_block(engine_name: str, server_version: str, plan: bytes, zero_dates: str, rel: str,
-                  first_line: int, block: bytes, hash_lines: bool = True) -> tuple[Any, ...]:
+                  first_line: int, block: bytes, algorithm: str | None = DEFAULT_CHECKSUM) -> tuple[Any, ...]:
     """Convert and encode one block of whole lines for the engine's bulk path (in a worker process,
     or inline in the loading thread). ``plan`` is the pickled :class:`TablePlan`: it keys the
     encoder cache, so another import in the same process never reuses a stale encoder.
 
     Returns ``("ok", encoded bytes, rows, checksum, {})`` or ``("error", message, 0, 0, location)``;
-    the checksum is 0 when ``hash_lines`` is false (the caller checks the file's bytes instead).
+    the checksum (of the line hash ``algorithm``) is 0 when ``algorithm`` is None (the caller checks
+    the file's bytes instead).
     """
     key = (engine_name, server_version, zero_dates, plan)
     encode = _ENCODERS.get(key)
@@ -1464,7 +1494,7 @@ def _encode_block(engine_name: str, server_version: str, plan: bytes, zero_dates
     collecting = gc.isenabled()
     gc.disable()
     try:
-        encoded, n, total = encode(block, first_line, hash_lines)
+        encoded, n, total = encode(block, first_line, algorithm)
     except DataError as e:
         info = {"file": rel, "line": e.line, "table": e.table, "column": e.column, "value": e.value}
         return ("error", e.message, 0, 0, info)
@@ -1474,30 +1504,19 @@ def _encode_block(engine_name: str, server_version: str, plan: bytes, zero_dates
     return ("ok", encoded, n, total, {})
 
 
-def _hash_sum(lines: list[bytes]) -> int:
-    """The content checksum of ``lines`` (see :func:`dbjson.codec.line_hash`): the digests are
-    joined and their first 8 bytes read as little-endian 64-bit words in C (on little-endian
-    machines), instead of slicing and converting each digest in Python; with the C speedup
-    ``dbjson._cchecksum``, one C call for the whole list."""
-    fast = speedups.load("_cchecksum")
-    if fast is not None:
-        return int(fast.sum_lines(lines))
-    if sys.byteorder == "little":
-        digests = b"".join(map(_DIGEST, map(hashlib.blake2b, lines)))
-        return sum(memoryview(digests).cast("Q")[::8]) & MASK64
-    return sum(map(line_hash, lines)) & MASK64
-
-
-_DIGEST = hashlib.blake2b.digest
+def _hash_sum(lines: list[bytes], algorithm: str = DEFAULT_CHECKSUM) -> int:
+    """The content checksum of ``lines`` (:func:`dbjson.codec.sum_lines`: one C call with the
+    speedup ``dbjson._cchecksum``)."""
+    return sum_lines(lines, algorithm)
 
 
 def _encode_file_range(engine_name: str, server_version: str, plan: bytes, zero_dates: str, rel: str,
                        first_line: int, path: str, offset: int, length: int,
-                       expect: int | None = None) -> tuple[Any, ...]:
+                       expect: int | None = None, algorithm: str = DEFAULT_CHECKSUM) -> tuple[Any, ...]:
     """:func:`_encode_block` of the ``length`` bytes at ``offset`` of a plain file (whole lines).
 
     With ``expect`` (the CRC-32 of the bytes the loading thread read and checked against the
-    manifest's SHA-256), the bytes read here must have that CRC (the file did not change between
+    manifest's file hash), the bytes read here must have that CRC (the file did not change between
     the two reads), and their lines are not hashed.
     """
     parts = []
@@ -1515,7 +1534,8 @@ def _encode_file_range(engine_name: str, server_version: str, plan: bytes, zero_
     block = b"".join(parts)
     if expect is not None and zlib.crc32(block) != expect:
         return ("error", "the file changed while it was loaded", 0, 0, {"file": rel, "line": first_line})
-    return _encode_block(engine_name, server_version, plan, zero_dates, rel, first_line, block, expect is None)
+    return _encode_block(engine_name, server_version, plan, zero_dates, rel, first_line, block,
+                         algorithm if expect is None else None)
 
 
 class _Slow(Exception):
@@ -1523,8 +1543,8 @@ class _Slow(Exception):
 
 
 def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: str) -> Callable[..., tuple[bytes, int, int]]:
-    """``encode(block, first_line_number, hash_lines=True)`` → (bulk text, rows, checksum) of a
-    block of whole lines (checksum 0 when ``hash_lines`` is false).
+    """``encode(block, first_line_number, algorithm=DEFAULT_CHECKSUM)`` → (bulk text, rows,
+    checksum) of a block of whole lines (checksum 0 when ``algorithm`` is None).
 
     The common case goes a column at a time: every line parsed by ``orjson`` in one ``map``, the
     values taken with one ``itemgetter``, transposed with ``zip``, converted per column and
@@ -1566,13 +1586,13 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
         cols.extend([v] * len(objs) for v in fixed)
         return engine.load_encode_columns(cols)  # type: ignore[attr-defined,no-any-return]
 
-    def encode(block: bytes, first_line: int, hash_lines: bool = True) -> tuple[bytes, int, int]:
+    def encode(block: bytes, first_line: int, algorithm: str | None = DEFAULT_CHECKSUM) -> tuple[bytes, int, int]:
         lines = block.split(b"\n")
         lines.pop()  # the block ends with a newline
         if b"\r" in block:
             lines = [ln[:-1] if ln.endswith(b"\r") else ln for ln in lines]
         rows = [ln for ln in lines if ln] if b"\n\n" in block or block.startswith(b"\n") or b"\r" in block else lines
-        total = _hash_sum(rows) if hash_lines else 0
+        total = _hash_sum(rows, algorithm) if algorithm is not None else 0
         if not rows:
             return b"", 0, total
         encoded = None

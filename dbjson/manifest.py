@@ -15,14 +15,17 @@ from typing import Any
 import orjson
 
 from .__about__ import __version__
+from .codec import DEFAULT_CHECKSUM
 from .errors import DocumentError
 
 FORMAT = "dbjson-manifest"
 MANIFEST_NAME = "manifest.json"
-CHECKSUM_ALGORITHM = "blake2b64-sum"
+CHECKSUM_ALGORITHM = DEFAULT_CHECKSUM  # what exports write; readers accept codec.CHECKSUM_ALGORITHMS
 # The version of the manifest and the row encoding of its data files (the schema document has its
 # own, dbjson.FORMAT_VERSION). 1.1: the JSON document null of a json column is {"$json":null}.
-DATA_FORMAT_VERSION = "1.1"
+# 1.2: line checksums are XXH3-64 ("xxh3-64-sum") and files carry "xxh128" instead of "sha256";
+# the rows are written exactly as in 1.1.
+DATA_FORMAT_VERSION = "1.2"
 
 
 @dataclass
@@ -39,8 +42,9 @@ class FileEntry:
     path: str  # relative to the export directory, "/" separated
     rows: int
     bytes: int  # size of the file as written (compressed if compressed)
-    sha256: str  # of the file bytes
     checksum: str  # content checksum of the file's lines (see docs/data-format.md)
+    xxh128: str | None = None  # XXH3-128 of the file bytes, 32 hex digits (format 1.2 and later)
+    sha256: str | None = None  # SHA-256 of the file bytes (format 1.0-1.1 exports)
     chunk: int | None = None
     key_range: KeyRange | None = None
 

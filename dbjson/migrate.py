@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import xxhash
+
 from . import export as ex
 from . import model as m
 from .codec import Checksum
@@ -171,8 +173,8 @@ class _Source:
                 pass
 
     def kept_file(self, rel: str, unit: ex.Unit, f: ex.DataFile) -> None:
-        size, sha = f.finish()
-        entry = FileEntry(path=f"data/{f.path.name}", rows=f.checksum.rows, bytes=size, sha256=sha,
+        size, digest = f.finish()
+        entry = FileEntry(path=f"data/{f.path.name}", rows=f.checksum.rows, bytes=size, xxh128=digest,
                           checksum=f.checksum.hexdigest(), key_range=ex._key_range(unit))
         with self.lock:
             self.kept[rel] = ex._FileResult(unit, 0, entry, f.checksum)
@@ -299,7 +301,7 @@ def expected_totals(tables: Sequence[TablePlan], done: dict[str, dict[str, Any]]
     """Each table's expected rows and content checksum: the sums over its units' lines as they were
     loaded (the journal records each unit's count and checksum, this run's and an earlier one's)."""
     for tp in tables:
-        total = Checksum()
+        total = Checksum(algorithm=tp.checksum_algorithm)
         known = True
         for f in tp.files:
             rec = done.get("data:" + f.rel)
@@ -307,7 +309,7 @@ def expected_totals(tables: Sequence[TablePlan], done: dict[str, dict[str, Any]]
                 known = False
                 continue
             f.rows, f.checksum = int(rec.get("rows", 0)), str(rec["checksum"])
-            total.merge(Checksum.from_hex(f.checksum, f.rows))
+            total.merge(Checksum.from_hex(f.checksum, f.rows, total.algorithm))
         tp.rows = total.rows if known else None
         tp.checksum = total.hexdigest() if known else None
 
@@ -398,16 +400,16 @@ def _kept_from_disk(source: _Source, done: dict[str, dict[str, Any]]) -> None:
         if "data:" + rel not in done or rel in source.kept or not path.is_file():
             continue
         total = Checksum()
-        sha = hashlib.sha256()
+        digest = xxhash.xxh3_128()
         rest = b""
         with open(path, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
-                sha.update(block)
+                digest.update(block)
                 data = rest + block
                 cut = data.rfind(b"\n") + 1
                 total.add_block(data[:cut])
                 rest = data[cut:]
-        entry = FileEntry(path=rel, rows=total.rows, bytes=path.stat().st_size, sha256=sha.hexdigest(),
+        entry = FileEntry(path=rel, rows=total.rows, bytes=path.stat().st_size, xxh128=digest.hexdigest(),
                           checksum=total.hexdigest(), key_range=ex._key_range(unit))
         source.kept[rel] = ex._FileResult(unit, 0, entry, total)
 

@@ -145,7 +145,7 @@ def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0
         conn = exp.export_connect(target)
     except Exception:  # noqa: BLE001 - the full check will connect (and report) its own way
         return None
-    total = Checksum()
+    total = Checksum(algorithm=tp.checksum_algorithm)
     try:
         exp.export_session(conn)
         exp.export_snapshot(None, [conn], lambda _m: None)
@@ -214,7 +214,7 @@ def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, i
     make = line if semantic is None else (lambda row: semantic(line(row)))
     rows = (engine.verify_select(conn, tp) if part is None  # type: ignore[attr-defined]
             else engine.verify_select(conn, tp, part=part))  # type: ignore[attr-defined]
-    total = Checksum()
+    total = Checksum(algorithm=tp.checksum_algorithm)
     batch: list[bytes] = []
     size = 0
     for row in rows:
@@ -222,9 +222,9 @@ def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, i
         batch.append(ln)
         size += len(ln)
         if len(batch) >= _HASH_BATCH or size >= FETCH_BYTES:  # bounded by rows and by bytes (multi-MB rows)
-            total.merge(Checksum(_hash_sum(batch), len(batch)))
+            total.merge(Checksum(_hash_sum(batch, total.algorithm), len(batch), total.algorithm))
             batch, size = [], 0
-    total.merge(Checksum(_hash_sum(batch), len(batch)))
+    total.merge(Checksum(_hash_sum(batch, total.algorithm), len(batch), total.algorithm))
     return total
 
 
@@ -376,7 +376,7 @@ def _files_checksum(tp: TablePlan, normalize: Callable[[bytes], bytes],
     """The checksum of the export's own data files for ``tp``, each line through ``normalize``."""
     from .importer import iter_lines, open_data
 
-    total = Checksum()
+    total = Checksum(algorithm=tp.checksum_algorithm)
     for f in tp.files:
         with open_file(f) if open_file is not None else open_data(f.path) as fh:
             for _number, raw in iter_lines(fh, f.rel):
@@ -419,13 +419,13 @@ def verify_tables(
         futures = [pool.submit(_check_part, engine.name, engine.server_version, target, plan, (key, k, workers))
                    for k in range(workers)]
         expected = None if tp.rows is None else tp.rows - rejected_rows + tp.base_rows
-        total = Checksum()
+        total = Checksum(algorithm=tp.checksum_algorithm)
         try:
             check = _table_check(tp, expected, total, open_file)  # the expected side, meanwhile
         finally:
             for fut in futures:
                 rows, value = fut.result()
-                total.merge(Checksum(value, rows))
+                total.merge(Checksum(value, rows, total.algorithm))
         check.rows, check.checksum = total.rows, total.hexdigest()
         return check
 

@@ -328,7 +328,7 @@ def test_document_loader_accepts_the_unmutated_document() -> None:
 
 
 MANIFEST = {"format": "dbjson-manifest", "format_version": "1.0", "dbjson_version": "0", "created_at": "2026-01-01T00:00:00Z",
-            "compression": "none", "checksum_algorithm": "blake2b64-sum",
+            "compression": "none", "checksum_algorithm": "xxh3-64-sum",
             "source": {"engine": "mysql", "server_version": "9.1.0", "database": "shop"},
             "snapshot": {"mode": "single-connection", "consistent": True},
             "tables": [{"schema": "shop", "name": "items", "columns": ["id"], "rows": 1, "checksum": "0" * 16,

@@ -20,7 +20,7 @@ import orjson
 import pytest
 
 from dbjson import model as m
-from dbjson.codec import Checksum, RowEncoder
+from dbjson.codec import DEFAULT_CHECKSUM, Checksum, RowEncoder
 from dbjson.errors import DataError, UsageError, VerifyError
 from dbjson.importer import import_database
 from dbjson.verify import verify
@@ -89,8 +89,10 @@ def write_lines(path: Path, lines: list[bytes]) -> None:
 
 
 def make_export(directory: Path, db: m.Database, rows: dict[str, list[tuple[Any, ...]]], *,
-                chunks: int = 1, suffix: str = ".jsonl", raw_lines: dict[str, list[bytes]] | None = None) -> Path:
-    """An export directory: schema.json, data/<schema>.<table>[.<n>].jsonl, manifest.json."""
+                chunks: int = 1, suffix: str = ".jsonl", raw_lines: dict[str, list[bytes]] | None = None,
+                algorithm: str = DEFAULT_CHECKSUM) -> Path:
+    """An export directory: schema.json, data/<schema>.<table>[.<n>].jsonl, manifest.json (content
+    checksums of the line hash ``algorithm``)."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "data").mkdir(exist_ok=True)
     (directory / "schema.json").write_text(db.to_json())
@@ -99,12 +101,12 @@ def make_export(directory: Path, db: m.Database, rows: dict[str, list[tuple[Any,
         lines = (raw_lines or {}).get(t.name) or [RowEncoder(t.columns).line(r) for r in rows.get(t.name, [])]
         per = max(1, -(-len(lines) // chunks))
         files = []
-        total = Checksum()
+        total = Checksum(algorithm=algorithm)
         parts = [lines[i:i + per] for i in range(0, len(lines), per)] or [[]]
         for k, part in enumerate(parts):
             rel = f"data/{s.name}.{t.name}" + (f".{k:04d}" if len(parts) > 1 else "") + suffix
             write_lines(directory / rel, part)
-            c = Checksum()
+            c = Checksum(algorithm=algorithm)
             for line in part:
                 c.add(line)
                 total.add(line)
@@ -112,8 +114,8 @@ def make_export(directory: Path, db: m.Database, rows: dict[str, list[tuple[Any,
                           "checksum": c.hexdigest()})
         tables.append({"schema": s.name, "name": t.name, "columns": [c.name for c in t.columns],
                        "rows": sum(f["rows"] for f in files), "checksum": total.hexdigest(), "files": files})
-    manifest = {"format": "dbjson-manifest", "format_version": "1.0", "dbjson_version": "0", "created_at": "2026-01-01T00:00:00Z",
-                "compression": "none", "checksum_algorithm": "blake2b64-sum",
+    manifest = {"format": "dbjson-manifest", "format_version": "1.2", "dbjson_version": "0", "created_at": "2026-01-01T00:00:00Z",
+                "compression": "none", "checksum_algorithm": algorithm,
                 "source": {"engine": db.source.engine, "server_version": db.source.server_version, "database": "shop"},
                 "snapshot": {"mode": "single-connection", "consistent": True}, "tables": tables}
     (directory / "manifest.json").write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))

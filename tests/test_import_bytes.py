@@ -1,5 +1,5 @@
-"""The import checks a data file by its bytes when the manifest gives their SHA-256 (exports
-always do): one hash of the file instead of one per line, with the same guarantee — a file that
+"""The import checks a data file by its bytes when the manifest gives their XXH3-128 (exports
+always do; SHA-256 in exports of format 1.0-1.1): one hash of the file instead of one per line, with the same guarantee — a file that
 differs from the export is refused before its unit commits. And the pre-flight's NUL scan skips
 files whose bytes cannot spell U+0000."""
 
@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 import pytest
+import xxhash
 
 from dbjson import importer
 from dbjson.errors import DataError
@@ -24,25 +25,31 @@ from dbjson.verify import verify
 from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
 
 
-def _with_sha256(export: Path, wrong: bool = False) -> Path:
-    """Add each file's SHA-256 to the manifest (as ``dbjson export`` writes it)."""
+HASHES = {"xxh128": lambda data: xxhash.xxh3_128_hexdigest(data), "sha256": lambda data: hashlib.sha256(data).hexdigest()}
+
+
+def _with_file_hash(export: Path, wrong: bool = False, kind: str = "xxh128") -> Path:
+    """Add each file's hash to the manifest: ``xxh128`` as ``dbjson export`` writes it (format 1.2),
+    or ``sha256`` as exports of format 1.0-1.1 did."""
     mpath = export / "manifest.json"
     doc = orjson.loads(mpath.read_bytes())
     for t in doc["tables"]:
         for f in t["files"]:
-            digest = hashlib.sha256((export / f["path"]).read_bytes()).hexdigest()
-            f["sha256"] = ("0" * 64 if digest != "0" * 64 else "1" * 64) if wrong else digest
+            digest = HASHES[kind]((export / f["path"]).read_bytes())
+            f[kind] = ("0" * len(digest) if digest != "0" * len(digest) else "1" * len(digest)) if wrong else digest
     mpath.write_bytes(orjson.dumps(doc))
     return export
 
 
+@pytest.mark.parametrize("kind", list(HASHES))
 @pytest.mark.parametrize("threads", [1, 2])
-def test_bytes_checked_by_sha256(fresh_db: Any, tmp_path: Path, threads: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bytes_checked_by_file_hash(fresh_db: Any, tmp_path: Path, threads: int, kind: str,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importer, "PROCESS_MIN_BYTES", 0)  # worker processes even for a small export
-    export = _with_sha256(make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(300)}, chunks=2))
+    export = _with_file_hash(make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(300)}, chunks=2), kind=kind)
     seen: list[Any] = []
     original = importer._hash_sum
-    monkeypatch.setattr(importer, "_hash_sum", lambda lines: seen.append(len(lines)) or 0)
+    monkeypatch.setattr(importer, "_hash_sum", lambda lines, algorithm=None: seen.append(len(lines)) or 0)
     target = target_with(fresh_db, "postgresql", ITEMS_DDL)
     report = import_database(export, target.url, data_only=True, threads=threads, verify=False)
     assert report.rows == 301
@@ -55,20 +62,22 @@ def test_bytes_checked_by_sha256(fresh_db: Any, tmp_path: Path, threads: int, mo
         assert state.done["data:" + f["path"]]["checksum"] == f["checksum"]
 
 
+@pytest.mark.parametrize("kind", list(HASHES))
 @pytest.mark.parametrize("threads", [1, 2])
-def test_sha256_mismatch_refuses_the_unit(fresh_db: Any, tmp_path: Path, threads: int,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_file_hash_mismatch_refuses_the_unit(fresh_db: Any, tmp_path: Path, threads: int, kind: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importer, "PROCESS_MIN_BYTES", 0)
-    export = _with_sha256(make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(50)}), wrong=True)
+    export = _with_file_hash(make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(50)}), wrong=True, kind=kind)
     target = target_with(fresh_db, "postgresql", ITEMS_DDL)
-    with pytest.raises(DataError, match="checksum: the file's sha256") as ei:
+    with pytest.raises(DataError, match=f"checksum: the file's {kind}") as ei:
         import_database(export, target.url, data_only=True, threads=threads)
     assert ei.value.file == "data/shop.items.jsonl"
     assert target.query("SELECT COUNT(*) FROM items")[0][0] == 0
 
 
-def test_tampered_file_with_sha256(fresh_db: Any, tmp_path: Path) -> None:
-    export = _with_sha256(make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(10)}))
+@pytest.mark.parametrize("kind", list(HASHES))
+def test_tampered_file_with_file_hash(fresh_db: Any, tmp_path: Path, kind: str) -> None:
+    export = _with_file_hash(make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(10)}), kind=kind)
     f = export / "data/shop.items.jsonl"
     f.write_bytes(f.read_bytes().replace(b'"name 3"', b'"name X"'))
     target = target_with(fresh_db, "postgresql", ITEMS_DDL)
@@ -115,7 +124,7 @@ def test_preflight_nul_finding_still_found(fresh_db: Any, tmp_path: Path) -> Non
     """A NUL after many clean lines is still found (the file holds the escape, so it is parsed)."""
     rows = item_rows(40)
     rows[30] = (rows[30][0], "nul\x00here", *rows[30][2:])
-    export = _with_sha256(make_export(tmp_path / "out", database(ITEMS), {"items": rows}))
+    export = _with_file_hash(make_export(tmp_path / "out", database(ITEMS), {"items": rows}))
     target = target_with(fresh_db, "postgresql", ITEMS_DDL)
     with pytest.raises(DataError, match="NUL") as ei:
         import_database(export, target.url, data_only=True, threads=1)
