@@ -129,3 +129,35 @@ def test_preflight_nul_finding_still_found(fresh_db: Any, tmp_path: Path) -> Non
     with pytest.raises(DataError, match="NUL") as ei:
         import_database(export, target.url, data_only=True, threads=1)
     assert "name" in str(ei.value)
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "mariadb"])
+def test_format_1_1_export_imports_and_verifies(fresh_db: Any, tmp_path: Path, engine: str) -> None:
+    """An export written before data format 1.2 (BLAKE2b line hashes, SHA-256 file hashes) is
+    imported and verified by its own algorithm; a changed row is still found."""
+    from dbjson.codec import BLAKE2B_SUM
+
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(40)}, chunks=2, algorithm=BLAKE2B_SUM)
+    doc = orjson.loads((export / "manifest.json").read_bytes())
+    doc["format_version"] = "1.1"
+    (export / "manifest.json").write_bytes(orjson.dumps(doc))
+    export = _with_file_hash(export, kind="sha256")
+    target = target_with(fresh_db, engine, ITEMS_DDL)
+    report = import_database(export, target.url, data_only=True, threads=2)
+    assert report.rows == 41 and report.verify is not None and report.verify.ok  # item_rows(40) and one more
+    assert verify(export, target.url).ok
+    target.execute("UPDATE items SET name = 'changed' WHERE id = 7")
+    assert not verify(export, target.url).ok
+
+
+def test_unknown_checksum_algorithm_is_refused(fresh_db: Any, tmp_path: Path) -> None:
+    from dbjson.errors import DocumentError
+
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(5)})
+    doc = orjson.loads((export / "manifest.json").read_bytes())
+    doc["checksum_algorithm"] = "sha3-64-sum"
+    (export / "manifest.json").write_bytes(orjson.dumps(doc))
+    target = target_with(fresh_db, "postgresql", ITEMS_DDL)
+    with pytest.raises(DocumentError, match="unknown checksum algorithm 'sha3-64-sum'"):
+        import_database(export, target.url, data_only=True, threads=1)
+    assert target.query("SELECT COUNT(*) FROM items")[0][0] == 0
