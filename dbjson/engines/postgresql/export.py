@@ -655,6 +655,11 @@ class PostgreSQLExport(SQLExportBase):
         buf = bytearray()
         while True:
             status, data = read_block(BLOCK_BYTES - len(buf))
+            if status == 1 and not buf:  # a whole block in one read (the usual case): no copies
+                yield data if convert is None else convert(data)
+                if stop.is_set():
+                    return  # the coordinator cancels the query and closes the connection
+                continue
             buf += data
             if status == 0:  # no complete row buffered: wait for the socket without the GIL
                 select.select([fd], [], [])
