@@ -439,3 +439,23 @@ def test_prefetched_keeps_order_raises_stream_errors_and_stops() -> None:
     assert list(blocks) == []
     assert time.monotonic() - started < 2
     release.set()
+
+
+def test_big_table_split_into_two_units_per_worker(fresh_db: Any, tmp_path: Path) -> None:
+    """Without --chunk-size, a table of at least SPLIT_MIN_ROWS gets UNITS_PER_WORKER key ranges
+    per worker (so the workers finish together), each range a file, together the whole table."""
+    from dbjson.export import SPLIT_MIN_ROWS, UNITS_PER_WORKER
+
+    db = fresh_db("postgresql")
+    n = 2 * SPLIT_MIN_ROWS
+    db.execute(f"CREATE TABLE big (id INT PRIMARY KEY, v TEXT);\n"
+               f"INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, {n}) g;\nANALYZE big;")
+    report = export_database(db.url, tmp_path / "out", threads=2)
+    files = report.manifest.tables[0].files
+    assert len(files) == 2 * UNITS_PER_WORKER
+    assert sum(f.rows for f in files) == n and all(f.rows >= n // (2 * len(files)) for f in files)
+    assert [f.chunk for f in files] == list(range(len(files)))
+    whole = export_database(db.url, tmp_path / "whole", threads=1, chunk_rows=10 * n)
+    assert len(whole.manifest.tables[0].files) == 1
+    assert whole.manifest.tables[0].checksum == report.manifest.tables[0].checksum
+    check_files(tmp_path / "out")
