@@ -15,7 +15,9 @@ The library never prints and never exits; every error is a :class:`DbjsonError`.
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+import types
+from typing import TYPE_CHECKING, Any
 
 from .__about__ import FORMAT_VERSION, __version__
 from .errors import (
@@ -30,18 +32,27 @@ from .errors import (
     UsageError,
     VerifyError,
 )
-from .model import Database
-from .reflect import reflect
-from .validate import Problem, validate
 
-# Eager, not lazy: the submodule ``dbjson.verify`` would otherwise replace the lazy attribute as soon
-# as anything imports it, and ``dbjson.verify(...)`` would call a module.
-from .verify import verify
+if TYPE_CHECKING:
+    from .ddl import DdlPlan, apply_ddl, to_ddl
+    from .export import export_database
+    from .importer import import_database
+    from .migrate import migrate
+    from .model import Database
+    from .reflect import reflect
+    from .schemadiff import SchemaDiff, diff, diff_ddl
+    from .validate import Problem, validate
+    from .verify import verify
 
-# Eager for the same reason (``dbjson.migrate`` is both a module and its entry point).
-from .migrate import migrate  # noqa: E402
-
+# The API is imported on first use, so that ``import dbjson`` (and every CLI command) does not pay
+# for the whole library: name -> (module, attribute).
 _LAZY = {
+    "Database": ("dbjson.model", "Database"),
+    "reflect": ("dbjson.reflect", "reflect"),
+    "validate": ("dbjson.validate", "validate"),
+    "Problem": ("dbjson.validate", "Problem"),
+    "verify": ("dbjson.verify", "verify"),
+    "migrate": ("dbjson.migrate", "migrate"),
     "to_ddl": ("dbjson.ddl", "to_ddl"),
     "apply_ddl": ("dbjson.ddl", "apply_ddl"),
     "DdlPlan": ("dbjson.ddl", "DdlPlan"),
@@ -52,14 +63,38 @@ _LAZY = {
     "SchemaDiff": ("dbjson.schemadiff", "SchemaDiff"),
 }
 
+# ``reflect``, ``validate``, ``verify`` and ``migrate`` are both submodules and the functions they
+# define. Importing a submodule sets it as an attribute of its package, which would turn
+# ``dbjson.verify(...)`` into a call of a module once anything imported ``dbjson.verify``. The
+# package's class therefore refuses to let a submodule replace one of these names: the attribute
+# stays unset until first use, when ``__getattr__`` resolves it to the function (and caches it).
+# ``from dbjson.verify import ...`` and ``import dbjson.verify`` still work (through sys.modules).
+_ENTRY_POINTS = frozenset({"reflect", "validate", "verify", "migrate"})
+
+
+class _Package(types.ModuleType):
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _ENTRY_POINTS and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
 
         mod, attr = _LAZY[name]
-        return getattr(importlib.import_module(mod), attr)
-    raise AttributeError(name)
+        value = getattr(importlib.import_module(mod), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 
 __all__ = [

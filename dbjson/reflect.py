@@ -7,11 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from sqlalchemy.engine import URL
-
 from . import model as m
 from .connect import Target, parse_url, raise_if_connection_error
 from .engines import detect_engine
+from .url import URL
 
 
 @dataclass(frozen=True, kw_only=True)

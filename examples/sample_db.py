@@ -117,7 +117,7 @@ def recreate_database(url: str) -> None:
     if not u.database:
         raise SystemExit(f"no database name in {url!r}")
     admin = u._replace(database="postgres" if u.get_backend_name() == "postgresql" else None)
-    eng = sa.create_engine(admin, isolation_level="AUTOCOMMIT")
+    eng = sa.create_engine(admin.to_sqlalchemy(), isolation_level="AUTOCOMMIT")
     with eng.connect() as c:
         q = '"' if u.get_backend_name() == "postgresql" else "`"
         c.execute(sa.text(f"DROP DATABASE IF EXISTS {q}{u.database}{q}"))
@@ -133,7 +133,7 @@ def create(url: str, *, n_customers: int = 1000, create_database: bool = False) 
     u = parse_url(url)
     if create_database and u.get_backend_name() != "sqlite":
         recreate_database(url)
-    engine = sa.create_engine(u)
+    engine = sa.create_engine(u.to_sqlalchemy())
     metadata.drop_all(engine)
     metadata.create_all(engine)
     data = rows(n_customers)

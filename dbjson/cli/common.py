@@ -5,15 +5,23 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from ..__about__ import __version__
 from ..connect import mask_text
 from ..errors import DbjsonError, hint_for
+
+if TYPE_CHECKING:  # rich is imported when something is printed (about 30 ms of every start otherwise)
+    from rich.console import Console
+
+
+def escape(text: str) -> str:
+    """``rich.markup.escape``, imported on first use."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -53,6 +61,8 @@ def apply_color_policy() -> None:
 
 def stderr_console() -> Console:
     """The console for messages, progress and errors (stderr)."""
+    from rich.console import Console
+
     if no_color():
         return Console(stderr=True, color_system=None, highlight=False, soft_wrap=True)
     return Console(stderr=True, highlight=False, soft_wrap=True)
@@ -60,6 +70,8 @@ def stderr_console() -> Console:
 
 def stdout_console() -> Console:
     """The console for results (stdout)."""
+    from rich.console import Console
+
     if no_color():
         return Console(color_system=None, highlight=False, soft_wrap=True)
     return Console(highlight=False, soft_wrap=True)

@@ -5,21 +5,25 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import orjson
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from .. import progress as ev
 from ..errors import UsageError
 from .common import app, choices, run, stderr_console
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 
 class ProgressView:
     """Rich progress bars on stderr: one per table and one overall (rows, rows/s, ETA)."""
 
     def __init__(self) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
         self.progress = Progress(
             TextColumn("{task.description}", markup=False),
             BarColumn(),
@@ -83,7 +87,7 @@ def export_cmd(
     """Export rows to canonical JSON lines: parallel, one consistent snapshot, with a manifest.
 
     Writes DIR/schema.json, DIR/data/<schema>.<table>[.<chunk>].jsonl[.zst|.gz] and, last,
-    DIR/manifest.json (row counts, sizes, SHA-256 and content checksums). SIGUSR1 prints a status
+    DIR/manifest.json (row counts, sizes, file hashes and content checksums). SIGUSR1 prints a status
     line; Ctrl-C stops every worker and leaves no complete-looking partial file.
 
     Examples:

@@ -7,10 +7,9 @@ from typing import Annotated, Any, Optional
 
 import orjson
 import typer
-from rich.markup import escape
 
 from ..errors import UsageError
-from .common import app, run, stderr_console, stdout_console
+from .common import app, escape, run, stderr_console, stdout_console
 
 _MARK = {"add": ("+", "green"), "drop": ("-", "red"), "change": ("~", "yellow")}
 

@@ -156,17 +156,12 @@ class MySQLLoad:
         """A PyMySQL connection set up for bulk loading (LOCAL INFILE from memory)."""
         import pymysql
 
+        from ...connect import mysql_connect_args
+
         _install_hook()
         u = target.url
-        kw: dict[str, Any] = {}
-        if u.query.get("unix_socket"):
-            kw["unix_socket"] = u.query["unix_socket"]
-        for k in ("ssl_ca", "ssl_cert", "ssl_key"):  # TLS options of the URL (as for every other connection)
-            if isinstance(u.query.get(k), str):
-                kw[k] = u.query[k]
-        args = dict(host=u.host or "localhost", port=u.port or 3306, user=u.username or "root", password=u.password or "",
-                    database=u.database, charset="utf8mb4", autocommit=True, local_infile=True, connect_timeout=10,
-                    max_allowed_packet=64 << 20, **kw)
+        # the URL's arguments as for every other connection (host, socket, TLS...), in autocommit
+        args = {**mysql_connect_args(u), "autocommit": True, "max_allowed_packet": 64 << 20}
         conn = None
         # PyMySQL negotiates TLS (unverified) whenever the server offers it. To a loopback address
         # with no ``ssl*`` URL option that protects nothing and costs client CPU on every byte of
@@ -211,9 +206,9 @@ class MySQLLoad:
         """KILL QUERY the statement running on ``conn`` (from a second connection)."""
         import pymysql
 
-        u = target.url
-        other = pymysql.connect(host=u.host or "localhost", port=u.port or 3306, user=u.username or "root",
-                                password=u.password or "", connect_timeout=5)
+        from ...connect import mysql_connect_args
+
+        other = pymysql.connect(**{**mysql_connect_args(target.url), "connect_timeout": 5})
         try:
             with other.cursor() as cur:
                 cur.execute(f"KILL QUERY {int(conn.thread_id())}")

@@ -91,13 +91,12 @@ class PostgreSQLLoad:
         """A psycopg connection set up for bulk loading (transactions managed by the importer)."""
         import psycopg
 
+        from ...connect import postgresql_connect_args
+
         u = target.url
+        args = postgresql_connect_args(u)  # the URL's arguments as for every other connection
         try:
-            conn = psycopg.connect(
-                host=u.host or "localhost", port=u.port or 5432, user=u.username, password=u.password,
-                dbname=u.database or "postgres", autocommit=True, connect_timeout=10,
-                **{k: v for k, v in u.query.items() if isinstance(v, str)},  # type: ignore[arg-type]
-            )
+            conn = psycopg.connect(**args, autocommit=True)
         except Exception as e:  # noqa: BLE001
             from ...connect import connection_error
 

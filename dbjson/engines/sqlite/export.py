@@ -22,7 +22,7 @@ import orjson
 
 from ... import model as m
 from ...codec import RowEncoder
-from ...connect import Target
+from ...connect import Target, sqlite_connect_args
 from ...errors import DataError
 from ...export import SQLExportBase, Unit
 from ...manifest import SnapshotInfo
@@ -35,8 +35,9 @@ class SQLiteExport(SQLExportBase):
 
     def export_connect(self, target: Target) -> Any:
         """A connection usable from a worker thread, with explicit transactions."""
-        path = target.url.database or ""
-        return sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+        filename, kw = sqlite_connect_args(target.url)  # the URL's file and options, as for every connection
+        kw.setdefault("timeout", 30)
+        return sqlite3.connect(filename, **{**kw, "check_same_thread": False, "isolation_level": None})
 
     def export_session(self, conn: Any) -> None:
         conn.isolation_level = None

@@ -54,9 +54,12 @@ class SQLiteLoad:
 
     # -- connections ----------------------------------------------------------------------------
     def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
-        path = target.url.database or ":memory:"
+        from ...connect import sqlite_connect_args
+
+        path, kw = sqlite_connect_args(target.url)  # the URL's file and options, as for every connection
+        kw.setdefault("timeout", 60)
         try:
-            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=60)
+            conn = sqlite3.connect(path, **{**kw, "isolation_level": None, "check_same_thread": False})
         except sqlite3.Error as e:
             raise ConnectionFailed(f"cannot open SQLite database {path}: {e}") from None
         conn.execute("PRAGMA synchronous = NORMAL")
