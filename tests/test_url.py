@@ -344,8 +344,8 @@ def test_sqlite_uri_options(tmp_path: Path) -> None:
 
 def imported_modules(*args: str, cwd: Path | None = None) -> set[str]:
     """The modules ``python -X importtime -m dbjson ARGS`` imports (it must succeed)."""
-    env = {**os.environ, "NO_COLOR": "1"}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env = dict(os.environ)
+    env.pop("NO_COLOR", None)  # (NO_COLOR makes every command import rich to turn colours off)
     r = subprocess.run([sys.executable, "-X", "importtime", "-m", "dbjson", *args], capture_output=True, text=True,
                        cwd=cwd or ROOT, env=env, timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -361,6 +361,8 @@ def imported_modules(*args: str, cwd: Path | None = None) -> set[str]:
 def test_commands_start_without_sqlalchemy(args: list[str]) -> None:
     mods = imported_modules(*args)
     assert not {m for m in mods if m.split(".")[0] == "sqlalchemy"}, "a command imports SQLAlchemy again"
+    if args == ["--version"]:  # nothing to render: rich (about 30 ms) stays out too
+        assert not {m for m in mods if m.split(".")[0] == "rich" or m in ("dbjson.model", "dbjson.export")}
 
 
 def test_commands_run_without_sqlalchemy(tmp_path: Path) -> None:
@@ -380,6 +382,8 @@ def test_commands_run_without_sqlalchemy(tmp_path: Path) -> None:
     for args in runs:
         mods = imported_modules(*args)
         assert not {m for m in mods if m.split(".")[0] == "sqlalchemy"}, args
+        if "-q" in args:  # quiet export and import print nothing: no rich either
+            assert not {m for m in mods if m.split(".")[0] == "rich"}, args
 
 
 def test_import_dbjson_is_light() -> None:

@@ -131,12 +131,10 @@ def export_cmd(
             if view is not None:
                 with view:
                     return export_database(url, Path(output), on_event=view.handle, **kwargs)
-            con = stderr_console()
-
             def plain(event: ev.Event) -> None:
                 tracker.handle(event)
-                if isinstance(event, ev.Warning) and not json_out:
-                    con.print(f"warning: {event.message}", markup=False)
+                if isinstance(event, ev.Warning) and not json_out:  # a console (rich) only when needed
+                    stderr_console().print(f"warning: {event.message}", markup=False)
 
             return export_database(url, Path(output), on_event=plain, **kwargs)
         finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import signal
 import sys
 from pathlib import Path
@@ -35,10 +36,14 @@ class _Printer:
 
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
-        self.con = stderr_console()
         self.progress: Any = None
         self.task: Any = None
         self.hints_shown: set[str] = set()
+
+    @functools.cached_property
+    def con(self) -> Any:
+        """The stderr console, made (and rich imported) on first use: never under --quiet."""
+        return stderr_console()
 
     def __call__(self, ev: Any) -> None:
         if self.quiet:
