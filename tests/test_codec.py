@@ -283,6 +283,10 @@ def test_checksum_is_order_independent_and_mergeable() -> None:
     assert len(c1) == 16 and c1 != codec.table_checksum(lines[:2])
     import hashlib
 
-    expected = sum(int.from_bytes(hashlib.blake2b(x).digest()[:8], "little") for x in lines) % 2**64
+    import xxhash
+
+    expected = sum(xxhash.xxh3_64_intdigest(x) for x in lines) % 2**64  # xxh3-64-sum, the default
     assert c1 == f"{expected:016x}"
+    legacy = sum(int.from_bytes(hashlib.blake2b(x).digest()[:8], "little") for x in lines) % 2**64
+    assert codec.table_checksum(lines, codec.BLAKE2B_SUM) == f"{legacy:016x}"  # format 1.0-1.1 exports
     assert codec.table_checksum([]) == "0000000000000000"
