@@ -292,6 +292,9 @@ def test_mysql_connections_take_the_url_options(engine: str) -> None:
         assert load._read_timeout == 31 and load.client_flag & CLIENT.LOCAL_FILES and load.get_autocommit()
     finally:
         load.close()
+    if socket_path and not os.path.exists(socket_path):  # MySQL 9 of scripts/mysql-server runs in a chroot
+        inside = os.path.join(os.environ.get("DBJSON_MYSQL_ROOT", "/var/cache/dbjson-mysql-root"), socket_path.lstrip("/"))
+        socket_path = inside if os.path.exists(inside) else socket_path
     if not socket_path or not os.path.exists(socket_path):
         pytest.skip(f"the {engine} server's socket {socket_path} is not visible here")
     local = Target(admin.set(host="localhost", query={"unix_socket": socket_path})._replace(port=None))
