@@ -334,21 +334,75 @@ class DataFile:
         self.plain_bytes += len(block)
         return self.checksum.rows - before
 
-    def finish(self) -> tuple[int, str]:
-        """Close, rename into place; returns (size in bytes, XXH3-128 hex of the bytes)."""
+    def seal(self) -> tuple[int, str]:
+        """End the (compressed) stream and hand the bytes to the OS; returns (size in bytes,
+        XXH3-128 hex of the bytes). The file is still ``.partial``: :meth:`commit` follows."""
         if self._out is not self._hash:
             self._out.close()
         self._raw.flush()
+        return self._hash.size, self._hash.digest.hexdigest()
+
+    def commit(self) -> None:
+        """On disk (fsync), then renamed into place: a data file never has its final name before
+        its bytes are durable."""
         os.fsync(self._raw.fileno())
         self._raw.close()
         os.replace(self.partial, self.path)
-        return self._hash.size, self._hash.digest.hexdigest()
+
+    def finish(self) -> tuple[int, str]:
+        """:meth:`seal` and :meth:`commit`; returns (size in bytes, XXH3-128 hex of the bytes)."""
+        sealed = self.seal()
+        self.commit()
+        return sealed
 
     def discard(self) -> None:
         try:
             self._raw.close()
         finally:
             self.partial.unlink(missing_ok=True)
+
+
+class _Syncer:
+    """Makes sealed data files durable (:meth:`DataFile.commit`: fsync, rename) on a thread of its
+    own, so that a worker goes on with its next unit while the disk catches up (the fsyncs of a
+    1M-row export took 0.09-0.11 s, on the workers' path before). :meth:`drain` waits for every
+    file; the manifest is written only after it. After an error (``on_error`` is called: the
+    export stops), later files are discarded."""
+
+    def __init__(self, on_error: Callable[[], None]) -> None:
+        self._on_error = on_error
+        self._queue: queue.Queue[DataFile | None] = queue.Queue()
+        self._done = threading.Event()
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="dbjson-export-sync", daemon=True)
+        self._thread.start()
+
+    def submit(self, f: DataFile) -> None:
+        self._queue.put(f)
+
+    def _run(self) -> None:
+        try:
+            while (f := self._queue.get()) is not None:
+                if self.error is not None:
+                    f.discard()
+                    continue
+                try:
+                    f.commit()
+                except BaseException as e:  # noqa: BLE001 - reported by drain()
+                    self.error = e
+                    f.discard()
+                    self._on_error()
+        finally:
+            self._done.set()
+
+    def drain(self) -> None:
+        """Wait until every submitted file is committed (or discarded after an error); raises the
+        first error. Waits on an event, not join() (see _run_workers)."""
+        self._queue.put(None)
+        while not self._done.wait(0.2):
+            pass
+        if self.error is not None:
+            raise self.error
 
 
 # ---------------------------------------------------------------------------------------------
@@ -488,6 +542,7 @@ class _Shared:
     errors: list[BaseException] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     remaining: dict[str, int] = field(default_factory=dict)
+    syncer: _Syncer | None = None  # set by _run_workers: commits the workers' sealed files
 
 
 def _file_path(shared: _Shared, unit: Unit, part: int) -> Path:
@@ -519,7 +574,11 @@ def _run_unit(shared: _Shared, conn: Any, unit: Unit) -> None:
     table = unit.qualified
 
     def close(f: DataFile) -> None:
-        size, digest = f.finish()
+        if shared.syncer is not None:
+            size, digest = f.seal()
+            shared.syncer.submit(f)  # fsync and rename behind this worker's back
+        else:
+            size, digest = f.finish()
         entry = FileEntry(
             path=f"data/{f.path.name}", rows=f.checksum.rows, bytes=size, xxh128=digest,
             checksum=f.checksum.hexdigest(), key_range=_key_range(unit),
@@ -865,6 +924,7 @@ def _run_workers(shared: _Shared, conns: list[Any], units: list[Unit]) -> None:
 
     threads = [threading.Thread(target=run, args=(i, c), name=f"dbjson-export-{i}", daemon=True)
                for i, c in enumerate(chosen)]
+    shared.syncer = syncer = _Syncer(shared.stop.set)
     try:
         for t in threads:  # inside the try: an interrupt between two starts still stops the first
             t.start()
@@ -882,7 +942,16 @@ def _run_workers(shared: _Shared, conns: list[Any], units: list[Unit]) -> None:
         for t, ev in zip(threads, finished):
             if t.ident is not None:  # started
                 ev.wait(max(0.0, deadline - time.monotonic()))
+        try:
+            syncer.drain()  # the files the workers completed: on disk under their names, or removed
+        except Exception:  # noqa: BLE001 - the interruption (or the worker's error) is what is reported
+            pass
         raise
+    try:
+        syncer.drain()
+    except Exception:
+        if all(isinstance(e, Cancelled) for e in shared.errors):  # the workers stopped because of it
+            raise
     if shared.errors:
         err = shared.errors[0]
         if isinstance(err, DbjsonError):

@@ -20,7 +20,7 @@ import zstandard
 
 from chinook import chinook_row_counts, chinook_table_name, load_chinook
 from dbjson.codec import Checksum
-from dbjson.errors import UsageError
+from dbjson.errors import DataError, UsageError
 from dbjson.export import export_database, parse_chunk_size, parse_where, safe_names
 from dbjson.manifest import read_manifest
 from dbjson.validate import validate
@@ -459,3 +459,35 @@ def test_big_table_split_into_two_units_per_worker(fresh_db: Any, tmp_path: Path
     assert len(whole.manifest.tables[0].files) == 1
     assert whole.manifest.tables[0].checksum == report.manifest.tables[0].checksum
     check_files(tmp_path / "out")
+
+
+def test_fsync_failure_stops_the_export_cleanly(fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Data files are made durable by a background thread (fsync, then rename): a failure there
+    stops the workers and is reported as the output error it is, with no manifest and no
+    ``.partial`` file left, and nothing under a final name that was not fsynced."""
+    import errno
+    import os
+
+    from dbjson import export as ex
+
+    db = fresh_db("postgresql")
+    db.execute("CREATE TABLE big (id INT PRIMARY KEY, v TEXT);\n"
+               "INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, 200000) g;\n"
+               "CREATE TABLE small (id INT PRIMARY KEY);\nINSERT INTO small VALUES (1), (2);\nANALYZE;")
+    synced: list[int] = []
+    real = os.fsync
+
+    def failing(fd: int) -> None:
+        if synced:
+            raise OSError(errno.EIO, "Input/output error")
+        real(fd)
+        synced.append(fd)
+
+    monkeypatch.setattr(ex.os, "fsync", failing)
+    out = tmp_path / "out"
+    with pytest.raises(DataError, match="cannot write the export"):
+        export_database(db.url, out, threads=2)
+    assert not (out / "manifest.json").exists()
+    names = [p.name for p in (out / "data").iterdir()]
+    assert not [n for n in names if n.endswith(".partial")]
+    assert len(names) <= len(synced) == 1  # only the file whose fsync succeeded has its final name
