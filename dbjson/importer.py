@@ -561,11 +561,11 @@ class Importer:
             fh.close()
         if self._procs is not None:
             # Always wait for the pool's manager thread: otherwise the interpreter's exit hook can race
-            # it and print "Bad file descriptor". When cancelled, busy workers are stopped first so the
-            # wait stays short (ProcessPoolExecutor has no public way to do this before Python 3.14).
-            if self.cancel.is_set():
-                for proc in list(getattr(self._procs, "_processes", {}).values()):
-                    proc.terminate()
+            # it and print "Bad file descriptor". Queued blocks are cancelled; a block a worker is
+            # converting (about 1 MB: tens of milliseconds) is let finish. Workers are never
+            # terminated here: one killed while it writes its result leaves half a message in the
+            # result pipe, and the pool's manager thread then waits forever for the rest (an
+            # import that failed on a bad line hung in this shutdown once, in CI).
             self._procs.shutdown(wait=True, cancel_futures=True)
             self._procs = None
         if self.journal is not None:
