@@ -22,7 +22,7 @@
  *       Lines of ``block`` split at b"\n"; a final empty piece (the block ends with a newline, or
  *       is empty) is not a line -- exactly Checksum.add_block's rule.
  *   sum_lines(lines: list[bytes], algorithm: int = 0) -> value
- *       The sum over a list of lines (importer._hash_sum).
+ *       The sum over a list of lines (codec.sum_lines).
  *   line_value(line: bytes, algorithm: int = 0) -> value
  *       One line's value (codec.line_hash).
  */

@@ -37,7 +37,7 @@ import xxhash
 
 from . import model as m
 from . import speedups
-from .errors import DataError
+from .errors import DataError, DocumentError
 
 Encoder = Callable[[Any], Any]  # a non-NULL driver value → a JSON-ready value
 Decoder = Callable[[Any], Any]  # a non-null JSON value → a Python value for the driver
@@ -64,11 +64,12 @@ DEFAULT_CHECKSUM = XXH3_SUM
 _C_ALGORITHM = {BLAKE2B_SUM: 0, XXH3_SUM: 1}  # dbjson._cchecksum's algorithm numbers
 
 
-def check_algorithm(algorithm: str) -> str:
-    """``algorithm`` if dbjson knows it, else a :class:`DataError` naming the known ones."""
+def check_algorithm(algorithm: str, **where: Any) -> str:
+    """``algorithm`` if dbjson knows it, else a :class:`DocumentError` naming the known ones
+    (``where``: the manifest's ``file`` and ``pointer``, when it comes from one)."""
     if algorithm not in _C_ALGORITHM:
-        raise DataError(f"unknown checksum algorithm {algorithm!r} (known: {', '.join(CHECKSUM_ALGORITHMS)}); "
-                        "the export was written by a newer dbjson")
+        raise DocumentError(f"unknown checksum algorithm {algorithm!r} (known: {', '.join(CHECKSUM_ALGORITHMS)}): "
+                            "the export was written by a newer dbjson", **where)
     return algorithm
 
 
@@ -140,6 +141,10 @@ class Checksum:
         lines = block.split(b"\n")
         if lines and lines[-1] == b"":
             lines.pop()
+        self.add_lines(lines)
+
+    def add_lines(self, lines: list[bytes]) -> None:
+        """Add a list of canonical lines (without newlines): one :func:`sum_lines` call."""
         self.value = (self.value + sum_lines(lines, self.algorithm)) & MASK64
         self.rows += len(lines)
 

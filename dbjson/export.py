@@ -542,7 +542,7 @@ class _Shared:
     errors: list[BaseException] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     remaining: dict[str, int] = field(default_factory=dict)
-    syncer: _Syncer | None = None  # set by _run_workers: commits the workers' sealed files
+    syncer: _Syncer = field(init=False)  # started by _run_workers: commits the workers' sealed files
 
 
 def _file_path(shared: _Shared, unit: Unit, part: int) -> Path:
@@ -574,11 +574,8 @@ def _run_unit(shared: _Shared, conn: Any, unit: Unit) -> None:
     table = unit.qualified
 
     def close(f: DataFile) -> None:
-        if shared.syncer is not None:
-            size, digest = f.seal()
-            shared.syncer.submit(f)  # fsync and rename behind this worker's back
-        else:
-            size, digest = f.finish()
+        size, digest = f.seal()
+        shared.syncer.submit(f)  # fsync and rename behind this worker's back
         entry = FileEntry(
             path=f"data/{f.path.name}", rows=f.checksum.rows, bytes=size, xxh128=digest,
             checksum=f.checksum.hexdigest(), key_range=_key_range(unit),

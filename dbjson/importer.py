@@ -43,10 +43,10 @@ import xxhash
 from . import model as m
 from .codec import (
     BLAKE2B_SUM,
-    CHECKSUM_ALGORITHMS,
     DEFAULT_CHECKSUM,
     MASK64,
     Checksum,
+    check_algorithm,
     format_checksum,
     line_hash,
     raw_values,
@@ -203,10 +203,7 @@ def _manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTabl
     if not isinstance(items, list) or not all(isinstance(t, dict) and isinstance(t.get("files", []), list) for t in items):
         raise DocumentError("'tables' must list objects, each with a list of 'files'", file=where, pointer="/tables")
     # absent in hand-made manifests: blake2b64-sum, the only line hash before data format 1.2
-    algorithm = doc.get("checksum_algorithm", BLAKE2B_SUM)
-    if algorithm not in CHECKSUM_ALGORITHMS:
-        raise DocumentError(f"unknown checksum algorithm {algorithm!r} (known: {', '.join(CHECKSUM_ALGORITHMS)}): "
-                            "the export was written by a newer dbjson", file=where, pointer="/checksum_algorithm")
+    algorithm = check_algorithm(doc.get("checksum_algorithm", BLAKE2B_SUM), file=where, pointer="/checksum_algorithm")
     out: list[ManifestTable] = []
     for ti, t in enumerate(items):
         name = t.get("name") or t.get("table") or str(t.get("key", "")).split(".")[-1]
@@ -1504,12 +1501,6 @@ def _encode_block(engine_name: str, server_version: str, plan: bytes, zero_dates
     return ("ok", encoded, n, total, {})
 
 
-def _hash_sum(lines: list[bytes], algorithm: str = DEFAULT_CHECKSUM) -> int:
-    """The content checksum of ``lines`` (:func:`dbjson.codec.sum_lines`: one C call with the
-    speedup ``dbjson._cchecksum``)."""
-    return sum_lines(lines, algorithm)
-
-
 def _encode_file_range(engine_name: str, server_version: str, plan: bytes, zero_dates: str, rel: str,
                        first_line: int, path: str, offset: int, length: int,
                        expect: int | None = None, algorithm: str = DEFAULT_CHECKSUM) -> tuple[Any, ...]:
@@ -1592,7 +1583,7 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
         if b"\r" in block:
             lines = [ln[:-1] if ln.endswith(b"\r") else ln for ln in lines]
         rows = [ln for ln in lines if ln] if b"\n\n" in block or block.startswith(b"\n") or b"\r" in block else lines
-        total = _hash_sum(rows, algorithm) if algorithm is not None else 0
+        total = sum_lines(rows, algorithm) if algorithm is not None else 0
         if not rows:
             return b"", 0, total
         encoded = None

@@ -201,9 +201,7 @@ def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, i
 
     ``part`` = ``(key column, k, n)``: only the rows whose integer key is ``k`` modulo ``n``
     (the checksum is a sum, so the parts of a table add up to the whole). Lines are hashed a
-    batch at a time (one C-level pass, :func:`dbjson.importer._hash_sum`)."""
-    from .importer import _hash_sum
-
+    batch at a time (one C-level pass, :meth:`dbjson.codec.Checksum.add_lines`)."""
     columns = [c for c, _n, _t in tp.verify_columns]
     adapters = engine.verify_adapters(tp)  # type: ignore[attr-defined]
     for name, rule in tp.value_rules.items():
@@ -222,9 +220,9 @@ def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, i
         batch.append(ln)
         size += len(ln)
         if len(batch) >= _HASH_BATCH or size >= FETCH_BYTES:  # bounded by rows and by bytes (multi-MB rows)
-            total.merge(Checksum(_hash_sum(batch, total.algorithm), len(batch), total.algorithm))
+            total.add_lines(batch)
             batch, size = [], 0
-    total.merge(Checksum(_hash_sum(batch, total.algorithm), len(batch), total.algorithm))
+    total.add_lines(batch)
     return total
 
 

@@ -48,13 +48,13 @@ def test_bytes_checked_by_file_hash(fresh_db: Any, tmp_path: Path, threads: int,
     monkeypatch.setattr(importer, "PROCESS_MIN_BYTES", 0)  # worker processes even for a small export
     export = _with_file_hash(make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(300)}, chunks=2), kind=kind)
     seen: list[Any] = []
-    original = importer._hash_sum
-    monkeypatch.setattr(importer, "_hash_sum", lambda lines, algorithm=None: seen.append(len(lines)) or 0)
+    original = importer.sum_lines
+    monkeypatch.setattr(importer, "sum_lines", lambda lines, algorithm=None: seen.append(len(lines)) or 0)
     target = target_with(fresh_db, "postgresql", ITEMS_DDL)
     report = import_database(export, target.url, data_only=True, threads=threads, verify=False)
     assert report.rows == 301
     assert seen == []  # no line was hashed: the bytes were
-    monkeypatch.setattr(importer, "_hash_sum", original)
+    monkeypatch.setattr(importer, "sum_lines", original)
     assert verify(export, target.url).ok  # what was loaded is what the manifest sums
     doc = orjson.loads((export / "manifest.json").read_bytes())
     state = Journal(journal_path(export, importer._target_identity(importer.connect_target(target.url)[0]))).read()
