@@ -64,10 +64,11 @@ DEFAULT_CHECKSUM = XXH3_SUM
 _C_ALGORITHM = {BLAKE2B_SUM: 0, XXH3_SUM: 1}  # dbjson._cchecksum's algorithm numbers
 
 
-def check_algorithm(algorithm: str, **where: Any) -> str:
+def check_algorithm(algorithm: Any, **where: Any) -> str:
     """``algorithm`` if dbjson knows it, else a :class:`DocumentError` naming the known ones
-    (``where``: the manifest's ``file`` and ``pointer``, when it comes from one)."""
-    if algorithm not in _C_ALGORITHM:
+    (``where``: the manifest's ``file`` and ``pointer``, when it comes from one; the value may be
+    any JSON value there)."""
+    if not isinstance(algorithm, str) or algorithm not in _C_ALGORITHM:
         raise DocumentError(f"unknown checksum algorithm {algorithm!r} (known: {', '.join(CHECKSUM_ALGORITHMS)}): "
                             "the export was written by a newer dbjson", **where)
     return algorithm
