@@ -33,7 +33,9 @@ def compile_all(log=print) -> list[Path]:  # type: ignore[no-untyped-def]
     built = []
     for src in sources():
         out = src.with_name(src.stem + suffix)
-        if out.exists() and out.stat().st_mtime >= max([src.stat().st_mtime, *(h.stat().st_mtime for h in src.parent.glob("_c*.h"))]):
+        if out.exists() and out.stat().st_mtime >= max(
+            [src.stat().st_mtime, *(h.stat().st_mtime for h in src.parent.glob("_c*.h"))]
+        ):
             built.append(out)
             continue
         cmd = [*cc, *FLAGS, f"-I{include}", f"-I{src.parent}", str(src), "-o", str(out)]

@@ -57,49 +57,69 @@ def _c(name: str, kind: str, mysql: str, pg: str, nullable: bool = False) -> Col
 
 
 TABLES: tuple[Table, ...] = (
-    Table("customers", 0.05, (
-        _c("id", "int", "INT", "INTEGER"),
-        _c("name", "str", "VARCHAR(100)", "VARCHAR(100)"),
-        _c("email", "str", "VARCHAR(160)", "VARCHAR(160)"),
-        _c("country", "str", "CHAR(2)", "CHAR(2)"),
-        _c("vip", "bool", "BOOLEAN", "BOOLEAN"),
-        _c("balance", "decimal", "DECIMAL(12,2)", "NUMERIC(12,2)"),
-        _c("created_at", "datetime", "DATETIME", "TIMESTAMP(0)"),
-        _c("bio", "str", "TEXT", "TEXT", True),
-    )),
-    Table("products", 0.01, (
-        _c("id", "int", "INT", "INTEGER"),
-        _c("sku", "str", "VARCHAR(24)", "VARCHAR(24)"),
-        _c("title", "str", "VARCHAR(200)", "VARCHAR(200)"),
-        _c("price", "decimal", "DECIMAL(10,2)", "NUMERIC(10,2)"),
-        _c("weight_kg", "float", "DOUBLE", "DOUBLE PRECISION", True),
-        _c("attrs", "json", "JSON", "JSONB", True),
-        _c("thumb", "binary", "VARBINARY(32)", "BYTEA", True),
-    )),
-    Table("orders", 0.24, (
-        _c("id", "int", "BIGINT", "BIGINT"),
-        _c("customer_id", "int", "INT", "INTEGER"),
-        _c("status", "str", "VARCHAR(16)", "VARCHAR(16)"),
-        _c("placed_at", "timestamptz", "TIMESTAMP(3)", "TIMESTAMPTZ(3)"),
-        _c("total", "decimal", "DECIMAL(14,2)", "NUMERIC(14,2)"),
-        _c("paid", "bool", "BOOLEAN", "BOOLEAN"),
-        _c("meta", "json", "JSON", "JSONB", True),
-        _c("note", "str", "TEXT", "TEXT", True),
-    ), indexes=(("orders_customer_placed", "customer_id, placed_at"),),
-        foreign_keys=(("orders_customer_fk", "customer_id", "customers"),)),
-    Table("order_items", 0.70, (
-        _c("id", "int", "BIGINT", "BIGINT"),
-        _c("order_id", "int", "BIGINT", "BIGINT"),
-        _c("product_id", "int", "INT", "INTEGER"),
-        _c("qty", "int", "SMALLINT", "SMALLINT"),
-        _c("unit_price", "decimal", "DECIMAL(10,2)", "NUMERIC(10,2)"),
-        _c("discount", "decimal", "DECIMAL(5,4)", "NUMERIC(5,4)", True),
-        _c("shipped_at", "datetime", "DATETIME(6)", "TIMESTAMP(6)", True),
-        _c("gift_note", "str", "VARCHAR(120)", "VARCHAR(120)", True),
-        _c("token", "binary", "VARBINARY(16)", "BYTEA", True),
-    ), indexes=(("order_items_order", "order_id"), ("order_items_product", "product_id")),
-        foreign_keys=(("order_items_order_fk", "order_id", "orders"),
-                      ("order_items_product_fk", "product_id", "products"))),
+    Table(
+        "customers",
+        0.05,
+        (
+            _c("id", "int", "INT", "INTEGER"),
+            _c("name", "str", "VARCHAR(100)", "VARCHAR(100)"),
+            _c("email", "str", "VARCHAR(160)", "VARCHAR(160)"),
+            _c("country", "str", "CHAR(2)", "CHAR(2)"),
+            _c("vip", "bool", "BOOLEAN", "BOOLEAN"),
+            _c("balance", "decimal", "DECIMAL(12,2)", "NUMERIC(12,2)"),
+            _c("created_at", "datetime", "DATETIME", "TIMESTAMP(0)"),
+            _c("bio", "str", "TEXT", "TEXT", True),
+        ),
+    ),
+    Table(
+        "products",
+        0.01,
+        (
+            _c("id", "int", "INT", "INTEGER"),
+            _c("sku", "str", "VARCHAR(24)", "VARCHAR(24)"),
+            _c("title", "str", "VARCHAR(200)", "VARCHAR(200)"),
+            _c("price", "decimal", "DECIMAL(10,2)", "NUMERIC(10,2)"),
+            _c("weight_kg", "float", "DOUBLE", "DOUBLE PRECISION", True),
+            _c("attrs", "json", "JSON", "JSONB", True),
+            _c("thumb", "binary", "VARBINARY(32)", "BYTEA", True),
+        ),
+    ),
+    Table(
+        "orders",
+        0.24,
+        (
+            _c("id", "int", "BIGINT", "BIGINT"),
+            _c("customer_id", "int", "INT", "INTEGER"),
+            _c("status", "str", "VARCHAR(16)", "VARCHAR(16)"),
+            _c("placed_at", "timestamptz", "TIMESTAMP(3)", "TIMESTAMPTZ(3)"),
+            _c("total", "decimal", "DECIMAL(14,2)", "NUMERIC(14,2)"),
+            _c("paid", "bool", "BOOLEAN", "BOOLEAN"),
+            _c("meta", "json", "JSON", "JSONB", True),
+            _c("note", "str", "TEXT", "TEXT", True),
+        ),
+        indexes=(("orders_customer_placed", "customer_id, placed_at"),),
+        foreign_keys=(("orders_customer_fk", "customer_id", "customers"),),
+    ),
+    Table(
+        "order_items",
+        0.70,
+        (
+            _c("id", "int", "BIGINT", "BIGINT"),
+            _c("order_id", "int", "BIGINT", "BIGINT"),
+            _c("product_id", "int", "INT", "INTEGER"),
+            _c("qty", "int", "SMALLINT", "SMALLINT"),
+            _c("unit_price", "decimal", "DECIMAL(10,2)", "NUMERIC(10,2)"),
+            _c("discount", "decimal", "DECIMAL(5,4)", "NUMERIC(5,4)", True),
+            _c("shipped_at", "datetime", "DATETIME(6)", "TIMESTAMP(6)", True),
+            _c("gift_note", "str", "VARCHAR(120)", "VARCHAR(120)", True),
+            _c("token", "binary", "VARBINARY(16)", "BYTEA", True),
+        ),
+        indexes=(("order_items_order", "order_id"), ("order_items_product", "product_id")),
+        foreign_keys=(
+            ("order_items_order_fk", "order_id", "orders"),
+            ("order_items_product_fk", "product_id", "products"),
+        ),
+    ),
 )
 TABLE_BY_NAME = {t.name: t for t in TABLES}
 ORDER_ID_BASE = 5_000_000_000  # order and item ids need 64 bits
@@ -142,24 +162,47 @@ class Server:
 def servers() -> dict[str, Server]:
     """The three servers, from the same environment variables as the test suite."""
     return {
-        "postgresql": Server("postgresql", "postgresql",
-                             os.environ.get("DBJSON_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres")),
-        "mariadb": Server("mariadb", "mysql", os.environ.get("DBJSON_TEST_MARIADB", "mysql+pymysql://root@127.0.0.1:3306/")),
-        "mysql": Server("mysql", "mysql", os.environ.get("DBJSON_TEST_MYSQL", "mysql+pymysql://root@127.0.0.1:3307/"),
-                        fs_root=os.environ.get("DBJSON_MYSQL_ROOT", "/var/cache/dbjson-mysql-root")),
+        "postgresql": Server(
+            "postgresql",
+            "postgresql",
+            os.environ.get("DBJSON_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"),
+        ),
+        "mariadb": Server(
+            "mariadb", "mysql", os.environ.get("DBJSON_TEST_MARIADB", "mysql+pymysql://root@127.0.0.1:3306/")
+        ),
+        "mysql": Server(
+            "mysql",
+            "mysql",
+            os.environ.get("DBJSON_TEST_MYSQL", "mysql+pymysql://root@127.0.0.1:3307/"),
+            fs_root=os.environ.get("DBJSON_MYSQL_ROOT", "/var/cache/dbjson-mysql-root"),
+        ),
     }
 
 
 def pg_connect(server: Server, database: str = "postgres") -> psycopg.Connection[Any]:
     """An autocommit psycopg connection to ``database``."""
-    return psycopg.connect(host=server.host, port=server.port, user=server.user,
-                           password=server.password or None, dbname=database, autocommit=True)
+    return psycopg.connect(
+        host=server.host,
+        port=server.port,
+        user=server.user,
+        password=server.password or None,
+        dbname=database,
+        autocommit=True,
+    )
 
 
 def my_connect(server: Server, database: str | None = None) -> pymysql.connections.Connection:
     """An autocommit PyMySQL connection (utf8mb4, UTC session, LOCAL INFILE allowed)."""
-    conn = pymysql.connect(host=server.host, port=server.port, user=server.user, password=server.password,
-                           database=database, charset="utf8mb4", autocommit=True, local_infile=True)
+    conn = pymysql.connect(
+        host=server.host,
+        port=server.port,
+        user=server.user,
+        password=server.password,
+        database=database,
+        charset="utf8mb4",
+        autocommit=True,
+        local_infile=True,
+    )
     with conn.cursor() as cur:
         cur.execute("SET time_zone = '+00:00'")
     return conn
@@ -174,7 +217,7 @@ def recreate_database(server: Server, database: str) -> None:
         with pg_connect(server) as conn:
             conn.execute(f"SET statement_timeout = '{ADMIN_TIMEOUT}s'")
             conn.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-            conn.execute(f'CREATE DATABASE "{database}" ENCODING \'UTF8\' TEMPLATE template0')
+            conn.execute(f"CREATE DATABASE \"{database}\" ENCODING 'UTF8' TEMPLATE template0")
         return
     conn = my_connect(server)
     try:
@@ -208,8 +251,10 @@ def count_rows(server: Server, database: str, schema: str | None = None) -> dict
         if server.family == "postgresql":
             prefix = f'"{schema}".' if schema else ""
             with pg_connect(server, database) as conn:
-                return {t.name: int(conn.execute(f'SELECT count(*) FROM {prefix}"{t.name}"').fetchone()[0])  # type: ignore[index]
-                        for t in TABLES}
+                return {
+                    t.name: int(conn.execute(f'SELECT count(*) FROM {prefix}"{t.name}"').fetchone()[0])  # type: ignore[index]
+                    for t in TABLES
+                }
         conn = my_connect(server, database)
         try:
             with conn.cursor() as cur:
@@ -241,29 +286,111 @@ def ddl(family: str) -> tuple[list[str], list[str]]:
             cols = [f'"{c.name}" {c.pg}{"" if c.nullable else " NOT NULL"}' for c in t.columns]
             pre.append(f'CREATE TABLE "{t.name}" (\n  ' + ",\n  ".join(cols + ['PRIMARY KEY ("id")']) + "\n)")
             post += [f'CREATE INDEX "{name}" ON "{t.name}" ({cols_})' for name, cols_ in t.indexes]
-            post += [f'ALTER TABLE "{t.name}" ADD CONSTRAINT "{name}" FOREIGN KEY ("{col}") REFERENCES "{parent}" ("id")'
-                     for name, col, parent in t.foreign_keys]
+            post += [
+                f'ALTER TABLE "{t.name}" ADD CONSTRAINT "{name}" FOREIGN KEY ("{col}") REFERENCES "{parent}" ("id")'
+                for name, col, parent in t.foreign_keys
+            ]
         else:
             cols = [f"`{c.name}` {c.mysql}{' NULL' if c.nullable else ' NOT NULL'}" for c in t.columns]
             cols.append("PRIMARY KEY (`id`)")
             cols += [f"KEY `{name}` ({cols_})" for name, cols_ in t.indexes]
-            cols += [f"CONSTRAINT `{name}` FOREIGN KEY (`{col}`) REFERENCES `{parent}` (`id`)"
-                     for name, col, parent in t.foreign_keys]
-            pre.append(f"CREATE TABLE `{t.name}` (\n  " + ",\n  ".join(cols)
-                       + "\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4")
+            cols += [
+                f"CONSTRAINT `{name}` FOREIGN KEY (`{col}`) REFERENCES `{parent}` (`id`)"
+                for name, col, parent in t.foreign_keys
+            ]
+            pre.append(
+                f"CREATE TABLE `{t.name}` (\n  " + ",\n  ".join(cols) + "\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4"
+            )
     return pre, post
 
 
 # --------------------------------------------------------------------------- rows
 
-FIRST = ("Åsa", "Björn", "Zoë", "François", "Jürgen", "Łukasz", "Ελένη", "Дмитрий", "Siobhán", "José",
-         "美咲", "太郎", "민준", "Ayşe", "Ngọc", "Olivia", "Noah", "Emma", "Liam", "Ava", "Kai", "Mia")
-LAST = ("Öberg", "Dvořák", "Müller", "Ñúñez", "Kowalski", "Παπαδόπουλος", "Иванов", "O'Brien",
-        "山田", "김", "Nguyễn", "Smith", "García", "Rossi", "Johansson", "Haddad", "Lefèvre", "Brown")
-WORDS = ("alpha", "blue", "café", "naïve", "smörgåsbord", "straße", "déjà", "vu", "東京", "서울",
-         "مرحبا", "שלום", "नमस्ते", "😀", "🚀", "gift", "order", "fast", "green", "red", "large",
-         "small", "premium", "eco", "retro", "classic", "wood", "steel", "cotton", "silk", "100%",
-         'quote"d', "it's", "back\\slash", "tab\there", "line\nbreak", "München", "Zürich", "Kraków")
+FIRST = (
+    "Åsa",
+    "Björn",
+    "Zoë",
+    "François",
+    "Jürgen",
+    "Łukasz",
+    "Ελένη",
+    "Дмитрий",
+    "Siobhán",
+    "José",
+    "美咲",
+    "太郎",
+    "민준",
+    "Ayşe",
+    "Ngọc",
+    "Olivia",
+    "Noah",
+    "Emma",
+    "Liam",
+    "Ava",
+    "Kai",
+    "Mia",
+)
+LAST = (
+    "Öberg",
+    "Dvořák",
+    "Müller",
+    "Ñúñez",
+    "Kowalski",
+    "Παπαδόπουλος",
+    "Иванов",
+    "O'Brien",
+    "山田",
+    "김",
+    "Nguyễn",
+    "Smith",
+    "García",
+    "Rossi",
+    "Johansson",
+    "Haddad",
+    "Lefèvre",
+    "Brown",
+)
+WORDS = (
+    "alpha",
+    "blue",
+    "café",
+    "naïve",
+    "smörgåsbord",
+    "straße",
+    "déjà",
+    "vu",
+    "東京",
+    "서울",
+    "مرحبا",
+    "שלום",
+    "नमस्ते",
+    "😀",
+    "🚀",
+    "gift",
+    "order",
+    "fast",
+    "green",
+    "red",
+    "large",
+    "small",
+    "premium",
+    "eco",
+    "retro",
+    "classic",
+    "wood",
+    "steel",
+    "cotton",
+    "silk",
+    "100%",
+    'quote"d',
+    "it's",
+    "back\\slash",
+    "tab\there",
+    "line\nbreak",
+    "München",
+    "Zürich",
+    "Kraków",
+)
 COUNTRIES = ("SE", "DE", "FR", "PL", "GR", "RU", "JP", "KR", "VN", "US", "GB", "ES", "IT", "TR", "IE")
 STATUSES = ("new", "paid", "shipped", "delivered", "cancelled", "returned")
 CHANNELS = ("web", "app", "phone", "store", "partner")
@@ -293,16 +420,33 @@ def _customers(rng: random.Random, n: int, _: dict[str, int]) -> Iterator[Row]:
         created = (BASE + dt.timedelta(seconds=rng.randrange(SPAN))).isoformat(" ")
         bio = None if rng.random() < 0.4 else f"{first} {last}: {_words(rng, 3, 30)}"
         sign = "-" if rng.random() < 0.1 else ""
-        yield (i, f"{first} {last}", f"user{i}@example.{rng.choice(COUNTRIES).lower()}", rng.choice(COUNTRIES),
-               rng.random() < 0.15, sign + _cents(rng, 10_000_000), created, bio)
+        yield (
+            i,
+            f"{first} {last}",
+            f"user{i}@example.{rng.choice(COUNTRIES).lower()}",
+            rng.choice(COUNTRIES),
+            rng.random() < 0.15,
+            sign + _cents(rng, 10_000_000),
+            created,
+            bio,
+        )
 
 
 def _products(rng: random.Random, n: int, _: dict[str, int]) -> Iterator[Row]:
     for i in range(1, n + 1):
-        attrs = None if rng.random() < 0.2 else orjson.dumps({
-            "color": rng.choice(WORDS), "size": rng.choice(("S", "M", "L", "XL")), "stock": rng.randrange(1000),
-            "tags": rng.choices(WORDS, k=rng.randint(0, 4)), "dims": {"w": rng.randrange(1, 500) / 10, "h": rng.randrange(1, 90)},
-        }).decode()
+        attrs = (
+            None
+            if rng.random() < 0.2
+            else orjson.dumps(
+                {
+                    "color": rng.choice(WORDS),
+                    "size": rng.choice(("S", "M", "L", "XL")),
+                    "stock": rng.randrange(1000),
+                    "tags": rng.choices(WORDS, k=rng.randint(0, 4)),
+                    "dims": {"w": rng.randrange(1, 500) / 10, "h": rng.randrange(1, 90)},
+                }
+            ).decode()
+        )
         thumb = None if rng.random() < 0.3 else rng.randbytes(rng.randint(4, 32))
         weight = None if rng.random() < 0.1 else rng.randrange(1, 100_000) / 1000
         yield (i, f"SKU-{i:08d}", _words(rng, 2, 8).title(), _cents(rng, 1_000_000), weight, attrs, thumb)
@@ -311,30 +455,63 @@ def _products(rng: random.Random, n: int, _: dict[str, int]) -> Iterator[Row]:
 def _orders(rng: random.Random, n: int, counts: dict[str, int]) -> Iterator[Row]:
     customers = counts["customers"]
     for i in range(1, n + 1):
-        placed = (BASE + dt.timedelta(seconds=rng.randrange(SPAN), milliseconds=rng.randrange(1000)))
-        meta = None if rng.random() < 0.5 else orjson.dumps({
-            "channel": rng.choice(CHANNELS), "coupon": None if rng.random() < 0.7 else f"C{rng.randrange(10**6)}",
-            "items": rng.randint(1, 9), "gift": rng.random() < 0.1,
-        }).decode()
+        placed = BASE + dt.timedelta(seconds=rng.randrange(SPAN), milliseconds=rng.randrange(1000))
+        meta = (
+            None
+            if rng.random() < 0.5
+            else orjson.dumps(
+                {
+                    "channel": rng.choice(CHANNELS),
+                    "coupon": None if rng.random() < 0.7 else f"C{rng.randrange(10**6)}",
+                    "items": rng.randint(1, 9),
+                    "gift": rng.random() < 0.1,
+                }
+            ).decode()
+        )
         note = None if rng.random() < 0.8 else _words(rng, 1, 12)
-        yield (ORDER_ID_BASE + i, rng.randint(1, customers), rng.choice(STATUSES),
-               placed.isoformat(" ", "milliseconds"), _cents(rng, 5_000_000), rng.random() < 0.7, meta, note)
+        yield (
+            ORDER_ID_BASE + i,
+            rng.randint(1, customers),
+            rng.choice(STATUSES),
+            placed.isoformat(" ", "milliseconds"),
+            _cents(rng, 5_000_000),
+            rng.random() < 0.7,
+            meta,
+            note,
+        )
 
 
 def _order_items(rng: random.Random, n: int, counts: dict[str, int]) -> Iterator[Row]:
     orders, products = counts["orders"], counts["products"]
     for i in range(1, n + 1):
-        shipped = None if rng.random() < 0.3 else (
-            BASE + dt.timedelta(seconds=rng.randrange(SPAN), microseconds=rng.randrange(1_000_000))).isoformat(" ", "microseconds")
+        shipped = (
+            None
+            if rng.random() < 0.3
+            else (BASE + dt.timedelta(seconds=rng.randrange(SPAN), microseconds=rng.randrange(1_000_000))).isoformat(
+                " ", "microseconds"
+            )
+        )
         discount = None if rng.random() < 0.6 else f"0.{rng.randrange(10_000):04d}"
         gift = None if rng.random() < 0.9 else _words(rng, 1, 6)[:120]
         token = None if rng.random() < 0.5 else rng.randbytes(16)
-        yield (ORDER_ID_BASE * 2 + i, ORDER_ID_BASE + rng.randint(1, orders), rng.randint(1, products),
-               rng.randint(1, 20), _cents(rng, 100_000), discount, shipped, gift, token)
+        yield (
+            ORDER_ID_BASE * 2 + i,
+            ORDER_ID_BASE + rng.randint(1, orders),
+            rng.randint(1, products),
+            rng.randint(1, 20),
+            _cents(rng, 100_000),
+            discount,
+            shipped,
+            gift,
+            token,
+        )
 
 
 GENERATORS: dict[str, Callable[[random.Random, int, dict[str, int]], Iterator[Row]]] = {
-    "customers": _customers, "products": _products, "orders": _orders, "order_items": _order_items,
+    "customers": _customers,
+    "products": _products,
+    "orders": _orders,
+    "order_items": _order_items,
 }
 
 
@@ -378,8 +555,10 @@ def write_bulk_files(total: int, seed: int, cache: Path) -> Path:
         (out / family).mkdir(parents=True, exist_ok=True)
     for t in TABLES:
         fmts = {f: [_formatter(c.kind, f) for c in t.columns] for f in ("postgresql", "mysql")}
-        with open(out / "postgresql" / f"{t.name}.tsv", "w", encoding="utf-8", newline="\n", buffering=1 << 20) as fp, \
-                open(out / "mysql" / f"{t.name}.tsv", "w", encoding="utf-8", newline="\n", buffering=1 << 20) as fm:
+        with (
+            open(out / "postgresql" / f"{t.name}.tsv", "w", encoding="utf-8", newline="\n", buffering=1 << 20) as fp,
+            open(out / "mysql" / f"{t.name}.tsv", "w", encoding="utf-8", newline="\n", buffering=1 << 20) as fm,
+        ):
             pg_f, my_f = fmts["postgresql"], fmts["mysql"]
             for row in generate(t.name, total, seed):
                 fp.write("\t".join("\\N" if v is None else f(v) for f, v in zip(pg_f, row)) + "\n")
@@ -393,7 +572,7 @@ def create_database(server: Server, database: str) -> None:
     if server.family == "postgresql":
         with pg_connect(server) as conn:
             if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,)).fetchone():
-                conn.execute(f'CREATE DATABASE "{database}" ENCODING \'UTF8\' TEMPLATE template0')
+                conn.execute(f"CREATE DATABASE \"{database}\" ENCODING 'UTF8' TEMPLATE template0")
         return
     conn = my_connect(server)
     try:
@@ -412,15 +591,22 @@ def load(server: Server, database: str, files: Path) -> None:
     create_database(server, database)
     pre, post = ddl(server.family)
     src = files / server.family
-    drops = [f'DROP TABLE IF EXISTS "{t.name}" CASCADE' if server.family == "postgresql"
-             else f"DROP TABLE IF EXISTS `{t.name}`" for t in reversed(TABLES)]
+    drops = [
+        f'DROP TABLE IF EXISTS "{t.name}" CASCADE'
+        if server.family == "postgresql"
+        else f"DROP TABLE IF EXISTS `{t.name}`"
+        for t in reversed(TABLES)
+    ]
     if server.family == "postgresql":
         with pg_connect(server, database) as conn:
             for stmt in drops + pre:
                 conn.execute(stmt)
             for t in TABLES:
-                with conn.cursor() as cur, cur.copy(f'COPY "{t.name}" FROM STDIN') as cp, \
-                        open(src / f"{t.name}.tsv", "rb") as fh:
+                with (
+                    conn.cursor() as cur,
+                    cur.copy(f'COPY "{t.name}" FROM STDIN') as cp,
+                    open(src / f"{t.name}.tsv", "rb") as fh,
+                ):
                     while chunk := fh.read(1 << 20):
                         cp.write(chunk)
             for stmt in post:
@@ -452,8 +638,10 @@ def load_data_sql(t: Table, path: str, *, local: bool) -> str:
             sets.append(f"`{c.name}` = UNHEX(@{c.name})")
         else:
             targets.append(f"`{c.name}`")
-    sql = (f"LOAD DATA {'LOCAL ' if local else ''}INFILE '{path}' INTO TABLE `{t.name}` CHARACTER SET utf8mb4 "
-           f"({', '.join(targets)})")
+    sql = (
+        f"LOAD DATA {'LOCAL ' if local else ''}INFILE '{path}' INTO TABLE `{t.name}` CHARACTER SET utf8mb4 "
+        f"({', '.join(targets)})"
+    )
     return sql + (" SET " + ", ".join(sets) if sets else "")
 
 

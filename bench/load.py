@@ -92,13 +92,27 @@ class Db:
 
     def _pg(self, dbname: str) -> Any:
         u = self.admin
-        return psycopg.connect(host=u.host, port=u.port or 5432, user=u.username or "postgres", password=u.password or None,
-                               dbname=dbname, autocommit=True)
+        return psycopg.connect(
+            host=u.host,
+            port=u.port or 5432,
+            user=u.username or "postgres",
+            password=u.password or None,
+            dbname=dbname,
+            autocommit=True,
+        )
 
     def _my(self, dbname: str | None) -> Any:
         u = self.admin
-        return pymysql.connect(host=u.host, port=u.port or 3306, user=u.username or "root", password=u.password or "",
-                               database=dbname, autocommit=True, charset="utf8mb4", max_allowed_packet=64 << 20)
+        return pymysql.connect(
+            host=u.host,
+            port=u.port or 3306,
+            user=u.username or "root",
+            password=u.password or "",
+            database=dbname,
+            autocommit=True,
+            charset="utf8mb4",
+            max_allowed_packet=64 << 20,
+        )
 
     def run(self, *statements: str) -> None:
         """Run statements in order on this database."""
@@ -138,17 +152,24 @@ def fill_series(db: Db, table: str, rows: int, select: str) -> None:
     if db.engine == "postgresql":
         db.run(f"INSERT INTO {table} SELECT {select} FROM generate_series(1, {rows}) AS g(n)")
     elif db.engine == "sqlite":
-        db.run(f"INSERT INTO {table} WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g LIMIT {rows}) "
-               f"SELECT {select} FROM g")
+        db.run(
+            f"INSERT INTO {table} WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g LIMIT {rows}) "
+            f"SELECT {select} FROM g"
+        )
     else:  # MySQL and MariaDB: a cross join of digits, in slices of at most 1M rows (one transaction each)
-        db.run("CREATE TABLE IF NOT EXISTS _d (d int PRIMARY KEY)", "DELETE FROM _d",
-               "INSERT INTO _d VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8),(9)")
+        db.run(
+            "CREATE TABLE IF NOT EXISTS _d (d int PRIMARY KEY)",
+            "DELETE FROM _d",
+            "INSERT INTO _d VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8),(9)",
+        )
         joins = " CROSS JOIN ".join(f"_d d{i}" for i in range(6))
-        million = " + ".join(f"d{i}.d * {10 ** i}" for i in range(6))
+        million = " + ".join(f"d{i}.d * {10**i}" for i in range(6))
         for start in range(0, rows, 1_000_000):
             count = min(1_000_000, rows - start)
-            db.run(f"INSERT INTO {table} SELECT {select} FROM (SELECT {start} + {million} + 1 AS n FROM {joins}) g "
-                   f"WHERE n <= {start + count}")
+            db.run(
+                f"INSERT INTO {table} SELECT {select} FROM (SELECT {start} + {million} + 1 AS n FROM {joins}) g "
+                f"WHERE n <= {start + count}"
+            )
         db.run("DROP TABLE _d")
 
 
@@ -174,16 +195,28 @@ class Step:
     pss_mib: float = 0.0  # the peak of the summed PSS of all its processes (sampled)
 
     def row(self) -> str:
-        return (f"| {self.run} | {self.scenario} | {self.engine} | {self.size} | {self.command} | {self.seconds:,.1f} "
-                f"| {self.cpu:,.1f} | {self.rss_mib:,.0f} | {self.pss_mib:,.0f} | {self.note} |")
+        return (
+            f"| {self.run} | {self.scenario} | {self.engine} | {self.size} | {self.command} | {self.seconds:,.1f} "
+            f"| {self.cpu:,.1f} | {self.rss_mib:,.0f} | {self.pss_mib:,.0f} | {self.note} |"
+        )
 
     @classmethod
     def parse(cls, line: str) -> Step:
         """The step of a table row written by :meth:`row` (an earlier run, for --append)."""
         cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
         run, scenario, engine, size, command, seconds, cpu, rss, pss, note = cells
-        return cls(scenario, engine, size, command, float(seconds.replace(",", "")), float(rss.replace(",", "")), note,
-                   float(cpu.replace(",", "")), int(run), float(pss.replace(",", "")))
+        return cls(
+            scenario,
+            engine,
+            size,
+            command,
+            float(seconds.replace(",", "")),
+            float(rss.replace(",", "")),
+            note,
+            float(cpu.replace(",", "")),
+            int(run),
+            float(pss.replace(",", "")),
+        )
 
 
 @dataclass
@@ -228,8 +261,9 @@ def dbjson(*args: str, timeout: float | None = None) -> tuple[float, float, floa
     """
     start = time.perf_counter()
     with tempfile.TemporaryFile() as err_file:  # a file, not a pipe: a chatty child cannot block on it
-        p = subprocess.Popen([sys.executable, "-m", "dbjson", *args], stdout=subprocess.DEVNULL, stderr=err_file,
-                             start_new_session=True)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "dbjson", *args], stdout=subprocess.DEVNULL, stderr=err_file, start_new_session=True
+        )
         limit = start + (timeout if timeout is not None else TIMEOUT)
         pss, sampled = 0.0, 0.0
         while True:
@@ -265,15 +299,27 @@ def measure(run: Run, scenario: str, engine: str, size: str, command: str, *args
         lines = [ln.strip() for ln in err.splitlines() if ln.strip()]
         last = next((ln for ln in lines if ln.startswith(("error", "internal error"))), lines[-1] if lines else "")
         step.note = (f"**failed** ({why})" + (f": {last[:300]}" if last else "")).replace("|", "\\|")
-    print(f"  {scenario:8} {engine:10} {size:>14} {command:12} {seconds:9.1f} s {cpu:8.1f} cpu {rss:6.0f} MiB {pss:6.0f} MiB all {step.note}",
-          flush=True)
+    print(
+        f"  {scenario:8} {engine:10} {size:>14} {command:12} {seconds:9.1f} s {cpu:8.1f} cpu {rss:6.0f} MiB {pss:6.0f} MiB all {step.note}",
+        flush=True,
+    )
     if code != 0:
         raise Failed(f"dbjson {command} failed ({code}): {err[-2000:]}")
     return step
 
 
-def round_trip(run: Run, scenario: str, engine: str, size: str, src: Db, work: Path, *, schema: bool = True,
-               export_args: Sequence[str] = (), rows: int | None = None) -> None:
+def round_trip(
+    run: Run,
+    scenario: str,
+    engine: str,
+    size: str,
+    src: Db,
+    work: Path,
+    *,
+    schema: bool = True,
+    export_args: Sequence[str] = (),
+    rows: int | None = None,
+) -> None:
     """schema-dump and schema-load (optional), export and import of ``src`` into a new database."""
     out = work / f"{scenario}-{engine}-{size}".replace(" ", "")
     doc = work / f"{scenario}-{engine}.json"
@@ -292,8 +338,18 @@ def round_trip(run: Run, scenario: str, engine: str, size: str, src: Db, work: P
         size_mb = sum(f.stat().st_size for f in out.rglob("*") if f.is_file()) / 2**20
         amount = f"{size_mb / 1024:.2f} GiB" if size_mb >= 1024 else f"{size_mb:,.0f} MiB"
         run.steps[-1].note = ", ".join(x for x in (f"{amount} of JSON lines", per, " ".join(export_args)) if x)
-        measure(run, scenario, engine, size, "import", str(out), dst.url, "-q",
-                *(("--data-only",) if schema else ()), note=per)
+        measure(
+            run,
+            scenario,
+            engine,
+            size,
+            "import",
+            str(out),
+            dst.url,
+            "-q",
+            *(("--data-only",) if schema else ()),
+            note=per,
+        )
     finally:
         dst.drop()
         shutil.rmtree(out, ignore_errors=True)
@@ -310,7 +366,10 @@ def many_tables(run: Run, engine: str, work: Path, n: int) -> None:
     try:
         stmts: list[str] = []
         for i in range(n):
-            stmts += [f"CREATE TABLE t{i:05d} (id int PRIMARY KEY, name varchar(40))", f"INSERT INTO t{i:05d} VALUES (1, 'row {i}')"]
+            stmts += [
+                f"CREATE TABLE t{i:05d} (id int PRIMARY KEY, name varchar(40))",
+                f"INSERT INTO t{i:05d} VALUES (1, 'row {i}')",
+            ]
         src.run(*stmts)
         round_trip(run, "tables", engine, f"{n:,} tables", src, work)
     finally:
@@ -336,13 +395,25 @@ def long_table(run: Run, engine: str, work: Path, sizes: Sequence[int]) -> None:
         try:
             ts = {"postgresql": "timestamp(0)", "sqlite": "datetime"}.get(engine, "datetime")
             src.run(f"CREATE TABLE narrow (id bigint PRIMARY KEY, v int, s varchar(16), at {ts})")
-            stamp = {"postgresql": "timestamp '2024-01-01' + n * interval '1 second'",
-                     "sqlite": "datetime(1704067200 + n, 'unixepoch')"}.get(engine, "TIMESTAMPADD(SECOND, n, '2024-01-01')")
+            stamp = {
+                "postgresql": "timestamp '2024-01-01' + n * interval '1 second'",
+                "sqlite": "datetime(1704067200 + n, 'unixepoch')",
+            }.get(engine, "TIMESTAMPADD(SECOND, n, '2024-01-01')")
             concat = "'s' || n" if engine in ("postgresql", "sqlite") else "CONCAT('s', n)"
             built = time.perf_counter()
             fill_series(src, "narrow", rows, f"n, n % 1000, {concat}, {stamp}")
             run.notes.append(f"{engine}: {rows:,} narrow rows generated in {time.perf_counter() - built:.0f} s")
-            round_trip(run, "rows", engine, f"{rows:,} rows", src, work, schema=False, export_args=("--threads", "2"), rows=rows)
+            round_trip(
+                run,
+                "rows",
+                engine,
+                f"{rows:,} rows",
+                src,
+                work,
+                schema=False,
+                export_args=("--threads", "2"),
+                rows=rows,
+            )
         finally:
             src.drop()
 
@@ -354,19 +425,33 @@ def big_rows(run: Run, engine: str, work: Path, rows: int, mb: int) -> None:
     try:
         if engine == "postgresql":
             src.run("CREATE TABLE big (id int PRIMARY KEY, t text, b bytea, j jsonb)")
-            fill_series(src, "big", rows, f"n, CASE WHEN n % 3 = 0 THEN repeat(chr(65 + n % 26), {size}) END, "
-                                          f"CASE WHEN n % 3 = 1 THEN convert_to(repeat('x', {size}), 'UTF8') END, "
-                                          f"CASE WHEN n % 3 = 2 THEN jsonb_build_object('k', repeat('j', {size - 10})) END")
+            fill_series(
+                src,
+                "big",
+                rows,
+                f"n, CASE WHEN n % 3 = 0 THEN repeat(chr(65 + n % 26), {size}) END, "
+                f"CASE WHEN n % 3 = 1 THEN convert_to(repeat('x', {size}), 'UTF8') END, "
+                f"CASE WHEN n % 3 = 2 THEN jsonb_build_object('k', repeat('j', {size - 10})) END",
+            )
         elif engine == "sqlite":
             src.run("CREATE TABLE big (id integer PRIMARY KEY, t text, b blob, j text)")
-            fill_series(src, "big", rows, f"n, CASE WHEN n % 3 = 0 THEN printf('%.*c', {size}, 'A') END, "
-                                          f"CASE WHEN n % 3 = 1 THEN zeroblob({size}) END, "
-                                          f"CASE WHEN n % 3 = 2 THEN json_object('k', printf('%.*c', {size - 10}, 'j')) END")
+            fill_series(
+                src,
+                "big",
+                rows,
+                f"n, CASE WHEN n % 3 = 0 THEN printf('%.*c', {size}, 'A') END, "
+                f"CASE WHEN n % 3 = 1 THEN zeroblob({size}) END, "
+                f"CASE WHEN n % 3 = 2 THEN json_object('k', printf('%.*c', {size - 10}, 'j')) END",
+            )
         else:
             src.run("CREATE TABLE big (id int PRIMARY KEY, t longtext, b longblob, j json)")
             for n in range(1, rows + 1):  # one row at a time: each value stays under max_allowed_packet
                 values = ["NULL", "NULL", "NULL"]
-                values[n % 3] = (f"REPEAT('A', {size})", f"REPEAT(0x78, {size})", f"JSON_OBJECT('k', REPEAT('j', {size - 10}))")[n % 3]
+                values[n % 3] = (
+                    f"REPEAT('A', {size})",
+                    f"REPEAT(0x78, {size})",
+                    f"JSON_OBJECT('k', REPEAT('j', {size - 10}))",
+                )[n % 3]
                 src.run(f"INSERT INTO big VALUES ({n}, {', '.join(values)})")
         round_trip(run, "big", engine, f"{rows} x {mb} MB", src, work, export_args=("--threads", "2"))
     finally:
@@ -379,13 +464,23 @@ def gb_table(run: Run, engine: str, work: Path, rows: int, width: int) -> None:
     try:
         src.run("CREATE TABLE wide_rows (id bigint PRIMARY KEY, payload text)")
         repeat = max(1, width // 32)
-        payload = {"postgresql": f"repeat(md5(n::text), {repeat})",
-                   "sqlite": f"printf('%0{repeat * 32}d', n)"}.get(engine, f"REPEAT(MD5(n), {repeat})")
+        payload = {"postgresql": f"repeat(md5(n::text), {repeat})", "sqlite": f"printf('%0{repeat * 32}d', n)"}.get(
+            engine, f"REPEAT(MD5(n), {repeat})"
+        )
         built = time.perf_counter()
         fill_series(src, "wide_rows", rows, f"n, {payload}")
         run.notes.append(f"{engine}: {rows:,} rows of {repeat * 32} B generated in {time.perf_counter() - built:.0f} s")
-        round_trip(run, "gb", engine, f"{rows:,} x {repeat * 32} B", src, work, schema=False,
-                   export_args=("--threads", "2"), rows=rows)
+        round_trip(
+            run,
+            "gb",
+            engine,
+            f"{rows:,} x {repeat * 32} B",
+            src,
+            work,
+            schema=False,
+            export_args=("--threads", "2"),
+            rows=rows,
+        )
     finally:
         src.drop()
 
@@ -395,8 +490,10 @@ def gb_table(run: Run, engine: str, work: Path, rows: int, width: int) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-HEADER = ("| run | scenario | engine | size | command | seconds | CPU s | peak RSS, largest process (MiB) "
-          "| peak PSS, all processes (MiB) | note |")
+HEADER = (
+    "| run | scenario | engine | size | command | seconds | CPU s | peak RSS, largest process (MiB) "
+    "| peak PSS, all processes (MiB) | note |"
+)
 RULE = "|---|---|---|---|---|---:|---:|---:|---:|---|"
 RUNS = "Runs (the `run` column of the table):"
 KEPT = "<!-- Written by hand: kept as it is when bench/load.py appends a run. -->"
@@ -405,10 +502,12 @@ KEPT = "<!-- Written by hand: kept as it is when bench/load.py appends a run. --
 def commit() -> str:
     """The dbjson commit measured: ``git rev-parse`` of this checkout, marked when dbjson/ has changes."""
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True,
-                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "dbjson"], cwd=REPO, capture_output=True,
-                               text=True, check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "dbjson"], cwd=REPO, capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout; give --commit)"
     return head + (" with uncommitted changes in dbjson/" if dirty else "")
@@ -421,8 +520,13 @@ def server_version(engine: str) -> str:
         return f"SQLite {sqlite3.sqlite_version}"
     u = make_url(URLS[engine])
     if engine == "postgresql":
-        with psycopg.connect(host=u.host, port=u.port or 5432, user=u.username or "postgres",
-                             password=u.password or None, dbname=u.database or "postgres") as c:
+        with psycopg.connect(
+            host=u.host,
+            port=u.port or 5432,
+            user=u.username or "postgres",
+            password=u.password or None,
+            dbname=u.database or "postgres",
+        ) as c:
             row = c.execute("SHOW server_version").fetchone()
             return "PostgreSQL " + str(row[0] if row else "?").split()[0]
     c = pymysql.connect(host=u.host, port=u.port or 3306, user=u.username or "root", password=u.password or "")
@@ -435,8 +539,14 @@ def server_version(engine: str) -> str:
     return ("MariaDB " if "mariadb" in version.lower() else "MySQL ") + version.split("-")[0]
 
 
-def markdown(run: Run, args: argparse.Namespace, number: int, previous_runs: Sequence[str] = (),
-             previous_steps: Sequence[Step] = (), previous_notes: Sequence[str] = ()) -> str:
+def markdown(
+    run: Run,
+    args: argparse.Namespace,
+    number: int,
+    previous_runs: Sequence[str] = (),
+    previous_steps: Sequence[Step] = (),
+    previous_notes: Sequence[str] = (),
+) -> str:
     from dbjson import speedups
 
     built = [n for n, ok in speedups.available().items() if ok]
@@ -460,9 +570,15 @@ def markdown(run: Run, args: argparse.Namespace, number: int, previous_runs: Seq
         RUNS,
         "",
         *previous_runs,
-        *([f"{number}. {args.when}, dbjson {args.commit}, Python {platform.python_version()}, "
-           f"C speedups {', '.join(built) if built else 'none'}, {', '.join(args.versions)}: "
-           f"`python -m bench.load {' '.join(args.argv)}`"] if run.steps or run.notes else []),
+        *(
+            [
+                f"{number}. {args.when}, dbjson {args.commit}, Python {platform.python_version()}, "
+                f"C speedups {', '.join(built) if built else 'none'}, {', '.join(args.versions)}: "
+                f"`python -m bench.load {' '.join(args.argv)}`"
+            ]
+            if run.steps or run.notes
+            else []
+        ),
         "",
         HEADER,
         RULE,
@@ -473,8 +589,13 @@ def markdown(run: Run, args: argparse.Namespace, number: int, previous_runs: Seq
     out += [s.row() for s in steps]
     growth = _growth([s for s in steps if s.scenario in ("rows", "gb")])
     if growth:
-        out += ["", "Growth from the smallest to the largest table of the `rows` and `gb` scenarios (time ratio vs "
-                    "row ratio; memory):", "", *growth]
+        out += [
+            "",
+            "Growth from the smallest to the largest table of the `rows` and `gb` scenarios (time ratio vs "
+            "row ratio; memory):",
+            "",
+            *growth,
+        ]
     notes = [*previous_notes, *[f"- run {number}: {n}" for n in run.notes]]
     if notes:
         out += ["", *notes]
@@ -484,29 +605,39 @@ def markdown(run: Run, args: argparse.Namespace, number: int, previous_runs: Seq
 def _growth(rows: list[Step]) -> list[str]:
     """Per scenario, engine and command: the largest size against the smallest (latest run of each)."""
     out = []
+
     def count(s: Step) -> int:
         return int(s.size.split()[0].replace(",", ""))
 
     for scenario, engine in dict.fromkeys((s.scenario, s.engine) for s in rows):
         for command in ("export", "import"):
-            latest = {count(s): s for s in rows if (s.scenario, s.engine, s.command) == (scenario, engine, command)
-                      and "failed" not in s.note}
+            latest = {
+                count(s): s
+                for s in rows
+                if (s.scenario, s.engine, s.command) == (scenario, engine, command) and "failed" not in s.note
+            }
             if len(latest) < 2:
                 continue
             a, b = latest[min(latest)], latest[max(latest)]
             ra, rb = count(a), count(b)
             runs = f" (runs {a.run} and {b.run})" if a.run != b.run else ""
-            out.append(f"- {scenario} {engine} {command}{runs}: {rb / ra:.0f}x the rows took {b.seconds / a.seconds:.1f}x the time "
-                       f"and {b.cpu / a.cpu:.1f}x the CPU ({ra / a.seconds:,.0f} → {rb / b.seconds:,.0f} rows/s); "
-                       f"peak RSS {a.rss_mib:,.0f} → {b.rss_mib:,.0f} MiB, all processes {a.pss_mib:,.0f} → "
-                       f"{b.pss_mib:,.0f} MiB")
+            out.append(
+                f"- {scenario} {engine} {command}{runs}: {rb / ra:.0f}x the rows took {b.seconds / a.seconds:.1f}x the time "
+                f"and {b.cpu / a.cpu:.1f}x the CPU ({ra / a.seconds:,.0f} → {rb / b.seconds:,.0f} rows/s); "
+                f"peak RSS {a.rss_mib:,.0f} → {b.rss_mib:,.0f} MiB, all processes {a.pss_mib:,.0f} → "
+                f"{b.pss_mib:,.0f} MiB"
+            )
     return out
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.load", description=(__doc__ or "").split("\n\n")[0])
-    p.add_argument("--engines", default="postgresql,mysql,mariadb", help="comma-separated (postgresql, mysql, mariadb, sqlite)")
-    p.add_argument("--scenarios", default="tables,columns,rows,big,gb", help="comma-separated: tables, columns, rows, big, gb")
+    p.add_argument(
+        "--engines", default="postgresql,mysql,mariadb", help="comma-separated (postgresql, mysql, mariadb, sqlite)"
+    )
+    p.add_argument(
+        "--scenarios", default="tables,columns,rows,big,gb", help="comma-separated: tables, columns, rows, big, gb"
+    )
     p.add_argument("--tables", type=int, default=5000, help="tables in the many-tables database (5,000)")
     p.add_argument("--columns", type=int, default=1000, help="int columns of the wide table (1,000)")
     p.add_argument("--wide-rows", type=int, default=10_000, help="rows of the wide table (10,000)")
@@ -521,13 +652,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--gb-width", type=int, default=1024, help="bytes of text per row of that table (1 KB)")
     p.add_argument("--work", type=Path, default=None, help="scratch directory for exports (default: a temporary one)")
     p.add_argument("--output", type=Path, default=FIGURES, help="the Markdown figures (bench/load-figures.md)")
-    p.add_argument("--append", action="store_true", help="keep the figures already in --output (another scenario's run)")
+    p.add_argument(
+        "--append", action="store_true", help="keep the figures already in --output (another scenario's run)"
+    )
     p.add_argument("--note", action="append", default=[], help="a note to add under the table (repeatable)")
     p.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds before a dbjson command is killed (1800)")
     p.add_argument("--commit", default="", help="the dbjson commit measured (default: git rev-parse of this checkout)")
     args = p.parse_args(argv)
     args.argv = list(argv if argv is not None else sys.argv[1:])
-    args.when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    args.when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     args.commit = args.commit or commit()
     args.previous = args.output.read_text(encoding="utf-8").splitlines() if args.append and args.output.exists() else []
     return args
@@ -546,13 +679,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     work = Path(args.work or tempfile.mkdtemp(prefix="dbjson-load-"))
     work.mkdir(parents=True, exist_ok=True)
     plan: list[tuple[str, Callable[[], None]]] = []
+
     def on(option: str) -> list[str]:
         return [e for e in (option or args.engines).split(",") if e]
 
     if "tables" in scenarios:
         plan += [("tables", lambda e=e: many_tables(run, e, work, args.tables)) for e in on(args.tables_engines)]
     if "columns" in scenarios:
-        plan += [("columns", lambda e=e: wide_table(run, e, work, args.columns, args.wide_rows)) for e in on(args.engines)]
+        plan += [
+            ("columns", lambda e=e: wide_table(run, e, work, args.columns, args.wide_rows)) for e in on(args.engines)
+        ]
     if "big" in scenarios:
         plan += [("big", lambda e=e: big_rows(run, e, work, args.big_rows, args.big_mb)) for e in on(args.big_engines)]
     if "rows" in scenarios:
@@ -560,9 +696,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         plan += [("rows", lambda e=e: long_table(run, e, work, sizes)) for e in on(args.rows_engines)]
     if "gb" in scenarios:
         plan += [("gb", lambda e=e: gb_table(run, e, work, args.gb_rows, args.gb_width)) for e in on(args.gb_engines)]
-    used = {e for e in ENGINES if any(e in on(x) for x, name in ((args.tables_engines, "tables"), (args.engines, "columns"),
-                                                                   (args.big_engines, "big"), (args.rows_engines, "rows"),
-                                                                   (args.gb_engines, "gb")) if name in scenarios)}
+    used = {
+        e
+        for e in ENGINES
+        if any(
+            e in on(x)
+            for x, name in (
+                (args.tables_engines, "tables"),
+                (args.engines, "columns"),
+                (args.big_engines, "big"),
+                (args.rows_engines, "rows"),
+                (args.gb_engines, "gb"),
+            )
+            if name in scenarios
+        )
+    }
     args.versions = [server_version(e) for e in ENGINES if e in used]
     try:
         for name, fn in plan:
@@ -597,7 +745,7 @@ def write(run: Run, args: argparse.Namespace) -> None:
     previous_notes: list[str] = []
     kept: list[str] = []
     if KEPT in old:  # a hand-written reading of the figures, below the generated part
-        old, kept = old[:old.index(KEPT)], old[old.index(KEPT):]
+        old, kept = old[: old.index(KEPT)], old[old.index(KEPT) :]
     if old:
         at = old.index(RUNS) + 2
         while at < len(old) and old[at][:1].isdigit():
@@ -612,6 +760,7 @@ def write(run: Run, args: argparse.Namespace) -> None:
     if kept:
         text += "\n" + "\n".join(kept) + "\n"
     args.output.write_text(text, encoding="utf-8")
+
 
 if __name__ == "__main__":
     sys.exit(main())

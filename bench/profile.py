@@ -29,9 +29,11 @@ PY = sys.executable
 REPO = Path(__file__).resolve().parents[1]
 PROCESS = re.compile(r"^process \d+:")  # the root frame py-spy --subprocesses adds per process
 FRAME = re.compile(r"^\S.* \(.+\)$")  # "function (file:line)"; drops pieces of a process's command line
-NOISE = re.compile(r"^(Thread\.|_bootstrap|_worker |_WorkItem|<module>|_run_|_find_and_load|_load_unlocked|"
-                   r"_call_with_frames|exec_module|_handle_fromlist|Typer|TyperGroup|Command\.|Context\.|main |"
-                   r"_main |get_callback|run \(common|BaseProcess|_process_worker|_serve_one)")
+NOISE = re.compile(
+    r"^(Thread\.|_bootstrap|_worker |_WorkItem|<module>|_run_|_find_and_load|_load_unlocked|"
+    r"_call_with_frames|exec_module|_handle_fromlist|Typer|TyperGroup|Command\.|Context\.|main |"
+    r"_main |get_callback|run \(common|BaseProcess|_process_worker|_serve_one)"
+)
 
 
 def py_spy(work: Path) -> str | None:
@@ -50,8 +52,11 @@ def summarize(raw: Path, top: int = 20) -> str:
         stack, _, count = line.rpartition(" ")
         n = int(count)
         total += n
-        frames = [re.sub(r" \((?:.*/)?([^/]+?)(?::\d+)?\)$", r" (\1)", f) for f in stack.split(";")
-                  if FRAME.match(f) and not PROCESS.match(f)]
+        frames = [
+            re.sub(r" \((?:.*/)?([^/]+?)(?::\d+)?\)$", r" (\1)", f)
+            for f in stack.split(";")
+            if FRAME.match(f) and not PROCESS.match(f)
+        ]
         if frames:
             own[frames[-1]] += n
         for f in set(frames):
@@ -66,7 +71,9 @@ def summarize(raw: Path, top: int = 20) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m bench.profile", description=__doc__.split("\n\n")[0] if __doc__ else None)
+    p = argparse.ArgumentParser(
+        prog="python -m bench.profile", description=__doc__.split("\n\n")[0] if __doc__ else None
+    )
     p.add_argument("command", choices=("export", "import"))
     p.add_argument("engine", choices=("postgresql", "mariadb", "mysql"))
     p.add_argument("--rows", type=int, default=200_000)
@@ -87,19 +94,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     precompile()  # as bench.run does: profile an installed-like dbjson, not its compiler
     with tempfile.TemporaryDirectory(prefix="dbjson-profile-") as tmp:
         export_dir = Path(tmp) / "export"
-        export = [PY, "-m", "dbjson", "export", server.db_url(args.database), "-o", str(export_dir),
-                  "--threads", str(args.threads)]
+        export = [
+            PY,
+            "-m",
+            "dbjson",
+            "export",
+            server.db_url(args.database),
+            "-o",
+            str(export_dir),
+            "--threads",
+            str(args.threads),
+        ]
         if args.command == "export":
             cmd = export
         else:
             subprocess.run(export, check=True, cwd=REPO, capture_output=True)
             target = args.database + "_imp"
             ds.recreate_database(server, target)
-            cmd = [PY, "-m", "dbjson", "import", str(export_dir), server.db_url(target), "--threads",
-                   str(args.threads), "--no-verify", "--quiet"]
+            cmd = [
+                PY,
+                "-m",
+                "dbjson",
+                "import",
+                str(export_dir),
+                server.db_url(target),
+                "--threads",
+                str(args.threads),
+                "--no-verify",
+                "--quiet",
+            ]
         raw = Path(args.raw) if args.raw else Path(tmp) / "raw.txt"
-        subprocess.run([spy, "record", "--subprocesses", "--rate", "200", "--format", "raw", "--output", str(raw), "--", *cmd],
-                       check=True, cwd=REPO, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [spy, "record", "--subprocesses", "--rate", "200", "--format", "raw", "--output", str(raw), "--", *cmd],
+            check=True,
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+        )
         print(f"dbjson {args.command} --threads {args.threads}, {args.engine}, {args.rows:,} rows")
         print(summarize(raw, args.top))
         if args.command == "import":

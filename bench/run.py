@@ -77,21 +77,37 @@ class Proc:
     err: str
 
 
-def measure(cmd: Sequence[str], *, stdin: Path | None = None, stdout: Path | None = None,
-            timeout: float = 3600, env: dict[str, str] | None = None) -> Proc:
+def measure(
+    cmd: Sequence[str],
+    *,
+    stdin: Path | None = None,
+    stdout: Path | None = None,
+    timeout: float = 3600,
+    env: dict[str, str] | None = None,
+) -> Proc:
     """Run ``cmd`` (cwd = the repository), timing it and reading its peak RSS.
 
     The RSS comes from GNU time (``%M``: the largest process of the step) when /usr/bin/time is
     installed, else from ``wait4``, which also counts the forked copy of this Python process.
     """
-    with tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile("r") as rss, \
-            (open(stdin, "rb") if stdin else open(os.devnull, "rb")) as fin, \
-            (open(stdout, "wb") if stdout else open(os.devnull, "wb")) as fout:
+    with (
+        tempfile.TemporaryFile() as err,
+        tempfile.NamedTemporaryFile("r") as rss,
+        open(stdin, "rb") if stdin else open(os.devnull, "rb") as fin,
+        open(stdout, "wb") if stdout else open(os.devnull, "wb") as fout,
+    ):
         gnu_time = ["/usr/bin/time", "-f", "%M %U %S", "-o", rss.name] if os.access("/usr/bin/time", os.X_OK) else []
         t0 = time.perf_counter()
         try:
-            p = subprocess.Popen(gnu_time + list(cmd), stdin=fin, stdout=fout, stderr=err, cwd=REPO,
-                                 env={**os.environ, **(env or {})}, start_new_session=True)
+            p = subprocess.Popen(
+                gnu_time + list(cmd),
+                stdin=fin,
+                stdout=fout,
+                stderr=err,
+                cwd=REPO,
+                env={**os.environ, **(env or {})},
+                start_new_session=True,
+            )
         except OSError as e:
             return Proc(0.0, 0, 0.0, 127, str(e))
         timer = threading.Timer(timeout, lambda: os.killpg(p.pid, signal.SIGKILL))
@@ -117,8 +133,14 @@ def precompile() -> str:
     development machines) every dbjson step would otherwise compile all of dbjson's sources again
     at start-up (measured: about 0.1 s of CPU per step). ``__pycache__`` is git-ignored.
     """
-    p = subprocess.run([PY, "-m", "compileall", "-q", str(REPO / "dbjson")], check=False, capture_output=True, text=True)
-    return "byte-compiled first (as pip install does)" if p.returncode == 0 else f"not byte-compiled ({p.stderr.strip()[:200]})"
+    p = subprocess.run(
+        [PY, "-m", "compileall", "-q", str(REPO / "dbjson")], check=False, capture_output=True, text=True
+    )
+    return (
+        "byte-compiled first (as pip install does)"
+        if p.returncode == 0
+        else f"not byte-compiled ({p.stderr.strip()[:200]})"
+    )
 
 
 def first_line(cmd: Sequence[str]) -> str | None:
@@ -135,8 +157,14 @@ def first_line(cmd: Sequence[str]) -> str | None:
 
 def dbjson_help(command: str) -> str:
     """The help text of a dbjson CLI command, or '' when this checkout does not have it yet."""
-    out = subprocess.run([PY, "-m", "dbjson", command, "--help"], check=False, capture_output=True, text=True, cwd=REPO,
-                         env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"})
+    out = subprocess.run(
+        [PY, "-m", "dbjson", command, "--help"],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "COLUMNS": "200", "NO_COLOR": "1"},
+    )
     return out.stdout if out.returncode == 0 else ""
 
 
@@ -150,13 +178,37 @@ def client_env(server: ds.Server) -> dict[str, str]:
 
 
 def psql(server: ds.Server, database: str, script: Path) -> list[str]:
-    return ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", server.host, "-p", str(server.port),
-            "-U", server.user, "-d", database, "-f", str(script)]
+    return [
+        "psql",
+        "-X",
+        "-q",
+        "-v",
+        "ON_ERROR_STOP=1",
+        "-h",
+        server.host,
+        "-p",
+        str(server.port),
+        "-U",
+        server.user,
+        "-d",
+        database,
+        "-f",
+        str(script),
+    ]
 
 
 def my_client(server: ds.Server, database: str, program: str = "mariadb") -> list[str]:
-    return [program, "-h", server.host, "-P", str(server.port), "-u", server.user,
-            "--default-character-set=utf8mb4", database]
+    return [
+        program,
+        "-h",
+        server.host,
+        "-P",
+        str(server.port),
+        "-u",
+        server.user,
+        "--default-character-set=utf8mb4",
+        database,
+    ]
 
 
 class Bench:
@@ -185,15 +237,28 @@ class Bench:
         self.results.append(r)
         if r.ok:
             rate = f"{r.rows_per_s:,.0f} rows/s" if r.rows_per_s else ""
-            self.say(f"  {r.engine:>9} {r.phase:6} {r.label:44} {r.seconds:8.2f} s  {rate:>16}  "
-                     f"client CPU {r.cpu_s or 0:6.2f} s  peak RSS {(r.maxrss_kb or 0) / 1024:7.1f} MB {r.note}")
+            self.say(
+                f"  {r.engine:>9} {r.phase:6} {r.label:44} {r.seconds:8.2f} s  {rate:>16}  "
+                f"client CPU {r.cpu_s or 0:6.2f} s  peak RSS {(r.maxrss_kb or 0) / 1024:7.1f} MB {r.note}"
+            )
         else:
             self.say(f"  {r.engine:>9} {r.phase:6} {r.label:44} {r.status}: {r.note}")
         return r
 
-    def run(self, engine: str, phase: str, tool: str, label: str, cmd: Sequence[str] | Callable[[], Sequence[str]], *,
-            stdin: Path | None = None, stdout: Path | None = None, env: dict[str, str] | None = None,
-            baseline: bool = False, prepare: Callable[[], object] | None = None) -> Result:
+    def run(
+        self,
+        engine: str,
+        phase: str,
+        tool: str,
+        label: str,
+        cmd: Sequence[str] | Callable[[], Sequence[str]],
+        *,
+        stdin: Path | None = None,
+        stdout: Path | None = None,
+        env: dict[str, str] | None = None,
+        baseline: bool = False,
+        prepare: Callable[[], object] | None = None,
+    ) -> Result:
         """Measure one step ``--repeat`` times (``prepare`` before each) and keep the fastest.
 
         ``cmd`` may be a function, called after ``prepare`` (import commands name the new database).
@@ -297,10 +362,19 @@ class Bench:
             Path(self.args.out).write_text(report, encoding="utf-8")
             self.say(f"wrote {self.args.out}")
         if self.args.json:
-            Path(self.args.json).write_text(json.dumps(
-                {"rows": self.rows, "args": vars(self.args), "info": self.info, "results": [asdict(r) | {"rows_per_s": r.rows_per_s}
-                                                                   for r in self.results],
-                 "targets": [asdict(t) for t in targets(self)]}, indent=2), encoding="utf-8")
+            Path(self.args.json).write_text(
+                json.dumps(
+                    {
+                        "rows": self.rows,
+                        "args": vars(self.args),
+                        "info": self.info,
+                        "results": [asdict(r) | {"rows_per_s": r.rows_per_s} for r in self.results],
+                        "targets": [asdict(t) for t in targets(self)],
+                    },
+                    indent=2,
+                ),
+                encoding="utf-8",
+            )
 
     def cleanup(self, engine: str) -> None:
         if not self.args.keep:
@@ -314,10 +388,12 @@ class Bench:
 
     def empty_dir(self, path: Path, mode: int = 0o755) -> Callable[[], Path]:
         """A ``prepare`` callback: ``path`` recreated as an empty directory."""
+
         def prepare() -> Path:
             self.fresh(path).mkdir()
             path.chmod(mode)
             return path
+
         return prepare
 
     # ----------------------------------------------------------------- export
@@ -334,14 +410,32 @@ class Bench:
         if server.family == "postgresql":
             out = self.work / "runs" / e / "native"
             script.write_text("".join(f"\\copy \"{t.name}\" TO '{out / (t.name + '.tsv')}'\n" for t in ds.TABLES))
-            return self.run(e, "export", "native", "COPY TO (psql \\copy)", psql(server, self.db, script),
-                            env=client_env(server), baseline=True, prepare=self.empty_dir(out)), out
+            return self.run(
+                e,
+                "export",
+                "native",
+                "COPY TO (psql \\copy)",
+                psql(server, self.db, script),
+                env=client_env(server),
+                baseline=True,
+                prepare=self.empty_dir(out),
+            ), out
         host, srv = self.outfile_dir(server)
         sql = "SET time_zone = '+00:00';\n" + "".join(
-            f"SELECT {outfile_columns(t)} INTO OUTFILE '{srv}/{t.name}.tsv' FROM `{t.name}`;\n" for t in ds.TABLES)
+            f"SELECT {outfile_columns(t)} INTO OUTFILE '{srv}/{t.name}.tsv' FROM `{t.name}`;\n" for t in ds.TABLES
+        )
         script.write_text(sql)
-        return self.run(e, "export", "native", "SELECT INTO OUTFILE", my_client(server, self.db), stdin=script,
-                        env=client_env(server), baseline=True, prepare=self.empty_dir(host, 0o777)), host
+        return self.run(
+            e,
+            "export",
+            "native",
+            "SELECT INTO OUTFILE",
+            my_client(server, self.db),
+            stdin=script,
+            env=client_env(server),
+            baseline=True,
+            prepare=self.empty_dir(host, 0o777),
+        ), host
 
     def export_engine(self, server: ds.Server) -> None:
         e = server.engine
@@ -351,33 +445,102 @@ class Bench:
             r, _ = self.native_export(server)
             self.record(r)
         if server.family == "postgresql" and self.wants("pg_dump"):
-            self.record(self.run(e, "export", "pg_dump", "pg_dump -Fd -j 2",
-                                 ["pg_dump", "-h", server.host, "-p", str(server.port), "-U", server.user,
-                                  "-Fd", "-j", "2", "-f", str(runs / "pg_dump"), self.db], env=client_env(server),
-                                 prepare=lambda: self.out(e, "pg_dump")))
+            self.record(
+                self.run(
+                    e,
+                    "export",
+                    "pg_dump",
+                    "pg_dump -Fd -j 2",
+                    [
+                        "pg_dump",
+                        "-h",
+                        server.host,
+                        "-p",
+                        str(server.port),
+                        "-U",
+                        server.user,
+                        "-Fd",
+                        "-j",
+                        "2",
+                        "-f",
+                        str(runs / "pg_dump"),
+                        self.db,
+                    ],
+                    env=client_env(server),
+                    prepare=lambda: self.out(e, "pg_dump"),
+                )
+            )
         if server.family == "mysql" and self.wants("mydumper"):
             if shutil.which("mydumper"):
-                cmd = ["mydumper", "-h", server.host, "-P", str(server.port), "-u", server.user, "-B", self.db,
-                       "-t", "2", "-r", "100000", "-o", str(runs / "mydumper")]
-                self.record(self.run(e, "export", "mydumper", "mydumper -t 2 -r 100000",
-                                     cmd + (["-p", server.password] if server.password else []),
-                                     prepare=lambda: self.out(e, "mydumper")))
+                cmd = [
+                    "mydumper",
+                    "-h",
+                    server.host,
+                    "-P",
+                    str(server.port),
+                    "-u",
+                    server.user,
+                    "-B",
+                    self.db,
+                    "-t",
+                    "2",
+                    "-r",
+                    "100000",
+                    "-o",
+                    str(runs / "mydumper"),
+                ]
+                self.record(
+                    self.run(
+                        e,
+                        "export",
+                        "mydumper",
+                        "mydumper -t 2 -r 100000",
+                        cmd + (["-p", server.password] if server.password else []),
+                        prepare=lambda: self.out(e, "mydumper"),
+                    )
+                )
             else:
                 self.unavailable(e, "export", "mydumper", "mydumper -t 2", "mydumper not installed (bench/setup.sh)")
         if server.family == "mysql" and self.wants("dump"):
             prog = "mariadb-dump" if server.engine == "mariadb" else "mysqldump"
             if shutil.which(prog):
                 out = self.empty_dir(runs / "dump")()
-                cmd = [prog, "-h", server.host, "-P", str(server.port), "-u", server.user,
-                       "--single-transaction", "--default-character-set=utf8mb4", self.db]
-                self.record(self.run(e, "export", "dump", f"{prog} (single stream)", cmd,
-                                     stdout=out / "dump.sql", env=client_env(server)))
+                cmd = [
+                    prog,
+                    "-h",
+                    server.host,
+                    "-P",
+                    str(server.port),
+                    "-u",
+                    server.user,
+                    "--single-transaction",
+                    "--default-character-set=utf8mb4",
+                    self.db,
+                ]
+                self.record(
+                    self.run(
+                        e,
+                        "export",
+                        "dump",
+                        f"{prog} (single stream)",
+                        cmd,
+                        stdout=out / "dump.sql",
+                        env=client_env(server),
+                    )
+                )
             else:
                 self.unavailable(e, "export", "dump", prog, f"{prog} not installed")
         if self.wants("naive"):
-            self.record(self.run(e, "export", "naive", "naive Python (orjson per row)",
-                                 [PY, "-m", "bench.naive", "export", e, self.db, str(runs / "naive")],
-                                 prepare=lambda: self.out(e, "naive")))
+            self.record(
+                self.run(
+                    e,
+                    "export",
+                    "naive",
+                    "naive Python (orjson per row)",
+                    [PY, "-m", "bench.naive", "export", e, self.db, str(runs / "naive")],
+                    prepare=lambda: self.out(e, "naive"),
+                )
+            )
         if self.wants("dbjson"):
             for threads in (1, 2):
                 label = f"dbjson export --threads {threads}"
@@ -385,9 +548,16 @@ class Bench:
                     self.unavailable(e, "export", "dbjson", label, "dbjson export not in this checkout yet")
                     continue
                 out = runs / f"dbjson-t{threads}"
-                self.record(self.run(e, "export", "dbjson", label,
-                                     self.dbjson("export", server.db_url(self.db), "-o", str(out), "--threads", str(threads)),
-                                     prepare=functools.partial(self.fresh, out)))
+                self.record(
+                    self.run(
+                        e,
+                        "export",
+                        "dbjson",
+                        label,
+                        self.dbjson("export", server.db_url(self.db), "-o", str(out), "--threads", str(threads)),
+                        prepare=functools.partial(self.fresh, out),
+                    )
+                )
 
     # ----------------------------------------------------------------- import
 
@@ -414,12 +584,29 @@ class Bench:
                 keep.append((server, name))
         self.leftovers = keep
 
-    def import_step(self, server: ds.Server, tool: str, label: str, cmd: Callable[[str], Sequence[str]], *,
-                    stdin: Path | None = None, baseline: bool = False) -> Result:
+    def import_step(
+        self,
+        server: ds.Server,
+        tool: str,
+        label: str,
+        cmd: Callable[[str], Sequence[str]],
+        *,
+        stdin: Path | None = None,
+        baseline: bool = False,
+    ) -> Result:
         """Run one import (``cmd(database)``) into a new empty database and check the row counts."""
         e = server.engine
-        r = self.run(e, "import", tool, label, lambda: cmd(self.imp), stdin=stdin, env=client_env(server),
-                     baseline=baseline, prepare=lambda: self.new_target(server))
+        r = self.run(
+            e,
+            "import",
+            tool,
+            label,
+            lambda: cmd(self.imp),
+            stdin=stdin,
+            env=client_env(server),
+            baseline=baseline,
+            prepare=lambda: self.new_target(server),
+        )
         self.check_import(server, r, self.imp)
         return r
 
@@ -433,16 +620,18 @@ class Bench:
             body += [f"\\copy \"{t.name}\" FROM '{src / (t.name + '.tsv')}'\n" for t in ds.TABLES]
             body += [s + ";\n" for s in post]
             script.write_text("".join(body))
-            self.import_step(server, "native", "COPY FROM (psql \\copy)", lambda db: psql(server, db, script),
-                             baseline=True)
+            self.import_step(
+                server, "native", "COPY FROM (psql \\copy)", lambda db: psql(server, db, script), baseline=True
+            )
             return
         _, srv = self.outfile_dir(server)
         body = ["SET foreign_key_checks = 0;\nSET unique_checks = 0;\nSET time_zone = '+00:00';\n"]
         body += [s + ";\n" for s in pre]
         body += [ds.load_data_sql(t, f"{srv}/{t.name}.tsv", local=False) + ";\n" for t in ds.TABLES]
         script.write_text("".join(body))
-        self.import_step(server, "native", "LOAD DATA INFILE", lambda db: my_client(server, db), stdin=script,
-                         baseline=True)
+        self.import_step(
+            server, "native", "LOAD DATA INFILE", lambda db: my_client(server, db), stdin=script, baseline=True
+        )
 
     def import_engine(self, server: ds.Server) -> None:
         e = server.engine
@@ -450,21 +639,65 @@ class Bench:
         if self.wants("native") and self.ok(e, "export", "native"):
             self.native_import(server)
         if server.family == "postgresql" and self.wants("pg_dump") and self.ok(e, "export", "pg_dump"):
-            self.import_step(server, "pg_dump", "pg_restore -j 2",
-                             lambda db: ["pg_restore", "-h", server.host, "-p", str(server.port), "-U", server.user,
-                                         "-j", "2", "-d", db, str(runs / "pg_dump")])
+            self.import_step(
+                server,
+                "pg_dump",
+                "pg_restore -j 2",
+                lambda db: [
+                    "pg_restore",
+                    "-h",
+                    server.host,
+                    "-p",
+                    str(server.port),
+                    "-U",
+                    server.user,
+                    "-j",
+                    "2",
+                    "-d",
+                    db,
+                    str(runs / "pg_dump"),
+                ],
+            )
         if server.family == "mysql" and self.wants("mydumper") and self.ok(e, "export", "mydumper"):
             pw = ["-p", server.password] if server.password else []
-            self.import_step(server, "mydumper", "myloader -t 2",
-                             lambda db: ["myloader", "-h", server.host, "-P", str(server.port), "-u", server.user,
-                                         "-t", "2", "-d", str(runs / "mydumper"), "-B", db, "-o", *pw])
+            self.import_step(
+                server,
+                "mydumper",
+                "myloader -t 2",
+                lambda db: [
+                    "myloader",
+                    "-h",
+                    server.host,
+                    "-P",
+                    str(server.port),
+                    "-u",
+                    server.user,
+                    "-t",
+                    "2",
+                    "-d",
+                    str(runs / "mydumper"),
+                    "-B",
+                    db,
+                    "-o",
+                    *pw,
+                ],
+            )
         if server.family == "mysql" and self.wants("dump") and self.ok(e, "export", "dump"):
             prog = "mariadb" if server.engine == "mariadb" else "mysql"
-            self.import_step(server, "dump", f"{prog} client < dump", lambda db: my_client(server, db, prog),
-                             stdin=runs / "dump" / "dump.sql")
+            self.import_step(
+                server,
+                "dump",
+                f"{prog} client < dump",
+                lambda db: my_client(server, db, prog),
+                stdin=runs / "dump" / "dump.sql",
+            )
         if self.wants("naive") and self.ok(e, "export", "naive"):
-            self.import_step(server, "naive", "naive Python (executemany 1000)",
-                             lambda db: [PY, "-m", "bench.naive", "import", e, db, str(runs / "naive")])
+            self.import_step(
+                server,
+                "naive",
+                "naive Python (executemany 1000)",
+                lambda db: [PY, "-m", "bench.naive", "import", e, db, str(runs / "naive")],
+            )
         if self.wants("dbjson"):
             self.dbjson_imports(server)
         self.drop_target()
@@ -481,25 +714,40 @@ class Bench:
             if made_by is None:
                 self.unavailable(e, "import", "dbjson", label, "no dbjson export to import")
                 continue
-            label += (" --no-verify" if "--no-verify" in self.have["import"] else "")
+            label += " --no-verify" if "--no-verify" in self.have["import"] else ""
             label += "" if made_by == 2 else " (of the --threads 1 export)"
 
             def import_cmd(db: str, n: int = threads) -> list[str]:
-                return self.dbjson("import", str(src), server.db_url(db), "--threads", str(n),
-                                   flags=("--quiet", "--no-verify"))
+                return self.dbjson(
+                    "import", str(src), server.db_url(db), "--threads", str(n), flags=("--quiet", "--no-verify")
+                )
 
             r = self.import_step(server, "dbjson", label, import_cmd)
             if threads == 2 and r.ok and self.have["verify"]:
-                v = measure(self.dbjson("verify", str(src), server.db_url(self.imp), "--threads", "2"),
-                            timeout=self.args.timeout)
-                self.record(Result(e, "import", "verify", "dbjson verify --threads 2 (of that import)", rows=self.rows,
-                                   seconds=v.seconds if v.returncode == 0 else None, maxrss_kb=v.maxrss_kb, cpu_s=v.cpu_s,
-                                   status="ok" if v.returncode == 0 else "failed",
-                                   note="" if v.returncode == 0 else f"exit {v.returncode}: {v.err[-300:]}"))
+                v = measure(
+                    self.dbjson("verify", str(src), server.db_url(self.imp), "--threads", "2"),
+                    timeout=self.args.timeout,
+                )
+                self.record(
+                    Result(
+                        e,
+                        "import",
+                        "verify",
+                        "dbjson verify --threads 2 (of that import)",
+                        rows=self.rows,
+                        seconds=v.seconds if v.returncode == 0 else None,
+                        maxrss_kb=v.maxrss_kb,
+                        cpu_s=v.cpu_s,
+                        status="ok" if v.returncode == 0 else "failed",
+                        note="" if v.returncode == 0 else f"exit {v.returncode}: {v.err[-300:]}",
+                    )
+                )
 
     def ok(self, engine: str, phase: str, tool: str, label_part: str = "") -> bool:
-        return any(r.ok and r.engine == engine and r.phase == phase and r.tool == tool and label_part in r.label
-                   for r in self.results)
+        return any(
+            r.ok and r.engine == engine and r.phase == phase and r.tool == tool and label_part in r.label
+            for r in self.results
+        )
 
     # ----------------------------------------------------------------- MariaDB -> PostgreSQL
 
@@ -511,25 +759,48 @@ class Bench:
         if self.wants("pgloader"):
             if shutil.which("pgloader"):
                 src = f"mysql://{my.user}@{my.host}:{my.port}/{self.db}"
-                r = self.run(e, "migrate", "pgloader", "pgloader (defaults)",
-                             lambda: ["pgloader", src, f"postgresql://{pg.user}@{pg.host}:{pg.port}/{self.imp}"],
-                             env={**client_env(pg), **client_env(my)}, baseline=True,
-                             prepare=lambda: self.new_target(pg))
+                r = self.run(
+                    e,
+                    "migrate",
+                    "pgloader",
+                    "pgloader (defaults)",
+                    lambda: ["pgloader", src, f"postgresql://{pg.user}@{pg.host}:{pg.port}/{self.imp}"],
+                    env={**client_env(pg), **client_env(my)},
+                    baseline=True,
+                    prepare=lambda: self.new_target(pg),
+                )
                 self.check_import(pg, r, self.imp, schema=self.db)
             else:
                 self.unavailable(e, "migrate", "pgloader", "pgloader", "pgloader not installed (bench/setup.sh)")
         if self.wants("dbjson"):
-            exp = next((r for r in self.results if r.ok and r.engine == "mariadb" and r.tool == "dbjson"
-                        and r.phase == "export" and "--threads 2" in r.label), None)
+            exp = next(
+                (
+                    r
+                    for r in self.results
+                    if r.ok
+                    and r.engine == "mariadb"
+                    and r.tool == "dbjson"
+                    and r.phase == "export"
+                    and "--threads 2" in r.label
+                ),
+                None,
+            )
             src_dir = self.work / "runs" / "mariadb" / "dbjson-t2"
             if exp is None or not self.have["import"] or not src_dir.exists():
-                self.unavailable(e, "migrate", "dbjson", "dbjson export + import (--threads 2)",
-                                 "needs dbjson export and import")
+                self.unavailable(
+                    e, "migrate", "dbjson", "dbjson export + import (--threads 2)", "needs dbjson export and import"
+                )
             else:
-                r = self.run(e, "migrate", "dbjson", "dbjson import --threads 2 (PostgreSQL)",
-                             lambda: self.dbjson("import", str(src_dir), pg.db_url(self.imp), "--threads", "2",
-                                                 flags=("--quiet", "--no-verify")),
-                             prepare=lambda: self.new_target(pg))
+                r = self.run(
+                    e,
+                    "migrate",
+                    "dbjson",
+                    "dbjson import --threads 2 (PostgreSQL)",
+                    lambda: self.dbjson(
+                        "import", str(src_dir), pg.db_url(self.imp), "--threads", "2", flags=("--quiet", "--no-verify")
+                    ),
+                    prepare=lambda: self.new_target(pg),
+                )
                 if r.seconds is not None and exp.seconds is not None:
                     r.note = f"import {r.seconds:.2f} s + MariaDB export {exp.seconds:.2f} s"
                     r.label = "dbjson export + import (--threads 2)"
@@ -538,9 +809,13 @@ class Bench:
                     r.maxrss_kb = max(r.maxrss_kb or 0, exp.maxrss_kb or 0)
                 self.check_import(pg, r, self.imp)
                 if r.ok and self.have["verify"]:
-                    v = measure(self.dbjson("verify", str(src_dir), pg.db_url(self.imp), "--threads", "2"),
-                                timeout=self.args.timeout)
-                    r.note += "; dbjson verify: " + ("pass" if v.returncode == 0 else f"exit {v.returncode}: {v.err[-400:]}")
+                    v = measure(
+                        self.dbjson("verify", str(src_dir), pg.db_url(self.imp), "--threads", "2"),
+                        timeout=self.args.timeout,
+                    )
+                    r.note += "; dbjson verify: " + (
+                        "pass" if v.returncode == 0 else f"exit {v.returncode}: {v.err[-400:]}"
+                    )
         self.drop_target()
 
     # ----------------------------------------------------------------- dbjson migrate (live, one command)
@@ -556,16 +831,39 @@ class Bench:
             e = f"{a}->{b}"
             self.say(f"{a} -> {b}: dbjson migrate")
             if a != "mariadb" and b == "postgresql" and self.wants("pgloader"):  # MariaDB's run is in migrate()
-                r = self.run(e, "migrate", "pgloader", "pgloader (defaults)", self.pgloader_cmd(src, dst),
-                             env={**client_env(dst), **client_env(src)}, baseline=True,
-                             prepare=lambda dst=dst: self.new_target(dst))
+                r = self.run(
+                    e,
+                    "migrate",
+                    "pgloader",
+                    "pgloader (defaults)",
+                    self.pgloader_cmd(src, dst),
+                    env={**client_env(dst), **client_env(src)},
+                    baseline=True,
+                    prepare=lambda dst=dst: self.new_target(dst),
+                )
                 self.check_import(dst, r, self.imp, schema=self.db)
                 if not r.ok:
                     r.note = (r.note + "; " if r.note else "") + pgloader_error(self.pgloader_cmd(src, dst)(), dst)
-            r = self.run(e, "migrate", "migrate", "dbjson migrate --threads 2",
-                         lambda src=src, dst=dst: [PY, "-m", "dbjson", "migrate", src.db_url(self.db),
-                                                   dst.db_url(self.imp), "--threads", "2", "--no-verify", "--quiet"],
-                         env={**client_env(dst), **client_env(src)}, prepare=lambda dst=dst: self.new_target(dst))
+            r = self.run(
+                e,
+                "migrate",
+                "migrate",
+                "dbjson migrate --threads 2",
+                lambda src=src, dst=dst: [
+                    PY,
+                    "-m",
+                    "dbjson",
+                    "migrate",
+                    src.db_url(self.db),
+                    dst.db_url(self.imp),
+                    "--threads",
+                    "2",
+                    "--no-verify",
+                    "--quiet",
+                ],
+                env={**client_env(dst), **client_env(src)},
+                prepare=lambda dst=dst: self.new_target(dst),
+            )
             self.check_import(dst, r, self.imp)
             if r.ok:
                 r.note = "; ".join(self.check_content(src, dst, self.ok(e, "migrate", "pgloader")))
@@ -574,8 +872,11 @@ class Bench:
     def pgloader_cmd(self, src: ds.Server, dst: ds.Server) -> Callable[[], list[str]]:
         u = ds.make_url(src.url)
         pg = ds.make_url(dst.url)
-        return lambda: ["pgloader", f"mysql://{u.username}@{u.host}:{u.port}/{self.db}",
-                        f"postgresql://{pg.username}@{pg.host}:{pg.port}/{self.imp}"]
+        return lambda: [
+            "pgloader",
+            f"mysql://{u.username}@{u.host}:{u.port}/{self.db}",
+            f"postgresql://{pg.username}@{pg.host}:{pg.port}/{self.imp}",
+        ]
 
     def source_export(self, src: ds.Server) -> Path:
         """A dbjson export of the source (the export section's, or a new one) for verify and the column check."""
@@ -583,8 +884,10 @@ class Bench:
         if (made / "manifest.json").exists():
             return made
         out = self.fresh(self.work / "runs" / src.engine / "migrate-source")
-        measure([PY, "-m", "dbjson", "export", src.db_url(self.db), "-o", str(out), "--threads", "2", "--quiet"],
-                timeout=self.args.timeout)
+        measure(
+            [PY, "-m", "dbjson", "export", src.db_url(self.db), "-o", str(out), "--threads", "2", "--quiet"],
+            timeout=self.args.timeout,
+        )
         return out
 
     def check_content(self, src: ds.Server, dst: ds.Server, pgloader_ran: bool) -> list[str]:
@@ -592,25 +895,33 @@ class Bench:
         by column comparison of the target's own re-encoding (and pgloader's result, for PostgreSQL)."""
         notes = []
         source = self.source_export(src)
-        v = measure([PY, "-m", "dbjson", "verify", str(source), dst.db_url(self.imp), "--threads", "2"],
-                    timeout=self.args.timeout)
+        v = measure(
+            [PY, "-m", "dbjson", "verify", str(source), dst.db_url(self.imp), "--threads", "2"],
+            timeout=self.args.timeout,
+        )
         notes.append("dbjson verify: " + ("pass" if v.returncode == 0 else f"exit {v.returncode}: {v.err[-300:]}"))
         expected = column_digests(source)
         notes.append("columns vs source: " + self.compare_target(dst, self.imp, expected))
         if pgloader_ran:
             self.new_target(dst)
-            p = measure(self.pgloader_cmd(src, dst)(), env={**client_env(dst), **client_env(src)}, timeout=self.args.timeout)
+            p = measure(
+                self.pgloader_cmd(src, dst)(), env={**client_env(dst), **client_env(src)}, timeout=self.args.timeout
+            )
             if ds.count_rows(dst, self.imp, self.db) != ds.table_rows(self.rows):
                 notes.append(f"pgloader's result (an untimed run): incomplete ({pgloader_error(None, dst, p.err)})")
             else:
-                notes.append("pgloader's result (an untimed run), columns vs source: "
-                             + self.compare_target(dst, self.imp, expected))
+                notes.append(
+                    "pgloader's result (an untimed run), columns vs source: "
+                    + self.compare_target(dst, self.imp, expected)
+                )
         return notes
 
     def compare_target(self, dst: ds.Server, database: str, expected: dict[str, tuple[int, dict[str, int]]]) -> str:
         out = self.fresh(self.work / "runs" / "migrate-check")
-        p = measure([PY, "-m", "dbjson", "export", dst.db_url(database), "-o", str(out), "--threads", "2", "--quiet"],
-                    timeout=self.args.timeout)
+        p = measure(
+            [PY, "-m", "dbjson", "export", dst.db_url(database), "-o", str(out), "--threads", "2", "--quiet"],
+            timeout=self.args.timeout,
+        )
         if p.returncode != 0:
             return f"cannot export the target ({p.err[-200:]})"
         got = column_digests(out)
@@ -627,7 +938,8 @@ class Bench:
                 else:
                     differ.append(f"{table}.{col}")
         return f"{same}/{same + len([d for d in differ if ' rows ' not in d])} columns identical" + (
-            f", differ: {', '.join(differ)}" if differ else "")
+            f", differ: {', '.join(differ)}" if differ else ""
+        )
 
 
 MIGRATIONS = (("mariadb", "postgresql"), ("mysql", "postgresql"), ("postgresql", "mariadb"), ("postgresql", "mysql"))
@@ -680,8 +992,9 @@ def column_digests(export_dir: Path) -> dict[str, tuple[int, dict[str, int]]]:
 def pgloader_error(cmd: Sequence[str] | None, dst: ds.Server, err: str = "") -> str:
     """pgloader's first ERROR line (it exits 0 when it cannot connect to the source)."""
     if cmd is not None:
-        p = subprocess.run(list(cmd), capture_output=True, text=True, timeout=300, env={**os.environ, **client_env(dst)},
-                           check=False)
+        p = subprocess.run(
+            list(cmd), capture_output=True, text=True, timeout=300, env={**os.environ, **client_env(dst)}, check=False
+        )
         err = p.stdout + p.stderr  # pgloader logs its errors on stdout
     line = next((ln for ln in err.replace(" | ", "\n").splitlines() if "ERROR" in ln), "")
     return "pgloader: " + (line.split("ERROR", 1)[1].strip()[:300] if line else "no error message")
@@ -719,19 +1032,28 @@ class Target:
 
 
 def _get(b: Bench, engine: str, phase: str, tool: str, label_part: str = "") -> Result | None:
-    return next((r for r in b.results if r.ok and r.engine == engine and r.phase == phase and r.tool == tool
-                 and label_part in r.label), None)
+    return next(
+        (
+            r
+            for r in b.results
+            if r.ok and r.engine == engine and r.phase == phase and r.tool == tool and label_part in r.label
+        ),
+        None,
+    )
 
 
-def _ratio_target(engine: str, goal: str, mine: Result | None, other: Result | None, need: float,
-                  what: str) -> Target:
+def _ratio_target(engine: str, goal: str, mine: Result | None, other: Result | None, need: float, what: str) -> Target:
     """``mine`` must reach ``need`` × the rows/s of ``other`` (need=1: faster wall clock)."""
     if mine is None or other is None or not mine.seconds or not other.seconds:
         missing = "dbjson" if mine is None else what
         return Target(engine, goal, f"{missing} not available", "n/a")
     ratio = other.seconds / mine.seconds
-    return Target(engine, goal, f"{ratio:.2f}× {what} ({mine.seconds:.2f} s vs {other.seconds:.2f} s)",
-                  "met" if ratio >= need else "missed")
+    return Target(
+        engine,
+        goal,
+        f"{ratio:.2f}× {what} ({mine.seconds:.2f} s vs {other.seconds:.2f} s)",
+        "met" if ratio >= need else "missed",
+    )
 
 
 def targets(b: Bench) -> list[Target]:
@@ -739,48 +1061,138 @@ def targets(b: Bench) -> list[Target]:
     for engine in b.args.engines.split(","):
         exp = _get(b, engine, "export", "dbjson", "--threads 2")
         imp = _get(b, engine, "import", "dbjson", "--threads 2")
-        out.append(_ratio_target(engine, "export --threads 2 ≥ 0.5× the engine's bulk export", exp,
-                                 _get(b, engine, "export", "native"), 0.5, "bulk export"))
-        out.append(_ratio_target(engine, "export --threads 2 ≥ 4× the naive Python exporter", exp,
-                                 _get(b, engine, "export", "naive"), 4, "naive"))
+        out.append(
+            _ratio_target(
+                engine,
+                "export --threads 2 ≥ 0.5× the engine's bulk export",
+                exp,
+                _get(b, engine, "export", "native"),
+                0.5,
+                "bulk export",
+            )
+        )
+        out.append(
+            _ratio_target(
+                engine,
+                "export --threads 2 ≥ 4× the naive Python exporter",
+                exp,
+                _get(b, engine, "export", "naive"),
+                4,
+                "naive",
+            )
+        )
         if engine == "postgresql":
-            out.append(_ratio_target(engine, "export --threads 2 ahead of pg_dump -Fd -j 2 (wall clock)", exp,
-                                     _get(b, engine, "export", "pg_dump"), 1, "pg_dump"))
+            out.append(
+                _ratio_target(
+                    engine,
+                    "export --threads 2 ahead of pg_dump -Fd -j 2 (wall clock)",
+                    exp,
+                    _get(b, engine, "export", "pg_dump"),
+                    1,
+                    "pg_dump",
+                )
+            )
         else:
             dump = "mariadb-dump" if engine == "mariadb" else "mysqldump"
-            out.append(_ratio_target(engine, f"export --threads 2 ahead of {dump} (wall clock)", exp,
-                                     _get(b, engine, "export", "dump"), 1, dump))
-            t = _ratio_target(engine, "export --threads 2: distance to mydumper -t 2", exp,
-                              _get(b, engine, "export", "mydumper"), 0, "mydumper")
+            out.append(
+                _ratio_target(
+                    engine,
+                    f"export --threads 2 ahead of {dump} (wall clock)",
+                    exp,
+                    _get(b, engine, "export", "dump"),
+                    1,
+                    dump,
+                )
+            )
+            t = _ratio_target(
+                engine,
+                "export --threads 2: distance to mydumper -t 2",
+                exp,
+                _get(b, engine, "export", "mydumper"),
+                0,
+                "mydumper",
+            )
             out.append(Target(t.engine, t.goal, t.value, "info" if t.status != "n/a" else "n/a"))
-        natives = [r for r in (_get(b, engine, "import", tool) for tool in ("native", "pg_dump", "mydumper", "dump"))
-                   if r is not None]
+        natives = [
+            r
+            for r in (_get(b, engine, "import", tool) for tool in ("native", "pg_dump", "mydumper", "dump"))
+            if r is not None
+        ]
         best = min(natives, key=lambda r: r.seconds or 0.0) if natives else None
-        out.append(_ratio_target(engine, "import --threads 2 ≥ 0.5× the best native load", imp, best, 0.5,
-                                 f"best native ({best.label})" if best else "native load"))
+        out.append(
+            _ratio_target(
+                engine,
+                "import --threads 2 ≥ 0.5× the best native load",
+                imp,
+                best,
+                0.5,
+                f"best native ({best.label})" if best else "native load",
+            )
+        )
         if engine != "postgresql":
-            out.append(_ratio_target(engine, "import --threads 2 ahead of myloader -t 2", imp,
-                                     _get(b, engine, "import", "mydumper"), 1, "myloader"))
-            out.append(_ratio_target(engine, "import --threads 2 ahead of the client reloading the dump", imp,
-                                     _get(b, engine, "import", "dump"), 1, "client reload"))
-        out.append(_ratio_target(engine, "import --threads 2 ≥ 4× the naive Python importer", imp,
-                                 _get(b, engine, "import", "naive"), 4, "naive"))
+            out.append(
+                _ratio_target(
+                    engine,
+                    "import --threads 2 ahead of myloader -t 2",
+                    imp,
+                    _get(b, engine, "import", "mydumper"),
+                    1,
+                    "myloader",
+                )
+            )
+            out.append(
+                _ratio_target(
+                    engine,
+                    "import --threads 2 ahead of the client reloading the dump",
+                    imp,
+                    _get(b, engine, "import", "dump"),
+                    1,
+                    "client reload",
+                )
+            )
+        out.append(
+            _ratio_target(
+                engine,
+                "import --threads 2 ≥ 4× the naive Python importer",
+                imp,
+                _get(b, engine, "import", "naive"),
+                4,
+                "naive",
+            )
+        )
     if {"mariadb", "postgresql"} <= set(b.args.engines.split(",")):
-        t = _ratio_target("mariadb->postgresql", "dbjson export + import vs pgloader", _get(
-            b, "mariadb->postgresql", "migrate", "dbjson"), _get(b, "mariadb->postgresql", "migrate", "pgloader"),
-            1, "pgloader")
+        t = _ratio_target(
+            "mariadb->postgresql",
+            "dbjson export + import vs pgloader",
+            _get(b, "mariadb->postgresql", "migrate", "dbjson"),
+            _get(b, "mariadb->postgresql", "migrate", "pgloader"),
+            1,
+            "pgloader",
+        )
         out.append(Target(t.engine, t.goal, t.value, "info" if t.status != "n/a" else "n/a"))
     engines = set(b.args.engines.split(","))
     for a, c in MIGRATIONS:
         if {a, c} <= engines and c == "postgresql":
-            out.append(_ratio_target(f"{a}->{c}", "dbjson migrate --threads 2 ahead of pgloader (defaults)",
-                                     _get(b, f"{a}->{c}", "migrate", "migrate"), _get(b, f"{a}->{c}", "migrate", "pgloader"),
-                                     1, "pgloader"))
+            out.append(
+                _ratio_target(
+                    f"{a}->{c}",
+                    "dbjson migrate --threads 2 ahead of pgloader (defaults)",
+                    _get(b, f"{a}->{c}", "migrate", "migrate"),
+                    _get(b, f"{a}->{c}", "migrate", "pgloader"),
+                    1,
+                    "pgloader",
+                )
+            )
         elif {a, c} <= engines:
             mine = _get(b, f"{a}->{c}", "migrate", "migrate")
-            out.append(Target(f"{a}->{c}", "dbjson migrate --threads 2 (pgloader cannot)",
-                              f"{mine.seconds:.2f} s, {_fmt_rate(mine)} rows/s" if mine and mine.seconds else "not available",
-                              "info" if mine else "n/a"))
+            out.append(
+                Target(
+                    f"{a}->{c}",
+                    "dbjson migrate --threads 2 (pgloader cannot)",
+                    f"{mine.seconds:.2f} s, {_fmt_rate(mine)} rows/s" if mine and mine.seconds else "not available",
+                    "info" if mine else "n/a",
+                )
+            )
     return out
 
 
@@ -857,64 +1269,97 @@ def _section(b: Bench, engine: str, phase: str) -> list[str]:
     if not rows:
         return []
     base = next((r for r in rows if r.baseline and r.ok), None)
-    lines = ["| tool | wall s | rows/s | × bulk | client CPU s | peak RSS MB | status |",
-             "|---|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        "| tool | wall s | rows/s | × bulk | client CPU s | peak RSS MB | status |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
     for r in rows:
         ratio = f"{base.seconds / r.seconds:.2f}" if base and base.seconds and r.ok and r.seconds else "–"
         label = f"**{r.label}**" if r.baseline else r.label
         status = r.status if not r.note else f"{r.status} ({r.note})"
-        lines.append(f"| {label} | {r.seconds:.2f} | {_fmt_rate(r)} | {ratio} | {r.cpu_s or 0:.2f} | "
-                     f"{(r.maxrss_kb or 0) / 1024:.0f} | {status.replace('|', '/')} |" if r.ok else
-                     f"| {label} | – | – | – | – | – | {status.replace('|', '/')} |")
+        lines.append(
+            f"| {label} | {r.seconds:.2f} | {_fmt_rate(r)} | {ratio} | {r.cpu_s or 0:.2f} | "
+            f"{(r.maxrss_kb or 0) / 1024:.0f} | {status.replace('|', '/')} |"
+            if r.ok
+            else f"| {label} | – | – | – | – | – | {status.replace('|', '/')} |"
+        )
     return lines
 
 
 def machine_info() -> dict[str, str]:
     """Date, commit, machine and tool versions, taken when the run starts."""
-    mem = next((ln.split(":")[1].strip() for ln in Path("/proc/meminfo").read_text().splitlines()
-                if ln.startswith("MemTotal")), "?")
-    cpu = next((ln.split(":")[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
-                if ln.startswith("model name")), platform.processor())
+    mem = next(
+        (
+            ln.split(":")[1].strip()
+            for ln in Path("/proc/meminfo").read_text().splitlines()
+            if ln.startswith("MemTotal")
+        ),
+        "?",
+    )
+    cpu = next(
+        (
+            ln.split(":")[1].strip()
+            for ln in Path("/proc/cpuinfo").read_text().splitlines()
+            if ln.startswith("model name")
+        ),
+        platform.processor(),
+    )
     commit = first_line(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"]) or "?"
     dirty = first_line(["git", "-C", str(REPO), "status", "--porcelain", "--", "dbjson"])
     tools = {
         "dbjson": first_line([PY, "-m", "dbjson", "--version"]),
-        "psql": first_line(["psql", "--version"]), "pg_dump": first_line(["pg_dump", "--version"]),
-        "mariadb-dump": first_line(["mariadb-dump", "--version"]), "mydumper": first_line(["mydumper", "--version"]),
+        "psql": first_line(["psql", "--version"]),
+        "pg_dump": first_line(["pg_dump", "--version"]),
+        "mariadb-dump": first_line(["mariadb-dump", "--version"]),
+        "mydumper": first_line(["mydumper", "--version"]),
         "pgloader": first_line(["pgloader", "--version"]),
     }
     return {
         "date": f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
         "commit": commit + (" plus uncommitted changes in dbjson/" if dirty else ""),
         "machine": f"{os.cpu_count()} CPUs ({cpu}), {mem} memory, {platform.platform()}, "
-                   f"Python {platform.python_version()}",
+        f"Python {platform.python_version()}",
         "tools": "; ".join(f"{k} {v or 'not available'}" for k, v in tools.items()),
     }
 
 
 def machine(b: Bench) -> list[str]:
-    lines = [f"- date: {b.info.get('date')} (start of the run); dbjson commit {b.info.get('commit')}",
-             f"- machine: {b.info.get('machine')}",
-             f"- load average before / after the run: {b.info.get('load_before')} / {b.info.get('load_after')}",
-             f"- dataset: {b.rows:,} rows (" + ", ".join(f"{k} {v:,}" for k, v in ds.table_rows(b.rows).items())
-             + f"), seed {b.args.seed}; every step run {b.args.repeat}× (fastest kept)",
-             *([f"- sections aborted: {b.info['aborted']}"] if b.info.get("aborted") else []),
-             f"- dbjson CLI start-up (`python -m dbjson --version`, included in every dbjson time): {b.info.get('startup')}"
-             + (f"; dbjson's modules {b.info['bytecode']}" if b.info.get("bytecode") else "")]
+    lines = [
+        f"- date: {b.info.get('date')} (start of the run); dbjson commit {b.info.get('commit')}",
+        f"- machine: {b.info.get('machine')}",
+        f"- load average before / after the run: {b.info.get('load_before')} / {b.info.get('load_after')}",
+        f"- dataset: {b.rows:,} rows ("
+        + ", ".join(f"{k} {v:,}" for k, v in ds.table_rows(b.rows).items())
+        + f"), seed {b.args.seed}; every step run {b.args.repeat}× (fastest kept)",
+        *([f"- sections aborted: {b.info['aborted']}"] if b.info.get("aborted") else []),
+        f"- dbjson CLI start-up (`python -m dbjson --version`, included in every dbjson time): {b.info.get('startup')}"
+        + (f"; dbjson's modules {b.info['bytecode']}" if b.info.get("bytecode") else ""),
+    ]
     for engine in b.args.engines.split(","):
-        lines.append(f"- {engine}: {b.info.get(f'version_{engine}', '?')} (dataset load: {b.info.get(f'load_{engine}', '?')})")
+        lines.append(
+            f"- {engine}: {b.info.get(f'version_{engine}', '?')} (dataset load: {b.info.get(f'load_{engine}', '?')})"
+        )
     lines.append(f"- tools: {b.info.get('tools')}")
     return lines
 
 
 def render(b: Bench) -> str:
     """The Markdown report."""
-    out = [PREAMBLE, "## This run", ""] + machine(b) + ["", "## Targets", "",
-                                                         "| engine | target | this run | status |", "|---|---|---|---|"]
+    out = (
+        [PREAMBLE, "## This run", ""]
+        + machine(b)
+        + ["", "## Targets", "", "| engine | target | this run | status |", "|---|---|---|---|"]
+    )
     out += [f"| {t.engine} | {t.goal} | {t.value} | {t.status} |" for t in targets(b)]
-    titles = {"postgresql": "PostgreSQL", "mariadb": "MariaDB", "mysql": "MySQL 9", "mariadb->postgresql": "MariaDB → PostgreSQL",
-              "mysql->postgresql": "MySQL 9 → PostgreSQL", "postgresql->mariadb": "PostgreSQL → MariaDB",
-              "postgresql->mysql": "PostgreSQL → MySQL 9"}
+    titles = {
+        "postgresql": "PostgreSQL",
+        "mariadb": "MariaDB",
+        "mysql": "MySQL 9",
+        "mariadb->postgresql": "MariaDB → PostgreSQL",
+        "mysql->postgresql": "MySQL 9 → PostgreSQL",
+        "postgresql->mariadb": "PostgreSQL → MariaDB",
+        "postgresql->mysql": "PostgreSQL → MySQL 9",
+    }
     for engine in [*b.args.engines.split(","), *(f"{a}->{c}" for a, c in MIGRATIONS)]:
         for phase in ("export", "import", "migrate"):
             sec = _section(b, engine, phase)
@@ -940,8 +1385,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--repeat", type=int, default=1, help="run every step N times and keep the fastest")
     p.add_argument("--timeout", type=float, default=3600, help="seconds per step before it is killed")
     p.add_argument("--keep", action="store_true", help="keep the exported files")
-    p.add_argument("--concurrent", action="store_true",
-                   help="do not wait for other benchmark runs on this machine (figures not comparable)")
+    p.add_argument(
+        "--concurrent",
+        action="store_true",
+        help="do not wait for other benchmark runs on this machine (figures not comparable)",
+    )
     p.add_argument("--from-json", default="", help="no run: write --out again from a previous run's --json")
     p.add_argument("--setup", action="store_true", help="run bench/setup.sh (apt-get install the tools) first")
     args = p.parse_args(argv)
@@ -990,10 +1438,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         subprocess.run(["bash", str(REPO / "bench" / "setup.sh")], check=False)
     with contextlib.ExitStack() as locks:
         if not args.concurrent:
-            locks.enter_context(exclusive("machine", "runs that overlap on 2 cores and the same servers measure "
-                                          "each other (pass --concurrent for a run whose figures do not matter)"))
-        locks.enter_context(exclusive(f"db-{args.database}", f"it uses database {args.database} "
-                                      "(pass another --database)"))
+            locks.enter_context(
+                exclusive(
+                    "machine",
+                    "runs that overlap on 2 cores and the same servers measure "
+                    "each other (pass --concurrent for a run whose figures do not matter)",
+                )
+            )
+        locks.enter_context(
+            exclusive(f"db-{args.database}", f"it uses database {args.database} (pass another --database)")
+        )
         return Bench(args).main()
 
 

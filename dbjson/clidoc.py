@@ -50,7 +50,7 @@ EXIT_ALSO = {
     1: "Also an internal error (a bug in dbjson): one line on stderr; `DBJSON_DEBUG=1` shows the traceback.",
     2: "Also a wrong command line (unknown option, missing argument, `dbjson` alone), reported by the argument parser.",
     130: "Ctrl-C stops every worker (for `import` and `verify`, SIGTERM does the same); "
-         "`dbjson import --resume` continues an interrupted import.",
+    "`dbjson import --resume` continues an interrupted import.",
 }
 
 TRAILER = """\
@@ -112,9 +112,11 @@ def _split_help(help_text: str) -> tuple[list[str], list[str]]:
     """The description paragraphs and the example command lines of a command's help."""
     lines = inspect.cleandoc(help_text).splitlines()
     cut = next((i for i, line in enumerate(lines) if _EXAMPLES.match(line)), len(lines))
-    paragraphs = [" ".join(line.strip() for line in p.strip().splitlines()) for p in "\n".join(lines[:cut]).split("\n\n")]
+    paragraphs = [
+        " ".join(line.strip() for line in p.strip().splitlines()) for p in "\n".join(lines[:cut]).split("\n\n")
+    ]
     paragraphs = [p for p in paragraphs if p]
-    examples = inspect.cleandoc("\n".join(lines[cut + 1:])).splitlines() if cut < len(lines) else []
+    examples = inspect.cleandoc("\n".join(lines[cut + 1 :])).splitlines() if cut < len(lines) else []
     return paragraphs, [e for e in examples if e.strip()]
 
 
@@ -222,7 +224,9 @@ def _context(command: Any, name: str, parent: Any = None) -> Any:
 def _exit_codes() -> list[str]:
     """One row per DbjsonError class (base class first, then by exit code)."""
     classes: list[type[errors.DbjsonError]] = [
-        errors.DbjsonError, *sorted(_subclasses(errors.DbjsonError), key=lambda c: (c.exit_code, c.__name__))]
+        errors.DbjsonError,
+        *sorted(_subclasses(errors.DbjsonError), key=lambda c: (c.exit_code, c.__name__)),
+    ]
     rows = []
     for cls in classes:
         doc = inspect.cleandoc(cls.__doc__ or "").split("\n\n")[0].replace("\n", " ")
@@ -250,12 +254,18 @@ def render() -> str:
     rctx = _context(root, "dbjson")
     subs = _commands(root, rctx)
     out = [PREAMBLE]
-    out += ["Commands: " + ", ".join(f"[`{name}`](#{_anchor('dbjson ' + name)})" for name, _ in subs)
-            + "; [exit codes](#exit-codes), [URLs](#database-urls), [environment variables](#environment-variables).", ""]
+    out += [
+        "Commands: "
+        + ", ".join(f"[`{name}`](#{_anchor('dbjson ' + name)})" for name, _ in subs)
+        + "; [exit codes](#exit-codes), [URLs](#database-urls), [environment variables](#environment-variables).",
+        "",
+    ]
     out += _section("dbjson", root, rctx)
     out += ["**Commands**", ""]
-    out += [f"- [`{name}`](#{_anchor('dbjson ' + name)}) — {_md(_split_help(cmd.help or '')[0][0]) if cmd.help else ''}"
-            for name, cmd in subs]
+    out += [
+        f"- [`{name}`](#{_anchor('dbjson ' + name)}) — {_md(_split_help(cmd.help or '')[0][0]) if cmd.help else ''}"
+        for name, cmd in subs
+    ]
     out.append("")
     for name, cmd in subs:
         out += _section(f"dbjson {name}", cmd, _context(cmd, name, rctx))

@@ -43,7 +43,7 @@ Encoder = Callable[[Any], Any]  # a non-NULL driver value → a JSON-ready value
 Decoder = Callable[[Any], Any]  # a non-null JSON value → a Python value for the driver
 
 MASK64 = (1 << 64) - 1
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 # Kinds whose JSON form is a plain string of the engine's text.
 TEXT_KINDS = frozenset({"char", "varchar", "text", "enum", "xml", "opaque", "inet", "macaddr", "range", "interval"})
@@ -69,8 +69,11 @@ def check_algorithm(algorithm: Any, **where: Any) -> str:
     (``where``: the manifest's ``file`` and ``pointer``, when it comes from one; the value may be
     any JSON value there)."""
     if not isinstance(algorithm, str) or algorithm not in _C_ALGORITHM:
-        raise DocumentError(f"unknown checksum algorithm {algorithm!r} (known: {', '.join(CHECKSUM_ALGORITHMS)}): "
-                            "the export was written by a newer dbjson", **where)
+        raise DocumentError(
+            f"unknown checksum algorithm {algorithm!r} (known: {', '.join(CHECKSUM_ALGORITHMS)}): "
+            "the export was written by a newer dbjson",
+            **where,
+        )
     return algorithm
 
 
@@ -170,7 +173,11 @@ class Checksum:
         return cls(int(text, 16), rows, algorithm)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Checksum) and (self.value, self.rows, self.algorithm) == (other.value, other.rows, other.algorithm)
+        return isinstance(other, Checksum) and (self.value, self.rows, self.algorithm) == (
+            other.value,
+            other.rows,
+            other.algorithm,
+        )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
 
@@ -237,7 +244,9 @@ _TS_RE = re.compile(
     r"^(?P<date>-?\d{4,}-\d{2}-\d{2})(?:[ T](?P<time>\d{2}:\d{2}(?::\d{2})?)(?P<frac>\.\d*)?)?"
     r"(?P<off>Z|[+-]\d{2}(?::?\d{2}(?::?\d{2})?)?)?$"
 )
-_TIME_RE = re.compile(r"^(?P<sign>-)?(?P<h>\d{1,3}):(?P<m>\d{2}):(?P<s>\d{2})(?P<frac>\.\d*)?(?P<off>[+-]\d{2}(?::?\d{2}(?::?\d{2})?)?)?$")
+_TIME_RE = re.compile(
+    r"^(?P<sign>-)?(?P<h>\d{1,3}):(?P<m>\d{2}):(?P<s>\d{2})(?P<frac>\.\d*)?(?P<off>[+-]\d{2}(?::?\d{2}(?::?\d{2})?)?)?$"
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -715,9 +724,11 @@ def encode_value(t: m.Type, value: Any) -> Any:
 
 # Kinds whose driver values orjson already writes canonically (so no converter is needed).
 def _passthrough(t: m.Type) -> bool:
-    return t.kind in ("char", "varchar", "text", "enum", "xml", "opaque") or (
-        t.kind == "integer" and (t.bits or 64) <= 32
-    ) or t.kind == "year"
+    return (
+        t.kind in ("char", "varchar", "text", "enum", "xml", "opaque")
+        or (t.kind == "integer" and (t.bits or 64) <= 32)
+        or t.kind == "year"
+    )
 
 
 class RowEncoder:
@@ -739,7 +750,11 @@ class RowEncoder:
                 base = enc or encoder(c)
                 enc = _compose(ad, base)
             elif enc is None:
-                enc = _checked_text if c.type.kind in ("char", "varchar", "text", "enum", "xml", "opaque") else _checked_int
+                enc = (
+                    _checked_text
+                    if c.type.kind in ("char", "varchar", "text", "enum", "xml", "opaque")
+                    else _checked_int
+                )
             self._plan.append((i, c.name, enc))
 
     def values(self, row: Sequence[Any]) -> dict[str, Any]:
@@ -862,7 +877,8 @@ _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # infinity, BC and 5-digit years (PostgreSQL), 24:00:00. Anything else is not a date: a DataError.
 _VERBATIM_DATE = re.compile(
     r"^(?:-?infinity|-?\d{4,}-(?:0\d|1[0-2])-(?:[0-2]\d|3[01])"
-    r"(?:[ T]\d{2}:\d{2}(?::\d{2})?(?:\.\d*)?)?(?:Z|[+-]\d{2}(?::?\d{2}){0,2})?(?: BC)?)$")
+    r"(?:[ T]\d{2}:\d{2}(?::\d{2})?(?:\.\d*)?)?(?:Z|[+-]\d{2}(?::?\d{2}){0,2})?(?: BC)?)$"
+)
 
 
 def is_date_text(v: str) -> bool:
@@ -1164,14 +1180,40 @@ class RowDecoder:
                 return obj
             # json columns keep their exact text (numbers beyond double range, key order)
             spans = raw_values(raw.strip())
-            return {k: (_json_text(v) if k in self._json_names and v != b"null" else orjson.loads(v)) for k, v in spans.items()}
+            return {
+                k: (_json_text(v) if k in self._json_names and v != b"null" else orjson.loads(v))
+                for k, v in spans.items()
+            }
         except orjson.JSONDecodeError as e:
             raise DataError(f"malformed JSON line: {e}") from None
 
 
 __all__ = [
-    "Checksum", "RowEncoder", "RowDecoder", "encoder", "decoder", "encoder_for_type", "decoder_for_type",
-    "encode_value", "decode_value", "encode_row", "line_hash", "row_checksum", "table_checksum",
-    "format_checksum", "compact_json", "raw_values", "MASK64", "wrap_json_text", "unwrap_json", "unwrap_json_text",
-    "JSON_NULL_TEXT", "sum_lines", "check_algorithm", "XXH3_SUM", "BLAKE2B_SUM", "CHECKSUM_ALGORITHMS", "DEFAULT_CHECKSUM",
+    "Checksum",
+    "RowEncoder",
+    "RowDecoder",
+    "encoder",
+    "decoder",
+    "encoder_for_type",
+    "decoder_for_type",
+    "encode_value",
+    "decode_value",
+    "encode_row",
+    "line_hash",
+    "row_checksum",
+    "table_checksum",
+    "format_checksum",
+    "compact_json",
+    "raw_values",
+    "MASK64",
+    "wrap_json_text",
+    "unwrap_json",
+    "unwrap_json_text",
+    "JSON_NULL_TEXT",
+    "sum_lines",
+    "check_algorithm",
+    "XXH3_SUM",
+    "BLAKE2B_SUM",
+    "CHECKSUM_ALGORITHMS",
+    "DEFAULT_CHECKSUM",
 ]

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConnectionFailed, DbjsonError, UsageError, hint_for
-from .url import URL as URL, is_sqlalchemy_url, make_url  # URL re-exported: dbjson.ddl.apply imports it from here
+from .url import URL as URL  # URL re-exported: dbjson.ddl.apply imports it from here
+from .url import is_sqlalchemy_url, make_url
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
@@ -134,11 +135,25 @@ def _coerce(opts: Mapping[str, Any], key: str, type_: type, dest: dict[str, Any]
 
 # dbjson's own settings for every PyMySQL connection (they override the URL's options)
 _MYSQL_DEFAULTS: dict[str, Any] = {"local_infile": True, "charset": "utf8mb4", "connect_timeout": 10}
-_MYSQL_TYPES = (("compress", bool), ("connect_timeout", int), ("read_timeout", int), ("write_timeout", int),
-                ("client_flag", int), ("local_infile", bool), ("use_unicode", bool), ("charset", str),
-                ("ssl_disabled", bool))
-_MYSQL_SSL = (("ssl_ca", str), ("ssl_key", str), ("ssl_cert", str), ("ssl_capath", str), ("ssl_cipher", str),
-              ("ssl_check_hostname", bool))
+_MYSQL_TYPES = (
+    ("compress", bool),
+    ("connect_timeout", int),
+    ("read_timeout", int),
+    ("write_timeout", int),
+    ("client_flag", int),
+    ("local_infile", bool),
+    ("use_unicode", bool),
+    ("charset", str),
+    ("ssl_disabled", bool),
+)
+_MYSQL_SSL = (
+    ("ssl_ca", str),
+    ("ssl_key", str),
+    ("ssl_cert", str),
+    ("ssl_capath", str),
+    ("ssl_cipher", str),
+    ("ssl_check_hostname", bool),
+)
 
 
 def mysql_connect_args(url: URL) -> dict[str, Any]:
@@ -191,8 +206,10 @@ def _pg_multihost(query: Any) -> tuple[tuple[str, ...], tuple[int | None, ...]] 
                     hosts, ports_str = (m.group(1),), (m.group(2) or None,)
     if "port" in query:
         if integrated:
-            raise UsageError("the URL mixes two multi-host forms",
-                             hint='use "host=h1,h2,h3&port=p1,p2,p3" or "host=h1:p1&host=h2:p2&host=h3:p3"')
+            raise UsageError(
+                "the URL mixes two multi-host forms",
+                hint='use "host=h1,h2,h3&port=p1,p2,p3" or "host=h1:p1&host=h2:p2&host=h3:p3"',
+            )
         value = query["port"]
         ports_str = value if isinstance(value, tuple) else tuple(value.split(","))
     ports: tuple[int | None, ...] | None = None
@@ -201,8 +218,9 @@ def _pg_multihost(query: Any) -> tuple[tuple[str, ...], tuple[int | None, ...]] 
             ports = tuple(int(x) if x else None for x in ports_str)
         except ValueError:
             raise UsageError(f"the URL's port options are not numbers: {ports_str}") from None
-    if ports and ((not hosts and len(ports) > 1)
-                  or (hosts and len(hosts) != len(ports) and (len(hosts) > 1 or len(ports) > 1))):
+    if ports and (
+        (not hosts and len(ports) > 1) or (hosts and len(hosts) != len(ports) and (len(hosts) > 1 or len(ports) > 1))
+    ):
         raise UsageError("the numbers of hosts and ports in the URL differ")
     if hosts is None:
         return None, None
@@ -228,8 +246,14 @@ def postgresql_connect_args(url: URL) -> dict[str, Any]:
     return opts
 
 
-_SQLITE_OPTIONS = (("uri", bool), ("timeout", float), ("isolation_level", str), ("detect_types", int),
-                   ("check_same_thread", bool), ("cached_statements", int))
+_SQLITE_OPTIONS = (
+    ("uri", bool),
+    ("timeout", float),
+    ("isolation_level", str),
+    ("detect_types", int),
+    ("check_same_thread", bool),
+    ("cached_statements", int),
+)
 
 
 def sqlite_connect_args(url: URL) -> tuple[str, dict[str, Any]]:

@@ -133,60 +133,93 @@ class UnsupportedError(DbjsonError):
 # shows the hint under the error; library callers find it on ``DbjsonError.hint``.
 _HINT_RULES: tuple[tuple[str, str], ...] = (
     # LOAD DATA LOCAL INFILE refused (MySQL 3948, MariaDB 4166, older servers 1148)
-    (r"local (?:data|infile)|local_infile|\b(?:3948|4166)\b|command is not allowed with this (?:mysql|mariadb) version",
-     "the server has LOCAL INFILE disabled: SET GLOBAL local_infile = 1 (or local_infile=1 under [mysqld]); "
-     "dbjson then loads with LOAD DATA LOCAL instead of slower multi-row INSERTs"),
+    (
+        r"local (?:data|infile)|local_infile|\b(?:3948|4166)\b|command is not allowed with this (?:mysql|mariadb) version",
+        "the server has LOCAL INFILE disabled: SET GLOBAL local_infile = 1 (or local_infile=1 under [mysqld]); "
+        "dbjson then loads with LOAD DATA LOCAL instead of slower multi-row INSERTs",
+    ),
     # missing Python drivers
     (r"no module named '?pymysql", "install the MySQL/MariaDB driver: pip install 'PyMySQL[rsa]'"),
-    (r"cryptography.{0,20} is required",
-     "MySQL 8+/9 accounts (caching_sha2_password) need RSA support: pip install 'PyMySQL[rsa]'"),
-    (r"no module named '?psycopg2", "dbjson uses psycopg 3, not psycopg2: write postgresql:// and pip install 'psycopg[binary]'"),
+    (
+        r"cryptography.{0,20} is required",
+        "MySQL 8+/9 accounts (caching_sha2_password) need RSA support: pip install 'PyMySQL[rsa]'",
+    ),
+    (
+        r"no module named '?psycopg2",
+        "dbjson uses psycopg 3, not psycopg2: write postgresql:// and pip install 'psycopg[binary]'",
+    ),
     (r"no module named '?psycopg", "install the PostgreSQL driver: pip install 'psycopg[binary]'"),
-    (r"no module named '?(?:mysqldb|mysql\.connector|mariadb)",
-     "dbjson uses PyMySQL: write mysql:// (or mysql+pymysql://) instead of another driver's scheme"),
+    (
+        r"no module named '?(?:mysqldb|mysql\.connector|mariadb)",
+        "dbjson uses PyMySQL: write mysql:// (or mysql+pymysql://) instead of another driver's scheme",
+    ),
     # privileges: MySQL/MariaDB
-    (r"access denied for user \S+ to database",
-     "the user has no privileges on this database: GRANT ALL ON <db>.* TO <user> (a dump needs SELECT and "
-     "SHOW VIEW, an import CREATE, ALTER, INDEX, INSERT, DROP, REFERENCES), or use --create as a user who may"),
-    (r"(\w+) command denied to user",
-     "the user lacks a privilege named in the message: GRANT it on the database or table (e.g. GRANT SELECT, "
-     "SHOW VIEW ON <db>.* TO <user> for schema-dump and export)"),
-    (r"you need \(at least one of\) the (\S+) privilege",
-     "the operation needs the global privilege named in the message (GRANT ... ON *.* TO <user>), or run as "
-     "an administrator"),
+    (
+        r"access denied for user \S+ to database",
+        "the user has no privileges on this database: GRANT ALL ON <db>.* TO <user> (a dump needs SELECT and "
+        "SHOW VIEW, an import CREATE, ALTER, INDEX, INSERT, DROP, REFERENCES), or use --create as a user who may",
+    ),
+    (
+        r"(\w+) command denied to user",
+        "the user lacks a privilege named in the message: GRANT it on the database or table (e.g. GRANT SELECT, "
+        "SHOW VIEW ON <db>.* TO <user> for schema-dump and export)",
+    ),
+    (
+        r"you need \(at least one of\) the (\S+) privilege",
+        "the operation needs the global privilege named in the message (GRANT ... ON *.* TO <user>), or run as "
+        "an administrator",
+    ),
     # privileges: PostgreSQL
-    (r"permission denied to create database",
-     "the role may not create databases: ALTER ROLE <user> CREATEDB, or create the database as its owner first"),
-    (r"permission denied for schema",
-     "the role may not create objects in this schema: GRANT CREATE, USAGE ON SCHEMA <schema> TO <user>, "
-     "or connect as the schema's owner"),
-    (r"permission denied for (?:table|relation|sequence|view)",
-     "the role may not read or write this table: GRANT SELECT ON ALL TABLES IN SCHEMA <schema> TO <user> "
-     "(export, verify), INSERT/TRUNCATE for import, or connect as the owner"),
-    (r"permission denied for database",
-     "the role may not connect to or create in this database: GRANT CONNECT, CREATE ON DATABASE <db> TO <user>"),
-    (r"because other objects depend on it",
-     "an object outside this import (a table, view or column the document does not define) uses it: "
-     "import --if-exists replace drops only what the document defines and never cascades; drop or "
-     "alter that object first, or import into another schema or database"),
-    (r"must be owner of",
-     "only the object's owner (or a superuser) may alter or drop it: connect as the owner"),
+    (
+        r"permission denied to create database",
+        "the role may not create databases: ALTER ROLE <user> CREATEDB, or create the database as its owner first",
+    ),
+    (
+        r"permission denied for schema",
+        "the role may not create objects in this schema: GRANT CREATE, USAGE ON SCHEMA <schema> TO <user>, "
+        "or connect as the schema's owner",
+    ),
+    (
+        r"permission denied for (?:table|relation|sequence|view)",
+        "the role may not read or write this table: GRANT SELECT ON ALL TABLES IN SCHEMA <schema> TO <user> "
+        "(export, verify), INSERT/TRUNCATE for import, or connect as the owner",
+    ),
+    (
+        r"permission denied for database",
+        "the role may not connect to or create in this database: GRANT CONNECT, CREATE ON DATABASE <db> TO <user>",
+    ),
+    (
+        r"because other objects depend on it",
+        "an object outside this import (a table, view or column the document does not define) uses it: "
+        "import --if-exists replace drops only what the document defines and never cascades; drop or "
+        "alter that object first, or import into another schema or database",
+    ),
+    (r"must be owner of", "only the object's owner (or a superuser) may alter or drop it: connect as the owner"),
     # files: a directory where a file is wanted, or the wrong directory
-    (r"cannot read: is a directory",
-     "give the schema document itself: an export directory holds it as DIR/schema.json"),
-    (r"missing from the export directory|not an export directory",
-     "give the directory that dbjson export -o DIR wrote (schema.json, manifest.json and data/); an "
-     "interrupted export has no manifest.json yet: run the export again"),
+    (
+        r"cannot read: is a directory",
+        "give the schema document itself: an export directory holds it as DIR/schema.json",
+    ),
+    (
+        r"missing from the export directory|not an export directory",
+        "give the directory that dbjson export -o DIR wrote (schema.json, manifest.json and data/); an "
+        "interrupted export has no manifest.json yet: run the export again",
+    ),
     # unknown database / role
-    (r"unknown database|database \S+ does not exist",
-     "check the database name, or create it first: schema-load --create or import --create"),
-    (r"role \S+ does not exist",
-     "no such PostgreSQL role: check the user name in the URL (postgresql://USER@host/db)"),
+    (
+        r"unknown database|database \S+ does not exist",
+        "check the database name, or create it first: schema-load --create or import --create",
+    ),
+    (r"role \S+ does not exist", "no such PostgreSQL role: check the user name in the URL (postgresql://USER@host/db)"),
     # credentials, reachability
-    (r"access denied for user|password authentication failed|authentication failed|no password supplied",
-     "check the user name and password (DBJSON_PASSWORD can supply the password)"),
-    (r"connection refused|can't connect|could not connect|timed out|name or service not known|could not translate host",
-     "is the server running and reachable at this host and port?"),
+    (
+        r"access denied for user|password authentication failed|authentication failed|no password supplied",
+        "check the user name and password (DBJSON_PASSWORD can supply the password)",
+    ),
+    (
+        r"connection refused|can't connect|could not connect|timed out|name or service not known|could not translate host",
+        "is the server running and reachable at this host and port?",
+    ),
 )
 
 

@@ -16,8 +16,8 @@ The library never prints: progress goes to ``on_event`` (see :mod:`dbjson.progre
 
 from __future__ import annotations
 
-import fnmatch
 import errno
+import fnmatch
 import gzip
 import hashlib
 import math
@@ -37,7 +37,7 @@ from . import model as m
 from . import progress as ev
 from .codec import Checksum, encoder
 from .connect import Target, is_connection_problem, parse_url, raise_if_connection_error
-from .engines import Engine, detect_engine, get_engine
+from .engines import detect_engine, get_engine
 from .errors import Cancelled, DataError, DbjsonError, UnsupportedError, UsageError
 from .manifest import FileEntry, KeyRange, Manifest, SnapshotInfo, SourceInfo, TableEntry, write_manifest
 from .reflect import ReflectOptions, now_utc, source_host
@@ -148,7 +148,9 @@ class SQLExportBase:
         cond = f" WHERE ({where})" if where else ""
         return int(self._fetch(conn, f"SELECT COUNT(*) FROM {self.export_qualify(schema, table)}{cond}")[0][0])
 
-    def export_key_bounds(self, conn: Any, schema: str, table: m.Table, column: str, where: str | None) -> tuple[Any, Any]:
+    def export_key_bounds(
+        self, conn: Any, schema: str, table: m.Table, column: str, where: str | None
+    ) -> tuple[Any, Any]:
         cond = f" WHERE ({where})" if where else ""
         q = self._q(column)
         row = self._fetch(conn, f"SELECT MIN({q}), MAX({q}) FROM {self.export_qualify(schema, table)}{cond}")[0]
@@ -175,7 +177,9 @@ class ExportEngine(Protocol):
 
     def export_session(self, conn: Any) -> None: ...
 
-    def export_snapshot(self, coordinator: Any, workers: Sequence[Any], warn: Callable[[str], None]) -> SnapshotInfo: ...
+    def export_snapshot(
+        self, coordinator: Any, workers: Sequence[Any], warn: Callable[[str], None]
+    ) -> SnapshotInfo: ...
 
     def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None: ...
 
@@ -183,7 +187,9 @@ class ExportEngine(Protocol):
 
     def export_count(self, conn: Any, schema: str, table: m.Table, where: str | None) -> int: ...
 
-    def export_key_bounds(self, conn: Any, schema: str, table: m.Table, column: str, where: str | None) -> tuple[Any, Any]: ...
+    def export_key_bounds(
+        self, conn: Any, schema: str, table: m.Table, column: str, where: str | None
+    ) -> tuple[Any, Any]: ...
 
     def export_key_boundaries(
         self, conn: Any, schema: str, table: m.Table, columns: Sequence[str], where: str | None, every: int, limit: int
@@ -227,7 +233,7 @@ def parse_where(items: Iterable[str]) -> dict[str, str]:
     for item in items:
         name, sep, cond = item.partition(":")
         if not sep or not name.strip() or not cond.strip():
-            raise UsageError(f"bad --where {item!r}", hint="use TABLE:CONDITION, e.g. orders:\"id > 100\"")
+            raise UsageError(f"bad --where {item!r}", hint='use TABLE:CONDITION, e.g. orders:"id > 100"')
         out[name.strip()] = cond.strip()
     return out
 
@@ -507,8 +513,15 @@ def plan_table(
     for i in range(len(edges) - 1):
         units.append(
             Unit(
-                schema, table, index=i, count=len(edges) - 1, key_columns=tuple(pk), lower=edges[i], upper=edges[i + 1],
-                rows_estimate=max(1, rows // (len(edges) - 1)), where=where,
+                schema,
+                table,
+                index=i,
+                count=len(edges) - 1,
+                key_columns=tuple(pk),
+                lower=edges[i],
+                upper=edges[i + 1],
+                rows_estimate=max(1, rows // (len(edges) - 1)),
+                where=where,
             )
         )
     return units
@@ -577,8 +590,12 @@ def _run_unit(shared: _Shared, conn: Any, unit: Unit) -> None:
         size, digest = f.seal()
         shared.syncer.submit(f)  # fsync and rename behind this worker's back
         entry = FileEntry(
-            path=f"data/{f.path.name}", rows=f.checksum.rows, bytes=size, xxh128=digest,
-            checksum=f.checksum.hexdigest(), key_range=_key_range(unit),
+            path=f"data/{f.path.name}",
+            rows=f.checksum.rows,
+            bytes=size,
+            xxh128=digest,
+            checksum=f.checksum.hexdigest(),
+            key_range=_key_range(unit),
         )
         with shared.lock:
             shared.results.append(_FileResult(unit, part, entry, f.checksum))
@@ -623,8 +640,12 @@ def _run_unit(shared: _Shared, conn: Any, unit: Unit) -> None:
 _END = object()
 
 
-def prefetched(blocks: Iterator[bytes], stop: threading.Event, depth: int = PREFETCH_BLOCKS,
-               helpers: list[threading.Thread] | None = None) -> Iterator[bytes]:
+def prefetched(
+    blocks: Iterator[bytes],
+    stop: threading.Event,
+    depth: int = PREFETCH_BLOCKS,
+    helpers: list[threading.Thread] | None = None,
+) -> Iterator[bytes]:
     """``blocks`` read by a helper thread, up to ``depth`` blocks ahead.
 
     ``helpers`` receives the helper thread (a caller that hands the connection on joins it first).
@@ -733,8 +754,13 @@ def _table_entries(results: list[_FileResult], tables: list[tuple[str, m.Table, 
                 r.entry.chunk = i
         entries.append(
             TableEntry(
-                schema=schema, name=table.name, columns=[c.name for c in table.columns], rows=total.rows,
-                checksum=total.hexdigest(), files=[r.entry for r in files], where=where,
+                schema=schema,
+                name=table.name,
+                columns=[c.name for c in table.columns],
+                rows=total.rows,
+                checksum=total.hexdigest(),
+                files=[r.entry for r in files],
+                where=where,
             )
         )
     return entries
@@ -751,7 +777,9 @@ def _plan_or_explain(
     except Exception as e:  # noqa: BLE001 - a driver error
         text = (str(e).strip().splitlines() or [type(e).__name__])[0]
         if where:
-            raise UsageError(f"--where condition failed: {text}", table=f"{schema}.{table.name}", hint=f"the condition was: {where}") from None
+            raise UsageError(
+                f"--where condition failed: {text}", table=f"{schema}.{table.name}", hint=f"the condition was: {where}"
+            ) from None
         if is_connection_problem(e):
             raise
         raise DataError(f"cannot read the table: {text}", table=f"{schema}.{table.name}") from None
@@ -785,9 +813,7 @@ def _close_all(conns: Iterable[Any]) -> None:
             pass
 
 
-def _select_tables(
-    db: m.Database, tables: Sequence[str], exclude: Sequence[str]
-) -> list[tuple[str, m.Table]]:
+def _select_tables(db: m.Database, tables: Sequence[str], exclude: Sequence[str]) -> list[tuple[str, m.Table]]:
     """The tables to export. A partition's rows are read through its partitioned table, so
     partitions themselves are skipped (their rows would be exported twice)."""
     opts = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude))
@@ -883,7 +909,10 @@ def export_database(
         os.replace(out / "schema.json.partial", out / "schema.json")
         manifest = Manifest(
             source=SourceInfo(engine.name, engine.server_version, target.database, source_host(target.url)),
-            snapshot=snapshot, tables=entries, created_at=created_at, compression=compress,
+            snapshot=snapshot,
+            tables=entries,
+            created_at=created_at,
+            compression=compress,
             seconds=round(time.monotonic() - started, 3),
         )
         write_manifest(out, manifest, validate=False)  # built from typed dataclasses; tests validate it
@@ -894,8 +923,11 @@ def export_database(
         raise
     except Exception as e:
         if isinstance(e, OSError) and e.errno in _OUTPUT_ERRNOS:  # the output (no manifest was written)
-            raise DataError(f"cannot write the export: {e.strerror}", file=e.filename,
-                            hint="free space (or choose another --output) and run the export again") from None
+            raise DataError(
+                f"cannot write the export: {e.strerror}",
+                file=e.filename,
+                hint="free space (or choose another --output) and run the export again",
+            ) from None
         raise_if_connection_error(e, target.url)
         raise
     finally:
@@ -919,8 +951,9 @@ def _run_workers(shared: _Shared, conns: list[Any], units: list[Unit]) -> None:
         finally:
             finished[i].set()
 
-    threads = [threading.Thread(target=run, args=(i, c), name=f"dbjson-export-{i}", daemon=True)
-               for i, c in enumerate(chosen)]
+    threads = [
+        threading.Thread(target=run, args=(i, c), name=f"dbjson-export-{i}", daemon=True) for i, c in enumerate(chosen)
+    ]
     shared.syncer = syncer = _Syncer(shared.stop.set)
     try:
         for t in threads:  # inside the try: an interrupt between two starts still stops the first
@@ -953,7 +986,13 @@ def _run_workers(shared: _Shared, conns: list[Any], units: list[Unit]) -> None:
         err = shared.errors[0]
         if isinstance(err, DbjsonError):
             raise err
-        if type(err).__name__ in ("OperationalError", "InterfaceError", "ProgrammingError", "DataError", "DatabaseError"):
+        if type(err).__name__ in (
+            "OperationalError",
+            "InterfaceError",
+            "ProgrammingError",
+            "DataError",
+            "DatabaseError",
+        ):
             raise DataError(f"export failed: {err}") from err
         raise err
 
@@ -1003,6 +1042,15 @@ def export_table(
 
 
 __all__ = [
-    "export_database", "export_table", "ExportReport", "Unit", "plan_table", "safe_names",
-    "parse_chunk_size", "parse_where", "DataFile", "default_threads", "COMPRESSIONS",
+    "export_database",
+    "export_table",
+    "ExportReport",
+    "Unit",
+    "plan_table",
+    "safe_names",
+    "parse_chunk_size",
+    "parse_where",
+    "DataFile",
+    "default_threads",
+    "COMPRESSIONS",
 ]

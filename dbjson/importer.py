@@ -41,10 +41,10 @@ import orjson
 import xxhash
 
 from . import model as m
+from . import speedups
 from .codec import (
     BLAKE2B_SUM,
     DEFAULT_CHECKSUM,
-    MASK64,
     Checksum,
     check_algorithm,
     format_checksum,
@@ -56,7 +56,6 @@ from .codec import (
 )
 from .connect import Target, parse_url
 from .engines import Engine, get_engine
-from .export import safe_names
 from .errors import (
     ApplyError,
     Cancelled,
@@ -65,8 +64,8 @@ from .errors import (
     DocumentError,
     UsageError,
 )
+from .export import safe_names
 from .journal import Journal, journal_path
-from . import speedups
 from .preflight import NUL_REPLACEMENT, replace_nul, value_rules
 
 IF_EXISTS = ("fail", "skip", "truncate", "replace")
@@ -155,7 +154,9 @@ class DataFile:
     bytes: int | None = None
     checksum: str | None = None
     xxh128: str | None = None  # XXH3-128 of the file's bytes (exports since format 1.2 write it)
-    sha256: str | None = None  # SHA-256 of the file's bytes (format 1.0-1.1 exports; hand-made manifests may have neither)
+    sha256: str | None = (
+        None  # SHA-256 of the file's bytes (format 1.0-1.1 exports; hand-made manifests may have neither)
+    )
     algorithm: str = DEFAULT_CHECKSUM  # the manifest's checksum_algorithm of ``checksum``
 
 
@@ -200,7 +201,9 @@ def _manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTabl
     items = doc["tables"]
     if isinstance(items, dict):
         items = [dict(v, key=k) for k, v in items.items()]
-    if not isinstance(items, list) or not all(isinstance(t, dict) and isinstance(t.get("files", []), list) for t in items):
+    if not isinstance(items, list) or not all(
+        isinstance(t, dict) and isinstance(t.get("files", []), list) for t in items
+    ):
         raise DocumentError("'tables' must list objects, each with a list of 'files'", file=where, pointer="/tables")
     # absent in hand-made manifests: blake2b64-sum, the only line hash before data format 1.2
     algorithm = check_algorithm(doc.get("checksum_algorithm", BLAKE2B_SUM), file=where, pointer="/checksum_algorithm")
@@ -211,16 +214,29 @@ def _manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTabl
         files = []
         for fi, f in enumerate(t.get("files", [])):
             rel = _check_data_path(f.get("path") if isinstance(f, dict) else f, where, f"/tables/{ti}/files/{fi}")
-            files.append(DataFile(
-                path=directory / rel, rel=rel, rows=f.get("rows") if isinstance(f, dict) else None,
-                bytes=f.get("bytes") if isinstance(f, dict) else None,
-                checksum=f.get("checksum") if isinstance(f, dict) else None,
-                xxh128=f.get("xxh128") if isinstance(f, dict) and isinstance(f.get("xxh128"), str) else None,
-                sha256=f.get("sha256") if isinstance(f, dict) and isinstance(f.get("sha256"), str) else None,
+            files.append(
+                DataFile(
+                    path=directory / rel,
+                    rel=rel,
+                    rows=f.get("rows") if isinstance(f, dict) else None,
+                    bytes=f.get("bytes") if isinstance(f, dict) else None,
+                    checksum=f.get("checksum") if isinstance(f, dict) else None,
+                    xxh128=f.get("xxh128") if isinstance(f, dict) and isinstance(f.get("xxh128"), str) else None,
+                    sha256=f.get("sha256") if isinstance(f, dict) and isinstance(f.get("sha256"), str) else None,
+                    algorithm=algorithm,
+                )
+            )
+        out.append(
+            ManifestTable(
+                schema=schema,
+                name=name,
+                rows=t.get("rows"),
+                checksum=t.get("checksum"),
+                files=files,
+                columns=t.get("columns"),
                 algorithm=algorithm,
-            ))
-        out.append(ManifestTable(schema=schema, name=name, rows=t.get("rows"), checksum=t.get("checksum"), files=files,
-                                 columns=t.get("columns"), algorithm=algorithm))
+            )
+        )
     return out
 
 
@@ -230,7 +246,9 @@ def _check_data_path(rel: Any, where: str, pointer: str) -> str:
         raise DocumentError("a data file entry has no 'path'", file=where, pointer=pointer, value=rel)
     parts = rel.replace("\\", "/").split("/")
     if rel.startswith(("/", "\\")) or ":" in parts[0] or ".." in parts or "\x00" in rel:
-        raise DocumentError("a data file path must stay inside the export directory", file=where, pointer=pointer, value=rel)
+        raise DocumentError(
+            "a data file path must stay inside the export directory", file=where, pointer=pointer, value=rel
+        )
     return rel
 
 
@@ -436,8 +454,11 @@ def _rename_in_table(t: m.Table, mp: dict[str, str], per: dict[str, dict[str, st
         primary_key=m.replace(t.primary_key, columns=r(t.primary_key.columns)) if t.primary_key else None,
         uniques=tuple(m.replace(u, columns=r(u.columns)) for u in t.uniques),
         indexes=tuple(
-            m.replace(ix, parts=tuple(m.replace(p, column=mp.get(p.column, p.column)) if p.column else p for p in ix.parts),
-                      include=r(ix.include))
+            m.replace(
+                ix,
+                parts=tuple(m.replace(p, column=mp.get(p.column, p.column)) if p.column else p for p in ix.parts),
+                include=r(ix.include),
+            )
             for ix in t.indexes
         ),
         foreign_keys=tuple(fks),
@@ -455,8 +476,13 @@ def _plan_ddl(db: m.Database, engine: Engine, strict: bool, target: Target, *, c
     from .ddl import to_ddl
 
     defer = creating and bool(getattr(engine, "load_defer_primary_key", False))
-    return to_ddl(db, engine, server_version=engine.server_version, strict=strict,
-                  options={"defer_primary_keys": True} if defer else None)
+    return to_ddl(
+        db,
+        engine,
+        server_version=engine.server_version,
+        strict=strict,
+        options={"defer_primary_keys": True} if defer else None,
+    )
 
 
 def _default_target_schema(db: m.Database, schema: str, engine: Engine) -> str | None:
@@ -492,8 +518,14 @@ class _Options:
 class Importer:
     """One import run (see :func:`import_database`)."""
 
-    def __init__(self, directory: Path, target: Target, engine: Engine, opts: _Options,
-                 on_event: Callable[[ImportEvent], None] | None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        target: Target,
+        engine: Engine,
+        opts: _Options,
+        on_event: Callable[[ImportEvent], None] | None,
+    ) -> None:
         self.dir = directory
         self.target = target
         self.engine = engine
@@ -521,8 +553,10 @@ class Importer:
     def status_line(self) -> str:
         """A one-line status (for SIGUSR1)."""
         s = self.status
-        return (f"dbjson import: phase {s['phase']}, {s['units_done']}/{s['units']} units, "
-                f"{s['rows']} rows, {self.rejected} rejected")
+        return (
+            f"dbjson import: phase {s['phase']}, {s['units_done']}/{s['units']} units, "
+            f"{s['rows']} rows, {self.rejected} rejected"
+        )
 
     # -- connections ----------------------------------------------------------------------------
     def conn(self) -> Any:
@@ -608,7 +642,9 @@ class Importer:
                 done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                 for fut in done:
                     exc = fut.exception()
-                    if exc is not None and (error is None or isinstance(error, Cancelled) and not isinstance(exc, Cancelled)):
+                    if exc is not None and (
+                        error is None or isinstance(error, Cancelled) and not isinstance(exc, Cancelled)
+                    ):
                         error = exc  # the first real error, not the cancellations it caused
                         self.cancel.set()
                 if error is not None:
@@ -629,23 +665,33 @@ class Importer:
         fn()
 
     # -- the phases -----------------------------------------------------------------------------
-    def run(self, db: m.Database, mtables: list[ManifestTable], export_id: str,
-            select: tuple[Sequence[str], Sequence[str]], colopts: dict[str, Mapping[str, Any]]) -> ImportReport:
+    def run(
+        self,
+        db: m.Database,
+        mtables: list[ManifestTable],
+        export_id: str,
+        select: tuple[Sequence[str], Sequence[str]],
+        colopts: dict[str, Mapping[str, Any]],
+    ) -> ImportReport:
         start = time.monotonic()
         self.journal = Journal(journal_path(self.dir, _target_identity(self.target)))
         state = self.journal.read() if self.opts.resume else None
         if state is not None and state.export_id not in (None, export_id):
-            raise UsageError("--resume: the journal belongs to a different export of this directory",
-                             hint="run without --resume to start over")
+            raise UsageError(
+                "--resume: the journal belongs to a different export of this directory",
+                hint="run without --resume to start over",
+            )
         if state is None or state.export_id is None:
             self.journal.reset(export_id)
             state = self.journal.read()
         self._record_policies(state)
         self.start_encoders(sum(f.bytes or 0 for t in mtables for f in t.files))
         renamed = rename_columns(db, colopts["renames"])
-        plan = (self._plan_for_data_only(renamed) if self.opts.data_only
-                else _plan_ddl(renamed, self.engine, self.opts.strict, self.target,
-                               creating=self.opts.max_errors <= 0))  # --max-errors: a duplicate key is a rejected row
+        plan = (
+            self._plan_for_data_only(renamed)
+            if self.opts.data_only
+            else _plan_ddl(renamed, self.engine, self.opts.strict, self.target, creating=self.opts.max_errors <= 0)
+        )  # --max-errors: a duplicate key is a rejected row
         if plan is not None:
             self.report.translation = [str(i) for i in plan.report.items]
         tables = self._table_plans(db, renamed, mtables, plan, select, colopts)
@@ -660,8 +706,14 @@ class Importer:
             from .preflight import preflight
 
             self.status["phase"] = "pre-flight"
-            findings = preflight(self.engine, conn, tables, zero_dates=self.opts.zero_dates, nul=self.opts.nul or "error",
-                                 open_file=self.scan_file if self.streams else None)
+            findings = preflight(
+                self.engine,
+                conn,
+                tables,
+                zero_dates=self.opts.zero_dates,
+                nul=self.opts.nul or "error",
+                open_file=self.scan_file if self.streams else None,
+            )
             self.report.findings = findings
             found = {(f.table, f.column) for f in findings}
             for f in findings:
@@ -670,8 +722,11 @@ class Importer:
                 tp.value_rules = {c: r for c, r in tp.value_rules.items() if (tp.display, c) in found}
             errors = [f for f in findings if f.severity == "error"]
             if errors:
-                err = DataError(f"pre-flight: {len(errors)} problem(s) the target cannot hold; first: {errors[0]}",
-                                table=errors[0].table, column=errors[0].column)
+                err = DataError(
+                    f"pre-flight: {len(errors)} problem(s) the target cannot hold; first: {errors[0]}",
+                    table=errors[0].table,
+                    column=errors[0].column,
+                )
                 err.problems = [str(f) for f in errors]  # type: ignore[attr-defined]
                 raise err
             self._load_data(tables, state)
@@ -690,11 +745,17 @@ class Importer:
 
             self.status["phase"] = "verify"
             self.emit("phase", "verify")
-            self.report.verify = verify_tables(self.engine, self.conn, [t for t in tables if not t.skipped and not t.ddl_only],
-                                               lambda jobs: self.run_parallel(jobs, self.opts.threads),
-                                               rejected=getattr(self, "_rejected_by_table", {}), on_event=self.on_event,
-                                               open_file=self.scan_file if self.streams else None,
-                                               pool=self._procs, target=self.target)
+            self.report.verify = verify_tables(
+                self.engine,
+                self.conn,
+                [t for t in tables if not t.skipped and not t.ddl_only],
+                lambda jobs: self.run_parallel(jobs, self.opts.threads),
+                rejected=getattr(self, "_rejected_by_table", {}),
+                on_event=self.on_event,
+                open_file=self.scan_file if self.streams else None,
+                pool=self._procs,
+                target=self.target,
+            )
         self.status["phase"] = "done"
         return self.report
 
@@ -708,8 +769,10 @@ class Importer:
         before = state.done.get("policies")
         now = {"nul": self.opts.nul, "zero_dates": self.opts.zero_dates}
         if before is not None and any(k.startswith("data:") for k in state.done) and before.get("nul") != now["nul"]:
-            raise UsageError(f"--resume: the import began with --nul {before.get('nul')}, not --nul {now['nul']}",
-                             hint="resume with the same --nul, or run without --resume to start over")
+            raise UsageError(
+                f"--resume: the import began with --nul {before.get('nul')}, not --nul {now['nul']}",
+                hint="resume with the same --nul, or run without --resume to start over",
+            )
         if before is None or {k: before.get(k) for k in now} != now:
             self.journal.done("policies", **now)
             state.done["policies"] = now
@@ -722,20 +785,38 @@ class Importer:
             self.emit("warning", f"no DDL plan for this target ({_first_line(e)}); using the source's names and types")
             return None
 
-    def verify_only(self, db: m.Database, mtables: list[ManifestTable], select: tuple[Sequence[str], Sequence[str]],
-                    colopts: dict[str, Mapping[str, Any]]) -> Any:
+    def verify_only(
+        self,
+        db: m.Database,
+        mtables: list[ManifestTable],
+        select: tuple[Sequence[str], Sequence[str]],
+        colopts: dict[str, Mapping[str, Any]],
+    ) -> Any:
         """Counts and checksums of the target against the manifest (``dbjson verify``)."""
         from .verify import verify_tables
 
         renamed = rename_columns(db, colopts["renames"])
         plan = self._plan_for_data_only(renamed)
         tables = self._table_plans(db, renamed, mtables, plan, select, colopts)
-        return verify_tables(self.engine, self.conn, [t for t in tables if not t.ddl_only],
-                             lambda jobs: self.run_parallel(jobs, self.opts.threads),
-                             on_event=self.on_event, pool=self._procs, target=self.target)
+        return verify_tables(
+            self.engine,
+            self.conn,
+            [t for t in tables if not t.ddl_only],
+            lambda jobs: self.run_parallel(jobs, self.opts.threads),
+            on_event=self.on_event,
+            pool=self._procs,
+            target=self.target,
+        )
 
-    def _table_plans(self, db: m.Database, renamed: m.Database, mtables: list[ManifestTable], plan: Any,
-                     select: tuple[Sequence[str], Sequence[str]], colopts: dict[str, Mapping[str, Any]]) -> list[TablePlan]:
+    def _table_plans(
+        self,
+        db: m.Database,
+        renamed: m.Database,
+        mtables: list[ManifestTable],
+        plan: Any,
+        select: tuple[Sequence[str], Sequence[str]],
+        colopts: dict[str, Mapping[str, Any]],
+    ) -> list[TablePlan]:
         """Tables to load: source columns (the lines' keys) paired with target names and types.
 
         ``renamed`` is ``db`` after ``--rename`` (what the DDL plan was made from).
@@ -751,10 +832,15 @@ class Importer:
                 continue
             mt = by_name.get((s.name, t.name)) or names_only.get(t.name)
             if mt is None and not self.opts.schema_only and t.partition_of is None:
-                raise DocumentError(f"table {s.name}.{t.name} is in schema.json but not in the manifest",
-                                    file=str(self.dir / "manifest.json"), table=t.name)
+                raise DocumentError(
+                    f"table {s.name}.{t.name} is in schema.json but not in the manifest",
+                    file=str(self.dir / "manifest.json"),
+                    table=t.name,
+                )
             tschema, tname = (plan.table_names.get((s.name, t.name)) if plan is not None else None) or (
-                _default_target_schema(db, s.name, self.engine), t.name)
+                _default_target_schema(db, s.name, self.engine),
+                t.name,
+            )
             in_data = set(mt.columns) if mt is not None and mt.columns is not None else {c.name for c in t.columns}
 
             def tname_of(c: m.Column, s: m.Schema = s, t: m.Table = t) -> str:
@@ -766,14 +852,28 @@ class Importer:
             pairs = [(c, rc) for c, rc in zip(t.columns, rt.columns) if c.name in in_data]
             plain = plan.plain_generated if plan is not None else set()
             loaded = [(c, rc) for c, rc in pairs if c.generated is None or (s.name, t.name, rc.name) in plain]
-            tp = TablePlan(schema=s.name, name=t.name, table=t, tschema=tschema, tname=tname, columns=[c for c, _ in loaded],
-                           target_names=[tname_of(rc) for _, rc in loaded], target_types=[ttype_of(rc) for _, rc in loaded],
-                           files=mt.files if mt else [], rows=mt.rows if mt else 0, checksum=mt.checksum if mt else None,
-                           checksum_algorithm=mt.algorithm if mt else DEFAULT_CHECKSUM,
-                           ddl_only=mt is None and t.partition_of is not None,
-                           verify_columns=[(c, tname_of(rc), ttype_of(rc)) for c, rc in pairs])
+            tp = TablePlan(
+                schema=s.name,
+                name=t.name,
+                table=t,
+                tschema=tschema,
+                tname=tname,
+                columns=[c for c, _ in loaded],
+                target_names=[tname_of(rc) for _, rc in loaded],
+                target_types=[ttype_of(rc) for _, rc in loaded],
+                files=mt.files if mt else [],
+                rows=mt.rows if mt else 0,
+                checksum=mt.checksum if mt else None,
+                checksum_algorithm=mt.algorithm if mt else DEFAULT_CHECKSUM,
+                ddl_only=mt is None and t.partition_of is not None,
+                verify_columns=[(c, tname_of(rc), ttype_of(rc)) for c, rc in pairs],
+            )
             tp.value_rules = value_rules(self.engine, tp.verify_columns, self.opts.nul)
-            for opt, attr, conv in (("set_values", "fixed", str), ("set_sql", "exprs", str), ("increments", "increments", int)):
+            for opt, attr, conv in (
+                ("set_values", "fixed", str),
+                ("set_sql", "exprs", str),
+                ("increments", "increments", int),
+            ):
                 for col, value in _per_table(colopts[opt], "--" + opt.replace("_", "-"), s.name, t.name).items():
                     self._apply_column_option(tp, attr, col, conv(value))
             out.append(tp)
@@ -792,8 +892,9 @@ class Importer:
                 del lst[i]
         getattr(tp, attr)[col] = value
 
-    def _decide_existing(self, tables: list[TablePlan], existing: set[tuple[str | None, str]],
-                         done: Mapping[str, Any]) -> None:
+    def _decide_existing(
+        self, tables: list[TablePlan], existing: set[tuple[str | None, str]], done: Mapping[str, Any]
+    ) -> None:
         """Apply --if-exists to target tables that are already there (not on a resumed run)."""
         resuming = any(k.startswith(("ddl:", "data:")) for k in done)
         for tp in tables:
@@ -806,8 +907,10 @@ class Importer:
             if not there or resuming:
                 continue
             if self.opts.if_exists == "fail":
-                raise UsageError(f"table {_qual(tp)} already exists in the target",
-                                 hint="use --if-exists skip|truncate|replace, --data-only, or --resume")
+                raise UsageError(
+                    f"table {_qual(tp)} already exists in the target",
+                    hint="use --if-exists skip|truncate|replace, --data-only, or --resume",
+                )
             if self.opts.if_exists == "skip":
                 tp.skipped = True
                 self.report.tables[tp.display].skipped = True
@@ -843,8 +946,12 @@ class Importer:
         them makes the drop fail (an ApplyError with a hint) instead of silently losing it."""
         from .ddl.plan import DdlPlan
 
-        shared = DdlPlan(plan.target, plan.server_version, pre_data=[st for st in pre if st.kind in _SHARED_KINDS],
-                         post_data=[st for st in self._post_statements(plan, tables) if st.kind == "view"])
+        shared = DdlPlan(
+            plan.target,
+            plan.server_version,
+            pre_data=[st for st in pre if st.kind in _SHARED_KINDS],
+            post_data=[st for st in self._post_statements(plan, tables) if st.kind == "view"],
+        )
         drops = self.engine.ddl_drop_statements(shared)  # type: ignore[attr-defined]
         return [dataclasses.replace(st, sql=st.sql.removesuffix(" CASCADE")) for st in drops if st.kind == "drop"]
 
@@ -852,8 +959,13 @@ class Importer:
         """Post-data statements of the selected, not skipped tables (and the table-less ones)."""
         wanted = _names([tp for tp in tables if not tp.skipped and not tp.kept])
         restart = _names([tp for tp in tables if tp.kept])
-        out = [st for st in plan.post_data if not st.table or _named(_unquote(st.table), wanted)
-               or (st.kind == "restart" and _named(_unquote(st.table), restart))]
+        out = [
+            st
+            for st in plan.post_data
+            if not st.table
+            or _named(_unquote(st.table), wanted)
+            or (st.kind == "restart" and _named(_unquote(st.table), restart))
+        ]
         if self.opts.if_exists in ("skip", "truncate"):  # views over kept tables stay as they are
             self._exists_ok.update(st for st in out if st.kind == "view")
         return out
@@ -864,7 +976,9 @@ class Importer:
         journal = self.journal
 
         def job(i: int, st: Any) -> Callable[[], None]:
-            step = f"ddl:{'post' if parallel else 'pre'}:{i}:{hashlib.blake2b(st.sql.encode(), digest_size=6).hexdigest()}"
+            step = (
+                f"ddl:{'post' if parallel else 'pre'}:{i}:{hashlib.blake2b(st.sql.encode(), digest_size=6).hexdigest()}"
+            )
 
             def go() -> None:
                 if step in state.done:
@@ -888,7 +1002,11 @@ class Importer:
         pks = [(0, fn) for st, fn in zip(statements, jobs) if st.kind == "primary_key"]
         first = [(0, fn) for st, fn in zip(statements, jobs) if st.kind in ("index", "unique", "check")]
         fks = [(0, fn) for st, fn in zip(statements, jobs) if st.kind == "foreign_key"]
-        rest = [fn for st, fn in zip(statements, jobs) if st.kind not in ("index", "unique", "primary_key", "check", "foreign_key")]
+        rest = [
+            fn
+            for st, fn in zip(statements, jobs)
+            if st.kind not in ("index", "unique", "primary_key", "check", "foreign_key")
+        ]
         self.run_parallel(pks, self.opts.threads)
         self.run_parallel(first, self.opts.threads)
         self.run_parallel(fks, min(2, self.opts.threads))
@@ -925,7 +1043,9 @@ class Importer:
                         return
                     if st.kind == "primary_key" and kind == "data":
                         raise self._duplicate_key_error(st, e) from None
-                    raise ApplyError(f"{st.kind} {st.object}: {_first_line(e)}", statement=st.sql, obj=st.object) from None
+                    raise ApplyError(
+                        f"{st.kind} {st.object}: {_first_line(e)}", statement=st.sql, obj=st.object
+                    ) from None
         finally:
             self._active.pop(threading.get_ident(), None)
 
@@ -937,10 +1057,14 @@ class Importer:
         table = _unquote(st.table or st.object)
         name = f" {constraint}" if constraint else ""
         found = f": {detail}" if detail else f": {_first_line(e)}"
-        return ApplyError(f"primary key{name} of {table} cannot be added, the imported rows have duplicate keys{found}",
-                          statement=st.sql, obj=st.object, table=table,
-                          hint="the export holds rows with the same primary key: remove the duplicates from the data "
-                               "files (or the source) and import again")
+        return ApplyError(
+            f"primary key{name} of {table} cannot be added, the imported rows have duplicate keys{found}",
+            statement=st.sql,
+            obj=st.object,
+            table=table,
+            hint="the export holds rows with the same primary key: remove the duplicates from the data "
+            "files (or the source) and import again",
+        )
 
     # -- data -----------------------------------------------------------------------------------
     def _load_data(self, tables: list[TablePlan], state: Any) -> None:
@@ -956,7 +1080,9 @@ class Importer:
                 base += f.rows or 0
         for u in units:
             if not self.streams and not u.file.path.is_file():
-                raise DataError("data file listed in the manifest is missing", file=str(u.file.path), table=u.table.display)
+                raise DataError(
+                    "data file listed in the manifest is missing", file=str(u.file.path), table=u.table.display
+                )
         self._record_bases(units, state)
         self._resolve_ambiguous(units, state)
         todo = [u for u in units if u.step not in state.done]
@@ -968,10 +1094,15 @@ class Importer:
                 res.rejected += int(rec.get("rejected", 0))
                 res.units += 1
                 self.report.resumed_units += 1
-                self._rejected_by_table[u.table.display] = self._rejected_by_table.get(u.table.display, 0) + int(rec.get("rejected", 0))
+                self._rejected_by_table[u.table.display] = self._rejected_by_table.get(u.table.display, 0) + int(
+                    rec.get("rejected", 0)
+                )
         self.status.update(phase="data", units=len(units), units_done=len(units) - len(todo))
-        self.emit("phase", f"loading {len(todo)} unit(s) with up to {self.opts.threads} thread(s)",
-                  data={"units": len(todo), "bytes": sum(u.size for u in todo)})
+        self.emit(
+            "phase",
+            f"loading {len(todo)} unit(s) with up to {self.opts.threads} thread(s)",
+            data={"units": len(todo), "bytes": sum(u.size for u in todo)},
+        )
         threads = self.opts.threads if self.engine.load_parallel_writers else 1  # type: ignore[attr-defined]
         for wave in self._foreign_key_waves(todo):
             self.run_parallel([(u.size, self._unit_job(u)) for u in wave], threads)
@@ -980,8 +1111,9 @@ class Importer:
                 break
             self.run_parallel([(u.size, self._unit_job(u)) for u in self._settle_in_doubt(units)], threads)
         if self._in_doubt:
-            raise DataError("the connection kept failing while units were committing",
-                            hint="run the import again with --resume")
+            raise DataError(
+                "the connection kept failing while units were committing", hint="run the import again with --resume"
+            )
 
     def _foreign_key_waves(self, units: list[Unit]) -> list[list[Unit]]:
         """The units in the order foreign keys allow.
@@ -1004,9 +1136,12 @@ class Importer:
                 return depth[key]
             if key in path:
                 names = ", ".join(sorted(f"{s}.{t}" for s, t in path))
-                raise UsageError(f"--if-exists truncate: the foreign keys among {names} form a cycle, so no order "
-                                 "of loading satisfies them", hint="use --if-exists replace: the tables are created "
-                                 "again and their foreign keys added after the data")
+                raise UsageError(
+                    f"--if-exists truncate: the foreign keys among {names} form a cycle, so no order "
+                    "of loading satisfies them",
+                    hint="use --if-exists replace: the tables are created "
+                    "again and their foreign keys added after the data",
+                )
             tp = tables[key]
             refs = {(fk.ref_schema or tp.schema, fk.ref_table) for fk in tp.table.foreign_keys} if tp.kept else set()
             refs = {r for r in refs if r in tables and r != key}
@@ -1078,9 +1213,12 @@ class Importer:
                 state.done[us[0].step] = {"rows": us[0].file.rows}
                 continue
             if base:
-                raise DataError(f"--resume cannot tell which rows of {_qual(tp)} were committed before the crash "
-                                f"(it had {base} rows before the import, {actual} now)", table=tp.display,
-                                hint="empty the table and import it again without --resume")
+                raise DataError(
+                    f"--resume cannot tell which rows of {_qual(tp)} were committed before the crash "
+                    f"(it had {base} rows before the import, {actual} now)",
+                    table=tp.display,
+                    hint="empty the table and import it again without --resume",
+                )
             # Cannot tell which units committed: empty the table and load all of it again.
             self.engine.load_truncate(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
             for u in mine:
@@ -1134,8 +1272,12 @@ class Importer:
                     self.drop_conn()
                     with self._lock:
                         self._in_doubt.add(unit.step)
-                    self.emit("retry", f"{unit.file.rel}: {_first_line(e)} while committing; "
-                              "decided from the row counts after the other units", table=tp.display)
+                    self.emit(
+                        "retry",
+                        f"{unit.file.rel}: {_first_line(e)} while committing; "
+                        "decided from the row counts after the other units",
+                        table=tp.display,
+                    )
                     return
                 committed = True
                 self.journal.done(unit.step, rows=loaded, rejected=rejected, checksum=reader.checksum.hexdigest())
@@ -1172,17 +1314,27 @@ class Importer:
                     self.emit("warning", f"{unit.file.rel}: {_first_line(e)}; loading row by row", table=tp.display)
                     careful = True
                     continue
-                raise DataError(f"the target refused the data: {_first_line(e)}", file=unit.file.rel, table=tp.display) from None
+                raise DataError(
+                    f"the target refused the data: {_first_line(e)}", file=unit.file.rel, table=tp.display
+                ) from None
             finally:
                 self._active.pop(threading.get_ident(), None)
                 reader.close()
-        raise DataError(f"giving up after {MAX_ATTEMPTS} attempts" + (f"; last error: {last}" if last else ""),
-                        file=unit.file.rel, table=tp.display, hint="run the import again with --resume once the cause is gone")
+        raise DataError(
+            f"giving up after {MAX_ATTEMPTS} attempts" + (f"; last error: {last}" if last else ""),
+            file=unit.file.rel,
+            table=tp.display,
+            hint="run the import again with --resume once the cause is gone",
+        )
 
     def _encoder_pool(self, conn: Any, tp: TablePlan) -> Any:
         """Where this unit's blocks are converted: the process pool (see :meth:`start_encoders`),
         inline in this thread, or None (row by row through ``engine.load_unit``)."""
-        if tp.increments or not hasattr(self.engine, "load_encode_columns") or not self.engine.load_can_encode(conn, tp):  # type: ignore[attr-defined]
+        if (
+            tp.increments
+            or not hasattr(self.engine, "load_encode_columns")
+            or not self.engine.load_can_encode(conn, tp)  # type: ignore[attr-defined]
+        ):
             return None
         return self._procs if self._procs is not None else _INLINE
 
@@ -1198,14 +1350,21 @@ class Importer:
         """
         import multiprocessing
 
-        if (self.opts.threads < 2 or todo_bytes < PROCESS_MIN_BYTES or self.opts.schema_only
-                or not hasattr(self.engine, "load_encode_rows") or not self.engine.load_parallel_writers  # type: ignore[attr-defined]
-                or "fork" not in multiprocessing.get_all_start_methods() or threading.active_count() > 1):
+        if (
+            self.opts.threads < 2
+            or todo_bytes < PROCESS_MIN_BYTES
+            or self.opts.schema_only
+            or not hasattr(self.engine, "load_encode_rows")
+            or not self.engine.load_parallel_writers  # type: ignore[attr-defined]
+            or "fork" not in multiprocessing.get_all_start_methods()
+            or threading.active_count() > 1
+        ):
             return  # (other threads of the caller could hold locks a forked child would inherit)
         from concurrent.futures import ProcessPoolExecutor
 
-        self._procs = ProcessPoolExecutor(max_workers=self.opts.threads, mp_context=multiprocessing.get_context("fork"),
-                                          initializer=_worker_init)
+        self._procs = ProcessPoolExecutor(
+            max_workers=self.opts.threads, mp_context=multiprocessing.get_context("fork"), initializer=_worker_init
+        )
         self._procs.submit(_worker_init).result()  # fork every worker now (a fork pool starts them all)
 
     def _rollback(self, conn: Any) -> None:
@@ -1214,8 +1373,9 @@ class Importer:
         except Exception:  # noqa: BLE001 - a dead connection: the server rolled back
             self.drop_conn()
 
-    def _load_careful(self, conn: Any, unit: Unit, reader: _UnitReader,
-                      pending: list[tuple[int, bytes, DataError]]) -> tuple[int, int]:
+    def _load_careful(
+        self, conn: Any, unit: Unit, reader: _UnitReader, pending: list[tuple[int, bytes, DataError]]
+    ) -> tuple[int, int]:
         """Row by row (savepoint per row): rejected rows are collected in ``pending`` (written to the
         rejects file only when the unit commits, so a retried unit never rejects a row twice) or raise."""
         tp = unit.table
@@ -1234,15 +1394,25 @@ class Importer:
                     if kind in ("retry", "disconnect"):
                         raise
                     col, value = self.engine.load_error_column(e, tp, row)  # type: ignore[attr-defined]
-                    error = DataError(f"the target refused the row: {_first_line(e)}", file=unit.file.rel,
-                                      line=number, table=tp.display, column=col, value=value)
+                    error = DataError(
+                        f"the target refused the row: {_first_line(e)}",
+                        file=unit.file.rel,
+                        line=number,
+                        table=tp.display,
+                        column=col,
+                        value=value,
+                    )
             if self.opts.max_errors <= 0:
                 raise error
             with self._lock:
                 over = self.rejected + len(pending) + 1 > self.opts.max_errors
             if over:
-                err = DataError(f"more than {self.opts.max_errors} rejected rows; last: {error}",
-                                file=unit.file.rel, line=number, table=tp.display)
+                err = DataError(
+                    f"more than {self.opts.max_errors} rejected rows; last: {error}",
+                    file=unit.file.rel,
+                    line=number,
+                    table=tp.display,
+                )
                 err.fatal = True  # type: ignore[attr-defined]
                 raise err
             pending.append((number, raw, error))
@@ -1263,8 +1433,19 @@ class Importer:
                 row: Any = orjson.loads(raw)
             except orjson.JSONDecodeError:
                 row = raw.decode("utf-8", "replace")
-            fh.write(orjson.dumps({"file": unit.file.rel, "line": number, "table": tp.display, "column": error.column,
-                                   "error": error.message, "row": row}) + b"\n")
+            fh.write(
+                orjson.dumps(
+                    {
+                        "file": unit.file.rel,
+                        "line": number,
+                        "table": tp.display,
+                        "column": error.column,
+                        "error": error.message,
+                        "row": row,
+                    }
+                )
+                + b"\n"
+            )
             fh.flush()
         self.emit("reject", str(error), table=tp.display)
 
@@ -1351,26 +1532,41 @@ class _UnitReader:
             try:
                 chunk = fh.read(1 << 20)
             except Exception as e:  # noqa: BLE001 - EOFError, OSError, zstandard.ZstdError
-                raise _fatal(DataError(f"truncated or corrupt file: {e}", file=rel, table=self.tp.display,
-                                       line=first_line)) from None
+                raise _fatal(
+                    DataError(f"truncated or corrupt file: {e}", file=rel, table=self.tp.display, line=first_line)
+                ) from None
             if self.imp.cancel.is_set():
                 raise Cancelled("import cancelled")
             if file_hash is not None:
                 file_hash.update(chunk)
                 if not chunk and file_hash.hexdigest() != (expect_hash or "").lower():
-                    raise _fatal(DataError(f"content checksum: the file's {hash_name} {file_hash.hexdigest()} differs from "
-                                           f"the manifest's {expect_hash}", file=rel, table=self.tp.display))
+                    raise _fatal(
+                        DataError(
+                            f"content checksum: the file's {hash_name} {file_hash.hexdigest()} differs from "
+                            f"the manifest's {expect_hash}",
+                            file=rel,
+                            table=self.tp.display,
+                        )
+                    )
             data = rest + chunk if rest else chunk
             cut = data.rfind(b"\n") + 1 if chunk else len(data)
             block, rest = data[:cut], data[cut:]
             if block:
                 if not chunk and not block.endswith(b"\n"):
-                    raise _fatal(DataError("truncated file: the last line has no newline", file=rel,
-                                           line=first_line + block.count(b"\n"), table=self.tp.display))
+                    raise _fatal(
+                        DataError(
+                            "truncated file: the last line has no newline",
+                            file=rel,
+                            line=first_line + block.count(b"\n"),
+                            table=self.tp.display,
+                        )
+                    )
                 args = (eng.name, eng.server_version, plan, self.imp.opts.zero_dates, rel, first_line)
                 if by_range:
                     expect = zlib.crc32(block) if by_bytes else None
-                    pending.append(pool.submit(_encode_file_range, *args, path, offset, len(block), expect, f.algorithm))
+                    pending.append(
+                        pool.submit(_encode_file_range, *args, path, offset, len(block), expect, f.algorithm)
+                    )
                 else:
                     pending.append(pool.submit(_encode_block, *args, block, None if by_bytes else f.algorithm))
                 first_line += block.count(b"\n")
@@ -1408,13 +1604,23 @@ class _UnitReader:
         """The unit matches the manifest: every row was read and handled, checksum equal."""
         f = self.unit.file
         if f.rows is not None and self.count != f.rows:
-            raise _fatal(DataError(f"the manifest lists {f.rows} rows, the file has {self.count}",
-                                   file=f.rel, table=self.tp.display))
+            raise _fatal(
+                DataError(
+                    f"the manifest lists {f.rows} rows, the file has {self.count}", file=f.rel, table=self.tp.display
+                )
+            )
         if handled != self.count:
-            raise _fatal(DataError(f"read {self.count} rows but the target took {handled}", file=f.rel, table=self.tp.display))
+            raise _fatal(
+                DataError(f"read {self.count} rows but the target took {handled}", file=f.rel, table=self.tp.display)
+            )
         if f.checksum and self.checksum.hexdigest() != f.checksum:
-            raise _fatal(DataError(f"checksum {self.checksum.hexdigest()} differs from the manifest's {f.checksum}",
-                                   file=f.rel, table=self.tp.display))
+            raise _fatal(
+                DataError(
+                    f"checksum {self.checksum.hexdigest()} differs from the manifest's {f.checksum}",
+                    file=f.rel,
+                    table=self.tp.display,
+                )
+            )
 
     def close(self) -> None:
         if self._fh is not None:
@@ -1469,8 +1675,16 @@ _ENCODERS: dict[tuple[str, str, str, bytes], Callable[..., tuple[bytes, int, int
 _ENCODERS_MAX = 64
 
 
-def _encode_block(engine_name: str, server_version: str, plan: bytes, zero_dates: str, rel: str,
-                  first_line: int, block: bytes, algorithm: str | None = DEFAULT_CHECKSUM) -> tuple[Any, ...]:
+def _encode_block(
+    engine_name: str,
+    server_version: str,
+    plan: bytes,
+    zero_dates: str,
+    rel: str,
+    first_line: int,
+    block: bytes,
+    algorithm: str | None = DEFAULT_CHECKSUM,
+) -> tuple[Any, ...]:
     """Convert and encode one block of whole lines for the engine's bulk path (in a worker process,
     or inline in the loading thread). ``plan`` is the pickled :class:`TablePlan`: it keys the
     encoder cache, so another import in the same process never reuses a stale encoder.
@@ -1501,9 +1715,19 @@ def _encode_block(engine_name: str, server_version: str, plan: bytes, zero_dates
     return ("ok", encoded, n, total, {})
 
 
-def _encode_file_range(engine_name: str, server_version: str, plan: bytes, zero_dates: str, rel: str,
-                       first_line: int, path: str, offset: int, length: int,
-                       expect: int | None = None, algorithm: str = DEFAULT_CHECKSUM) -> tuple[Any, ...]:
+def _encode_file_range(
+    engine_name: str,
+    server_version: str,
+    plan: bytes,
+    zero_dates: str,
+    rel: str,
+    first_line: int,
+    path: str,
+    offset: int,
+    length: int,
+    expect: int | None = None,
+    algorithm: str = DEFAULT_CHECKSUM,
+) -> tuple[Any, ...]:
     """:func:`_encode_block` of the ``length`` bytes at ``offset`` of a plain file (whole lines).
 
     With ``expect`` (the CRC-32 of the bytes the loading thread read and checked against the
@@ -1525,15 +1749,18 @@ def _encode_file_range(engine_name: str, server_version: str, plan: bytes, zero_
     block = b"".join(parts)
     if expect is not None and zlib.crc32(block) != expect:
         return ("error", "the file changed while it was loaded", 0, 0, {"file": rel, "line": first_line})
-    return _encode_block(engine_name, server_version, plan, zero_dates, rel, first_line, block,
-                         algorithm if expect is None else None)
+    return _encode_block(
+        engine_name, server_version, plan, zero_dates, rel, first_line, block, algorithm if expect is None else None
+    )
 
 
 class _Slow(Exception):
     """The block needs the row-by-row path (it has something the column path does not handle)."""
 
 
-def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: str) -> Callable[..., tuple[bytes, int, int]]:
+def build_block_encoder(
+    engine: Engine, tp: TablePlan, zero_dates: str, file: str
+) -> Callable[..., tuple[bytes, int, int]]:
     """``encode(block, first_line_number, algorithm=DEFAULT_CHECKSUM)`` → (bulk text, rows,
     checksum) of a block of whole lines (checksum 0 when ``algorithm`` is None).
 
@@ -1549,8 +1776,12 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
     active = [(i, conv) for i, conv in enumerate(convs) if conv is not None]
     fixed = list(tp.fixed.values())
     raw_json = raw_json_columns(engine, tp)  # canonical lines: the engine's converter writes the same text
-    columnar = (len(names) >= 2 and set(names) == {c.name for c in tp.table.columns} and not tp.increments
-                and hasattr(engine, "load_encode_columns"))
+    columnar = (
+        len(names) >= 2
+        and set(names) == {c.name for c in tp.table.columns}
+        and not tp.increments
+        and hasattr(engine, "load_encode_columns")
+    )
     getter = operator.itemgetter(*names)
     width = len(names)
     loads = orjson.loads
@@ -1604,8 +1835,22 @@ def build_block_encoder(engine: Engine, tp: TablePlan, zero_dates: str, file: st
 
 
 # dbjson._cimport ops (see the comment block of dbjson/_cimport.c and the engines' load_bulk_op)
-_C_OPS = {"pass": 0, "pgbool": 1, "bool10": 2, "b64hex": 3, "mynum": 4, "floatpass": 5, "pgdate": 6, "pgdatez": 7,
-          "mytemp_same": 8, "mytemp_other": 9, "jsonraw": 10, "jsondump": 11, "jsondump_nowrap": 12, "mytime": 13}
+_C_OPS = {
+    "pass": 0,
+    "pgbool": 1,
+    "bool10": 2,
+    "b64hex": 3,
+    "mynum": 4,
+    "floatpass": 5,
+    "pgdate": 6,
+    "pgdatez": 7,
+    "mytemp_same": 8,
+    "mytemp_other": 9,
+    "jsonraw": 10,
+    "jsondump": 11,
+    "jsondump_nowrap": 12,
+    "mytime": 13,
+}
 
 
 def c_block_plan(engine: Engine, tp: TablePlan, zero_dates: str) -> tuple[tuple[bytes, ...], bytes, int] | None:
@@ -1615,8 +1860,7 @@ def c_block_plan(engine: Engine, tp: TablePlan, zero_dates: str) -> tuple[tuple[
 
     Only plain tables qualify: no ``--set`` values, no increments and no value rules (``--nul``).
     Keys are the column names as orjson writes them in a line (ordinal order, as exported)."""
-    if (not hasattr(engine, "load_bulk_op") or tp.fixed or tp.increments or tp.value_rules
-            or not tp.columns):
+    if not hasattr(engine, "load_bulk_op") or tp.fixed or tp.increments or tp.value_rules or not tp.columns:
         return None
     raw = set(raw_json_columns(engine, tp))
     ops = []
@@ -1643,7 +1887,8 @@ def load_converters(engine: Engine, tp: TablePlan, zero_dates: str) -> list[Call
     undone before that."""
     convs: list[Callable[[Any], Any] | None] = [
         engine.load_converter(c.type, t, zero_dates=zero_dates)  # type: ignore[attr-defined]
-        for c, t in zip(tp.columns, tp.target_types)]
+        for c, t in zip(tp.columns, tp.target_types)
+    ]
     for i, c in enumerate(tp.columns):
         rule = tp.value_rules.get(c.name, "")
         if rule in ("nul-strip", "nul-replace"):
@@ -1665,8 +1910,11 @@ def raw_json_columns(engine: Engine, tp: TablePlan) -> list[int]:
     targets that store JSON as text (MariaDB, SQLite, PostgreSQL ``json``) and engines whose
     binary JSON keeps numbers exactly (PostgreSQL ``jsonb``: ``load_json_numbers_exact``)."""
     exact = bool(getattr(engine, "load_json_numbers_exact", False))
-    return [i for i, (c, t) in enumerate(zip(tp.columns, tp.target_types))
-            if c.type.kind == "json" and t.kind == "json" and (exact or not t.binary) and c.name not in tp.value_rules]
+    return [
+        i
+        for i, (c, t) in enumerate(zip(tp.columns, tp.target_types))
+        if c.type.kind == "json" and t.kind == "json" and (exact or not t.binary) and c.name not in tp.value_rules
+    ]
 
 
 def _put_raw_json(out: list[Any], raw: bytes, idx: list[int], names: list[str]) -> None:
@@ -1677,7 +1925,9 @@ def _put_raw_json(out: list[Any], raw: bytes, idx: list[int], names: list[str]) 
         spans = raw_values(raw)
         texts = [None if out[i] is None else unwrap_json_text(spans[names[i]]).decode() for i in idx]
     except (DataError, KeyError, UnicodeDecodeError, orjson.JSONDecodeError):
-        texts = [None if out[i] is None else orjson.dumps(unwrap_json(out[i])).decode() for i in idx]  # not a plain line
+        texts = [
+            None if out[i] is None else orjson.dumps(unwrap_json(out[i])).decode() for i in idx
+        ]  # not a plain line
     for i, text in zip(idx, texts):
         out[i] = text
 
@@ -1688,7 +1938,9 @@ def _nul_converter(conv: Callable[[Any], Any] | None, by: str) -> Callable[[Any]
     return lambda v: conv(replace_nul(v, by))
 
 
-def build_row_converter(engine: Engine, tp: TablePlan, zero_dates: str, file: str) -> Callable[[bytes, int, int], tuple[Any, ...]]:
+def build_row_converter(
+    engine: Engine, tp: TablePlan, zero_dates: str, file: str
+) -> Callable[[bytes, int, int], tuple[Any, ...]]:
     """``convert(line, line_number, row_number)`` → the tuple of ``tp.insert_columns`` for the engine.
 
     Every problem (malformed JSON, missing or unexpected keys, a value that does not fit its
@@ -1714,8 +1966,9 @@ def build_row_converter(engine: Engine, tp: TablePlan, zero_dates: str, file: st
         try:
             out = [obj[name] for name in names]
         except KeyError as e:
-            raise DataError("column missing from the line", file=file, line=number, table=tp.display,
-                            column=str(e.args[0])) from None
+            raise DataError(
+                "column missing from the line", file=file, line=number, table=tp.display, column=str(e.args[0])
+            ) from None
         name = ""
         try:
             for i, conv in active:
@@ -1724,15 +1977,25 @@ def build_row_converter(engine: Engine, tp: TablePlan, zero_dates: str, file: st
                     name = names[i]
                     out[i] = conv(v)
         except DataError as e:
-            raise DataError(e.message, file=file, line=number, table=tp.display, column=name, value=obj.get(name)) from None
+            raise DataError(
+                e.message, file=file, line=number, table=tp.display, column=name, value=obj.get(name)
+            ) from None
         except (ValueError, TypeError, OverflowError) as e:
-            raise DataError(f"value does not fit the column: {e}", file=file, line=number, table=tp.display,
-                            column=name, value=obj.get(name)) from None
+            raise DataError(
+                f"value does not fit the column: {e}",
+                file=file,
+                line=number,
+                table=tp.display,
+                column=name,
+                value=obj.get(name),
+            ) from None
         if raw_json:
             _put_raw_json(out, raw, raw_json, names)
         if len(obj) > len(keyset) and not obj.keys() <= all_keys:
             extra = sorted(set(obj) - all_keys)
-            raise DataError(f"unexpected key {extra[0]!r} (not a column of the table)", file=file, line=number, table=tp.display)
+            raise DataError(
+                f"unexpected key {extra[0]!r} (not a column of the table)", file=file, line=number, table=tp.display
+            )
         if fixed:
             out.extend(fixed)
         for start in incs:
@@ -1777,7 +2040,7 @@ def _first_line(e: BaseException) -> str:
 
 
 def _backoff(attempt: int) -> None:
-    time.sleep(min(5.0, 0.1 * (2 ** attempt)) * (0.5 + random.random()))
+    time.sleep(min(5.0, 0.1 * (2**attempt)) * (0.5 + random.random()))
 
 
 def _wait_quietly(pending: set[Future[None]], timeout: float) -> None:
@@ -1895,9 +2158,18 @@ def import_database(
     }
     db, mtables, export_id = read_export(d)
     target, engine = connect_target(url)
-    opts = _Options(threads=threads or default_threads(), schema_only=schema_only, data_only=data_only,
-                    if_exists=if_exists, resume=resume, strict=strict, zero_dates=zero_dates,
-                    max_errors=max_errors, verify=verify, nul=nul)
+    opts = _Options(
+        threads=threads or default_threads(),
+        schema_only=schema_only,
+        data_only=data_only,
+        if_exists=if_exists,
+        resume=resume,
+        strict=strict,
+        zero_dates=zero_dates,
+        max_errors=max_errors,
+        verify=verify,
+        nul=nul,
+    )
     imp = Importer(d, target, engine, opts, on_event)
     if importer_hook is not None:
         importer_hook(imp)
@@ -1965,8 +2237,16 @@ def import_table_stream(
     back = {new: _split_option(k, "--rename")[1] for k, new in renamed.items()}
     src_cols = [m.replace(c, name=back.get(c.name, c.name)) for c in cols]
     tschema = s.name if engine.family == "postgresql" else None
-    tp = TablePlan(schema=s.name, name=t.name, table=m.replace(t, columns=tuple(src_cols)), tschema=tschema, tname=t.name,
-                   columns=src_cols, target_names=[c.name for c in cols], target_types=[c.type for c in cols])
+    tp = TablePlan(
+        schema=s.name,
+        name=t.name,
+        table=m.replace(t, columns=tuple(src_cols)),
+        tschema=tschema,
+        tname=t.name,
+        columns=src_cols,
+        target_names=[c.name for c in cols],
+        target_types=[c.type for c in cols],
+    )
     tp.value_rules = value_rules(engine, [(c, n, c.type) for c, n in zip(src_cols, tp.target_names)], nul)
     for opt, attr, conv in ((set_values, "fixed", str), (set_sql, "exprs", str), (increments, "increments", int)):
         for key, value in _parse_assignments(opt, "--" + attr).items():
@@ -1997,7 +2277,9 @@ def import_table_stream(
                     engine.load_rollback(conn)  # type: ignore[attr-defined]
                     if isinstance(e, DbjsonError):
                         raise
-                    raise DataError(f"the target refused the data: {_first_line(e)}", file="<stdin>", table=tp.display) from None
+                    raise DataError(
+                        f"the target refused the data: {_first_line(e)}", file="<stdin>", table=tp.display
+                    ) from None
                 res.rows += len(batch)
                 res.units += 1
         report.rows = res.rows
@@ -2008,7 +2290,18 @@ def import_table_stream(
 
 
 __all__ = [
-    "import_database", "import_table_stream", "ImportReport", "ImportEvent", "TableResult", "TablePlan",
-    "Importer", "read_export", "open_data", "iter_lines", "build_row_converter", "default_threads",
-    "format_checksum", "line_hash",
+    "import_database",
+    "import_table_stream",
+    "ImportReport",
+    "ImportEvent",
+    "TableResult",
+    "TablePlan",
+    "Importer",
+    "read_export",
+    "open_data",
+    "iter_lines",
+    "build_row_converter",
+    "default_threads",
+    "format_checksum",
+    "line_hash",
 ]

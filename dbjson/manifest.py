@@ -146,7 +146,9 @@ class Manifest:
                 for t in doc["tables"]
             ]
             rest = {k: v for k, v in doc.items() if k not in ("source", "snapshot", "tables")}
-            return cls(source=SourceInfo(**doc["source"]), snapshot=SnapshotInfo(**doc["snapshot"]), tables=tables, **rest)
+            return cls(
+                source=SourceInfo(**doc["source"]), snapshot=SnapshotInfo(**doc["snapshot"]), tables=tables, **rest
+            )
         except (KeyError, TypeError) as e:
             raise DocumentError(f"invalid manifest: {e}", file=file) from None
 
@@ -196,6 +198,16 @@ def read_manifest(directory_or_file: str | os.PathLike[str], *, validate: bool =
 
 
 __all__ = [
-    "Manifest", "TableEntry", "FileEntry", "KeyRange", "SnapshotInfo", "SourceInfo",
-    "write_manifest", "read_manifest", "FORMAT", "MANIFEST_NAME", "CHECKSUM_ALGORITHM", "DATA_FORMAT_VERSION",
+    "Manifest",
+    "TableEntry",
+    "FileEntry",
+    "KeyRange",
+    "SnapshotInfo",
+    "SourceInfo",
+    "write_manifest",
+    "read_manifest",
+    "FORMAT",
+    "MANIFEST_NAME",
+    "CHECKSUM_ALGORITHM",
+    "DATA_FORMAT_VERSION",
 ]

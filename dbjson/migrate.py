@@ -50,9 +50,9 @@ from .importer import (
     IF_EXISTS,
     ZERO_DATES,
     DataFile,
+    Importer,
     ImportEvent,
     ImportReport,
-    Importer,
     ManifestTable,
     TablePlan,
     _Options,
@@ -155,8 +155,9 @@ class _Source:
         the source table), only the rows it selects, in the order of the full read."""
         unit = self.units[f.rel]
         if columns is not None and len(columns) < len(unit.table.columns):
-            unit = dataclasses.replace(unit, table=m.replace(
-                unit.table, columns=tuple(c for c in unit.table.columns if c.name in columns)))
+            unit = dataclasses.replace(
+                unit, table=m.replace(unit.table, columns=tuple(c for c in unit.table.columns if c.name in columns))
+            )
         if where is not None:
             unit = dataclasses.replace(unit, where=f"({unit.where}) AND ({where})" if unit.where else where)
             return _Filtered(_UnitStream(self, unit, f.rel, None), 1 << 20)
@@ -174,8 +175,14 @@ class _Source:
 
     def kept_file(self, rel: str, unit: ex.Unit, f: ex.DataFile) -> None:
         size, digest = f.finish()
-        entry = FileEntry(path=f"data/{f.path.name}", rows=f.checksum.rows, bytes=size, xxh128=digest,
-                          checksum=f.checksum.hexdigest(), key_range=ex._key_range(unit))
+        entry = FileEntry(
+            path=f"data/{f.path.name}",
+            rows=f.checksum.rows,
+            bytes=size,
+            xxh128=digest,
+            checksum=f.checksum.hexdigest(),
+            key_range=ex._key_range(unit),
+        )
         with self.lock:
             self.kept[rel] = ex._FileResult(unit, 0, entry, f.checksum)
 
@@ -197,8 +204,9 @@ class _UnitStream(io.RawIOBase):
         self.kept = kept
         self.helpers: list[threading.Thread] = []
         self.conn = source.checkout()
-        self.blocks: Iterator[bytes] = ex.prefetched(source.engine.export_stream(self.conn, unit, source.stop),
-                                                      source.stop, helpers=self.helpers)
+        self.blocks: Iterator[bytes] = ex.prefetched(
+            source.engine.export_stream(self.conn, unit, source.stop), source.stop, helpers=self.helpers
+        )
         self.buf = memoryview(b"")
         self.ended = False
 
@@ -270,10 +278,20 @@ class _MigrateImporter(Importer):
         if tp.display not in self.filters:
             from .preflight import source_filter
 
-            self.filters[tp.display] = source_filter(self.engine, self.conn(), self.source.engine, tp,
-                                                     zero_dates=self.opts.zero_dates, nul=self.opts.nul or "error")
-        return self.source.open(f, keep=False, columns=preflight_columns(self.engine, tp, self.opts.zero_dates),
-                                where=self.filters[tp.display])
+            self.filters[tp.display] = source_filter(
+                self.engine,
+                self.conn(),
+                self.source.engine,
+                tp,
+                zero_dates=self.opts.zero_dates,
+                nul=self.opts.nul or "error",
+            )
+        return self.source.open(
+            f,
+            keep=False,
+            columns=preflight_columns(self.engine, tp, self.opts.zero_dates),
+            where=self.filters[tp.display],
+        )
 
     def _table_plans(self, *args: Any, **kwargs: Any) -> list[TablePlan]:
         tables = super()._table_plans(*args, **kwargs)
@@ -330,8 +348,9 @@ def _unit_rel(names: dict[tuple[str, str], str], unit: ex.Unit) -> str:
     return f"data/{name}.{unit.index:04d}.jsonl" if unit.count > 1 else f"data/{name}.jsonl"
 
 
-def _plan_units(engine: Any, conn: Any, db: m.Database, selected: list[tuple[str, m.Table]], threads: int,
-                state: Path, resume: bool) -> tuple[list[ex.Unit], str]:
+def _plan_units(
+    engine: Any, conn: Any, db: m.Database, selected: list[tuple[str, m.Table]], threads: int, state: Path, resume: bool
+) -> tuple[list[ex.Unit], str]:
     """The units (the saved plan on --resume) and the migration's identity for the journal."""
     fp = _fingerprint(db)
     path = state / PLAN_FILE
@@ -339,17 +358,26 @@ def _plan_units(engine: Any, conn: Any, db: m.Database, selected: list[tuple[str
     if resume and path.is_file():
         saved = pickle.loads(path.read_bytes())  # written by an earlier run of this migration
         if saved["schema"] != fp or set(saved["tables"]) != set(tables):
-            raise UsageError("--resume: the source's schema (or the tables selected) changed since the interrupted run",
-                             hint="run without --resume to start over")
-        units = [ex.Unit(s, tables[(s, t)], index=i, count=n, key_columns=k, lower=lo, upper=hi, rows_estimate=r)
-                 for s, t, i, n, k, lo, hi, r in saved["units"]]
+            raise UsageError(
+                "--resume: the source's schema (or the tables selected) changed since the interrupted run",
+                hint="run without --resume to start over",
+            )
+        units = [
+            ex.Unit(s, tables[(s, t)], index=i, count=n, key_columns=k, lower=lo, upper=hi, rows_estimate=r)
+            for s, t, i, n, k, lo, hi, r in saved["units"]
+        ]
     else:
         units = []
         for s, t in selected:
             units.extend(ex._plan_or_explain(engine, conn, s, t, None, None, threads))
-        saved = {"schema": fp, "tables": sorted(tables),
-                 "units": [(u.schema, u.table.name, u.index, u.count, u.key_columns, u.lower, u.upper, u.rows_estimate)
-                           for u in units]}
+        saved = {
+            "schema": fp,
+            "tables": sorted(tables),
+            "units": [
+                (u.schema, u.table.name, u.index, u.count, u.key_columns, u.lower, u.upper, u.rows_estimate)
+                for u in units
+            ],
+        }
         tmp = path.with_name(PLAN_FILE + ".partial")
         tmp.write_bytes(pickle.dumps(saved))
         os.replace(tmp, path)
@@ -366,10 +394,20 @@ def _manifest_tables(db: m.Database, units: list[ex.Unit], names: dict[tuple[str
         us = by_table.get((s.name, t.name))
         if us is None:
             continue
-        files = [DataFile(path=Path(_unit_rel(names, u)), rel=_unit_rel(names, u), rows=None,
-                          bytes=max(1, u.rows_estimate) * BYTES_PER_ROW_GUESS) for u in us]
-        out.append(ManifestTable(schema=s.name, name=t.name, rows=None, checksum=None, files=files,
-                                 columns=[c.name for c in t.columns]))
+        files = [
+            DataFile(
+                path=Path(_unit_rel(names, u)),
+                rel=_unit_rel(names, u),
+                rows=None,
+                bytes=max(1, u.rows_estimate) * BYTES_PER_ROW_GUESS,
+            )
+            for u in us
+        ]
+        out.append(
+            ManifestTable(
+                schema=s.name, name=t.name, rows=None, checksum=None, files=files, columns=[c.name for c in t.columns]
+            )
+        )
     return out
 
 
@@ -409,21 +447,40 @@ def _kept_from_disk(source: _Source, done: dict[str, dict[str, Any]]) -> None:
                 cut = data.rfind(b"\n") + 1
                 total.add_block(data[:cut])
                 rest = data[cut:]
-        entry = FileEntry(path=rel, rows=total.rows, bytes=path.stat().st_size, xxh128=digest.hexdigest(),
-                          checksum=total.hexdigest(), key_range=ex._key_range(unit))
+        entry = FileEntry(
+            path=rel,
+            rows=total.rows,
+            bytes=path.stat().st_size,
+            xxh128=digest.hexdigest(),
+            checksum=total.hexdigest(),
+            key_range=ex._key_range(unit),
+        )
         source.kept[rel] = ex._FileResult(unit, 0, entry, total)
 
 
-def _write_export(source: _Source, db: m.Database, selected: list[tuple[str, m.Table]], engine: Any, target: Target,
-                  snapshot: SnapshotInfo, created_at: str, seconds: float) -> None:
+def _write_export(
+    source: _Source,
+    db: m.Database,
+    selected: list[tuple[str, m.Table]],
+    engine: Any,
+    target: Target,
+    snapshot: SnapshotInfo,
+    created_at: str,
+    seconds: float,
+) -> None:
     assert source.keep is not None
     out = source.keep.out_dir
     (out / "schema.json.partial").write_text(db.to_json(), encoding="utf-8")
     os.replace(out / "schema.json.partial", out / "schema.json")
     entries = ex._table_entries(list(source.kept.values()), [(s, t, None) for s, t in selected])
-    manifest = Manifest(source=SourceInfo(engine.name, engine.server_version, target.database, source_host(target.url)),
-                        snapshot=snapshot, tables=entries, created_at=created_at, compression="none",
-                        seconds=round(seconds, 3))
+    manifest = Manifest(
+        source=SourceInfo(engine.name, engine.server_version, target.database, source_host(target.url)),
+        snapshot=snapshot,
+        tables=entries,
+        created_at=created_at,
+        compression="none",
+        seconds=round(seconds, 3),
+    )
     write_manifest(out, manifest)
 
 
@@ -477,11 +534,15 @@ def migrate(
     target, tengine = connect_target(target_url)
     if _target_identity(src) == _target_identity(target):
         raise UsageError("the source and the target are the same database")
-    state = Path(keep) if keep is not None else Path(state_dir) if state_dir is not None else default_state_dir(src, target)
+    state = (
+        Path(keep) if keep is not None else Path(state_dir) if state_dir is not None else default_state_dir(src, target)
+    )
     state.mkdir(parents=True, exist_ok=True)
     if not resume and if_exists == "fail" and _interrupted(state, target):
-        raise UsageError(f"an interrupted migrate of this source into this target left its journal in {state}",
-                         hint="add --resume to finish it, or --if-exists replace to start over")
+        raise UsageError(
+            f"an interrupted migrate of this source into this target left its journal in {state}",
+            hint="add --resume to finish it, or --if-exists replace to start over",
+        )
     warnings: list[str] = []
 
     def emit(e: ImportEvent) -> None:
@@ -501,7 +562,11 @@ def migrate(
             emit(ImportEvent("warning", message))
 
         snapshot = sengine.export_snapshot(coordinator, workers, warn)
-        emit(ImportEvent("phase", f"source snapshot: {snapshot.mode}" + ("" if snapshot.consistent else " (not consistent)")))
+        emit(
+            ImportEvent(
+                "phase", f"source snapshot: {snapshot.mode}" + ("" if snapshot.consistent else " (not consistent)")
+            )
+        )
         db = ex._reflect(sengine, workers[0], src, tables, exclude)
         selected = ex._select_tables(db, tables, exclude)
         units, identity = _plan_units(sengine, workers[0], db, selected, nthreads, state, resume)
@@ -514,10 +579,31 @@ def migrate(
                 ex._clear_previous(state)
             (state / "data").mkdir(parents=True, exist_ok=True)
             source.keep = ex._Shared(sengine, state, names, "none", None, lambda _e: None)
-        report = _load(source, db, units, names, identity, target, tengine, state, tables, exclude,
-                       _Options(threads=nthreads, schema_only=False, data_only=False, if_exists=if_exists, resume=resume,
-                                strict=strict, zero_dates=zero_dates, max_errors=0, verify=verify),
-                       on_event, importer_hook)
+        report = _load(
+            source,
+            db,
+            units,
+            names,
+            identity,
+            target,
+            tengine,
+            state,
+            tables,
+            exclude,
+            _Options(
+                threads=nthreads,
+                schema_only=False,
+                data_only=False,
+                if_exists=if_exists,
+                resume=resume,
+                strict=strict,
+                zero_dates=zero_dates,
+                max_errors=0,
+                verify=verify,
+            ),
+            on_event,
+            importer_hook,
+        )
         if source.keep is not None:
             assert report.journal is not None
             _kept_from_disk(source, report.journal.read().done)
@@ -541,16 +627,34 @@ def migrate(
         journal = Journal(journal_path(state, _target_identity(target)))
         journal.done(FINISHED)
         journal.close()
-    return MigrateReport(source=src.display(), target=target.display(), snapshot=snapshot, load=load,
-                         seconds=time.monotonic() - started, threads=nthreads,
-                         keep_dir=str(keep) if keep is not None else None,
-                         state_dir=str(state) if keep is None and state_dir is not None else None, warnings=warnings)
+    return MigrateReport(
+        source=src.display(),
+        target=target.display(),
+        snapshot=snapshot,
+        load=load,
+        seconds=time.monotonic() - started,
+        threads=nthreads,
+        keep_dir=str(keep) if keep is not None else None,
+        state_dir=str(state) if keep is None and state_dir is not None else None,
+        warnings=warnings,
+    )
 
 
-def _load(source: _Source, db: m.Database, units: list[ex.Unit], names: dict[tuple[str, str], str], identity: str,
-          target: Target, tengine: Any, state: Path, tables: Sequence[str], exclude: Sequence[str], opts: _Options,
-          on_event: Callable[[ImportEvent], None] | None,
-          importer_hook: Callable[[Importer], None] | None) -> _MigrateImporter:
+def _load(
+    source: _Source,
+    db: m.Database,
+    units: list[ex.Unit],
+    names: dict[tuple[str, str], str],
+    identity: str,
+    target: Target,
+    tengine: Any,
+    state: Path,
+    tables: Sequence[str],
+    exclude: Sequence[str],
+    opts: _Options,
+    on_event: Callable[[ImportEvent], None] | None,
+    importer_hook: Callable[[Importer], None] | None,
+) -> _MigrateImporter:
     """Run the importer over the streamed units; returns it (its report, its journal)."""
     imp = _MigrateImporter(state, target, tengine, opts, on_event)
     imp.source = source

@@ -36,9 +36,35 @@ Options = dict[str, dict[str, Any]]
 
 # Standard type kinds (see docs/format.md, "Types").
 TYPE_KINDS: tuple[str, ...] = (
-    "boolean", "integer", "decimal", "float", "char", "varchar", "text", "binary", "varbinary",
-    "blob", "date", "time", "timestamp", "interval", "year", "bit", "enum", "set", "json", "uuid",
-    "inet", "macaddr", "geometry", "array", "money", "range", "xml", "vector", "opaque",
+    "boolean",
+    "integer",
+    "decimal",
+    "float",
+    "char",
+    "varchar",
+    "text",
+    "binary",
+    "varbinary",
+    "blob",
+    "date",
+    "time",
+    "timestamp",
+    "interval",
+    "year",
+    "bit",
+    "enum",
+    "set",
+    "json",
+    "uuid",
+    "inet",
+    "macaddr",
+    "geometry",
+    "array",
+    "money",
+    "range",
+    "xml",
+    "vector",
+    "opaque",
 )
 
 

@@ -62,12 +62,25 @@ class Finding:
     line: int | None = None
 
     def __str__(self) -> str:
-        where = f" ({self.file}:{self.line})" if self.file and self.line is not None else f" ({self.file})" if self.file else ""
+        where = (
+            f" ({self.file}:{self.line})"
+            if self.file and self.line is not None
+            else f" ({self.file})"
+            if self.file
+            else ""
+        )
         return f"table {self.table}, column {self.column}: {self.problem}; example {self.example!r}{where}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"severity": self.severity, "table": self.table, "column": self.column, "problem": self.problem,
-                "example": self.example, "file": self.file, "line": self.line}
+        return {
+            "severity": self.severity,
+            "table": self.table,
+            "column": self.column,
+            "problem": self.problem,
+            "example": self.example,
+            "file": self.file,
+            "line": self.line,
+        }
 
 
 def _int_range(t: m.Type) -> tuple[int, int] | None:
@@ -178,8 +191,9 @@ Check = Callable[[Any], str | None]
 Condition = tuple[Any, ...]
 
 
-def _column_checks(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str, nul: str = "error",
-                   not_null: bool = False) -> list[tuple[str, Check]]:
+def _column_checks(
+    engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str, nul: str = "error", not_null: bool = False
+) -> list[tuple[str, Check]]:
     """(severity, check) pairs for one column; a check returns the problem text or None.
 
     ``not_null``: the target column is NOT NULL (a zero date that would load as NULL cannot load).
@@ -187,8 +201,9 @@ def _column_checks(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str, 
     return [(sev, check) for sev, check, _cond in column_rules(engine, src, tgt, zero_dates, nul, not_null)]
 
 
-def column_rules(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str, nul: str = "error",
-                 not_null: bool = False) -> list[tuple[str, Check, Condition]]:
+def column_rules(
+    engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str, nul: str = "error", not_null: bool = False
+) -> list[tuple[str, Check, Condition]]:
     """(severity, check, condition) triples for one column: the checks of :func:`_column_checks`, each
     with the engine-neutral :data:`Condition` that every value failing it satisfies (what a source
     server filters on, :func:`source_filter`)."""
@@ -198,8 +213,11 @@ def column_rules(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str, nu
     limit = getattr(engine, "load_integer_limit", None)  # what the engine stores, whatever the type says
     if rng is not None and limit is not None:
         rng = (max(rng[0], limit[0]), min(rng[1], limit[1]))
-    if st.kind == "integer" and rng is not None and (_int_range(st) is None or not (
-            rng[0] <= _int_range(st)[0] and _int_range(st)[1] <= rng[1])):  # type: ignore[index]
+    if (
+        st.kind == "integer"
+        and rng is not None
+        and (_int_range(st) is None or not (rng[0] <= _int_range(st)[0] and _int_range(st)[1] <= rng[1]))  # type: ignore[index]
+    ):
         lo, hi = rng
 
         def int_check(v: Any) -> str | None:
@@ -208,11 +226,17 @@ def column_rules(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str, nu
             except (TypeError, ValueError):
                 return None
             return None if lo <= n <= hi else f"{n} is outside the target type's range {lo}..{hi}"
+
         out.append(("error", int_check, ("int_outside", lo, hi)))
     if st.kind in ("date", "timestamp") and st.allows_zero and not holds_zero_dates(engine):
         if not_null:
-            sev, msg = "error", ("zero date: the target cannot hold it, and the target column is NOT NULL so it cannot "
-                                 "load as NULL either (exclude the table, or load it with --data-only into a nullable column)")
+            sev, msg = (
+                "error",
+                (
+                    "zero date: the target cannot hold it, and the target column is NOT NULL so it cannot "
+                    "load as NULL either (exclude the table, or load it with --data-only into a nullable column)"
+                ),
+            )
         elif zero_dates == "error":
             sev, msg = "error", "zero date: the target cannot hold it (--zero-dates error)"
         else:
@@ -220,35 +244,88 @@ def column_rules(engine: Engine, src: m.Column, tgt: m.Type, zero_dates: str, nu
         out.append((sev, lambda v: msg if is_zero_date(v) else None, ("zero_date",)))
     if nul_sensitive(engine, st, tgt):
         if nul == "error":
-            out.append(("error", lambda v: "a NUL character (U+0000): the target cannot hold it "
-                        "(--nul strip removes it, --nul replace writes U+FFFD)" if has_nul(v) else None, ("nul",)))
+            out.append(
+                (
+                    "error",
+                    lambda v: (
+                        "a NUL character (U+0000): the target cannot hold it "
+                        "(--nul strip removes it, --nul replace writes U+FFFD)"
+                        if has_nul(v)
+                        else None
+                    ),
+                    ("nul",),
+                )
+            )
         else:
             done = "removed" if nul == "strip" else "replaced by U+FFFD"
-            out.append(("warning", lambda v: f"NUL characters (U+0000) {done} (--nul {nul})" if has_nul(v) else None,
-                        ("nul",)))
-    if st.kind == "time" and tgt.kind == "time" and src.native.engine in ("mysql", "mariadb") and engine.family != "mysql":
-        out.append(("error", lambda v: "an elapsed time outside 00:00:00..23:59:59 (MySQL TIME); the target's time "
-                    "cannot hold it" if isinstance(v, str) and (v.startswith("-") or v[:3].rstrip(":").isdigit()
-                                                              and int(v.split(":")[0]) > 23) else None,
-                    ("elapsed_time",)))
+            out.append(
+                ("warning", lambda v: f"NUL characters (U+0000) {done} (--nul {nul})" if has_nul(v) else None, ("nul",))
+            )
+    if (
+        st.kind == "time"
+        and tgt.kind == "time"
+        and src.native.engine in ("mysql", "mariadb")
+        and engine.family != "mysql"
+    ):
+        out.append(
+            (
+                "error",
+                lambda v: (
+                    "an elapsed time outside 00:00:00..23:59:59 (MySQL TIME); the target's time cannot hold it"
+                    if isinstance(v, str)
+                    and (v.startswith("-") or v[:3].rstrip(":").isdigit() and int(v.split(":")[0]) > 23)
+                    else None
+                ),
+                ("elapsed_time",),
+            )
+        )
     if st.kind in ("char", "varchar", "text", "enum") and tgt.kind in ("char", "varchar") and tgt.length:
         limit = tgt.length
         if st.kind == "text" or not st.length or st.length > limit:
-            out.append(("error", lambda v: f"{len(v)} characters, the target column holds {limit}"
-                        if isinstance(v, str) and len(v) > limit else None, ("chars_over", limit)))
-    if st.kind in ("char", "varchar", "text") and tgt.kind == "text" and tgt.max_bytes and (
-            st.kind != "text" or not st.max_bytes or st.max_bytes > tgt.max_bytes):
+            out.append(
+                (
+                    "error",
+                    lambda v: (
+                        f"{len(v)} characters, the target column holds {limit}"
+                        if isinstance(v, str) and len(v) > limit
+                        else None
+                    ),
+                    ("chars_over", limit),
+                )
+            )
+    if (
+        st.kind in ("char", "varchar", "text")
+        and tgt.kind == "text"
+        and tgt.max_bytes
+        and (st.kind != "text" or not st.max_bytes or st.max_bytes > tgt.max_bytes)
+    ):
         tier: int = tgt.max_bytes
-        out.append(("error", lambda v: f"{len(v.encode())} bytes, the target column holds {tier}"
-                    if isinstance(v, str) and len(v) * 4 > tier and len(v.encode()) > tier else None,
-                    ("bytes_over", tier)))
+        out.append(
+            (
+                "error",
+                lambda v: (
+                    f"{len(v.encode())} bytes, the target column holds {tier}"
+                    if isinstance(v, str) and len(v) * 4 > tier and len(v.encode()) > tier
+                    else None
+                ),
+                ("bytes_over", tier),
+            )
+        )
     if st.kind in ("binary", "varbinary", "blob") and tgt.kind in ("binary", "varbinary", "blob"):
         cap = tgt.length if tgt.kind != "blob" else tgt.max_bytes
         src_cap = st.length if st.kind != "blob" else st.max_bytes
         if cap and (not src_cap or src_cap > cap):
-            out.append(("error", lambda v: f"{len(v) * 3 // 4}+ bytes, the target column holds {cap}"
-                        if isinstance(v, str) and (len(v) * 3 // 4 - v.count("=")) > cap else None,
-                        ("binary_over", cap)))
+            out.append(
+                (
+                    "error",
+                    lambda v: (
+                        f"{len(v) * 3 // 4}+ bytes, the target column holds {cap}"
+                        if isinstance(v, str) and (len(v) * 3 // 4 - v.count("=")) > cap
+                        else None
+                    ),
+                    ("binary_over", cap),
+                )
+            )
     return out
 
 
@@ -257,14 +334,23 @@ def _unique_keys(t: m.Table) -> list[tuple[str, tuple[str, ...]]]:
     if t.primary_key and t.primary_key.columns:
         keys.append((t.primary_key.name or "PRIMARY", t.primary_key.columns))
     keys += [(u.name, u.columns) for u in t.uniques]
-    keys += [(ix.name, tuple(p.column for p in ix.parts if p.column)) for ix in t.indexes
-             if ix.unique and all(p.column and not p.length for p in ix.parts) and not ix.where]
+    keys += [
+        (ix.name, tuple(p.column for p in ix.parts if p.column))
+        for ix in t.indexes
+        if ix.unique and all(p.column and not p.length for p in ix.parts) and not ix.where
+    ]
     return keys
 
 
-def preflight(engine: Engine, conn: Any, tables: list[TablePlan], *, zero_dates: str = "null",
-              nul: str = "error",
-              open_file: Callable[[DataFile], IO[bytes]] | None = None) -> list[Finding]:
+def preflight(
+    engine: Engine,
+    conn: Any,
+    tables: list[TablePlan],
+    *,
+    zero_dates: str = "null",
+    nul: str = "error",
+    open_file: Callable[[DataFile], IO[bytes]] | None = None,
+) -> list[Finding]:
     """Scan the export for values the target cannot hold (see the module docstring).
 
     ``open_file`` reads a data file's lines from elsewhere (``dbjson.migrate``: from the source).
@@ -313,8 +399,9 @@ def preflight(engine: Engine, conn: Any, tables: list[TablePlan], *, zero_dates:
                                 continue
                             problem = check(v)
                             if problem:
-                                findings.append(Finding(sev, tp.display, col, problem, v, f.rel,
-                                                        number if numbered else None))
+                                findings.append(
+                                    Finding(sev, tp.display, col, problem, v, f.rel, number if numbered else None)
+                                )
                                 seen_checks.add((col, i))
                     for name, cols, folds in uniques:
                         vals = tuple(obj.get(c) for c in cols)
@@ -326,15 +413,24 @@ def preflight(engine: Engine, conn: Any, tables: list[TablePlan], *, zero_dates:
                             seen_keys[name][key] = vals
                         elif prev != vals and name not in seen_cols:
                             seen_cols.add(name)
-                            findings.append(Finding(
-                                "error", tp.display, ", ".join(cols),
-                                f"unique key {name} collides under the target's case/accent-insensitive collation "
-                                f"with {_show(prev)!r}", _show(vals), f.rel, number))
+                            findings.append(
+                                Finding(
+                                    "error",
+                                    tp.display,
+                                    ", ".join(cols),
+                                    f"unique key {name} collides under the target's case/accent-insensitive collation "
+                                    f"with {_show(prev)!r}",
+                                    _show(vals),
+                                    f.rel,
+                                    number,
+                                )
+                            )
     return findings
 
 
-def source_filter(engine: Engine, conn: Any, source_engine: Any, tp: TablePlan, *, zero_dates: str = "null",
-                  nul: str = "error") -> str | None:
+def source_filter(
+    engine: Engine, conn: Any, source_engine: Any, tp: TablePlan, *, zero_dates: str = "null", nul: str = "error"
+) -> str | None:
     """A SQL condition on the source table that every row :func:`preflight` would report for ``tp`` satisfies.
 
     ``dbjson migrate`` reads only those rows for the pre-flight (the source server evaluates the
@@ -366,9 +462,9 @@ def _may_hold_nul(path: Any) -> bool:
     try:
         with open_data(path) as fh:
             while chunk := fh.read(8 << 20):
-                if needle in tail + chunk[:len(needle)] or needle in chunk:
+                if needle in tail + chunk[: len(needle)] or needle in chunk:
                     return True
-                tail = chunk[-len(needle) + 1:]
+                tail = chunk[-len(needle) + 1 :]
     except Exception:  # noqa: BLE001 - EOFError, OSError, zstandard.ZstdError: a damaged file
         return True  # the line-by-line scan reads it and reports the damage with file and line
     return False
@@ -389,7 +485,9 @@ def _show(vals: tuple[Any, ...]) -> Any:
     return vals[0] if len(vals) == 1 else list(vals)
 
 
-def _collision_keys(engine: Engine, conn: Any, tp: TablePlan) -> list[tuple[str, tuple[str, ...], list[Callable[[str], str] | None]]]:
+def _collision_keys(
+    engine: Engine, conn: Any, tp: TablePlan
+) -> list[tuple[str, tuple[str, ...], list[Callable[[str], str] | None]]]:
     """Unique keys with at least one text column under an insensitive target collation."""
     keys = _unique_keys(tp.table)
     if not keys or not any(c.type.kind in ("char", "varchar", "text", "enum") for c in tp.columns):
@@ -412,5 +510,21 @@ def _collision_keys(engine: Engine, conn: Any, tp: TablePlan) -> list[tuple[str,
     return out
 
 
-__all__ = ["preflight", "source_filter", "column_rules", "Condition", "Finding", "fold_key", "is_insensitive", "value_rules", "replace_nul", "has_nul",
-           "is_zero_date", "nul_sensitive", "holds_nul", "holds_zero_dates", "NUL_POLICIES", "NUL_REPLACEMENT"]
+__all__ = [
+    "preflight",
+    "source_filter",
+    "column_rules",
+    "Condition",
+    "Finding",
+    "fold_key",
+    "is_insensitive",
+    "value_rules",
+    "replace_nul",
+    "has_nul",
+    "is_zero_date",
+    "nul_sensitive",
+    "holds_nul",
+    "holds_zero_dates",
+    "NUL_POLICIES",
+    "NUL_REPLACEMENT",
+]

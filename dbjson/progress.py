@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any, Union
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class Finished:
     report: Any = None
 
 
-Event = Union[Started, TableStarted, RowsProgress, ChunkDone, TableFinished, Warning, Finished]
+Event = Started | TableStarted | RowsProgress | ChunkDone | TableFinished | Warning | Finished
 EventHandler = Callable[[Event], None]
 
 
@@ -177,6 +177,16 @@ def install_status_signal(callback: Callable[[], None]) -> Callable[[], None]:
 
 
 __all__ = [
-    "Started", "TableStarted", "RowsProgress", "ChunkDone", "TableFinished", "Warning", "Finished",
-    "Event", "EventHandler", "StatusTracker", "TableStatus", "install_status_signal",
+    "Started",
+    "TableStarted",
+    "RowsProgress",
+    "ChunkDone",
+    "TableFinished",
+    "Warning",
+    "Finished",
+    "Event",
+    "EventHandler",
+    "StatusTracker",
+    "TableStatus",
+    "install_status_signal",
 ]

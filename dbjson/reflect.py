@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from . import model as m
 from .connect import Target, parse_url, raise_if_connection_error
@@ -30,7 +30,7 @@ class ReflectOptions:
 
 
 def now_utc() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def source_host(url: URL) -> str | None:
@@ -69,4 +69,3 @@ def reflect(
             conn.close()
         except Exception:  # noqa: BLE001
             pass
-

@@ -18,9 +18,9 @@ attributes (native types, charsets, collations, ``options``, expression dialects
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
 import dataclasses
 import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from . import model as m
 from .ddl.base import Context, _table_order, _view_order, family_of
 from .ddl.plan import Statement
-from .errors import DocumentError, UnsupportedError
+from .errors import DocumentError
 
 Source = m.Database | str | Path
 _T = TypeVar("_T")
@@ -69,8 +69,15 @@ class Change:
         return ".".join(p for p in (*parts, self.name) if p)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"op": self.op, "kind": self.kind, "schema": self.schema, "table": self.table,
-                               "name": self.name, "path": self.path, "destructive": self.destructive}
+        out: dict[str, Any] = {
+            "op": self.op,
+            "kind": self.kind,
+            "schema": self.schema,
+            "table": self.table,
+            "name": self.name,
+            "path": self.path,
+            "destructive": self.destructive,
+        }
         if self.op == "change":
             out.update(field=self.field, old=self.old, new=self.new)
         elif self.op == "add":
@@ -96,8 +103,13 @@ class SchemaDiff:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: both sources, ``equal`` and the changes."""
-        return {"equal": self.empty, "a": _source(self.a), "b": _source(self.b),
-                "include_counters": self.include_counters, "changes": [c.to_dict() for c in self.changes]}
+        return {
+            "equal": self.empty,
+            "a": _source(self.a),
+            "b": _source(self.b),
+            "include_counters": self.include_counters,
+            "changes": [c.to_dict() for c in self.changes],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,15 +137,20 @@ class DiffDdl:
         from .engines import get_engine
 
         engine = get_engine(self.dialect, self.server_version)
-        lines = [f"-- skipped: {s.change.op} {s.change.kind} {s.change.object}"
-                 f"{' ' + s.change.field if s.change.field else ''}: {s.reason}" for s in self.skipped]
+        lines = [
+            f"-- skipped: {s.change.op} {s.change.kind} {s.change.object}"
+            f"{' ' + s.change.field if s.change.field else ''}: {s.reason}"
+            for s in self.skipped
+        ]
         lines += [engine.ddl_script_statement(s) for s in self.statements]  # type: ignore[attr-defined]
         return "\n".join(lines) + ("\n" if lines else "")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"dialect": self.dialect, "statements": [{"sql": s.sql, "kind": s.kind, "object": s.object}
-                                                        for s in self.statements],
-                "skipped": [s.to_dict() for s in self.skipped]}
+        return {
+            "dialect": self.dialect,
+            "statements": [{"sql": s.sql, "kind": s.kind, "object": s.object} for s in self.statements],
+            "skipped": [s.to_dict() for s in self.skipped],
+        }
 
 
 # ------------------------------------------------------------------------------------------------
@@ -153,8 +170,11 @@ def load_side(source: Source) -> m.Database:
     try:
         raw = Path(text).read_bytes()
     except OSError as e:
-        raise DocumentError(f"cannot read the schema document: {e.strerror}", file=text,
-                            hint="give a schema document (schema-dump output) or a database URL") from None
+        raise DocumentError(
+            f"cannot read the schema document: {e.strerror}",
+            file=text,
+            hint="give a schema document (schema-dump output) or a database URL",
+        ) from None
     return m.Database.from_json(raw, filename=text)
 
 
@@ -175,7 +195,9 @@ def _source(db: m.Database) -> dict[str, Any]:
     return {"engine": s.engine, "server_version": s.server_version, "database": s.database}
 
 
-def _match(a_items: Sequence[_T], b_items: Sequence[_T], key: Callable[[_T], str]) -> Iterator[tuple[int | None, int | None]]:
+def _match(
+    a_items: Sequence[_T], b_items: Sequence[_T], key: Callable[[_T], str]
+) -> Iterator[tuple[int | None, int | None]]:
     """Pairs of indexes (A, B) by name: exact first, then case-insensitive when unambiguous."""
     b_exact = {key(x): i for i, x in enumerate(b_items)}
     used: set[int] = set()
@@ -204,17 +226,29 @@ def _narrowing(old: m.Type, new: m.Type) -> bool:
     """Whether changing a column from ``old`` to ``new`` may lose or reject stored values."""
     if old == new:
         return False
-    widen = {("char", "varchar"), ("char", "text"), ("varchar", "text"), ("binary", "varbinary"),
-             ("binary", "blob"), ("varbinary", "blob"), ("integer", "decimal")}
+    widen = {
+        ("char", "varchar"),
+        ("char", "text"),
+        ("varchar", "text"),
+        ("binary", "varbinary"),
+        ("binary", "blob"),
+        ("varbinary", "blob"),
+        ("integer", "decimal"),
+    }
     if old.kind != new.kind:
-        return (old.kind, new.kind) not in widen or (new.kind != "text" and new.kind != "blob"
-                                                     and new.kind != "decimal" and _smaller(old.length, new.length))
+        return (old.kind, new.kind) not in widen or (
+            new.kind != "text" and new.kind != "blob" and new.kind != "decimal" and _smaller(old.length, new.length)
+        )
     if old.kind in ("enum", "set"):
         return new.values[: len(old.values)] != old.values
     if old.unsigned != new.unsigned or old.with_timezone != new.with_timezone:
         return True
-    if old.kind == "decimal" and old.precision is not None and new.precision is not None \
-            and (new.precision - (new.scale or 0)) < (old.precision - (old.scale or 0)):
+    if (
+        old.kind == "decimal"
+        and old.precision is not None
+        and new.precision is not None
+        and (new.precision - (new.scale or 0)) < (old.precision - (old.scale or 0))
+    ):
         return True
     return any(_smaller(getattr(old, p), getattr(new, p)) for p in _SIZE_PARAMS)
 
@@ -249,8 +283,12 @@ def _sibling_spelling(d: dict[str, Any]) -> None:
     if isinstance(d.get("returns"), str):
         d["returns"] = _sibling_native(d["returns"])
     if isinstance(d.get("arguments"), list):
-        d["arguments"] = [dict(a, native=_sibling_native(a["native"])) if isinstance(a, dict) and isinstance(a.get("native"), str)
-                          else a for a in d["arguments"]]
+        d["arguments"] = [
+            dict(a, native=_sibling_native(a["native"]))
+            if isinstance(a, dict) and isinstance(a.get("native"), str)
+            else a
+            for a in d["arguments"]
+        ]
 
 
 class _Comparer:
@@ -318,24 +356,76 @@ class _Comparer:
             out["options"] = m.to_dict(s.options)
         return out
 
-    def add(self, op: str, kind: str, schema: str, path: str, *, name: str | None = None, table: str | None = None,
-            fld: str | None = None, old: Any = None, new: Any = None, destructive: bool | None = None) -> None:
+    def add(
+        self,
+        op: str,
+        kind: str,
+        schema: str,
+        path: str,
+        *,
+        name: str | None = None,
+        table: str | None = None,
+        fld: str | None = None,
+        old: Any = None,
+        new: Any = None,
+        destructive: bool | None = None,
+    ) -> None:
         if destructive is None:
             destructive = op == "drop" and kind in _DESTRUCTIVE_DROPS
-        self.out.append(Change(op=op, kind=kind, schema=schema, name=name if name is not None else schema, path=path,
-                               table=table, field=fld, old=old, new=new, destructive=destructive))
+        self.out.append(
+            Change(
+                op=op,
+                kind=kind,
+                schema=schema,
+                name=name if name is not None else schema,
+                path=path,
+                table=table,
+                field=fld,
+                old=old,
+                new=new,
+                destructive=destructive,
+            )
+        )
 
-    def fields(self, kind: str, schema: str, table: str | None, name: str, path: str, new: dict[str, Any],
-               old: dict[str, Any], narrowing: bool = False) -> None:
+    def fields(
+        self,
+        kind: str,
+        schema: str,
+        table: str | None,
+        name: str,
+        path: str,
+        new: dict[str, Any],
+        old: dict[str, Any],
+        narrowing: bool = False,
+    ) -> None:
         """One ``change`` per top-level field that differs."""
         for key in sorted(set(new) | set(old)):
             if new.get(key) != old.get(key):
-                self.add("change", kind, schema, f"{path}/{key}", name=name, table=table, fld=key, old=old.get(key),
-                         new=new.get(key), destructive=narrowing and key in _TYPE_FIELDS)
+                self.add(
+                    "change",
+                    kind,
+                    schema,
+                    f"{path}/{key}",
+                    name=name,
+                    table=table,
+                    fld=key,
+                    old=old.get(key),
+                    new=new.get(key),
+                    destructive=narrowing and key in _TYPE_FIELDS,
+                )
 
-    def collection(self, kind: str, schema: str, table: str | None, a_items: Sequence[Any], b_items: Sequence[Any],
-                   pa: str, pb: str, key: Callable[[Any], str] = lambda x: str(x.name),
-                   compare: Callable[[Any, Any, str], None] | None = None) -> None:
+    def collection(
+        self,
+        kind: str,
+        schema: str,
+        table: str | None,
+        a_items: Sequence[Any],
+        b_items: Sequence[Any],
+        pa: str,
+        pb: str,
+        key: Callable[[Any], str] = lambda x: str(x.name),
+        compare: Callable[[Any, Any, str], None] | None = None,
+    ) -> None:
         """Match two lists of named objects; report additions, drops and field changes."""
         for i, j in _match(a_items, b_items, key):
             if i is None:
@@ -348,21 +438,36 @@ class _Comparer:
             elif compare is not None:
                 compare(a_items[i], b_items[j], f"{pa}/{i}")
             else:
-                self.fields(kind, schema, table, str(a_items[i].name), f"{pa}/{i}", self.norm(kind, a_items[i]),
-                            self.norm(kind, b_items[j]))
+                self.fields(
+                    kind,
+                    schema,
+                    table,
+                    str(a_items[i].name),
+                    f"{pa}/{i}",
+                    self.norm(kind, a_items[i]),
+                    self.norm(kind, b_items[j]),
+                )
 
     def schema(self, name: str, a: m.Schema, b: m.Schema, pa: str, pb: str) -> None:
         def table(ta: m.Table, tb: m.Table, path: str) -> None:
             self.table(name, ta, tb, path, pb + f"/tables/{b.tables.index(tb)}")
 
         self.collection("table", name, None, a.tables, b.tables, f"{pa}/tables", f"{pb}/tables", compare=table)
-        for kind, attr in (("view", "views"), ("sequence", "sequences"), ("enum", "enums"), ("domain", "domains"),
-                           ("composite", "composites"), ("event", "events")):
+        for kind, attr in (
+            ("view", "views"),
+            ("sequence", "sequences"),
+            ("enum", "enums"),
+            ("domain", "domains"),
+            ("composite", "composites"),
+            ("event", "events"),
+        ):
             self.collection(kind, name, None, getattr(a, attr), getattr(b, attr), f"{pa}/{attr}", f"{pb}/{attr}")
-        self.collection("routine", name, None, a.routines, b.routines, f"{pa}/routines", f"{pb}/routines",
-                        key=_KEYS["routines"])
-        self.collection("trigger", name, None, a.triggers, b.triggers, f"{pa}/triggers", f"{pb}/triggers",
-                        key=_KEYS["triggers"])
+        self.collection(
+            "routine", name, None, a.routines, b.routines, f"{pa}/routines", f"{pb}/routines", key=_KEYS["routines"]
+        )
+        self.collection(
+            "trigger", name, None, a.triggers, b.triggers, f"{pa}/triggers", f"{pb}/triggers", key=_KEYS["triggers"]
+        )
 
     def table(self, schema: str, a: m.Table, b: m.Table, pa: str, pb: str) -> None:
         head_a = self.norm("table", a)
@@ -374,15 +479,39 @@ class _Comparer:
         pk_a = self.norm("primary_key", a.primary_key) if a.primary_key and a.primary_key.columns else None
         pk_b = self.norm("primary_key", b.primary_key) if b.primary_key and b.primary_key.columns else None
         if pk_a != pk_b:
-            self.add("change", "primary_key", schema, f"{pa}/primary_key", name="primary key", table=a.name,
-                     fld="primary_key", old=pk_b, new=pk_a)
+            self.add(
+                "change",
+                "primary_key",
+                schema,
+                f"{pa}/primary_key",
+                name="primary key",
+                table=a.name,
+                fld="primary_key",
+                old=pk_b,
+                new=pk_a,
+            )
 
         def column(ca: m.Column, cb: m.Column, path: str) -> None:
-            self.fields("column", schema, a.name, ca.name, path, self.norm("column", ca), self.norm("column", cb),
-                        narrowing=_narrowing(cb.type, ca.type))
+            self.fields(
+                "column",
+                schema,
+                a.name,
+                ca.name,
+                path,
+                self.norm("column", ca),
+                self.norm("column", cb),
+                narrowing=_narrowing(cb.type, ca.type),
+            )
 
-        self.collection("column", schema, a.name, a.columns, b.columns, f"{pa}/columns", f"{pb}/columns", compare=column)
-        for kind, attr in (("unique", "uniques"), ("foreign_key", "foreign_keys"), ("check", "checks"), ("index", "indexes")):
+        self.collection(
+            "column", schema, a.name, a.columns, b.columns, f"{pa}/columns", f"{pb}/columns", compare=column
+        )
+        for kind, attr in (
+            ("unique", "uniques"),
+            ("foreign_key", "foreign_keys"),
+            ("check", "checks"),
+            ("index", "indexes"),
+        ):
             self.collection(kind, schema, a.name, getattr(a, attr), getattr(b, attr), f"{pa}/{attr}", f"{pb}/{attr}")
 
 
@@ -391,8 +520,26 @@ class _Comparer:
 # ------------------------------------------------------------------------------------------------
 
 # Phases, in execution order: what others depend on is dropped first and created first.
-_PHASES = ("drop_fk", "drop_triggers", "drop_views", "drop_objects", "drop_keys", "types", "tables", "columns", "drop_columns", "keys",
-           "foreign_keys", "routines", "views", "triggers", "events", "comments", "drop_tables", "drop_types")
+_PHASES = (
+    "drop_fk",
+    "drop_triggers",
+    "drop_views",
+    "drop_objects",
+    "drop_keys",
+    "types",
+    "tables",
+    "columns",
+    "drop_columns",
+    "keys",
+    "foreign_keys",
+    "routines",
+    "views",
+    "triggers",
+    "events",
+    "comments",
+    "drop_tables",
+    "drop_types",
+)
 
 
 def diff_ddl(d: SchemaDiff, dialect: str | None = None, *, allow_drop: bool = False) -> DiffDdl:
@@ -421,8 +568,10 @@ def _name(obj: Any) -> str:
 # How schema objects are matched (and found again for the DDL); by name unless listed.
 _IN_TABLE = {"column", "primary_key", "unique", "foreign_key", "check", "index"}
 _CONSTRAINTS = {"primary_key", "unique", "foreign_key", "check"}
-_KEYS: dict[str, Callable[[Any], str]] = {"routines": lambda r: f"{r.name}({r.signature or ''})",
-                                          "triggers": lambda t: f"{t.table}.{t.name}"}
+_KEYS: dict[str, Callable[[Any], str]] = {
+    "routines": lambda r: f"{r.name}({r.signature or ''})",
+    "triggers": lambda t: f"{t.table}.{t.name}",
+}
 
 
 def _at(db: m.Database, path: str, attr: str) -> tuple[m.Schema, Any, str] | None:
@@ -438,11 +587,17 @@ def _schema_pairs(a: m.Database, b: m.Database) -> list[tuple[m.Schema | None, m
     """Schemas of A and B matched by name (a lone schema on each side matches whatever the names)."""
     if len(a.schemas) == 1 and len(b.schemas) == 1:
         return [(a.schemas[0], b.schemas[0])]
-    return [(a.schemas[i] if i is not None else None, b.schemas[j] if j is not None else None)
-            for i, j in _match(a.schemas, b.schemas, lambda s: s.name)]
+    return [
+        (a.schemas[i] if i is not None else None, b.schemas[j] if j is not None else None)
+        for i, j in _match(a.schemas, b.schemas, lambda s: s.name)
+    ]
 
 
-def _find(items: Sequence[_T], name: str, key: Callable[[_T], str] = lambda x: str(getattr(x, "name"))) -> tuple[int, _T] | None:
+def _find(
+    items: Sequence[_T],
+    name: str,
+    key: Callable[[_T], str] = lambda x: str(x.name),  # type: ignore[attr-defined]
+) -> tuple[int, _T] | None:
     """An object by name: exact, else the only case-insensitive match."""
     for i, x in enumerate(items):
         if key(x) == name:
@@ -473,8 +628,15 @@ class _DdlBuilder:
             self.pairs[named.name] = (sa, sb)
 
     # -- helpers ------------------------------------------------------------------------------------
-    def emit(self, phase: str, sql: str | Statement, kind: str = "alter", obj: str = "", table: str | None = None,
-             rank: int = 0) -> None:
+    def emit(
+        self,
+        phase: str,
+        sql: str | Statement,
+        kind: str = "alter",
+        obj: str = "",
+        table: str | None = None,
+        rank: int = 0,
+    ) -> None:
         """Add a statement to a phase; within a phase, statements run by ``rank``, then in order."""
         stmt = sql if isinstance(sql, Statement) else Statement(sql, kind, obj, table)
         self.phases[phase].append((rank, stmt))
@@ -557,16 +719,22 @@ class _DdlBuilder:
         """Tables whose changes the engine cannot make with ALTER TABLE: rebuilt instead."""
         if self.engine.ddl_alters_in_place():
             return {}
-        return {(c.schema, c.table): [] for c in self.d.changes
-                if c.table is not None and (c.kind in _CONSTRAINTS or (c.kind == "column" and c.op == "change"))}
+        return {
+            (c.schema, c.table): []
+            for c in self.d.changes
+            if c.table is not None and (c.kind in _CONSTRAINTS or (c.kind == "column" and c.op == "change"))
+        }
 
     def rebuild(self, group: list[Change]) -> None:
         """The table-rebuild recipe: A's table created under a temporary name, the rows of the columns
         both sides have copied, B's table dropped, the new one renamed; then A's indexes and triggers."""
         if any(c.destructive for c in group) and not self.allow_drop:
             for c in group:
-                self.skip(c, "the table is rebuilt and the rebuild includes a destructive change: emitted only with "
-                             "--allow-drop (allow_drop=True)")
+                self.skip(
+                    c,
+                    "the table is rebuilt and the rebuild includes a destructive change: emitted only with "
+                    "--allow-drop (allow_drop=True)",
+                )
             return
         found, tb = self.table_a(group[0]), self.qtable_b(group[0])
         if found is None or tb is None:
@@ -588,8 +756,9 @@ class _DdlBuilder:
             if hit is not None:
                 into.append(t.col(col.name))
                 select.append(hit[1].name)
-        for sql in self.engine.ddl_rebuild_table_sql(q_b, q_temp, t.name, f"CREATE TABLE {q_temp}" + creates[0].sql[len(head):],
-                                                     into, select):
+        for sql in self.engine.ddl_rebuild_table_sql(
+            q_b, q_temp, t.name, f"CREATE TABLE {q_temp}" + creates[0].sql[len(head) :], into, select
+        ):
             self.emit("columns", sql, "table", t.qname, t.qname)
         for rank, x in enumerate(self.plan.statements):
             if x.table == t.qname and x.kind not in ("table", "trigger", "restart", "session", "foreign_key"):
@@ -613,15 +782,23 @@ class _DdlBuilder:
     def on_schema(self, c: Change) -> None:
         if c.op == "add":
             sa = self.schema_a(c)
-            q = self.engine.quote(self.tschema(self.ctx_a, sa)) if sa is not None and self.tschema(self.ctx_a, sa) else None
+            q = (
+                self.engine.quote(self.tschema(self.ctx_a, sa))
+                if sa is not None and self.tschema(self.ctx_a, sa)
+                else None
+            )
             for s in self.plan.pre_data:
                 if s.kind in ("schema", "comment") and s.object == q:
                     self.emit("types", s)
             return
         if c.op == "change" and c.field == "options" and self.schema_options(c):
             return
-        self.skip(c, "schemas are not dropped or altered by diff --ddl; do it by hand" if c.op == "drop"
-                  else f"schema {c.field} changes are not rendered as DDL")
+        self.skip(
+            c,
+            "schemas are not dropped or altered by diff --ddl; do it by hand"
+            if c.op == "drop"
+            else f"schema {c.field} changes are not rendered as DDL",
+        )
 
     def schema_options(self, c: Change) -> bool:
         """New named schema-level objects kept in options (PostgreSQL collations, range types...):
@@ -671,8 +848,15 @@ class _DdlBuilder:
             for rank, s in enumerate(self.plan.statements):  # the plan's order: parent tables first
                 if s.table != q or s.kind in ("trigger", "restart", "session"):
                     continue
-                phase = ("tables" if rank < len(self.plan.pre_data) else "foreign_keys" if s.kind == "foreign_key"
-                         else "comments" if s.kind == "comment" else "keys")
+                phase = (
+                    "tables"
+                    if rank < len(self.plan.pre_data)
+                    else "foreign_keys"
+                    if s.kind == "foreign_key"
+                    else "comments"
+                    if s.kind == "comment"
+                    else "keys"
+                )
                 self.emit(phase, s, rank=rank)
             return
         if c.op == "drop":
@@ -742,8 +926,15 @@ class _DdlBuilder:
         tb = self.qtable_b(c)
         if tb is not None and c.old:
             table_b, q = tb
-            self.emit("drop_keys", self.engine.ddl_drop_constraint_sql(q, "primary_key", table_b.primary_key.name
-                                                                       if table_b.primary_key else None), "drop", q, q)
+            self.emit(
+                "drop_keys",
+                self.engine.ddl_drop_constraint_sql(
+                    q, "primary_key", table_b.primary_key.name if table_b.primary_key else None
+                ),
+                "drop",
+                q,
+                q,
+            )
         found = self.table_a(c)
         if found is not None and c.new and found[1].primary_key is not None:
             t = found[2]
@@ -794,8 +985,13 @@ class _DdlBuilder:
                 sql = self.engine.ddl_check_expression(self.ctx_a, t, obj, path)
                 clause = None if sql is None else self.engine.ddl_check_clause(self.ctx_a, t, obj.name, sql, path)
             if clause is not None:
-                self.emit("foreign_keys" if kind == "foreign_key" else "keys",
-                          self.engine.ddl_add_constraint_sql(t.qname, clause), kind, f"{t.qname}.{obj.name}", t.qname)
+                self.emit(
+                    "foreign_keys" if kind == "foreign_key" else "keys",
+                    self.engine.ddl_add_constraint_sql(t.qname, clause),
+                    kind,
+                    f"{t.qname}.{obj.name}",
+                    t.qname,
+                )
                 return
         lost = "; ".join(str(x) for x in self.ctx_a.report.items[before:]) or "no rendering"
         self.skip(c, f"not expressible in {self.engine.name}: {lost}")
@@ -865,15 +1061,24 @@ class _DdlBuilder:
             if found is not None:
                 s, v = found
                 kind = "materialized_view" if v.materialized else "view"
-                self.emit("drop_views", self.engine.ddl_drop_sql(kind, self.tschema(self.ctx_b, s), v.name), "drop", v.name,
-                          rank=-self.view_rank(s, v))
+                self.emit(
+                    "drop_views",
+                    self.engine.ddl_drop_sql(kind, self.tschema(self.ctx_b, s), v.name),
+                    "drop",
+                    v.name,
+                    rank=-self.view_rank(s, v),
+                )
 
         def create(c: Change) -> None:
             found = self._object_a(c, "views")
             if found is not None:
                 s, v, path = found
-                self._create(c, "views", self.engine.ddl_view(self.ctx_a, s, v, self.tschema(self.ctx_a, s), path),
-                             rank=self.view_rank(s, v))
+                self._create(
+                    c,
+                    "views",
+                    self.engine.ddl_view(self.ctx_a, s, v, self.tschema(self.ctx_a, s), path),
+                    rank=self.view_rank(s, v),
+                )
 
         self._recreate(c, drop, create)
 
@@ -882,14 +1087,20 @@ class _DdlBuilder:
             found = self._object_b(c, "routines")
             if found is not None:
                 s, r = found
-                self.emit("drop_objects", self.engine.ddl_drop_sql(r.kind, self.tschema(self.ctx_b, s), r.name,
-                                                                   signature=r.signature), "drop", r.name)
+                self.emit(
+                    "drop_objects",
+                    self.engine.ddl_drop_sql(r.kind, self.tschema(self.ctx_b, s), r.name, signature=r.signature),
+                    "drop",
+                    r.name,
+                )
 
         def create(c: Change) -> None:
             found = self._object_a(c, "routines")
             if found is not None and self._same_family(c):
                 s, r, path = found
-                self._create(c, "routines", self.engine.ddl_routine(self.ctx_a, s, r, self.tschema(self.ctx_a, s), path))
+                self._create(
+                    c, "routines", self.engine.ddl_routine(self.ctx_a, s, r, self.tschema(self.ctx_a, s), path)
+                )
 
         self._recreate(c, drop, create)
 
@@ -899,8 +1110,12 @@ class _DdlBuilder:
             if found is not None:
                 s, trg = found
                 tb = self.qtable_b(c, trg.table)
-                self.emit("drop_triggers", self.engine.ddl_drop_sql("trigger", self.tschema(self.ctx_b, s), trg.name,
-                                                                   tb[1] if tb else None), "drop", trg.name)
+                self.emit(
+                    "drop_triggers",
+                    self.engine.ddl_drop_sql("trigger", self.tschema(self.ctx_b, s), trg.name, tb[1] if tb else None),
+                    "drop",
+                    trg.name,
+                )
 
         def create(c: Change) -> None:
             found = self._object_a(c, "triggers")
@@ -908,7 +1123,9 @@ class _DdlBuilder:
                 return  # the table's rebuild creates its triggers
             if found is not None and self._same_family(c):
                 s, trg, path = found
-                self._create(c, "triggers", self.engine.ddl_trigger(self.ctx_a, s, trg, self.tschema(self.ctx_a, s), path))
+                self._create(
+                    c, "triggers", self.engine.ddl_trigger(self.ctx_a, s, trg, self.tschema(self.ctx_a, s), path)
+                )
 
         self._recreate(c, drop, create)
 
@@ -917,7 +1134,12 @@ class _DdlBuilder:
             found = self._object_b(c, "events")
             if found is not None:
                 s, ev = found
-                self.emit("drop_objects", self.engine.ddl_drop_sql("event", self.tschema(self.ctx_b, s), ev.name), "drop", ev.name)
+                self.emit(
+                    "drop_objects",
+                    self.engine.ddl_drop_sql("event", self.tschema(self.ctx_b, s), ev.name),
+                    "drop",
+                    ev.name,
+                )
 
         def create(c: Change) -> None:
             found = self._object_a(c, "events")
@@ -940,8 +1162,13 @@ class _DdlBuilder:
                 s, obj = found
                 # composites may use domains, domains may use enums
                 rank = {"composite": -2, "domain": -1}.get(kind, 0)
-                self.emit("drop_types", self.engine.ddl_drop_sql(kind, self.tschema(self.ctx_b, s), obj.name), "drop", obj.name,
-                          rank=rank)
+                self.emit(
+                    "drop_types",
+                    self.engine.ddl_drop_sql(kind, self.tschema(self.ctx_b, s), obj.name),
+                    "drop",
+                    obj.name,
+                    rank=rank,
+                )
             return
         sa = self.schema_a(c)
         if sa is None:
@@ -959,9 +1186,14 @@ class _DdlBuilder:
             return False
         table, column = owner.rsplit(".", 1)
         table = table.rsplit(".", 1)[-1]
-        return any(x.op == "drop" and x.schema == c.schema and ((x.kind == "table" and x.name == table)
-                                                               or (x.kind == "column" and (x.table, x.name) == (table, column)))
-                   for x in self.d.changes)
+        return any(
+            x.op == "drop"
+            and x.schema == c.schema
+            and (
+                (x.kind == "table" and x.name == table) or (x.kind == "column" and (x.table, x.name) == (table, column))
+            )
+            for x in self.d.changes
+        )
 
     def on_sequence(self, c: Change) -> None:
         self._typed(c, "sequences", "sequence", "sequence")

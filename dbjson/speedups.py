@@ -28,8 +28,10 @@ def available() -> dict[str, bool]:
     """Which C modules this installation has built (whether or not ``DBJSON_NO_SPEEDUPS`` is set)."""
     from pathlib import Path
 
-    names = sorted({p.name.split(".")[0] for p in Path(__file__).parent.glob("_c*.c")}
-                   | {p.name.split(".")[0] for p in Path(__file__).parent.glob("_c*.so")})
+    names = sorted(
+        {p.name.split(".")[0] for p in Path(__file__).parent.glob("_c*.c")}
+        | {p.name.split(".")[0] for p in Path(__file__).parent.glob("_c*.so")}
+    )
     return {n: _module(n) is not None for n in names}
 
 

@@ -151,30 +151,56 @@ def _cell(text: str) -> str:
 
 
 def _type_tables() -> list[str]:
-    out = ["## Type rules by standard kind", "",
-           "Columns: the condition on the standard type (first match wins), the native type "
-           "(`{field}` = the source type's parameter; `{key_length}` = the column's share of the key "
-           "limit), the CHECK added, the rule id and what the report says.", ""]
+    out = [
+        "## Type rules by standard kind",
+        "",
+        "Columns: the condition on the standard type (first match wins), the native type "
+        "(`{field}` = the source type's parameter; `{key_length}` = the column's share of the key "
+        "limit), the CHECK added, the rule id and what the report says.",
+        "",
+    ]
     tables = {t: dialect_table(t) for t in TARGETS}
     for kind in TYPE_KINDS:
-        out += [f"### {kind}", "", "| target | when | native type | check | rule | report |", "|---|---|---|---|---|---|"]
+        out += [
+            f"### {kind}",
+            "",
+            "| target | when | native type | check | rule | report |",
+            "|---|---|---|---|---|---|",
+        ]
         for target in TARGETS:
             for rule in tables[target]["types"].get(kind, []):
                 report = f"{rule.get('severity', '')}: {rule['lost']}" if rule.get("lost") else ""
                 check = f"`{rule['check']}`" if rule.get("check") else ""
-                out.append(f"| {tables[target]['display']} | {_cell(_cond(rule))} | `{_cell(rule['sql'])}` | {_cell(check)} "
-                           f"| {rule['rule']} | {_cell(report)} |")
+                out.append(
+                    f"| {tables[target]['display']} | {_cell(_cond(rule))} | `{_cell(rule['sql'])}` | {_cell(check)} "
+                    f"| {rule['rule']} | {_cell(report)} |"
+                )
         out.append("")
     return out
 
 
 def _limits_table() -> list[str]:
     tables = [dialect_table(t) for t in TARGETS]
-    out = ["## Limits and capabilities", "", "| | " + " | ".join(t["display"] for t in tables) + " |",
-           "|---|" + "---|" * len(tables)]
-    rows: list[tuple[str, str, str]] = [("limits", k, k) for k in ("identifier_length", "identifier_unit", "index_name_scope",
-                                                                    "constraint_name_scope", "key_bytes", "comment_length")]
-    caps = sorted({k for t in tables for k in t["capabilities"] if k not in ("functions", "sqlglot_dialect", "expression_nodes")})
+    out = [
+        "## Limits and capabilities",
+        "",
+        "| | " + " | ".join(t["display"] for t in tables) + " |",
+        "|---|" + "---|" * len(tables),
+    ]
+    rows: list[tuple[str, str, str]] = [
+        ("limits", k, k)
+        for k in (
+            "identifier_length",
+            "identifier_unit",
+            "index_name_scope",
+            "constraint_name_scope",
+            "key_bytes",
+            "comment_length",
+        )
+    ]
+    caps = sorted(
+        {k for t in tables for k in t["capabilities"] if k not in ("functions", "sqlglot_dialect", "expression_nodes")}
+    )
     rows += [("capabilities", k, k) for k in caps]
     for section, key, label in rows:
         cells = []
@@ -189,12 +215,20 @@ def _limits_table() -> list[str]:
     out += ["", "Functions the expression guard lets through, per target:", ""]
     for t in tables:
         nodes = t["capabilities"].get("expression_nodes", [])
-        out.append(f"- **{t['display']}**: " + ", ".join(f"`{f}`" for f in t["capabilities"]["functions"])
-                   + (" (and the constructs " + ", ".join(f"`{n}`" for n in nodes) + ")" if nodes else ""))
+        out.append(
+            f"- **{t['display']}**: "
+            + ", ".join(f"`{f}`" for f in t["capabilities"]["functions"])
+            + (" (and the constructs " + ", ".join(f"`{n}`" for n in nodes) + ")" if nodes else "")
+        )
     out.append("")
     coll = [t for t in tables if t.get("collations", {}).get("map")]
     if coll:
-        out += ["## Collation maps (MySQL ↔ MariaDB)", "", "| target | source collation | target collation |", "|---|---|---|"]
+        out += [
+            "## Collation maps (MySQL ↔ MariaDB)",
+            "",
+            "| target | source collation | target collation |",
+            "|---|---|---|",
+        ]
         for t in coll:
             for src, dst in sorted(t["collations"]["map"].items()):
                 out.append(f"| {t['display']} | `{src}` | `{dst}` |")

@@ -177,7 +177,9 @@ class URL(NamedTuple):
             kw["query"] = _str_dict(query)
         return self._replace(**kw)
 
-    def update_query_pairs(self, key_value_pairs: Iterable[tuple[str, str | Sequence[str]]], append: bool = False) -> URL:
+    def update_query_pairs(
+        self, key_value_pairs: Iterable[tuple[str, str | Sequence[str]]], append: bool = False
+    ) -> URL:
         """A copy with query parameters replaced (or, with ``append``, added to)."""
         new_keys: dict[str, Any] = {}
         for key, value in key_value_pairs:
@@ -232,7 +234,9 @@ class URL(NamedTuple):
             s += "/" + quote(self.database, safe=" +/")
         if self.query:
             s += "?" + "&".join(
-                f"{quote_plus(k)}={quote_plus(element)}" for k in sorted(self.query) for element in _to_list(self.query[k])
+                f"{quote_plus(k)}={quote_plus(element)}"
+                for k in sorted(self.query)
+                for element in _to_list(self.query[k])
             )
         return s
 
@@ -265,8 +269,9 @@ class URL(NamedTuple):
         SQLAlchemy, which dbjson itself does not need."""
         from sqlalchemy.engine import URL as SQLAlchemyURL
 
-        return SQLAlchemyURL.create(self.drivername, self.username, self.password, self.host, self.port,
-                                    self.database, self.query)
+        return SQLAlchemyURL.create(
+            self.drivername, self.username, self.password, self.host, self.port, self.database, self.query
+        )
 
     def get_backend_name(self) -> str:
         """The part of the driver name before ``+`` (``mysql`` for ``mysql+pymysql``)."""
@@ -318,7 +323,9 @@ def _parse(name: str, keep_blank_values: bool) -> URL:
                 query[key].append(value)
             else:
                 query[key] = value
-    username, password, database = (unquote(c[k]) if c[k] is not None else None for k in ("username", "password", "database"))
+    username, password, database = (
+        unquote(c[k]) if c[k] is not None else None for k in ("username", "password", "database")
+    )
     port: Any = c["port"]
     if port is not None:
         try:

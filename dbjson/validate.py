@@ -9,8 +9,9 @@ from .errors import DocumentError
 from .resources import data_dir, json_schema
 
 if TYPE_CHECKING:  # imported when validating (about 30 ms of every command's start-up otherwise)
-    import jsonschema
     from referencing import Registry
+
+    import jsonschema
 
 SCHEMA_FILES = ("schema.json", "manifest.json")
 
@@ -85,5 +86,8 @@ def check_document(document: Any, kind: str = "schema", *, file: str | None = No
         head = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise DocumentError(
-            f"document fails validation: {head.message}{more}", problems=problems, pointer=head.pointer or "/", file=file
+            f"document fails validation: {head.message}{more}",
+            problems=problems,
+            pointer=head.pointer or "/",
+            file=file,
         )

@@ -63,14 +63,24 @@ class TableCheck:
         if self.expected_rows is not None and self.rows != self.expected_rows:
             return f"table {self.table}: {self.rows} rows in the target, the manifest says {self.expected_rows}"
         if not self.ok:
-            return (f"table {self.table}: content checksum {self.checksum} differs from the manifest's "
-                    f"{self.expected_checksum} (same row count {self.rows})")
+            return (
+                f"table {self.table}: content checksum {self.checksum} differs from the manifest's "
+                f"{self.expected_checksum} (same row count {self.rows})"
+            )
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"table": self.table, "target": self.target, "rows": self.rows, "expected_rows": self.expected_rows,
-                "checksum": self.checksum, "expected_checksum": self.expected_checksum, "mode": self.mode,
-                "rules": self.rules, "ok": self.ok}
+        return {
+            "table": self.table,
+            "target": self.target,
+            "rows": self.rows,
+            "expected_rows": self.expected_rows,
+            "checksum": self.checksum,
+            "expected_checksum": self.expected_checksum,
+            "mode": self.mode,
+            "rules": self.rules,
+            "ok": self.ok,
+        }
 
 
 @dataclass
@@ -94,14 +104,21 @@ class VerifyReport:
 def verify_error(report: VerifyReport) -> VerifyError:
     """The error for a failed verification (every problem listed)."""
     problems = report.problems
-    err = VerifyError(f"verification failed for {len(problems)} table(s): {problems[0]}",
-                      hint="the target differs from the export; re-import the tables named above")
+    err = VerifyError(
+        f"verification failed for {len(problems)} table(s): {problems[0]}",
+        hint="the target differs from the export; re-import the tables named above",
+    )
     err.problems = problems  # type: ignore[attr-defined]
     return err
 
 
-def check_table(engine: Engine, conn: Any, tp: TablePlan, rejected: int = 0,
-                open_file: Callable[[DataFile], IO[bytes]] | None = None) -> TableCheck:
+def check_table(
+    engine: Engine,
+    conn: Any,
+    tp: TablePlan,
+    rejected: int = 0,
+    open_file: Callable[[DataFile], IO[bytes]] | None = None,
+) -> TableCheck:
     """Count and checksum one target table under the source column kinds (``open_file``: see
     :func:`verify_tables`)."""
     expected = None if tp.rows is None else tp.rows - rejected + tp.base_rows
@@ -127,9 +144,15 @@ def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0
     fail a table. Not used for tables that verify cannot compare exactly (renamed columns, value
     rules, column options, rejected rows, rows that were there before).
     """
-    if (_counts_only(tp, rejected) or tp.value_rules or not tp.checksum or tp.rows is None
-            or not hasattr(engine, "export_stream") or not tp.verify_columns
-            or any(c.name != name for c, name, _t in tp.verify_columns)):
+    if (
+        _counts_only(tp, rejected)
+        or tp.value_rules
+        or not tp.checksum
+        or tp.rows is None
+        or not hasattr(engine, "export_stream")
+        or not tp.verify_columns
+        or any(c.name != name for c, name, _t in tp.verify_columns)
+    ):
         return None
     import dataclasses
     import threading
@@ -171,8 +194,9 @@ def _counts_only(tp: TablePlan, rejected: int) -> bool:
     return tp.altered or rejected > 0 or tp.base_rows > 0
 
 
-def _table_check(tp: TablePlan, expected_rows: int | None, total: Checksum,
-                 open_file: Callable[[DataFile], IO[bytes]] | None) -> TableCheck:
+def _table_check(
+    tp: TablePlan, expected_rows: int | None, total: Checksum, open_file: Callable[[DataFile], IO[bytes]] | None
+) -> TableCheck:
     """The check of ``tp`` from the target's checksum ``total`` (see :func:`target_checksum`) and
     the expected one: the manifest's, or the export's lines through the same rules/normalizer."""
     target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
@@ -183,15 +207,30 @@ def _table_check(tp: TablePlan, expected_rows: int | None, total: Checksum,
         # Values the load changed by policy: the expected checksum comes from the export's lines
         # with the same rules applied (exact lines, or by meaning for JSON/decimal tables).
         expected_line = transform if semantic is None else (lambda raw: semantic(transform(raw)))
-        return TableCheck(tp.display, target, expected_rows, total.rows, _files_checksum(tp, expected_line, open_file),
-                          total.hexdigest(), mode="checksum" if semantic is None else "checksum-semantic", rules=rules)
+        return TableCheck(
+            tp.display,
+            target,
+            expected_rows,
+            total.rows,
+            _files_checksum(tp, expected_line, open_file),
+            total.hexdigest(),
+            mode="checksum" if semantic is None else "checksum-semantic",
+            rules=rules,
+        )
     if semantic is not None:
         # Values whose text the target may legitimately spell differently are compared by meaning:
         # JSON (jsonb and MySQL JSON reorder keys and drop whitespace; text-stored JSON keeps escapes
         # as written) and unconstrained decimals stored with a fixed scale (PostgreSQL/SQLite
         # ``numeric`` → MySQL DECIMAL(65,30): 2.99 reads back as 2.990000…).
-        return TableCheck(tp.display, target, expected_rows, total.rows, _files_checksum(tp, semantic, open_file),
-                          total.hexdigest(), mode="checksum-semantic")
+        return TableCheck(
+            tp.display,
+            target,
+            expected_rows,
+            total.rows,
+            _files_checksum(tp, semantic, open_file),
+            total.hexdigest(),
+            mode="checksum-semantic",
+        )
     return TableCheck(tp.display, target, expected_rows, total.rows, tp.checksum, total.hexdigest())
 
 
@@ -210,8 +249,11 @@ def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, i
     line = RowEncoder(columns, adapters).line
     semantic = semantic_line_normalizer(tp)
     make = line if semantic is None else (lambda row: semantic(line(row)))
-    rows = (engine.verify_select(conn, tp) if part is None  # type: ignore[attr-defined]
-            else engine.verify_select(conn, tp, part=part))  # type: ignore[attr-defined]
+    rows = (
+        engine.verify_select(conn, tp)  # type: ignore[attr-defined]
+        if part is None
+        else engine.verify_select(conn, tp, part=part)  # type: ignore[attr-defined]
+    )
     total = Checksum(algorithm=tp.checksum_algorithm)
     batch: list[bytes] = []
     size = 0
@@ -272,8 +314,9 @@ def part_key(engine: Engine, tp: TablePlan) -> str | None:
     return None
 
 
-def _check_part(engine_name: str, server_version: str, target: Target, plan: bytes,
-                part: tuple[str, int, int]) -> tuple[int, int]:
+def _check_part(
+    engine_name: str, server_version: str, target: Target, plan: bytes, part: tuple[str, int, int]
+) -> tuple[int, int]:
     """In a worker process: (rows, checksum value) of one part of a table (:func:`target_checksum`)."""
     import pickle
 
@@ -295,8 +338,11 @@ def semantic_line_normalizer(tp: TablePlan) -> Callable[[bytes], bytes] | None:
     decimals of unconstrained columns without trailing zeros, JSON numbers by exact numeric value:
     ``1.50`` = ``1.5``, ``1E2`` = ``100``, ``-0.0`` = ``0``, integers beyond 2^64 kept exactly);
     None when exact bytes must match."""
-    decimals = [c.name for c, _n, t in tp.verify_columns
-                if c.type.kind == "decimal" and c.type.scale is None and t.scale is not None]
+    decimals = [
+        c.name
+        for c, _n, t in tp.verify_columns
+        if c.type.kind == "decimal" and c.type.scale is None and t.scale is not None
+    ]
     jsons = [c.name for c, _n, _t in tp.verify_columns if c.type.kind == "json"]
     if not decimals and not jsons:
         return None
@@ -349,8 +395,9 @@ def rules_line_transform(rules: Mapping[str, str]) -> Callable[[bytes], bytes] |
     fffd = "\ufffd".encode()
 
     def touched(line: bytes) -> bool:
-        return bool(zero and (b'"0000-' in line or b"-00" in line)
-                    or nuls and (b"\\u0000" in line or unknown and fffd in line))
+        return bool(
+            zero and (b'"0000-' in line or b"-00" in line) or nuls and (b"\\u0000" in line or unknown and fffd in line)
+        )
 
     def transform(line: bytes) -> bytes:
         if not touched(line):
@@ -369,8 +416,9 @@ def rules_line_transform(rules: Mapping[str, str]) -> Callable[[bytes], bytes] |
     return transform
 
 
-def _files_checksum(tp: TablePlan, normalize: Callable[[bytes], bytes],
-                    open_file: Callable[[DataFile], IO[bytes]] | None = None) -> str:
+def _files_checksum(
+    tp: TablePlan, normalize: Callable[[bytes], bytes], open_file: Callable[[DataFile], IO[bytes]] | None = None
+) -> str:
     """The checksum of the export's own data files for ``tp``, each line through ``normalize``."""
     from .importer import iter_lines, open_data
 
@@ -414,8 +462,10 @@ def verify_tables(
         import pickle
 
         plan = pickle.dumps(tp)
-        futures = [pool.submit(_check_part, engine.name, engine.server_version, target, plan, (key, k, workers))
-                   for k in range(workers)]
+        futures = [
+            pool.submit(_check_part, engine.name, engine.server_version, target, plan, (key, k, workers))
+            for k in range(workers)
+        ]
         expected = None if tp.rows is None else tp.rows - rejected_rows + tp.base_rows
         total = Checksum(algorithm=tp.checksum_algorithm)
         try:
@@ -430,11 +480,15 @@ def verify_tables(
     def job(tp: TablePlan) -> Callable[[], None]:
         def go() -> None:
             rejected_rows = (rejected or {}).get(tp.display, 0)
-            check = ((exact_check(engine, target, tp, rejected_rows) if target is not None else None)
-                     or in_parts(tp, rejected_rows) or check_table(engine, conn_for_thread(), tp, rejected_rows, open_file))
+            check = (
+                (exact_check(engine, target, tp, rejected_rows) if target is not None else None)
+                or in_parts(tp, rejected_rows)
+                or check_table(engine, conn_for_thread(), tp, rejected_rows, open_file)
+            )
             results[tp.display] = check
             if on_event is not None:
                 on_event(ImportEvent("verify", check.problem() or "ok", table=tp.display, rows=check.rows))
+
         return go
 
     run_parallel([(sum(f.bytes or 0 for f in tp.files) or (tp.rows or 0), job(tp)) for tp in tables])
@@ -483,18 +537,41 @@ def verify(
     if nul is None:
         recorded = Journal(journal_path(d, _target_identity(target))).read().done.get("policies", {})
         nul = recorded.get("nul") if recorded.get("nul") in NUL_POLICIES else None
-    opts = _Options(threads=threads or default_threads(), schema_only=False, data_only=True, if_exists="fail",
-                    resume=False, strict=False, zero_dates="null", max_errors=0, verify=True, nul=nul)
+    opts = _Options(
+        threads=threads or default_threads(),
+        schema_only=False,
+        data_only=True,
+        if_exists="fail",
+        resume=False,
+        strict=False,
+        zero_dates="null",
+        max_errors=0,
+        verify=True,
+        nul=nul,
+    )
     imp = Importer(d, target, engine, opts, on_event)
     try:
         imp.start_encoders(sum(f.bytes or 0 for t in mtables for f in t.files))  # big tables in parts (verify_tables)
         colopts: dict[str, Mapping[str, Any]] = {
-            "set_values": {}, "set_sql": {}, "increments": {}, "renames": _parse_assignments(renames, "--rename")}
+            "set_values": {},
+            "set_sql": {},
+            "increments": {},
+            "renames": _parse_assignments(renames, "--rename"),
+        }
         result: VerifyReport = imp.verify_only(db, mtables, (tuple(tables), tuple(exclude)), colopts)
         return result
     finally:
         imp.close_all()
 
 
-__all__ = ["verify", "verify_tables", "check_table", "exact_check", "semantic_line_normalizer", "rules_line_transform", "verify_error",
-           "VerifyReport", "TableCheck"]
+__all__ = [
+    "verify",
+    "verify_tables",
+    "check_table",
+    "exact_check",
+    "semantic_line_normalizer",
+    "rules_line_transform",
+    "verify_error",
+    "VerifyReport",
+    "TableCheck",
+]

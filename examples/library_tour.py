@@ -49,8 +49,10 @@ def tour(source: str, target: str, workdir: Path, *, replace: bool = False) -> i
     for dialect in ("postgresql", "mysql", "mariadb", "sqlite"):
         plan = dbjson.to_ddl(db, dialect)
         counts = plan.report.to_dict()["counts"]
-        print(f"3. to_ddl {dialect:<10}: {len(plan.pre_data)} pre-data + {len(plan.post_data)} post-data "
-              f"statements; {counts['loss']} loss(es), {counts['approximation']} approximation(s)")
+        print(
+            f"3. to_ddl {dialect:<10}: {len(plan.pre_data)} pre-data + {len(plan.post_data)} post-data "
+            f"statements; {counts['loss']} loss(es), {counts['approximation']} approximation(s)"
+        )
 
     # export: every table as JSON lines under one snapshot; progress through a thread-safe callback.
     tracker = progress.StatusTracker()
@@ -65,8 +67,9 @@ def tour(source: str, target: str, workdir: Path, *, replace: bool = False) -> i
 
     export_dir = workdir / "export"
     exported = dbjson.export_database(source, export_dir, threads=2, on_event=on_export)
-    print(f"4. export_database: {exported.rows} rows, snapshot {exported.manifest.snapshot.mode}; "
-          f"{tracker.status_line()}")
+    print(
+        f"4. export_database: {exported.rows} rows, snapshot {exported.manifest.snapshot.mode}; {tracker.status_line()}"
+    )
     for table, rows in sorted(finished):
         print(f"   {table}: {rows} rows")
 
@@ -80,9 +83,12 @@ def tour(source: str, target: str, workdir: Path, *, replace: bool = False) -> i
         if event.kind == "phase":
             print(f"   phase: {event.message}")
 
-    imported = dbjson.import_database(export_dir, target, threads=2, if_exists="replace" if replace else "fail",
-                                      on_event=on_import)
-    print(f"5. import_database: {imported.rows} rows into {len(imported.tables)} tables; events {dict(sorted(kinds.items()))}")
+    imported = dbjson.import_database(
+        export_dir, target, threads=2, if_exists="replace" if replace else "fail", on_event=on_import
+    )
+    print(
+        f"5. import_database: {imported.rows} rows into {len(imported.tables)} tables; events {dict(sorted(kinds.items()))}"
+    )
 
     # verify: counts and content checksums, recomputed from the target's rows.
     checked: list[Any] = []

@@ -26,7 +26,8 @@ from dbjson.connect import parse_url
 metadata = sa.MetaData()
 
 customers = sa.Table(
-    "customers", metadata,
+    "customers",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("email", sa.String(120), nullable=False, unique=True),
     sa.Column("name", sa.String(80), nullable=False, comment="display name, any script"),
@@ -36,7 +37,8 @@ customers = sa.Table(
     comment="people who bought something",
 )
 products = sa.Table(
-    "products", metadata,
+    "products",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("sku", sa.String(16), nullable=False, unique=True),
     sa.Column("title", sa.String(200), nullable=False),
@@ -47,16 +49,22 @@ products = sa.Table(
     sa.CheckConstraint("price >= 0", name="products_price_nonneg"),
 )
 orders = sa.Table(
-    "orders", metadata,
+    "orders",
+    metadata,
     sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True, autoincrement=True),
     sa.Column("customer_id", sa.Integer, sa.ForeignKey("customers.id", ondelete="CASCADE"), nullable=False),
-    sa.Column("status", sa.Enum("new", "paid", "shipped", "cancelled", name="order_status", create_constraint=True), nullable=False),  # SQLite: a CHECK
+    sa.Column(
+        "status",
+        sa.Enum("new", "paid", "shipped", "cancelled", name="order_status", create_constraint=True),
+        nullable=False,
+    ),  # SQLite: a CHECK
     sa.Column("placed_at", sa.DateTime(timezone=True), nullable=False),
     sa.Column("note", sa.Text),
     sa.Index("orders_customer_placed", "customer_id", "placed_at"),
 )
 order_lines = sa.Table(
-    "order_lines", metadata,
+    "order_lines",
+    metadata,
     sa.Column("order_id", orders.c.id.type, sa.ForeignKey("orders.id", ondelete="CASCADE"), primary_key=True),
     sa.Column("line_no", sa.SmallInteger, primary_key=True),
     sa.Column("product_id", sa.Integer, sa.ForeignKey("products.id"), nullable=False),
@@ -64,7 +72,22 @@ order_lines = sa.Table(
     sa.Column("unit_price", sa.Numeric(10, 2), nullable=False),
 )
 
-FIRST = ["Åsa", "Björn", "Zoë", "José", "Mårten", "Chloé", "Łukasz", "Ngọc", "Søren", "Amélie", "Jürgen", "Ana", "李", "Олег"]
+FIRST = [
+    "Åsa",
+    "Björn",
+    "Zoë",
+    "José",
+    "Mårten",
+    "Chloé",
+    "Łukasz",
+    "Ngọc",
+    "Søren",
+    "Amélie",
+    "Jürgen",
+    "Ana",
+    "李",
+    "Олег",
+]
 LAST = ["Lindqvist", "Ødegård", "García", "Müller", "Nguyễn", "Dvořák", "O'Brien", "Smith", "王", "Иванов"]
 WORDS = ["linen", "oak", "lamp", "chair", "mug", "kettle", "scarf", "desk", "rug", "vase", "clock", "bowl"]
 
@@ -76,34 +99,59 @@ def rows(n_customers: int, seed: int = 42) -> dict[str, list[dict[str, object]]]
     cust = []
     for i in range(1, n_customers + 1):
         first, last = rnd.choice(FIRST), rnd.choice(LAST)
-        cust.append({
-            "id": i, "email": f"user{i}@example.org", "name": f"{first} {last}",
-            "country": rnd.choice(["SE", "NO", "DE", "FR", "VN", "CN", "US"]), "vip": rnd.random() < 0.1,
-            "created_at": epoch + dt.timedelta(minutes=rnd.randrange(500_000)),
-        })
+        cust.append(
+            {
+                "id": i,
+                "email": f"user{i}@example.org",
+                "name": f"{first} {last}",
+                "country": rnd.choice(["SE", "NO", "DE", "FR", "VN", "CN", "US"]),
+                "vip": rnd.random() < 0.1,
+                "created_at": epoch + dt.timedelta(minutes=rnd.randrange(500_000)),
+            }
+        )
     prod = []
     for i in range(1, max(20, n_customers // 5) + 1):
         w = rnd.choice(WORDS)
-        prod.append({
-            "id": i, "sku": f"SKU-{i:06d}", "title": f"{w.title()} no. {i}",
-            "price": Decimal(rnd.randrange(100, 100_000)) / 100,
-            "weight_kg": None if rnd.random() < 0.2 else round(rnd.uniform(0.1, 40), 3),
-            "attributes": {"colour": rnd.choice(["red", "oak", "blå"]), "tags": rnd.sample(WORDS, 2), "stock": rnd.randrange(100)},
-            "thumbnail": bytes(rnd.randrange(256) for _ in range(rnd.randrange(8, 64))),
-        })
+        prod.append(
+            {
+                "id": i,
+                "sku": f"SKU-{i:06d}",
+                "title": f"{w.title()} no. {i}",
+                "price": Decimal(rnd.randrange(100, 100_000)) / 100,
+                "weight_kg": None if rnd.random() < 0.2 else round(rnd.uniform(0.1, 40), 3),
+                "attributes": {
+                    "colour": rnd.choice(["red", "oak", "blå"]),
+                    "tags": rnd.sample(WORDS, 2),
+                    "stock": rnd.randrange(100),
+                },
+                "thumbnail": bytes(rnd.randrange(256) for _ in range(rnd.randrange(8, 64))),
+            }
+        )
     ords, lines = [], []
     oid = 0
     for c in cust:
         for _ in range(rnd.randrange(0, 4)):
             oid += 1
-            ords.append({
-                "id": oid, "customer_id": c["id"], "status": rnd.choice(["new", "paid", "shipped", "cancelled"]),
-                "placed_at": (epoch + dt.timedelta(seconds=rnd.randrange(30_000_000))).replace(tzinfo=dt.timezone.utc),
-                "note": None if rnd.random() < 0.7 else "Leave at the door — tack!",
-            })
+            ords.append(
+                {
+                    "id": oid,
+                    "customer_id": c["id"],
+                    "status": rnd.choice(["new", "paid", "shipped", "cancelled"]),
+                    "placed_at": (epoch + dt.timedelta(seconds=rnd.randrange(30_000_000))).replace(tzinfo=dt.UTC),
+                    "note": None if rnd.random() < 0.7 else "Leave at the door — tack!",
+                }
+            )
             for ln in range(1, rnd.randrange(2, 5)):
                 p = rnd.choice(prod)
-                lines.append({"order_id": oid, "line_no": ln, "product_id": p["id"], "quantity": rnd.randrange(1, 5), "unit_price": p["price"]})
+                lines.append(
+                    {
+                        "order_id": oid,
+                        "line_no": ln,
+                        "product_id": p["id"],
+                        "quantity": rnd.randrange(1, 5),
+                        "unit_price": p["price"],
+                    }
+                )
     return {"customers": cust, "products": prod, "orders": ords, "order_lines": lines}
 
 
@@ -143,10 +191,12 @@ def create(url: str, *, n_customers: int = 1000, create_database: bool = False) 
         for table in metadata.sorted_tables:
             if data[table.name]:
                 c.execute(table.insert(), data[table.name])
-        c.execute(sa.text(
-            "CREATE VIEW order_totals AS SELECT o.id AS order_id, o.customer_id, SUM(l.quantity * l.unit_price) AS total "
-            "FROM orders o JOIN order_lines l ON l.order_id = o.id GROUP BY o.id, o.customer_id"
-        ))
+        c.execute(
+            sa.text(
+                "CREATE VIEW order_totals AS SELECT o.id AS order_id, o.customer_id, SUM(l.quantity * l.unit_price) AS total "
+                "FROM orders o JOIN order_lines l ON l.order_id = o.id GROUP BY o.id, o.customer_id"
+            )
+        )
         if engine.dialect.name == "postgresql":
             for t in ("customers", "products", "orders"):
                 c.execute(sa.text(f"SELECT setval(pg_get_serial_sequence('{t}', 'id'), (SELECT max(id) FROM {t}))"))
@@ -159,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("url", help="database URL (sqlite:///shop.db, mysql://..., postgresql://...)")
     ap.add_argument("--customers", type=int, default=1000, help="number of customers (orders scale with it)")
     ap.add_argument("--create", action="store_true", help="drop and create the database first (servers only)")
-    ap.add_argument("--empty", action="store_true", help="only drop the database and create it empty (a target for import)")
+    ap.add_argument(
+        "--empty", action="store_true", help="only drop the database and create it empty (a target for import)"
+    )
     args = ap.parse_args(argv)
     if args.empty:
         recreate_database(args.url)

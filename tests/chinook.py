@@ -8,7 +8,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS, FreshDatabase
 
 CHINOOK = CORPUS / "chinook"
@@ -40,8 +39,17 @@ def load_chinook(db: FreshDatabase) -> None:
 
 
 CHINOOK_TABLES = {
-    "Album", "Artist", "Customer", "Employee", "Genre", "Invoice", "InvoiceLine",
-    "MediaType", "Playlist", "PlaylistTrack", "Track",
+    "Album",
+    "Artist",
+    "Customer",
+    "Employee",
+    "Genre",
+    "Invoice",
+    "InvoiceLine",
+    "MediaType",
+    "Playlist",
+    "PlaylistTrack",
+    "Track",
 }
 
 

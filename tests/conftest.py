@@ -25,7 +25,9 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 # The sample corpus is never committed: DBJSON_CORPUS, else ../shared/corpus beside the checkout,
 # else the workplace's shared folder (a clean clone elsewhere, e.g. CI's, has no ../shared).
 _CORPUS_CANDIDATES = [SHARED / "corpus", Path("/work/shared/corpus")]
-CORPUS = Path(os.environ.get("DBJSON_CORPUS") or next((c for c in _CORPUS_CANDIDATES if c.is_dir()), _CORPUS_CANDIDATES[0]))
+CORPUS = Path(
+    os.environ.get("DBJSON_CORPUS") or next((c for c in _CORPUS_CANDIDATES if c.is_dir()), _CORPUS_CANDIDATES[0])
+)
 
 DEFAULT_URLS = {
     "mysql": "mysql+pymysql://root@127.0.0.1:3307/",
@@ -55,8 +57,14 @@ def _mysql_connect(url: str, database: str | None = None):  # type: ignore[no-un
 
     u = make_url(url)
     return pymysql.connect(
-        host=u.host, port=u.port or 3306, user=u.username or "root", password=u.password or "",
-        database=database, charset="utf8mb4", autocommit=True, local_infile=True,
+        host=u.host,
+        port=u.port or 3306,
+        user=u.username or "root",
+        password=u.password or "",
+        database=database,
+        charset="utf8mb4",
+        autocommit=True,
+        local_infile=True,
     )
 
 
@@ -65,8 +73,12 @@ def _pg_connect(url: str, database: str | None = None):  # type: ignore[no-untyp
 
     u = make_url(url)
     return psycopg.connect(
-        host=u.host, port=u.port or 5432, user=u.username or "postgres", password=u.password or None,
-        dbname=database or u.database or "postgres", autocommit=True,
+        host=u.host,
+        port=u.port or 5432,
+        user=u.username or "postgres",
+        password=u.password or None,
+        dbname=database or u.database or "postgres",
+        autocommit=True,
     )
 
 
@@ -142,8 +154,10 @@ class FreshDatabase:
                 # like PostgreSQL's WITH (FORCE): a session a test leaked (an open transaction on one
                 # of its tables) would make DROP wait for its metadata lock, and every later FLUSH
                 # TABLES WITH READ LOCK on the server would queue behind that DROP
-                cur.execute("SELECT id FROM information_schema.processlist WHERE db = %s AND id <> CONNECTION_ID()",
-                            (self.name,))
+                cur.execute(
+                    "SELECT id FROM information_schema.processlist WHERE db = %s AND id <> CONNECTION_ID()",
+                    (self.name,),
+                )
                 for (pid,) in cur.fetchall():
                     try:
                         cur.execute(f"KILL {int(pid)}")

@@ -52,13 +52,29 @@ COUNTS = {"customers": 1500, "orders": 4000, "events": 2500}
 def source_rows(counts: dict[str, int] = COUNTS) -> dict[str, list[tuple[Any, ...]]]:
     """Deterministic rows with awkward values (tabs, newlines, backslashes, quotes, unicode, NUL-free bytes)."""
     base = dt.datetime(2024, 3, 1, 12, 0, 0)
-    customers = [(i, f"Kund\u00e9 {i}" + ("\t\\x\n'q'" if i % 17 == 0 else ""), None if i % 5 == 0 else f"c{i}@ex.org",
-                  base + dt.timedelta(minutes=i)) for i in range(1, counts["customers"] + 1)]
-    orders = [(10**12 + i, 1 + i % counts["customers"], Decimal(i * 7919 % 100000) / 100,
-               "\u00fcber \u2603 " * (i % 4) if i % 9 else None, bytes([i % 256, 10, 9, 92, 255]) if i % 3 else None)
-              for i in range(1, counts["orders"] + 1)]
-    events = [(base + dt.timedelta(milliseconds=37 * i), "kind" + str(i % 6), f"detail {i % 50}")  # many equal rows
-              for i in range(counts["events"])]
+    customers = [
+        (
+            i,
+            f"Kund\u00e9 {i}" + ("\t\\x\n'q'" if i % 17 == 0 else ""),
+            None if i % 5 == 0 else f"c{i}@ex.org",
+            base + dt.timedelta(minutes=i),
+        )
+        for i in range(1, counts["customers"] + 1)
+    ]
+    orders = [
+        (
+            10**12 + i,
+            1 + i % counts["customers"],
+            Decimal(i * 7919 % 100000) / 100,
+            "\u00fcber \u2603 " * (i % 4) if i % 9 else None,
+            bytes([i % 256, 10, 9, 92, 255]) if i % 3 else None,
+        )
+        for i in range(1, counts["orders"] + 1)
+    ]
+    events = [
+        (base + dt.timedelta(milliseconds=37 * i), "kind" + str(i % 6), f"detail {i % 50}")  # many equal rows
+        for i in range(counts["events"])
+    ]
     return {"customers": customers, "orders": orders, "events": events}
 
 
@@ -99,13 +115,21 @@ def table_fingerprint(db: Any) -> dict[str, tuple[int, int]]:
 
 def dbjson(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run ``python -m dbjson ARGS`` to completion."""
-    return subprocess.run([sys.executable, "-m", "dbjson", *args], capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, **(env or {})}, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "dbjson", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+        cwd=ROOT,
+    )
 
 
 def spawn(*args: str) -> subprocess.Popen[bytes]:
     """Start ``python -m dbjson ARGS`` (output captured)."""
-    return subprocess.Popen([sys.executable, "-m", "dbjson", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    return subprocess.Popen(
+        [sys.executable, "-m", "dbjson", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT
+    )
 
 
 def kill_when(proc: subprocess.Popen[bytes], ready: Callable[[], bool], delay: float, timeout: float = 60) -> bool:
@@ -137,13 +161,22 @@ def rng(name: str, engine: str) -> random.Random:
     return random.Random(f"{SEED}:{name}:{engine}")
 
 
-def record(name: str, engine: str, injected: int, survived: int, rows_lost: int = 0, rows_duplicated: int = 0,
-           **extra: Any) -> None:
+def record(
+    name: str, engine: str, injected: int, survived: int, rows_lost: int = 0, rows_duplicated: int = 0, **extra: Any
+) -> None:
     """Write this fault test's figures to tests/.reliability/faults-<name>-<engine>.json."""
     SUMMARY_DIR.mkdir(parents=True, exist_ok=True)
-    entry = {"name": name, "engine": engine, "injected": injected, "survived": survived,
-             "rows_lost": rows_lost, "rows_duplicated": rows_duplicated, "seed": SEED,
-             "at": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), **extra}
+    entry = {
+        "name": name,
+        "engine": engine,
+        "injected": injected,
+        "survived": survived,
+        "rows_lost": rows_lost,
+        "rows_duplicated": rows_duplicated,
+        "seed": SEED,
+        "at": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        **extra,
+    }
     slug = re.sub(r"[^a-z0-9]+", "-", f"{name} {engine}".lower()).strip("-")
     path = SUMMARY_DIR / f"faults-{slug}.json"
     path.write_bytes(orjson.dumps({"faults": [entry]}, option=orjson.OPT_INDENT_2))
@@ -159,6 +192,10 @@ def lost_and_duplicated(expected: dict[str, int], got: dict[str, tuple[int, int]
 def record_secrets(engine: str, artefacts: int, leaks: int = 0) -> None:
     """The secrets test's figure: artefacts of a run searched for the password, and how many held it."""
     SUMMARY_DIR.mkdir(parents=True, exist_ok=True)
-    entry = {"name": "password searched in every artefact of a run", "engine": engine,
-             "artefacts": artefacts, "leaks": leaks}
+    entry = {
+        "name": "password searched in every artefact of a run",
+        "engine": engine,
+        "artefacts": artefacts,
+        "leaks": leaks,
+    }
     (SUMMARY_DIR / f"secrets-{engine}.json").write_bytes(orjson.dumps({"secrets": [entry]}, option=orjson.OPT_INDENT_2))

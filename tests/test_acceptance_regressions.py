@@ -152,7 +152,8 @@ def test_same_engine_routines_keep_their_sql_mode(server_engine: str, fresh_db: 
 
     def modes(db: Database) -> list[tuple[str, str]]:
         return [(r.name, r.options["mysql"]["sql_mode"]) for s in db.schemas for r in s.routines] + [
-            (g.name, g.options["mysql"]["sql_mode"]) for s in db.schemas for g in s.triggers]
+            (g.name, g.options["mysql"]["sql_mode"]) for s in db.schemas for g in s.triggers
+        ]
 
     assert len(modes(doc)) == 2 and modes(doc) == modes(again)
     assert "STRICT_ALL_TABLES" in modes(doc)[0][1]
@@ -180,7 +181,9 @@ def test_generated_key_columns_keep_their_values(fresh_db: Any, tmp_path: Path, 
     target = fresh_db(target_engine)
     import_database(out, target.url, threads=2)
     assert verify(out, target.url).ok
-    assert sorted(r[0] if isinstance(r[0], str) else bytes(r[0]).decode() for r in target.query("SELECT _id FROM docs")) == ["ABW", "AFG"]
+    assert sorted(
+        r[0] if isinstance(r[0], str) else bytes(r[0]).decode() for r in target.query("SELECT _id FROM docs")
+    ) == ["ABW", "AFG"]
 
 
 def test_an_empty_schema_does_not_prefix_table_names(fresh_db: Any) -> None:
@@ -198,7 +201,9 @@ def test_an_empty_schema_does_not_prefix_table_names(fresh_db: Any) -> None:
 def test_sqlite_bytea_column_exports_its_blobs(fresh_db: Any, tmp_path: Path) -> None:
     """jOOQ's SQLite Sakila: ``picture bytea`` (NUMERIC affinity by name) holding images made export fail."""
     src = fresh_db("sqlite")
-    src.execute("CREATE TABLE staff (id int PRIMARY KEY, picture bytea, born year); INSERT INTO staff VALUES (1, x'00ff10', 1999), (2, NULL, NULL)")
+    src.execute(
+        "CREATE TABLE staff (id int PRIMARY KEY, picture bytea, born year); INSERT INTO staff VALUES (1, x'00ff10', 1999), (2, NULL, NULL)"
+    )
     doc = reflect(src.url)
     cols = {c.name: c.type.kind for _s, t in doc.tables() for c in t.columns}
     assert cols["picture"] == "blob" and cols["born"] == "year"
@@ -213,7 +218,9 @@ def test_sqlite_reports_widened_keys_and_text_tiers(fresh_db: Any) -> None:
     """Sakila/WordPress → SQLite: SMALLINT UNSIGNED AUTO_INCREMENT keys (and the columns referencing them)
     became INTEGER and TEXT/MEDIUMTEXT lost their byte tier, with nothing in the report."""
     src = fresh_db("mysql")
-    src.execute("CREATE TABLE a (id smallint unsigned NOT NULL AUTO_INCREMENT PRIMARY KEY, note tinytext, pic mediumblob)")
+    src.execute(
+        "CREATE TABLE a (id smallint unsigned NOT NULL AUTO_INCREMENT PRIMARY KEY, note tinytext, pic mediumblob)"
+    )
     plan = to_ddl(reflect(src.url), "sqlite")
     rules = {(i.path, i.rule) for i in plan.report.items}
     assert ("/schemas/0/tables/0/columns/0/type", "int-identity-rowid") in rules
@@ -225,9 +232,11 @@ def test_pg_serial_with_a_bigint_sequence_round_trips(fresh_db: Any) -> None:
     """Airlines demo: ``CREATE SEQUENCE`` (bigint) ``OWNED BY`` an integer column came back as an
     integer sequence (max 2147483647), so the same-engine round trip was not exact."""
     src = fresh_db("postgresql")
-    src.execute("CREATE TABLE flights (id integer NOT NULL PRIMARY KEY); CREATE SEQUENCE flights_id_seq;"
-                " ALTER SEQUENCE flights_id_seq OWNED BY flights.id;"
-                " ALTER TABLE flights ALTER COLUMN id SET DEFAULT nextval('flights_id_seq'::regclass)")
+    src.execute(
+        "CREATE TABLE flights (id integer NOT NULL PRIMARY KEY); CREATE SEQUENCE flights_id_seq;"
+        " ALTER SEQUENCE flights_id_seq OWNED BY flights.id;"
+        " ALTER TABLE flights ALTER COLUMN id SET DEFAULT nextval('flights_id_seq'::regclass)"
+    )
     doc = reflect(src.url)
     target = fresh_db("postgresql")
     load_schema(doc, target.url)

@@ -52,10 +52,33 @@ def test_benchmark_runs_at_tiny_scale_and_reports_ratios(tmp_path: Path) -> None
     report, results = tmp_path / "performance.md", tmp_path / "results.json"
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "bench.run", "--rows", "2000", "--engines", "postgresql",
-             "--tools", "native,naive,dbjson", "--database", database, "--work", str(tmp_path / "work"),
-             "--out", str(report), "--json", str(results), "--timeout", "120", "--concurrent"],
-            check=False, cwd=REPO, capture_output=True, text=True, timeout=300,
+            [
+                sys.executable,
+                "-m",
+                "bench.run",
+                "--rows",
+                "2000",
+                "--engines",
+                "postgresql",
+                "--tools",
+                "native,naive,dbjson",
+                "--database",
+                database,
+                "--work",
+                str(tmp_path / "work"),
+                "--out",
+                str(report),
+                "--json",
+                str(results),
+                "--timeout",
+                "120",
+                "--concurrent",
+            ],
+            check=False,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
     finally:
         ds.drop_database(ds.servers()["postgresql"], database, timeout=60)  # the run drops its import databases

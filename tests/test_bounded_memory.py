@@ -19,7 +19,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from conftest import FreshDatabase
 
 Fresh = Callable[[str], FreshDatabase]

@@ -77,7 +77,11 @@ def test_random_blocks_and_lists(fast, algorithm: str) -> None:  # type: ignore[
 
 
 def test_unknown_algorithm_refused(fast) -> None:  # type: ignore[no-untyped-def]
-    for call in (lambda: fast.sum_block(b"a\n", 7), lambda: fast.sum_lines([b"a"], 7), lambda: fast.line_value(b"a", 7)):
+    for call in (
+        lambda: fast.sum_block(b"a\n", 7),
+        lambda: fast.sum_lines([b"a"], 7),
+        lambda: fast.line_value(b"a", 7),
+    ):
         with pytest.raises(ValueError, match="unknown checksum algorithm"):
             call()
 
@@ -95,7 +99,12 @@ def test_checksum_class_same_with_and_without_c(fast, algorithm: str, monkeypatc
     one_by_one = Checksum(algorithm=algorithm)
     for ln in lines:
         one_by_one.add(ln)
-    assert (with_c.value, with_c.rows) == (without.value, without.rows) == (one_by_one.value, one_by_one.rows) == _reference(block, algorithm)
+    assert (
+        (with_c.value, with_c.rows)
+        == (without.value, without.rows)
+        == (one_by_one.value, one_by_one.rows)
+        == _reference(block, algorithm)
+    )
     assert summed_c == sum_lines(lines, algorithm) == with_c.value
 
 

@@ -12,11 +12,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import FreshDatabase, _mysql_connect, _pg_connect, server_url
 
 from dbjson.ddl.apply import create_database
 from dbjson.errors import ApplyError, UsageError
-
-from conftest import FreshDatabase, _mysql_connect, _pg_connect, server_url
 
 DBJSON = str(Path(sys.executable).parent / "dbjson")
 Fresh = Callable[[str], FreshDatabase]
@@ -24,7 +23,9 @@ Fresh = Callable[[str], FreshDatabase]
 
 def cli(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """``dbjson ARGS`` as a user runs it (output captured), with extra environment variables."""
-    full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "DBJSON_URL", "DBJSON_PASSWORD")}
+    full = {
+        k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "DBJSON_URL", "DBJSON_PASSWORD")
+    }
     full.update(COLUMNS="200", **env)
     return subprocess.run([DBJSON, *args], env=full, capture_output=True, text=True, timeout=180)
 
@@ -99,7 +100,9 @@ def test_import_create_refused_exits_8_with_hint(pg_role: tuple[str, str], fresh
     url = _url("postgresql", role, "", "dbjson_t_" + uuid.uuid4().hex[:10]).replace(":@", "@")
     proc = cli("import", str(tmp_path / "out"), url, "--create", "-q", DBJSON_PASSWORD=password)
     assert proc.returncode == 8, proc.stderr
-    assert "permission denied to create database" in proc.stderr and "hint:" in proc.stderr and "CREATEDB" in proc.stderr
+    assert (
+        "permission denied to create database" in proc.stderr and "hint:" in proc.stderr and "CREATEDB" in proc.stderr
+    )
     assert "internal error" not in proc.stderr and password not in proc.stderr
 
 
@@ -130,11 +133,15 @@ def export_dir(fresh_db: Fresh, tmp_path: Path) -> tuple[Path, FreshDatabase]:
     return out, source
 
 
-def test_schema_load_quiet_prints_no_summary(export_dir: tuple[Path, FreshDatabase], fresh_db: Fresh, tmp_path: Path) -> None:
+def test_schema_load_quiet_prints_no_summary(
+    export_dir: tuple[Path, FreshDatabase], fresh_db: Fresh, tmp_path: Path
+) -> None:
     out, _source = export_dir
     loud = cli("schema-load", str(out / "schema.json"), "--dialect", "mysql")
     assert loud.returncode == 0 and "translation sqlite → mysql" in loud.stderr, loud.stderr
-    quiet = cli("schema-load", str(out / "schema.json"), "--dialect", "mysql", "-q", "--report", str(tmp_path / "r.json"))
+    quiet = cli(
+        "schema-load", str(out / "schema.json"), "--dialect", "mysql", "-q", "--report", str(tmp_path / "r.json")
+    )
     assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
     assert quiet.stdout == loud.stdout  # the DDL itself is not affected
     assert (tmp_path / "r.json").read_text().count('"severity"') >= 1

@@ -10,8 +10,7 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from dbjson.cli import app
-from dbjson.cli import common
+from dbjson.cli import app, common
 
 
 def test_main_gives_the_collector_back(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,12 +15,11 @@ from pathlib import Path
 
 import pytest
 import typer.main
+from conftest import FreshDatabase, _mysql_connect, _pg_connect, server_url
 
 import dbjson
 from dbjson.cli import app
 from dbjson.errors import hint_for
-
-from conftest import FreshDatabase, _mysql_connect, _pg_connect, server_url
 
 ROOT = Path(__file__).resolve().parents[1]
 DBJSON = str(Path(sys.executable).parent / "dbjson")
@@ -66,6 +65,7 @@ def on_terminal(*args: str, **env: str) -> tuple[int, str]:
 
 # -- help, version, completion -------------------------------------------------------------------
 
+
 def test_commands_are_the_documented_ones() -> None:
     assert {"schema-dump", "validate", "schema-load", "export", "import", "verify"} <= set(COMMANDS)
 
@@ -76,7 +76,7 @@ def test_every_command_help_shows_an_example(command: str) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "Example" in proc.stdout, f"dbjson {command} --help has no example"
     examples = proc.stdout.split("Example", 1)[1]
-    assert f"dbjson {command} " in examples     # (docs/cli.md shows them: tests/test_docs.py)
+    assert f"dbjson {command} " in examples  # (docs/cli.md shows them: tests/test_docs.py)
 
 
 def test_version() -> None:
@@ -100,22 +100,25 @@ def test_shell_completion_script_and_completions() -> None:
 
 # -- colours -------------------------------------------------------------------------------------
 
+
 def test_colours_on_a_terminal_only() -> None:
     code, out = on_terminal("schema-dump", "mysql+mysqldb://root@127.0.0.1/x")
-    assert code == 2 and "\x1b[" in out and "hint:" in out          # a terminal: coloured
+    assert code == 2 and "\x1b[" in out and "hint:" in out  # a terminal: coloured
     piped = cli("schema-dump", "mysql+mysqldb://root@127.0.0.1/x")
     assert piped.returncode == 2 and "hint:" in piped.stderr
-    assert "\x1b" not in piped.stdout + piped.stderr                # a pipe: plain
+    assert "\x1b" not in piped.stdout + piped.stderr  # a pipe: plain
 
 
-@pytest.mark.parametrize("args", [("schema-dump", "mysql+mysqldb://root@127.0.0.1/x"), ("verify", "--help"), ("--help",)])
+@pytest.mark.parametrize(
+    "args", [("schema-dump", "mysql+mysqldb://root@127.0.0.1/x"), ("verify", "--help"), ("--help",)]
+)
 def test_no_color_means_no_escape_codes_even_on_a_terminal(args: tuple[str, ...]) -> None:
     code, out = on_terminal(*args, NO_COLOR="1")
     assert code in (0, 2) and out.strip()
     assert "\x1b" not in out, out[:300]
 
 
-SGR = re.compile(r"\x1b\[[0-9;]*m")   # colours and styles (a live progress bar also moves the cursor)
+SGR = re.compile(r"\x1b\[[0-9;]*m")  # colours and styles (a live progress bar also moves the cursor)
 
 
 def test_no_color_with_progress_bars(fresh_db: Fresh, tmp_path: Path) -> None:
@@ -129,12 +132,16 @@ def test_no_color_with_progress_bars(fresh_db: Fresh, tmp_path: Path) -> None:
 
 # -- hints for the common mistakes ------------------------------------------------------------
 
-@pytest.mark.parametrize(("url", "hint"), [
-    ("postgresql+psycopg2://postgres@127.0.0.1/x", "psycopg 3"),
-    ("mysql+mysqldb://root@127.0.0.1/x", "PyMySQL"),
-    ("mssql://sa@127.0.0.1/x", "supported: mysql://"),
-    ("shop", "use e.g. mysql://"),
-])
+
+@pytest.mark.parametrize(
+    ("url", "hint"),
+    [
+        ("postgresql+psycopg2://postgres@127.0.0.1/x", "psycopg 3"),
+        ("mysql+mysqldb://root@127.0.0.1/x", "PyMySQL"),
+        ("mssql://sa@127.0.0.1/x", "supported: mysql://"),
+        ("shop", "use e.g. mysql://"),
+    ],
+)
 def test_wrong_url_scheme(url: str, hint: str) -> None:
     proc = invoke("schema-dump", url)
     assert proc.returncode == 2 and "hint:" in proc.stderr and hint in proc.stderr, proc.stderr
@@ -154,7 +161,7 @@ def test_import_create_makes_the_missing_database(fresh_db: Fresh, tmp_path: Pat
     source.execute("CREATE TABLE t (id integer primary key, v text); INSERT INTO t VALUES (1, 'a');")
     assert cli("export", source.url, "-o", str(tmp_path / "out"), "-q").returncode == 0
     target = fresh_db("postgresql")
-    target.drop()   # the name is known and dropped again after the test
+    target.drop()  # the name is known and dropped again after the test
     proc = cli("import", str(tmp_path / "out"), target.url, "--create", "-q")
     assert proc.returncode == 0, proc.stderr
     assert target.query("SELECT v FROM t") == [("a",)]
@@ -169,11 +176,18 @@ def test_missing_driver(tmp_path: Path) -> None:
         "    def find_spec(self, name, path=None, target=None):\n"
         "        if name == 'psycopg' or name.startswith('psycopg.'):\n"
         "            raise ModuleNotFoundError(\"No module named 'psycopg'\", name='psycopg')\n"
-        "sys.meta_path.insert(0, _NoPsycopg())\n", encoding="utf-8")
+        "sys.meta_path.insert(0, _NoPsycopg())\n",
+        encoding="utf-8",
+    )
     env = {**os.environ, "PYTHONPATH": str(tmp_path), "COLUMNS": "200"}
     env.pop("NO_COLOR", None)
-    proc = subprocess.run([sys.executable, "-m", "dbjson", "schema-dump", "postgresql://postgres@127.0.0.1/postgres"],
-                          env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dbjson", "schema-dump", "postgresql://postgres@127.0.0.1/postgres"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode != 0
     assert "No module named 'psycopg'" in proc.stderr
     assert "hint: install the PostgreSQL driver: pip install 'psycopg[binary]'" in proc.stderr
@@ -223,15 +237,20 @@ def test_no_privilege_postgresql(fresh_db: Fresh, tmp_path: Path) -> None:
         assert export.returncode != 0
         assert "permission denied for table t" in export.stderr
         assert "hint: the role may not read or write this table: GRANT SELECT" in export.stderr
-        created = cli("import", str(tmp_path / "none"), url.rsplit("/", 1)[0] + "/dbjson_never_" + role, "--create",
-                      DBJSON_PASSWORD=password)
+        created = cli(
+            "import",
+            str(tmp_path / "none"),
+            url.rsplit("/", 1)[0] + "/dbjson_never_" + role,
+            "--create",
+            DBJSON_PASSWORD=password,
+        )
         assert created.returncode != 0
         assert "permission denied to create database" in created.stderr
         assert "hint: the role may not create databases: ALTER ROLE" in created.stderr
         assert "internal error" not in created.stderr and password not in created.stderr
     finally:
         with _pg_connect(server_url("postgresql")) as admin:
-            admin.execute(f'REASSIGN OWNED BY {role} TO postgres')
+            admin.execute(f"REASSIGN OWNED BY {role} TO postgres")
             admin.execute(f"DROP OWNED BY {role}")
         db.drop()
         with _pg_connect(server_url("postgresql")) as admin:
@@ -247,8 +266,9 @@ def test_local_infile_disabled_hint(engine: str) -> None:
     from sqlalchemy.engine import make_url
 
     u = make_url(server_url(engine))
-    plain = pymysql.connect(host=u.host, port=u.port or 3306, user=u.username, password=u.password or "",
-                            local_infile=False)
+    plain = pymysql.connect(
+        host=u.host, port=u.port or 3306, user=u.username, password=u.password or "", local_infile=False
+    )
     try:
         with pytest.raises(pymysql.err.MySQLError) as err, plain.cursor() as cur:
             cur.execute("LOAD DATA LOCAL INFILE 'dbjson-nothing.tsv' INTO TABLE mysql.user")
@@ -258,7 +278,7 @@ def test_local_infile_disabled_hint(engine: str) -> None:
     assert hint is not None and "local_infile = 1" in hint, str(err.value)
     from dbjson.engines.mysql import load as mysql_load
 
-    assert err.value.args[0] in mysql_load._LOCAL_REFUSED   # the loader falls back to INSERTs for it
+    assert err.value.args[0] in mysql_load._LOCAL_REFUSED  # the loader falls back to INSERTs for it
 
 
 def test_errors_carry_the_hint_in_the_library() -> None:
@@ -268,12 +288,15 @@ def test_errors_carry_the_hint_in_the_library() -> None:
     assert dbjson.DbjsonError("nothing known").hint is None
     import pymysql._auth
 
-    source = Path(pymysql._auth.__file__).read_text(encoding="utf-8")   # PyMySQL's own wording
+    source = Path(pymysql._auth.__file__).read_text(encoding="utf-8")  # PyMySQL's own wording
     assert "'cryptography' package is required for sha256_password or" in source
-    assert "PyMySQL[rsa]" in (hint_for("'cryptography' package is required for sha256_password or caching_sha2_password") or "")
+    assert "PyMySQL[rsa]" in (
+        hint_for("'cryptography' package is required for sha256_password or caching_sha2_password") or ""
+    )
 
 
 # -- the library surface -------------------------------------------------------------------------
+
 
 def test_py_typed_marker() -> None:
     assert (Path(dbjson.__file__).parent / "py.typed").is_file()
@@ -290,6 +313,7 @@ def test_every_exported_name_has_a_docstring(name: str) -> None:
 
 
 # -- the reference pages name every field of the JSON Schemas ------------------------------------
+
 
 def _properties(node: object, found: set[str]) -> set[str]:
     if isinstance(node, dict):

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from conftest import FreshDatabase, _mysql_connect, server_url
 from sqlalchemy.engine import make_url
 
-from conftest import FreshDatabase, _mysql_connect, server_url
 from dbjson.validate import validate
 
 DBJSON = Path(sys.executable).with_name("dbjson")

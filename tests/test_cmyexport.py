@@ -25,6 +25,7 @@ import pymysql
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_export_perf import flags_with_a_2
 
 from dbjson.connect import Target, parse_url
 from dbjson.engines import detect_engine
@@ -32,8 +33,6 @@ from dbjson.engines.mysql.export import MySQLExport
 from dbjson.errors import DataError
 from dbjson.export import Unit, export_database
 from dbjson.reflect import reflect
-
-from test_export_perf import flags_with_a_2
 
 HERE = Path(__file__).parent
 ENGINES = ["mysql", "mariadb"]
@@ -76,8 +75,15 @@ def set_mode(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
     monkeypatch.setattr(MySQLExport, "server_side_json", mode != "python", raising=False)
 
 
-def export_modes(db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: list[str], tables: list[str],
-                 modes: tuple[str, ...] = ("c", "server", "python"), **kw: Any) -> dict[str, dict[str, list[bytes]]]:
+def export_modes(
+    db: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    spy: list[str],
+    tables: list[str],
+    modes: tuple[str, ...] = ("c", "server", "python"),
+    **kw: Any,
+) -> dict[str, dict[str, list[bytes]]]:
     out: dict[str, dict[str, list[bytes]]] = {}
     for mode in modes:
         set_mode(monkeypatch, mode)
@@ -118,8 +124,9 @@ def stream(eng: Any, conn: Any, unit: Unit) -> bytes:
 
 # -- parity on the type-coverage data ---------------------------------------------------------------
 @pytest.mark.parametrize("engine_name", ENGINES)
-def test_kinds_parity(fresh_db: Any, engine_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                      spy: list[str]) -> None:
+def test_kinds_parity(
+    fresh_db: Any, engine_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: list[str]
+) -> None:
     """tests/export_kinds: every column the C code converts (all but FLOAT), and the DOUBLE edge values."""
     db = fresh_db(engine_name)
     db.execute((HERE / "export_kinds" / f"{engine_name}.sql").read_text(encoding="utf-8"))
@@ -129,8 +136,10 @@ def test_kinds_parity(fresh_db: Any, engine_name: str, tmp_path: Path, monkeypat
     keep = [c.name for c in table.columns if eng.c_kind(c) is not None]
     assert len(keep) >= len(table.columns) - 1
     cols = ", ".join(f"`{c}`" for c in keep)
-    db.execute(f"SET SESSION sql_mode = 'ALLOW_INVALID_DATES';\nCREATE TABLE srv AS SELECT {cols} FROM kinds;\n"
-               "CREATE TABLE dbl (id INT PRIMARY KEY, d DOUBLE) AS SELECT id, d FROM floats")
+    db.execute(
+        f"SET SESSION sql_mode = 'ALLOW_INVALID_DATES';\nCREATE TABLE srv AS SELECT {cols} FROM kinds;\n"
+        "CREATE TABLE dbl (id INT PRIMARY KEY, d DOUBLE) AS SELECT id, d FROM floats"
+    )
     assert_same(export_modes(db, tmp_path, monkeypatch, spy, ["srv", "dbl"]))
 
 
@@ -174,8 +183,9 @@ INSERT INTO edge VALUES
 
 
 @pytest.mark.parametrize("engine_name", ENGINES)
-def test_edge_values_parity(fresh_db: Any, engine_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                            spy: list[str]) -> None:
+def test_edge_values_parity(
+    fresh_db: Any, engine_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: list[str]
+) -> None:
     """NULLs, empty strings, control characters, 4-byte UTF-8, JSON edge cases ($json wrapping,
     ", " and ": " inside strings, escapes), zero dates, BIT, SET, ZEROFILL, DOUBLE edges."""
     db = fresh_db(engine_name)
@@ -186,12 +196,15 @@ def test_edge_values_parity(fresh_db: Any, engine_name: str, tmp_path: Path, mon
     assert any(b'"j":{"$json":null}' in ln for ln in lines) and any(b'"j":{"$json":{"$json":1}}' in ln for ln in lines)
 
 
-def test_bigint_zerofill_keeps_server_path(fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                           spy: list[str]) -> None:
+def test_bigint_zerofill_keeps_server_path(
+    fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: list[str]
+) -> None:
     """A column the C code has no exact conversion for (BIGINT ZEROFILL, FLOAT) keeps the table
     on the server-side path."""
     db = fresh_db("mariadb")
-    db.execute("CREATE TABLE zf (id INT PRIMARY KEY, b BIGINT(12) ZEROFILL, f FLOAT);\nINSERT INTO zf VALUES (1, 5, 0.1)")
+    db.execute(
+        "CREATE TABLE zf (id INT PRIMARY KEY, b BIGINT(12) ZEROFILL, f FLOAT);\nINSERT INTO zf VALUES (1, 5, 0.1)"
+    )
     set_mode(monkeypatch, "c")
     export_database(db.url, tmp_path / "o", threads=1)
     assert spy == []
@@ -200,13 +213,26 @@ def test_bigint_zerofill_keeps_server_path(fresh_db: Any, tmp_path: Path, monkey
 # -- hypothesis ---------------------------------------------------------------------------------------
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 _json = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False) | _text,
-    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.sampled_from(["$json", "a", "b, c", 'q"', ""]) | _text, c, max_size=3),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _text,
+    lambda c: (
+        st.lists(c, max_size=3)
+        | st.dictionaries(st.sampled_from(["$json", "a", "b, c", 'q"', ""]) | _text, c, max_size=3)
+    ),
     max_leaves=8,
 )
 _row = st.tuples(
-    _text, _text, st.binary(max_size=40), st.integers(-(2**31), 2**31 - 1), st.integers(-(2**63), 2**63 - 1),
-    st.floats(allow_nan=False, allow_infinity=False), st.integers(0, 127), st.tuples(_json, st.booleans()),
+    _text,
+    _text,
+    st.binary(max_size=40),
+    st.integers(-(2**31), 2**31 - 1),
+    st.integers(-(2**63), 2**63 - 1),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.integers(0, 127),
+    st.tuples(_json, st.booleans()),
     st.sets(st.sampled_from(["a", "b", "c d"])),
 )
 
@@ -214,24 +240,43 @@ _row = st.tuples(
 @pytest.mark.parametrize("engine_name", ENGINES)
 def test_hypothesis_values_parity(fresh_db: Any, engine_name: str, cm: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     db = fresh_db(engine_name)
-    db.execute("CREATE TABLE h (id INT PRIMARY KEY, s VARCHAR(200), t TEXT, b VARBINARY(100), n INT, big BIGINT, "
-               "d DOUBLE, bits BIT(7), j JSON, st SET('a','b','c d'))")
+    db.execute(
+        "CREATE TABLE h (id INT PRIMARY KEY, s VARCHAR(200), t TEXT, b VARBINARY(100), n INT, big BIGINT, "
+        "d DOUBLE, bits BIT(7), j JSON, st SET('a','b','c d'))"
+    )
     table = reflect(db.url, tables=["h"]).schemas[0].table("h")
     eng, conn, _ = engine_conn(db)
     unit = Unit(schema=db.name, table=table)
     admin = db.connect()
 
-    @settings(max_examples=12, derandomize=True, deadline=None, database=None,
-              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    @settings(
+        max_examples=12,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
     @given(st.lists(_row, min_size=1, max_size=25))
     def check(rows: list[tuple[Any, ...]]) -> None:
         with admin.cursor() as cur:
             cur.execute("DELETE FROM h")
             cur.executemany(
                 "INSERT INTO h VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                [(i, s, t, b, n, big, d, bits, json.dumps(j, ensure_ascii=False) if spaced else orjson.dumps(j).decode(),
-                  ",".join(sorted(sv)))
-                 for i, (s, t, b, n, big, d, bits, (j, spaced), sv) in enumerate(rows)],
+                [
+                    (
+                        i,
+                        s,
+                        t,
+                        b,
+                        n,
+                        big,
+                        d,
+                        bits,
+                        json.dumps(j, ensure_ascii=False) if spaced else orjson.dumps(j).decode(),
+                        ",".join(sorted(sv)),
+                    )
+                    for i, (s, t, b, n, big, d, bits, (j, spaced), sv) in enumerate(rows)
+                ],
             )
         admin.commit()
         got = {}
@@ -250,8 +295,9 @@ def test_hypothesis_values_parity(fresh_db: Any, engine_name: str, cm: Any, monk
 
 # -- large values: continuation packets ---------------------------------------------------------------
 @pytest.mark.parametrize("engine_name", ENGINES)
-def test_values_across_the_16mb_packet_boundary(fresh_db: Any, engine_name: str, cm: Any,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_values_across_the_16mb_packet_boundary(
+    fresh_db: Any, engine_name: str, cm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """MySQL (max_allowed_packet 64 MB): 20 MB LONGBLOB and LONGTEXT values. MariaDB (16 MB): a row
     of exactly 0xFFFFFF bytes, followed by an empty continuation packet."""
     db = fresh_db(engine_name)
@@ -261,7 +307,9 @@ def test_values_across_the_16mb_packet_boundary(fresh_db: Any, engine_name: str,
         db.execute("INSERT INTO big VALUES (1, REPEAT(X'00FF10', 7000000), REPEAT('é\"x', 5000000)), (2, 'a', 'b')")
     else:
         n = 0xFFFFFF - 2 - 4 - 1  # id "1" (2 bytes), the blob's 4-byte length, t NULL (1 byte)
-        db.execute(f"INSERT INTO big VALUES (1, REPEAT('x', {n}), NULL), (2, REPEAT('y', {n - 1}), NULL), (3, 'a', 'b')")
+        db.execute(
+            f"INSERT INTO big VALUES (1, REPEAT('x', {n}), NULL), (2, REPEAT('y', {n - 1}), NULL), (3, 'a', 'b')"
+        )
     table = reflect(db.url, tables=["big"]).schemas[0].table("big")
     eng, conn, _ = engine_conn(db)
     try:
@@ -280,8 +328,9 @@ def test_values_across_the_16mb_packet_boundary(fresh_db: Any, engine_name: str,
 
 # -- errors and the connection's state -----------------------------------------------------------------
 @pytest.mark.parametrize("engine_name", ENGINES)
-def test_boolean_holding_2_stops_with_a_data_error(fresh_db: Any, engine_name: str, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch, spy: list[str]) -> None:
+def test_boolean_holding_2_stops_with_a_data_error(
+    fresh_db: Any, engine_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: list[str]
+) -> None:
     db = fresh_db(engine_name)
     doc = flags_with_a_2(db)
     set_mode(monkeypatch, "c")
@@ -309,8 +358,9 @@ def test_boolean_holding_2_stops_with_a_data_error(fresh_db: Any, engine_name: s
 
 
 @pytest.mark.parametrize("engine_name", ENGINES)
-def test_connection_usable_after_units_and_key_ranges(fresh_db: Any, engine_name: str, cm: Any,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_connection_usable_after_units_and_key_ranges(
+    fresh_db: Any, engine_name: str, cm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Several units (key ranges, a --where condition with '%') on one connection, C and server
     path alternating: same lines, and PyMySQL queries work in between."""
     db = fresh_db(engine_name)
@@ -319,8 +369,10 @@ def test_connection_usable_after_units_and_key_ranges(fresh_db: Any, engine_name
     table = reflect(db.url, tables=["t"]).schemas[0].table("t")
     eng, conn, _ = engine_conn(db)
     try:
-        units = [Unit(schema=db.name, table=table, key_columns=("id",), lower=lo, upper=hi, where=w)
-                 for lo, hi, w in (((None), (1000,), None), ((1000,), (2500,), "s LIKE 'v%1%'"), ((2500,), None, None))]
+        units = [
+            Unit(schema=db.name, table=table, key_columns=("id",), lower=lo, upper=hi, where=w)
+            for lo, hi, w in (((None), (1000,), None), ((1000,), (2500,), "s LIKE 'v%1%'"), ((2500,), None, None))
+        ]
         for unit in units:
             got = {}
             for mode in ("c", "server", "c"):
@@ -339,9 +391,11 @@ def test_kill_query_mid_stream(fresh_db: Any, engine_name: str, cm: Any, monkeyp
     db = fresh_db(engine_name)
     digits = ", ".join(f"({i})" for i in range(10))
     cross = " CROSS JOIN ".join(f"d d{k}" for k in range(6))
-    value = " + ".join(f"d{k}.i * {10 ** k}" for k in range(6))
-    db.execute(f"CREATE TABLE d (i INT);\nINSERT INTO d VALUES {digits};\nCREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(200));\n"
-               f"INSERT INTO t SELECT {value}, REPEAT('x', 150) FROM {cross} WHERE {value} < 300000")
+    value = " + ".join(f"d{k}.i * {10**k}" for k in range(6))
+    db.execute(
+        f"CREATE TABLE d (i INT);\nINSERT INTO d VALUES {digits};\nCREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(200));\n"
+        f"INSERT INTO t SELECT {value}, REPEAT('x', 150) FROM {cross} WHERE {value} < 300000"
+    )
     table = reflect(db.url, tables=["t"]).schemas[0].table("t")
     eng, conn, _ = engine_conn(db)
     set_mode(monkeypatch, "c")
@@ -363,8 +417,9 @@ def test_kill_query_mid_stream(fresh_db: Any, engine_name: str, cm: Any, monkeyp
 
 # -- end to end: the real command ----------------------------------------------------------------------
 @pytest.mark.parametrize("engine_name", ENGINES)
-def test_cli_export_identical_with_and_without_speedups(fresh_db: Any, engine_name: str, tmp_path: Path,
-                                                        cm: Any) -> None:
+def test_cli_export_identical_with_and_without_speedups(
+    fresh_db: Any, engine_name: str, tmp_path: Path, cm: Any
+) -> None:
     """``dbjson export`` of the torture schema (one default row per table) plus the kinds tables:
     the same files, byte for byte, with the C path on and with DBJSON_NO_SPEEDUPS=1."""
     db = fresh_db(engine_name)
@@ -373,8 +428,10 @@ def test_cli_export_identical_with_and_without_speedups(fresh_db: Any, engine_na
     try:
         with conn.cursor() as cur:
             cur.execute("SET SESSION sql_mode = ''")
-            cur.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() "
-                        "AND table_type = 'BASE TABLE'")
+            cur.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() "
+                "AND table_type = 'BASE TABLE'"
+            )
             for (name,) in cur.fetchall():
                 try:
                     cur.execute(f"INSERT INTO `{name}` () VALUES ()")
@@ -388,8 +445,12 @@ def test_cli_export_identical_with_and_without_speedups(fresh_db: Any, engine_na
     files = {}
     for flag in ("", "1"):
         out = tmp_path / f"out{flag or 'c'}"
-        subprocess.run([sys.executable, "-m", "dbjson", "export", db.url, "-o", str(out), "--threads", "1"],
-                       check=True, env={**env, "DBJSON_NO_SPEEDUPS": flag}, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "dbjson", "export", db.url, "-o", str(out), "--threads", "1"],
+            check=True,
+            env={**env, "DBJSON_NO_SPEEDUPS": flag},
+            capture_output=True,
+        )
         files[flag] = {p.name: p.read_bytes() for p in (out / "data").glob("*")}
         manifest = orjson.loads((out / "manifest.json").read_bytes())
         files[flag]["checksums"] = orjson.dumps([(t["name"], t["rows"], t["checksum"]) for t in manifest["tables"]])
@@ -436,13 +497,26 @@ def sample_stream(cm: Any) -> tuple[bytes, tuple[bytes, ...], tuple[int, ...], t
     keys = tuple((("{" if i == 0 else ",") + f'"c{i}":').encode() for i in range(len(kinds)))
     rows = []
     for i in range(300):
-        rows.append(b"".join(lenenc(v) for v in (
-            str(i).encode(), bytes(rng.randrange(128) for _ in range(rng.randrange(40))),
-            rng.randbytes(rng.randrange(30)), bytes([rng.randrange(4), rng.randrange(256)]) if i % 3 else None, b"a,b" if i % 2 else b"",
-            b'{"a": [1, "x y"], "$json": 2}' if i % 4 else b'{"$json": "q"}', f"{rng.random() * 10 ** rng.randrange(-30, 30)!r}".encode(),
-            b"2024-01-01 00:00:00.5",
-        )))
-    rows.append(b"".join(lenenc(v) for v in (b"-7", b"x" * 70000, None, b"\x03\xff", b"", b"null", b"1e16", b"0000-00-00 00:00:00")))
+        rows.append(
+            b"".join(
+                lenenc(v)
+                for v in (
+                    str(i).encode(),
+                    bytes(rng.randrange(128) for _ in range(rng.randrange(40))),
+                    rng.randbytes(rng.randrange(30)),
+                    bytes([rng.randrange(4), rng.randrange(256)]) if i % 3 else None,
+                    b"a,b" if i % 2 else b"",
+                    b'{"a": [1, "x y"], "$json": 2}' if i % 4 else b'{"$json": "q"}',
+                    f"{rng.random() * 10 ** rng.randrange(-30, 30)!r}".encode(),
+                    b"2024-01-01 00:00:00.5",
+                )
+            )
+        )
+    rows.append(
+        b"".join(
+            lenenc(v) for v in (b"-7", b"x" * 70000, None, b"\x03\xff", b"", b"null", b"1e16", b"0000-00-00 00:00:00")
+        )
+    )
     data, _ = packets(rows + [EOF_PACKET])
     return data, keys, kinds, args
 
@@ -466,7 +540,7 @@ def test_parser_resumes_at_every_chunk_size(cm: Any) -> None:
                 break
             assert status == 0 and info > len(buf) - pos
             step = rng.choice([1, 7, 100, 5000, 70000])
-            buf += data[feed:feed + step]
+            buf += data[feed : feed + step]
             feed += step
         assert b"".join(out) == whole[0] and pos == len(buf) == len(data)
 
@@ -499,14 +573,16 @@ def test_parser_never_crashes_on_random_bytes(cm: Any) -> None:
             blob = rng.randbytes(rng.randrange(0, 300))
         else:  # a mutated valid stream (headers mostly intact)
             start = rng.randrange(0, 2000)
-            blob = bytearray(data[start:start + rng.randrange(0, 3000)])
+            blob = bytearray(data[start : start + rng.randrange(0, 3000)])
             for _ in range(rng.randrange(1, 8)):
                 if blob:
                     blob[rng.randrange(len(blob))] = rng.randrange(256)
             blob = bytes(blob)
             ks, a, keyz = kinds, args, keys
-        for fn in (lambda: cm.rows_to_jsonl(blob, 0, rng.randrange(256), keyz, ks, a, bool(i % 3)),
-                   lambda: cm.skip_rows(blob, 0, rng.randrange(256), bool(i % 3))):
+        for fn in (
+            lambda: cm.rows_to_jsonl(blob, 0, rng.randrange(256), keyz, ks, a, bool(i % 3)),
+            lambda: cm.skip_rows(blob, 0, rng.randrange(256), bool(i % 3)),
+        ):
             try:
                 res = fn()
             except ValueError:
@@ -547,13 +623,16 @@ def test_c_path_over_tls(fresh_db: Any, cm: Any, monkeypatch: pytest.MonkeyPatch
 
 
 @pytest.mark.parametrize("engine_name", ENGINES)
-def test_stop_and_abort_end_a_blocked_c_stream(fresh_db: Any, engine_name: str, cm: Any,
-                                               monkeypatch: pytest.MonkeyPatch, spy: list[str]) -> None:
+def test_stop_and_abort_end_a_blocked_c_stream(
+    fresh_db: Any, engine_name: str, cm: Any, monkeypatch: pytest.MonkeyPatch, spy: list[str]
+) -> None:
     """Ctrl-C: the stream has rows and waits in a socket read (the server sleeps on the later rows); setting ``stop`` and
     ``export_abort`` (socket shut down) end it promptly, without an error."""
     db = fresh_db(engine_name)
-    db.execute("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(2000));\nINSERT INTO t VALUES " +
-               ", ".join(f"({i}, REPEAT('x', 1500))" for i in range(1, 71)))
+    db.execute(
+        "CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(2000));\nINSERT INTO t VALUES "
+        + ", ".join(f"({i}, REPEAT('x', 1500))" for i in range(1, 71))
+    )
     table = reflect(db.url, tables=["t"]).schemas[0].table("t")
     eng, conn, _ = engine_conn(db)
     set_mode(monkeypatch, "c")
@@ -562,7 +641,9 @@ def test_stop_and_abort_end_a_blocked_c_stream(fresh_db: Any, engine_name: str, 
 
     def consume() -> None:
         try:
-            got.extend(eng.export_stream(conn, Unit(schema=db.name, table=table, where="IF(id > 50, SLEEP(0.2), 0) = 0"), stop))
+            got.extend(
+                eng.export_stream(conn, Unit(schema=db.name, table=table, where="IF(id > 50, SLEEP(0.2), 0) = 0"), stop)
+            )
             got.append("ended")
         except BaseException as e:  # noqa: BLE001
             got.append(e)

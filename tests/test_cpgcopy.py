@@ -64,8 +64,10 @@ def pg(fresh_db: Any) -> Any:
 
 @pytest.mark.parametrize("block", [1, 100, 1 << 16, 1 << 22])
 def test_same_bytes_as_the_per_row_loop(pg: Any, block: int) -> None:
-    sql = ("COPY (SELECT i, repeat(chr(65 + i % 26), i % 300), E'tab\\there\\nnew' || i, NULL::int "
-           "FROM generate_series(1, 20000) i) TO STDOUT")
+    sql = (
+        "COPY (SELECT i, repeat(chr(65 + i % 26), i % 300), E'tab\\there\\nnew' || i, NULL::int "
+        "FROM generate_series(1, 20000) i) TO STDOUT"
+    )
     python, p_final = _copy(pg, sql, use_c=False)
     c, c_final = _copy(pg, sql, use_c=True, block=block)
     assert c == python and len(c.splitlines()) == 20000

@@ -210,8 +210,10 @@ def test_json_the_server_cannot_cast_raises_like_the_server(fresh_db: Any, cmod:
     """A json value containing "$json" that jsonb refuses (\\u0000, a lone surrogate): the server
     path fails; the C code declines the block and the Python path raises too."""
     db = fresh_db("postgresql")
-    db.execute("CREATE TABLE j (id int PRIMARY KEY, v json); "
-               "INSERT INTO j VALUES (1, '{\"$json\": \"\\u0000\"}'), (2, '{\"$json\": \"\\udc00\"}')")
+    db.execute(
+        "CREATE TABLE j (id int PRIMARY KEY, v json); "
+        'INSERT INTO j VALUES (1, \'{"$json": "\\u0000"}\'), (2, \'{"$json": "\\udc00"}\')'
+    )
     srv = Server(db.url)
     try:
         ((schema, table),) = srv.tables()
@@ -229,8 +231,15 @@ def test_json_the_server_cannot_cast_raises_like_the_server(fresh_db: Any, cmod:
 # -- hypothesis: generated values against the server ------------------------------------------------
 _text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40)
 _json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False, allow_infinity=False) | _text,
-    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.sampled_from(["$json", "a", "", " k ", '"', "\\", "é"]) | _text, kids, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _text,
+    lambda kids: (
+        st.lists(kids, max_size=4)
+        | st.dictionaries(st.sampled_from(["$json", "a", "", " k ", '"', "\\", "é"]) | _text, kids, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -239,7 +248,11 @@ _json_values = st.recursive(
 def _json_text(draw: Any) -> str:
     """A JSON document with random whitespace and random escaping."""
     value = draw(_json_values)
-    text = json.dumps(value, ensure_ascii=draw(st.booleans()), separators=draw(st.sampled_from([(",", ":"), (", ", ": "), (" ,\n", " :\t")])))
+    text = json.dumps(
+        value,
+        ensure_ascii=draw(st.booleans()),
+        separators=draw(st.sampled_from([(",", ":"), (", ", ": "), (" ,\n", " :\t")])),
+    )
     return text
 
 
@@ -260,9 +273,13 @@ def test_generated_values_parity(gen_db: Any, cmod: Any, texts: list[str], docs:
     try:
         conn.execute("TRUNCATE gen")
         with conn.cursor() as cur:
-            cur.executemany("INSERT INTO gen VALUES (%s, %s, %s::json, %s::jsonb)",
-                            [(i, texts[i % len(texts)], docs[i % len(docs)], docs[i % len(docs)])
-                             for i in range(max(len(texts), len(docs)))])
+            cur.executemany(
+                "INSERT INTO gen VALUES (%s, %s, %s::json, %s::jsonb)",
+                [
+                    (i, texts[i % len(texts)], docs[i % len(docs)], docs[i % len(docs)])
+                    for i in range(max(len(texts), len(docs)))
+                ],
+            )
     finally:
         conn.close()
     srv = Server(gen_db.url)
@@ -277,9 +294,14 @@ def test_generated_values_parity(gen_db: Any, cmod: Any, texts: list[str], docs:
 
 
 @settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-@given(doubles=st.lists(st.floats(), min_size=1, max_size=50), reals=st.lists(st.floats(width=32), min_size=1, max_size=50),
-       exps=st.lists(st.integers(-320, 308), min_size=1, max_size=20))
-def test_generated_floats_parity(float_db: Any, cmod: Any, doubles: list[float], reals: list[float], exps: list[int]) -> None:
+@given(
+    doubles=st.lists(st.floats(), min_size=1, max_size=50),
+    reals=st.lists(st.floats(width=32), min_size=1, max_size=50),
+    exps=st.lists(st.integers(-320, 308), min_size=1, max_size=20),
+)
+def test_generated_floats_parity(
+    float_db: Any, cmod: Any, doubles: list[float], reals: list[float], exps: list[int]
+) -> None:
     """real / double precision against _FLOAT_JSON on the server, around every power of ten."""
     edges = [*exps, *range(-8, 19)]  # every power of ten near the plain-notation bounds
     doubles = doubles + [float(f"{m}e{e}") for e in edges for m in ("1", "9.99", "-1.5")]
@@ -287,8 +309,13 @@ def test_generated_floats_parity(float_db: Any, cmod: Any, doubles: list[float],
     try:
         conn.execute("TRUNCATE f")
         with conn.cursor() as cur:
-            cur.executemany("INSERT INTO f VALUES (%s, %s::float4, %s::float8)",
-                            [(i, str(reals[i % len(reals)]), str(doubles[i % len(doubles)])) for i in range(max(len(reals), len(doubles)))])
+            cur.executemany(
+                "INSERT INTO f VALUES (%s, %s::float4, %s::float8)",
+                [
+                    (i, str(reals[i % len(reals)]), str(doubles[i % len(doubles)]))
+                    for i in range(max(len(reals), len(doubles)))
+                ],
+            )
     finally:
         conn.close()
     srv = Server(float_db.url)
@@ -314,10 +341,34 @@ def float_db(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 # -- C against the Python reference without a server -----------------------------------------------
-KEYS = (b'{"id":', b',"n":', b',"b":', b',"q":', b',"s":', b',"ts":', b',"tz":', b',"x":', b',"j":', b',"jb":', b',"r":',
-        b',"f":')
-KINDS = (pgx.K_NUMBER, pgx.K_NUMBER, pgx.K_BOOL, pgx.K_QUOTED, pgx.K_STRING, pgx.K_TIMESTAMP, pgx.K_TIMESTAMP,
-         pgx.K_BINARY, pgx.K_JSON, pgx.K_JSON, pgx.K_RAW, pgx.K_FLOAT)
+KEYS = (
+    b'{"id":',
+    b',"n":',
+    b',"b":',
+    b',"q":',
+    b',"s":',
+    b',"ts":',
+    b',"tz":',
+    b',"x":',
+    b',"j":',
+    b',"jb":',
+    b',"r":',
+    b',"f":',
+)
+KINDS = (
+    pgx.K_NUMBER,
+    pgx.K_NUMBER,
+    pgx.K_BOOL,
+    pgx.K_QUOTED,
+    pgx.K_STRING,
+    pgx.K_TIMESTAMP,
+    pgx.K_TIMESTAMP,
+    pgx.K_BINARY,
+    pgx.K_JSON,
+    pgx.K_JSON,
+    pgx.K_RAW,
+    pgx.K_FLOAT,
+)
 ARGS = (0, 0, 0, 0, 0, 3, 6 | 256, 0, 0, 1, 0, 0)
 
 
@@ -350,10 +401,12 @@ def test_fuzz_random_bytes_never_crash(cmod: Any) -> None:
 
 def test_fuzz_mutated_valid_rows(cmod: Any) -> None:
     """Valid rows with a few bytes changed, cut or inserted: the interesting paths of each kind."""
-    base = (b'1\t-2\tt\t12.50\ta\\tb\\\\c\x01\t2024-01-02 03:04:05.5\t2024-01-02 03:04:05.123456+00\t\\\\x00ff10\t'
-            b'{"$json": {"a": [1, "x y"]}}\t{"$json": 1}\t{"r": 1}\t-1.5e-07\n'
-            b'2\t\\N\tf\t\\N\t\t0044-03-15 12:00:00 BC\tinfinity\t\\\\x\tnull\t{"\\\\u0024json": 2}\t\\N\t0.00015\n'
-            b'3\t0\tt\t0\tx\tinfinity\t-infinity\t\\\\xff\t{}\t[]\t1\t1.2345e+15\n')
+    base = (
+        b"1\t-2\tt\t12.50\ta\\tb\\\\c\x01\t2024-01-02 03:04:05.5\t2024-01-02 03:04:05.123456+00\t\\\\x00ff10\t"
+        b'{"$json": {"a": [1, "x y"]}}\t{"$json": 1}\t{"r": 1}\t-1.5e-07\n'
+        b'2\t\\N\tf\t\\N\t\t0044-03-15 12:00:00 BC\tinfinity\t\\\\x\tnull\t{"\\\\u0024json": 2}\t\\N\t0.00015\n'
+        b"3\t0\tt\t0\tx\tinfinity\t-infinity\t\\\\xff\t{}\t[]\t1\t1.2345e+15\n"
+    )
     assert cmod.copy_to_jsonl(base, KEYS, KINDS, ARGS) == pgx.copy_to_jsonl_py(base, KEYS, KINDS, ARGS)
     rng = random.Random(99)
     for _ in range(20000):
@@ -413,14 +466,33 @@ def _export(url: str, out: Path, no_speedups: bool) -> None:
     env.pop("DBJSON_NO_SPEEDUPS", None)
     if no_speedups:
         env["DBJSON_NO_SPEEDUPS"] = "1"
-    subprocess.run([sys.executable, "-m", "dbjson", "export", url, "-o", str(out), "--threads", "2"],
-                   check=True, env=env, cwd=ROOT, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "dbjson", "export", url, "-o", str(out), "--threads", "2"],
+        check=True,
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+    )
 
 
 def _manifest(out: Path, name: str = "manifest.json") -> Any:
     """The manifest (or schema.json) without what differs between two runs (times, snapshot ids, durations)."""
-    volatile = {"started", "finished", "created", "created_at", "duration", "duration_s", "elapsed",
-                "seconds", "snapshot", "dumped_at", "rows_per_second", "started_at", "finished_at", "exported_at"}
+    volatile = {
+        "started",
+        "finished",
+        "created",
+        "created_at",
+        "duration",
+        "duration_s",
+        "elapsed",
+        "seconds",
+        "snapshot",
+        "dumped_at",
+        "rows_per_second",
+        "started_at",
+        "finished_at",
+        "exported_at",
+    }
 
     def strip(v: Any) -> Any:
         if isinstance(v, dict):
@@ -436,9 +508,11 @@ def test_cli_export_same_files_with_and_without_c(fresh_db: Any, cmod: Any, tmp_
     db = fresh_db("postgresql")
     db.execute(KINDS_SQL.read_text(encoding="utf-8"))
     db.execute(EDGE_SQL)
-    db.execute("CREATE TABLE many AS SELECT n AS id, md5(n::text) AS t, n * 1000000000000::bigint AS big, "
-               "jsonb_build_object('n', n, 's', repeat('x', n % 7)) AS jb, now() - n * interval '1 minute' AS ts, "
-               "decode(md5(n::text), 'hex') AS b FROM generate_series(1, 30000) AS n")
+    db.execute(
+        "CREATE TABLE many AS SELECT n AS id, md5(n::text) AS t, n * 1000000000000::bigint AS big, "
+        "jsonb_build_object('n', n, 's', repeat('x', n % 7)) AS jb, now() - n * interval '1 minute' AS ts, "
+        "decode(md5(n::text), 'hex') AS b FROM generate_series(1, 30000) AS n"
+    )
     _export(db.url, tmp_path / "c", no_speedups=False)
     _export(db.url, tmp_path / "py", no_speedups=True)
     files_c = sorted(p.relative_to(tmp_path / "c") for p in (tmp_path / "c").rglob("*") if p.is_file())

@@ -11,17 +11,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy.engine import make_url
-
 from conftest import _pg_connect, server_url
 from ddl_fixtures import mysql_document, postgresql_document
+from sqlalchemy.engine import make_url
 
 DBJSON = Path(sys.executable).with_name("dbjson")
 
 
 def dbjson(*args: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([str(DBJSON), *args], capture_output=True, text=True, timeout=120,
-                          env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "COLUMNS": "200"})
+    proc = subprocess.run(
+        [str(DBJSON), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "COLUMNS": "200"},
+    )
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 
@@ -43,7 +47,10 @@ def my_doc(tmp_path: Path) -> Path:
 def _tables(path: Path) -> set[str]:
     conn = sqlite3.connect(path)
     try:
-        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
+        return {
+            r[0]
+            for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        }
     finally:
         conn.close()
 
@@ -117,7 +124,9 @@ def test_create_database_on_postgresql(my_doc: Path) -> None:
         proc = dbjson("schema-load", str(my_doc), "--to", url, "--create")
         assert proc.returncode == 0, proc.stderr
         with _pg_connect(admin, name) as conn:
-            rows = conn.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'").fetchall()
+            rows = conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+            ).fetchall()
             assert {"customers", "orders", "order_items"} <= {r[0] for r in rows}
             nxt = conn.execute("SELECT nextval(pg_get_serial_sequence('public.orders', 'id'))").fetchone()[0]
             assert nxt == 5000

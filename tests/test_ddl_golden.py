@@ -12,8 +12,8 @@ from pathlib import Path
 
 import orjson
 import pytest
-
 from ddl_fixtures import mysql_document, postgresql_document
+
 from dbjson import model as m
 from dbjson.ddl import to_ddl
 
@@ -24,8 +24,11 @@ TARGETS = ("mysql", "mariadb", "postgresql", "sqlite")
 
 
 def _rich(name: str) -> m.Database:
-    return {"rich-mysql": lambda: mysql_document("mysql"), "rich-mariadb": lambda: mysql_document("mariadb"),
-            "rich-postgresql": postgresql_document}[name]()
+    return {
+        "rich-mysql": lambda: mysql_document("mysql"),
+        "rich-mariadb": lambda: mysql_document("mariadb"),
+        "rich-postgresql": postgresql_document,
+    }[name]()
 
 
 def _torture(engine: str, fresh_db) -> m.Database:  # type: ignore[no-untyped-def]
@@ -37,8 +40,11 @@ def _torture(engine: str, fresh_db) -> m.Database:  # type: ignore[no-untyped-de
         db = fresh_db(engine)
         db.execute((TORTURE / f"{engine}.sql").read_text(encoding="utf-8"))
         doc = reflect(db.url)
-        doc = m.replace(doc, source=m.replace(doc.source, database="torture", dumped_at="2026-01-01T00:00:00Z", host=None),
-                        schemas=tuple(m.replace(s, name="torture") if s.name == db.name else s for s in doc.schemas))
+        doc = m.replace(
+            doc,
+            source=m.replace(doc.source, database="torture", dumped_at="2026-01-01T00:00:00Z", host=None),
+            schemas=tuple(m.replace(s, name="torture") if s.name == db.name else s for s in doc.schemas),
+        )
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(doc.to_json(), encoding="utf-8")
     if not path.exists():
@@ -61,7 +67,9 @@ def _check(name: str, text: str) -> None:
         return
     if not path.exists():
         pytest.fail(f"{path} missing: run with DBJSON_UPDATE_GOLDEN=1")
-    assert text == path.read_text(encoding="utf-8"), f"{name} differs from the golden file (DBJSON_UPDATE_GOLDEN=1 to accept)"
+    assert text == path.read_text(encoding="utf-8"), (
+        f"{name} differs from the golden file (DBJSON_UPDATE_GOLDEN=1 to accept)"
+    )
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from chinook import load_chinook
 from conftest import ENGINES, FreshDatabase
+
 from dbjson import model as m
 from dbjson import reflect
 from dbjson.ddl import load_schema, to_ddl
@@ -94,9 +94,15 @@ def _announced_vs_dumped(plan: Any, dumped: m.Database) -> list[str]:
         if typ is None:
             problems.append(f"{tname}.{cname} missing")
             continue
-        if announced.kind == "boolean" and plan.target in ("mysql", "mariadb") and (typ.kind, typ.bits) == ("integer", 8):
+        if (
+            announced.kind == "boolean"
+            and plan.target in ("mysql", "mariadb")
+            and (typ.kind, typ.bits) == ("integer", 8)
+        ):
             continue  # docs/types.md decision 4: booleans are tinyint(1), which reflects as an integer
-        diff = {f: (getattr(announced, f), getattr(typ, f)) for f in TYPE_FIELDS if getattr(announced, f) != getattr(typ, f)}
+        diff = {
+            f: (getattr(announced, f), getattr(typ, f)) for f in TYPE_FIELDS if getattr(announced, f) != getattr(typ, f)
+        }
         if diff:
             problems.append(f"{tname}.{cname}: {diff}")
     return problems
@@ -129,8 +135,10 @@ def test_mysql_semantics_survive_on_postgresql(fresh_db: Any) -> None:
     conn = db.connect()
     try:
         cur = conn.cursor()
-        cur.execute("INSERT INTO customers (email, status, tags, is_vip, big_counter, updated_at) "
-                    "VALUES ('a@b', 'active', '{a,c}', false, 18446744073709551615, '2000-01-01')")
+        cur.execute(
+            "INSERT INTO customers (email, status, tags, is_vip, big_counter, updated_at) "
+            "VALUES ('a@b', 'active', '{a,c}', false, 18446744073709551615, '2000-01-01')"
+        )
         cur.execute("SELECT id FROM customers")
         assert cur.fetchone()[0] == 1001  # AUTO_INCREMENT next value kept
         cur.execute("UPDATE customers SET name = 'x'")  # another column changed: on-update fires
@@ -139,8 +147,12 @@ def test_mysql_semantics_survive_on_postgresql(fresh_db: Any) -> None:
         cur.execute("UPDATE customers SET name = 'y', updated_at = '1999-01-01'")  # explicitly set: kept
         cur.execute("SELECT updated_at::text FROM customers")
         assert cur.fetchone()[0].startswith("1999-01-01")
-        for bad in ("UPDATE customers SET tags = '{z}'", "UPDATE customers SET big_counter = -1",
-                    "UPDATE customers SET status = 'gone'", "UPDATE customers SET birth_year = 1800"):
+        for bad in (
+            "UPDATE customers SET tags = '{z}'",
+            "UPDATE customers SET big_counter = -1",
+            "UPDATE customers SET status = 'gone'",
+            "UPDATE customers SET birth_year = 1800",
+        ):
             with pytest.raises(Exception):
                 cur.execute(bad)
             conn.rollback()
@@ -156,8 +168,10 @@ def test_identity_next_value_restarted(target: str, fresh_db: Any) -> None:
     db = fresh_db(target)
     load_schema(postgresql_document(), db.url)
     q = '"' if target == "sqlite" else "`"
-    db.execute(f"INSERT INTO {q}users{q} ({q}uid{q}, {q}login{q}, {q}settings{q}, {q}active{q}) "
-               f"VALUES ('6a2f41a3-c54c-4ce8-b2d2-0324e1c32e22', 'abc', '{{}}', 1)")
+    db.execute(
+        f"INSERT INTO {q}users{q} ({q}uid{q}, {q}login{q}, {q}settings{q}, {q}active{q}) "
+        f"VALUES ('6a2f41a3-c54c-4ce8-b2d2-0324e1c32e22', 'abc', '{{}}', 1)"
+    )
     assert db.query(f"SELECT {q}id{q} FROM {q}users{q}")[0][0] == 42
 
 
@@ -165,13 +179,32 @@ def test_target_rejected_view_is_skipped_or_fails_under_strict(fresh_db: Any) ->
     from dbjson import model as mm
     from dbjson.errors import TranslationError
 
-    table = mm.Table(name="t", columns=(
-        mm.Column(name="id", ordinal=1, type=mm.Type(kind="integer", bits=32), native=mm.NativeType(engine="mysql", raw="int"), nullable=False),
-        mm.Column(name="flag", ordinal=2, type=mm.Type(kind="boolean"), native=mm.NativeType(engine="mysql", raw="tinyint(1)")),
-    ), primary_key=mm.PrimaryKey(name="PRIMARY", columns=("id",)))
-    view = mm.View(name="flagged", dialect="mysql", definition="select `t`.`id` AS `id` from `t` where (`t`.`flag` = 1)")
-    doc = mm.Database(source=mm.Source(engine="mysql", server_version="9.1", database="x", dumped_at="2026-01-01T00:00:00Z"),
-                      schemas=(mm.Schema(name="x", tables=(table,), views=(view,)),))
+    table = mm.Table(
+        name="t",
+        columns=(
+            mm.Column(
+                name="id",
+                ordinal=1,
+                type=mm.Type(kind="integer", bits=32),
+                native=mm.NativeType(engine="mysql", raw="int"),
+                nullable=False,
+            ),
+            mm.Column(
+                name="flag",
+                ordinal=2,
+                type=mm.Type(kind="boolean"),
+                native=mm.NativeType(engine="mysql", raw="tinyint(1)"),
+            ),
+        ),
+        primary_key=mm.PrimaryKey(name="PRIMARY", columns=("id",)),
+    )
+    view = mm.View(
+        name="flagged", dialect="mysql", definition="select `t`.`id` AS `id` from `t` where (`t`.`flag` = 1)"
+    )
+    doc = mm.Database(
+        source=mm.Source(engine="mysql", server_version="9.1", database="x", dumped_at="2026-01-01T00:00:00Z"),
+        schemas=(mm.Schema(name="x", tables=(table,), views=(view,)),),
+    )
     assert not to_ddl(doc, "postgresql").report.items  # nothing is lost on paper...
     db = fresh_db("postgresql")
     result = load_schema(doc, db.url)  # ...but boolean = integer fails on PostgreSQL: skipped, reported
@@ -190,8 +223,10 @@ def test_on_update_trigger_on_sqlite(fresh_db: Any) -> None:
 
     db = fresh_db("sqlite")
     load_schema(mysql_document(), db.url)
-    db.execute("INSERT INTO customers (email, status, is_vip, big_counter, updated_at) VALUES ('a@b', 'active', 0, 1, '2000-01-01');"
-               "UPDATE customers SET name = 'x';")
+    db.execute(
+        "INSERT INTO customers (email, status, is_vip, big_counter, updated_at) VALUES ('a@b', 'active', 0, 1, '2000-01-01');"
+        "UPDATE customers SET name = 'x';"
+    )
     assert db.query("SELECT updated_at > '2001' FROM customers")[0][0] == 1
     db.execute("UPDATE customers SET name = 'y', updated_at = '1999-01-01'")
     assert db.query("SELECT updated_at FROM customers")[0][0] == "1999-01-01"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import jsonschema
 import pytest
 
+import jsonschema
 from dbjson import typesdoc
 from dbjson.model import TYPE_KINDS
 from dbjson.resources import dialect_table, json_schema
@@ -13,8 +13,9 @@ ENGINES = ("mysql", "mariadb", "postgresql", "sqlite")
 
 
 def test_committed_types_md_is_up_to_date() -> None:
-    assert typesdoc.default_path().read_text(encoding="utf-8") == typesdoc.render(), \
+    assert typesdoc.default_path().read_text(encoding="utf-8") == typesdoc.render(), (
         "docs/types.md is stale: run .venv/bin/python -m dbjson.typesdoc"
+    )
 
 
 @pytest.mark.parametrize("engine", ENGINES)

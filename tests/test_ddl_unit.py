@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from ddl_fixtures import mysql_document, postgresql_document
+
 from dbjson import model as m
 from dbjson.ddl import to_ddl
 from dbjson.ddl.base import Namer, short_hash
@@ -20,7 +20,11 @@ def _sql(plan: Any) -> str:
 
 
 def _table_sql(plan: Any, name: str) -> str:
-    return next(s.sql for s in plan.pre_data if s.kind == "table" and s.object.endswith(f'{name}"') or s.kind == "table" and s.object.endswith(f"{name}`"))
+    return next(
+        s.sql
+        for s in plan.pre_data
+        if s.kind == "table" and s.object.endswith(f'{name}"') or s.kind == "table" and s.object.endswith(f"{name}`")
+    )
 
 
 def _rules(plan: Any) -> dict[str, list[str]]:
@@ -38,7 +42,9 @@ def _resolve(doc: dict[str, Any], pointer: str) -> Any:
 
 
 @pytest.mark.parametrize("target", ["mysql", "mariadb", "postgresql", "sqlite"])
-@pytest.mark.parametrize("make", [lambda: mysql_document("mysql"), lambda: mysql_document("mariadb"), postgresql_document])
+@pytest.mark.parametrize(
+    "make", [lambda: mysql_document("mysql"), lambda: mysql_document("mariadb"), postgresql_document]
+)
 def test_every_report_path_points_into_the_document(make: Any, target: str) -> None:
     doc = make()
     data = doc.to_dict()
@@ -79,7 +85,10 @@ def test_unsigned_and_identity_to_postgresql() -> None:
 
 def test_enum_set_json_and_on_update_to_postgresql() -> None:
     plan = to_ddl(mysql_document(), "postgresql")
-    assert plan.pre_data[0].sql == """CREATE TYPE "public"."customers_status_enum" AS ENUM ('active', 'blocked', 'it''s')"""
+    assert (
+        plan.pre_data[0].sql
+        == """CREATE TYPE "public"."customers_status_enum" AS ENUM ('active', 'blocked', 'it''s')"""
+    )
     customers = _table_sql(plan, "customers")
     assert '"status" "public"."customers_status_enum"' in customers
     assert '"tags" text[]' in customers and '"profile" jsonb' in customers
@@ -87,7 +96,7 @@ def test_enum_set_json_and_on_update_to_postgresql() -> None:
     fn = next(i for i, s in enumerate(plan.post_data) if s.kind == "routine")
     trg = next(i for i, s in enumerate(plan.post_data) if s.kind == "trigger")
     assert fn < trg
-    assert "EXECUTE FUNCTION \"public\".\"dbjson_on_update_ts\"('updated_at')" in plan.post_data[trg].sql
+    assert 'EXECUTE FUNCTION "public"."dbjson_on_update_ts"(\'updated_at\')' in plan.post_data[trg].sql
 
 
 def test_postgresql_enum_type_name_reused_and_inlined_on_mysql() -> None:
@@ -100,10 +109,18 @@ def test_postgresql_enum_type_name_reused_and_inlined_on_mysql() -> None:
 def test_postgresql_to_mysql_types() -> None:
     plan = to_ddl(postgresql_document(), "mysql")
     users = _table_sql(plan, "users")
-    for fragment in ("`uid` char(36) NOT NULL DEFAULT (uuid())", "`login` varchar(768) NOT NULL", "`tags` json NULL",
-                     "`ip` varchar(43) NULL", "`settings` json NOT NULL DEFAULT ('{}')", "`seen_at` datetime(6) NULL",
-                     "`score` decimal(65,30) NULL", "`active` tinyint(1) NOT NULL DEFAULT 1", "`bio` longtext NULL",
-                     "COLLATE=utf8mb4_0900_bin"):
+    for fragment in (
+        "`uid` char(36) NOT NULL DEFAULT (uuid())",
+        "`login` varchar(768) NOT NULL",
+        "`tags` json NULL",
+        "`ip` varchar(43) NULL",
+        "`settings` json NOT NULL DEFAULT ('{}')",
+        "`seen_at` datetime(6) NULL",
+        "`score` decimal(65,30) NULL",
+        "`active` tinyint(1) NOT NULL DEFAULT 1",
+        "`bio` longtext NULL",
+        "COLLATE=utf8mb4_0900_bin",
+    ):
         assert fragment in users, fragment
     rules = _rules(plan)
     assert "numeric-unconstrained" in rules and "timestamptz-datetime-utc" in rules
@@ -122,13 +139,33 @@ def test_mysql_to_mariadb_maps_collations() -> None:
 
 
 def test_key_columns_share_the_innodb_key_limit() -> None:
-    t = m.Table(name="t", columns=(
-        m.Column(name="a", ordinal=1, type=m.Type(kind="text"), native=m.NativeType(engine="postgresql", raw="text"), nullable=False),
-        m.Column(name="b", ordinal=2, type=m.Type(kind="text"), native=m.NativeType(engine="postgresql", raw="text"), nullable=False),
-        m.Column(name="c", ordinal=3, type=m.Type(kind="text"), native=m.NativeType(engine="postgresql", raw="text")),
-    ), primary_key=m.PrimaryKey(columns=("a", "b")))
-    doc = m.Database(source=m.Source(engine="postgresql", server_version="15", database="x", dumped_at="2026-01-01T00:00:00Z"),
-                     schemas=(m.Schema(name="public", tables=(t,)),))
+    t = m.Table(
+        name="t",
+        columns=(
+            m.Column(
+                name="a",
+                ordinal=1,
+                type=m.Type(kind="text"),
+                native=m.NativeType(engine="postgresql", raw="text"),
+                nullable=False,
+            ),
+            m.Column(
+                name="b",
+                ordinal=2,
+                type=m.Type(kind="text"),
+                native=m.NativeType(engine="postgresql", raw="text"),
+                nullable=False,
+            ),
+            m.Column(
+                name="c", ordinal=3, type=m.Type(kind="text"), native=m.NativeType(engine="postgresql", raw="text")
+            ),
+        ),
+        primary_key=m.PrimaryKey(columns=("a", "b")),
+    )
+    doc = m.Database(
+        source=m.Source(engine="postgresql", server_version="15", database="x", dumped_at="2026-01-01T00:00:00Z"),
+        schemas=(m.Schema(name="public", tables=(t,)),),
+    )
     sql = _table_sql(to_ddl(doc, "mysql"), "t")
     assert "`a` varchar(376)" in sql and "`b` varchar(376)" in sql and "`c` longtext" in sql
 
@@ -180,7 +217,9 @@ def test_same_engine_keeps_native_spelling_and_options() -> None:
     customers = _table_sql(plan, "customers")
     assert "`id` int unsigned NOT NULL AUTO_INCREMENT" in customers
     assert "`updated_at` datetime(3) NULL DEFAULT CURRENT_TIMESTAMP(3) ON UPDATE CURRENT_TIMESTAMP(3)" in customers
-    assert "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci COMMENT='People who buy things'" in customers
+    assert (
+        "ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci COMMENT='People who buy things'" in customers
+    )
     sql = _sql(plan)
     assert "CREATE FULLTEXT INDEX `ft_notes`" in sql and "DEFINER" not in sql
     assert "`shop`." not in sql  # the source database name is not baked into views
@@ -188,39 +227,58 @@ def test_same_engine_keeps_native_spelling_and_options() -> None:
 
 def test_mysql_script_uses_delimiters_for_compound_bodies() -> None:
     routine = m.Routine(name="p", kind="procedure", body="BEGIN SELECT 1; SELECT 2; END", dialect="mysql")
-    doc = m.replace(mysql_document(), schemas=(m.replace(mysql_document().schemas[0], routines=(routine,), triggers=()),))
+    doc = m.replace(
+        mysql_document(), schemas=(m.replace(mysql_document().schemas[0], routines=(routine,), triggers=()),)
+    )
     script = to_ddl(doc, "mysql").script()
     assert "DELIMITER $$\nCREATE PROCEDURE `p`()" in script and "END$$\nDELIMITER ;" in script
 
 
-@pytest.mark.parametrize(("sql", "source", "target", "expected"), [
-    ("(`a` > 0)", "mysql", "postgresql", '("a" > 0)'),
-    ("((status)::text = ANY ((ARRAY['a'::character varying, 'b'::character varying])::text[]))", "postgresql", "mysql",
-     "((`status`) IN ('a', 'b'))"),
-    ("concat(`a`,_utf8mb4' x')", "mysql", "postgresql", "\"a\" || ' x'"),
-    ("'{}'::jsonb", "postgresql", "mysql", "'{}'"),
-    ("(price)::numeric > 0", "postgresql", "mysql", "(`price`) > 0"),
-])
+@pytest.mark.parametrize(
+    ("sql", "source", "target", "expected"),
+    [
+        ("(`a` > 0)", "mysql", "postgresql", '("a" > 0)'),
+        (
+            "((status)::text = ANY ((ARRAY['a'::character varying, 'b'::character varying])::text[]))",
+            "postgresql",
+            "mysql",
+            "((`status`) IN ('a', 'b'))",
+        ),
+        ("concat(`a`,_utf8mb4' x')", "mysql", "postgresql", "\"a\" || ' x'"),
+        ("'{}'::jsonb", "postgresql", "mysql", "'{}'"),
+        ("(price)::numeric > 0", "postgresql", "mysql", "(`price`) > 0"),
+    ],
+)
 def test_expression_translation(sql: str, source: str, target: str, expected: str) -> None:
     assert translate(sql, source, target, set()) == (expected, "")
 
 
-@pytest.mark.parametrize(("sql", "source", "target", "reason"), [
-    ("unix_timestamp()", "mysql", "postgresql", "unix_timestamp"),
-    ("nextval('s'::regclass)", "postgresql", "mysql", "nextval"),
-    ("'1 day'::interval + now()", "postgresql", "mysql", "INTERVAL"),
-    ("login ~ '^a'", "postgresql", "mariadb", "RegexpLike"),
-    ("(select 1)", "postgresql", "mysql", "subquery"),
-])
+@pytest.mark.parametrize(
+    ("sql", "source", "target", "reason"),
+    [
+        ("unix_timestamp()", "mysql", "postgresql", "unix_timestamp"),
+        ("nextval('s'::regclass)", "postgresql", "mysql", "nextval"),
+        ("'1 day'::interval + now()", "postgresql", "mysql", "INTERVAL"),
+        ("login ~ '^a'", "postgresql", "mariadb", "RegexpLike"),
+        ("(select 1)", "postgresql", "mysql", "subquery"),
+    ],
+)
 def test_expression_guard_refuses(sql: str, source: str, target: str, reason: str) -> None:
     out, why = translate(sql, source, target, set())
     assert out is None and reason in why
 
 
 def test_view_translation_renames_tables() -> None:
-    out, _ = translate("SELECT s.x FROM inventory.stock s JOIN stock ON true", "postgresql", "mysql", set(), statement=True,
-                       tables={("inventory", "stock"): (None, "inventory_stock"), ("public", "stock"): (None, "stock")},
-                       schemas={"inventory": None, "public": None}, default_schema="public")
+    out, _ = translate(
+        "SELECT s.x FROM inventory.stock s JOIN stock ON true",
+        "postgresql",
+        "mysql",
+        set(),
+        statement=True,
+        tables={("inventory", "stock"): (None, "inventory_stock"), ("public", "stock"): (None, "stock")},
+        schemas={"inventory": None, "public": None},
+        default_schema="public",
+    )
     assert out == "SELECT `s`.`x` FROM `inventory_stock` AS `s` JOIN `stock` ON TRUE"
 
 
@@ -242,5 +300,8 @@ def test_schema_map_renames_schemas_and_view_references() -> None:
 
 
 def test_target_specific_constructs() -> None:
-    assert translate("login ~ '^a'", "postgresql", "mysql", set(), nodes=("RegexpLike",)) == ("REGEXP_LIKE(`login`, '^a')", "")
+    assert translate("login ~ '^a'", "postgresql", "mysql", set(), nodes=("RegexpLike",)) == (
+        "REGEXP_LIKE(`login`, '^a')",
+        "",
+    )
     assert translate("login ~ '^a'", "postgresql", "sqlite", set())[0] is None

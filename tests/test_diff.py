@@ -16,10 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-import dbjson
 from chinook import load_chinook
 from conftest import FreshDatabase
+
+import dbjson
 from dbjson import model as m
 from dbjson.ddl import apply_ddl
 from dbjson.schemadiff import Change, SchemaDiff, _narrowing, diff, diff_ddl
@@ -137,7 +137,6 @@ def test_torture_created_and_dropped_by_the_ddl(engine: str, fresh_db: Fresh) ->
         assert all(c[1] == "schema" for c in left), left  # only schema-level options and schemas themselves
 
 
-
 def _sides(engine: str, fresh_db: Fresh, simple_sqlite: bool = False) -> tuple[FreshDatabase, FreshDatabase]:
     a, b = fresh_db(engine), fresh_db(engine)
     a.execute(SQLITE_CHANGED if simple_sqlite else CHANGED)
@@ -225,13 +224,21 @@ def test_sqlite_rebuilds_a_table_it_cannot_alter(fresh_db: Fresh) -> None:
     """NOT NULL, a wider type, a new default and a new foreign key: the table-rebuild recipe keeps the
     rows, and the views and triggers that name the table."""
     a, b = fresh_db("sqlite"), fresh_db("sqlite")
-    both = ("CREATE TRIGGER customer_ai AFTER INSERT ON customer BEGIN UPDATE orders SET status = 'new' WHERE customer_id = NEW.id; END;"
-            "CREATE VIEW names AS SELECT name FROM customer;")
+    both = (
+        "CREATE TRIGGER customer_ai AFTER INSERT ON customer BEGIN UPDATE orders SET status = 'new' WHERE customer_id = NEW.id; END;"
+        "CREATE VIEW names AS SELECT name FROM customer;"
+    )
     a.execute(CHANGED + both)
-    b.execute(BASE + both + "INSERT INTO customer VALUES (1, 'ann', 'a@x', NULL, 5); INSERT INTO orders VALUES (7, 1, 250, 'open');")
+    b.execute(
+        BASE
+        + both
+        + "INSERT INTO customer VALUES (1, 'ann', 'a@x', NULL, 5); INSERT INTO orders VALUES (7, 1, 250, 'open');"
+    )
     doc = dbjson.reflect(a.url)
     safe = diff_ddl(diff(doc, b.url))
-    assert {s.change.table for s in safe.skipped if s.change.kind != "table"} == {"customer"}  # its rebuild drops legacy
+    assert {s.change.table for s in safe.skipped if s.change.kind != "table"} == {
+        "customer"
+    }  # its rebuild drops legacy
     ddl = diff_ddl(diff(doc, b.url), allow_drop=True)
     assert ddl.skipped == () and any('RENAME TO "orders"' in s.sql for s in ddl.statements)
     apply_ddl(list(ddl.statements), b.url)
@@ -259,14 +266,23 @@ def test_ddl_for_another_dialect(fresh_db: Fresh) -> None:
 def _doc(*columns: m.Column, engine: str = "sqlite", counter: int | None = None) -> m.Database:
     table = m.Table(name="t", columns=columns, primary_key=m.PrimaryKey(columns=("id",)), row_estimate=counter)
     seq = m.Sequence(name="s", next_value=counter)
-    src = m.Source(engine=engine, server_version="1", database="x", dumped_at=f"2026-01-0{1 + (counter or 0) % 8}T00:00:00Z")
+    src = m.Source(
+        engine=engine, server_version="1", database="x", dumped_at=f"2026-01-0{1 + (counter or 0) % 8}T00:00:00Z"
+    )
     return m.Database(source=src, schemas=(m.Schema(name="main", tables=(table,), sequences=(seq,)),))
 
 
-def _col(name: str, kind: str = "integer", ordinal: int = 1, next_value: int | None = None, **type_args: int) -> m.Column:
+def _col(
+    name: str, kind: str = "integer", ordinal: int = 1, next_value: int | None = None, **type_args: int
+) -> m.Column:
     ident = m.Identity(kind="autoincrement", next_value=next_value) if next_value is not None else None
-    return m.Column(name=name, ordinal=ordinal, type=m.Type(kind=kind, **type_args), native=m.NativeType(engine="sqlite", raw=kind),
-                    identity=ident)
+    return m.Column(
+        name=name,
+        ordinal=ordinal,
+        type=m.Type(kind=kind, **type_args),
+        native=m.NativeType(engine="sqlite", raw=kind),
+        identity=ident,
+    )
 
 
 def test_counters_and_source_are_noise_unless_asked() -> None:

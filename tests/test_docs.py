@@ -121,7 +121,10 @@ def test_mkdocs_build_strict(tmp_path: Path) -> None:
     site = tmp_path / "site"
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert (site / "index.html").exists() and (site / "library" / "index.html").exists()
@@ -138,10 +141,23 @@ def test_library_signatures_match_the_code() -> None:
     from dbjson.importer import import_table_stream
     from dbjson.validate import check_document
 
-    functions = {f.__name__: f for f in (
-        dbjson.reflect, dbjson.validate, check_document, dbjson.to_ddl, dbjson.apply_ddl, load_schema,
-        dbjson.export_database, export_table, dbjson.import_database, import_table_stream, dbjson.verify,
-        dbjson.migrate)}
+    functions = {
+        f.__name__: f
+        for f in (
+            dbjson.reflect,
+            dbjson.validate,
+            check_document,
+            dbjson.to_ddl,
+            dbjson.apply_ddl,
+            load_schema,
+            dbjson.export_database,
+            export_table,
+            dbjson.import_database,
+            import_table_stream,
+            dbjson.verify,
+            dbjson.migrate,
+        )
+    }
     blocks = "\n".join(fenced_blocks(DOCS / "library.md", ""))
     documented = {name: args for name, args in re.findall(r"(?:dbjson\.)?(\w+)\((.*?)\)\s*->", blocks, re.S)}
     assert set(documented) == set(functions)

@@ -43,9 +43,14 @@ def test_statement_errors_and_dbjson_errors_pass_unchanged() -> None:
     import psycopg
     import pymysql
 
-    for exc in (pymysql.err.ProgrammingError(1064, "syntax"), psycopg.errors.UndefinedTable("no table"),
-                pymysql.err.OperationalError(1213, "Deadlock found"), pymysql.err.OperationalError(1205, "Lock wait"),
-                DataError("bad row", table="t"), ValueError("x")):
+    for exc in (
+        pymysql.err.ProgrammingError(1064, "syntax"),
+        psycopg.errors.UndefinedTable("no table"),
+        pymysql.err.OperationalError(1213, "Deadlock found"),
+        pymysql.err.OperationalError(1205, "Lock wait"),
+        DataError("bad row", table="t"),
+        ValueError("x"),
+    ):
         assert _translate(exc, "mysql+pymysql://root@127.0.0.1/x") is exc
         assert not is_connection_problem(exc)
 
@@ -58,15 +63,19 @@ def test_a_killed_session_during_export_is_a_connection_error(fresh_db: Any, tmp
     from dbjson.export import export_database
 
     db = fresh_db("postgresql")
-    db.execute("CREATE TABLE big (id int PRIMARY KEY, v text); "
-               "INSERT INTO big SELECT g, repeat('x', 500) FROM generate_series(1, 400000) g;")
+    db.execute(
+        "CREATE TABLE big (id int PRIMARY KEY, v text); "
+        "INSERT INTO big SELECT g, repeat('x', 500) FROM generate_series(1, 400000) g;"
+    )
     dbname = db.query("SELECT current_database()")[0][0]
 
     def kill() -> None:
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
-            rows = db.query(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{dbname}' "
-                            "AND pid <> pg_backend_pid() AND query ILIKE '%big%'")
+            rows = db.query(
+                f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{dbname}' "
+                "AND pid <> pg_backend_pid() AND query ILIKE '%big%'"
+            )
             if rows:
                 return
             time.sleep(0.02)

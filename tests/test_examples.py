@@ -12,10 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import FreshDatabase
 
 import dbjson
-
-from conftest import FreshDatabase
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -28,8 +27,16 @@ def run(args: list[str] | str, cwd: Path, timeout: int = 240, **env: str) -> sub
     """Run a command the way a user would (the venv's bin first on PATH), not on a terminal."""
     full_env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "COLUMNS": "200", **env}
     full_env.pop("NO_COLOR", None)
-    return subprocess.run(args, cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout,
-                          shell=isinstance(args, str), executable="/bin/bash" if isinstance(args, str) else None)
+    return subprocess.run(
+        args,
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        shell=isinstance(args, str),
+        executable="/bin/bash" if isinstance(args, str) else None,
+    )
 
 
 def ok_lines(text: str) -> list[str]:
@@ -39,19 +46,26 @@ def ok_lines(text: str) -> list[str]:
 
 # -- the quickstart ------------------------------------------------------------------------------
 
+
 def test_quickstart(tmp_path: Path) -> None:
     out = tmp_path / "qs"
     proc = run([str(ROOT / "scripts" / "quickstart")], ROOT, QUICKSTART_DIR=str(out))
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = ok_lines(proc.stdout)
-    assert [line.split()[1] for line in lines] == ["main.customers:", "main.order_lines:", "main.orders:", "main.products:"]
+    assert [line.split()[1] for line in lines] == [
+        "main.customers:",
+        "main.order_lines:",
+        "main.orders:",
+        "main.products:",
+    ]
     assert all(line.startswith("ok ") for line in lines)
-    assert "CREATE TABLE" in proc.stdout                     # the PostgreSQL DDL was printed
+    assert "CREATE TABLE" in proc.stdout  # the PostgreSQL DDL was printed
     assert (out / "export" / "manifest.json").is_file() and (out / "copy.db").is_file()
-    assert "\x1b" not in proc.stdout + proc.stderr           # not a terminal: no colours
+    assert "\x1b" not in proc.stdout + proc.stderr  # not a terminal: no colours
 
 
 # -- the README's 60-second tour ---------------------------------------------------------------
+
 
 def readme_tour() -> list[tuple[str, list[str]]]:
     """The tour's console block: (command, the output lines pasted under it)."""
@@ -89,10 +103,13 @@ def test_readme_tour_runs_and_prints_what_the_readme_shows(fresh_db: Fresh, tmp_
             if line.strip() == "...":
                 continue
             want = _normalise(line.replace("ok       shop.", f"ok       {mariadb.name}."))
-            assert want in actual, f"README shows {line!r} for `{command}`; the run printed:\n" + "\n".join(sorted(actual))
+            assert want in actual, f"README shows {line!r} for `{command}`; the run printed:\n" + "\n".join(
+                sorted(actual)
+            )
 
 
 # -- the sample database -------------------------------------------------------------------------
+
 
 def test_sample_db_on_every_engine(engine: str, fresh_db: Fresh) -> None:
     db = fresh_db(engine)
@@ -132,26 +149,31 @@ def test_sample_db_empty_recreates_the_database(fresh_db: Fresh) -> None:
 
 # -- the walkthrough -----------------------------------------------------------------------------
 
+
 def test_walkthrough_mariadb_postgresql_and_back(fresh_db: Fresh, tmp_path: Path) -> None:
     source, middle, back = fresh_db("mariadb"), fresh_db("postgresql"), fresh_db("mariadb")
-    proc = run([str(EXAMPLES / "walkthrough.sh"), source.url, middle.url, back.url], tmp_path,
-               WALKTHROUGH_DIR=str(tmp_path / "out"))
+    proc = run(
+        [str(EXAMPLES / "walkthrough.sh"), source.url, middle.url, back.url],
+        tmp_path,
+        WALKTHROUGH_DIR=str(tmp_path / "out"),
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
     lines = ok_lines(proc.stdout)
     assert len(lines) == 8 and all(line.startswith("ok ") for line in lines)
-    assert lines[:4] == lines[4:]   # PostgreSQL and the MariaDB copy both match the original export
+    assert lines[:4] == lines[4:]  # PostgreSQL and the MariaDB copy both match the original export
     # walkthrough.md pastes the same verify output (the data is deterministic)
     doc = (EXAMPLES / "walkthrough.md").read_text(encoding="utf-8")
     pasted = ok_lines(doc.split("```text\n", 1)[1].split("```", 1)[0])
     assert [line.replace("shop.", f"{source.name}.", 1) for line in pasted] == lines[:4]
     assert (tmp_path / "out" / "shop_back.schema.json").is_file()
-    if "$ dbjson migrate" in proc.stdout:   # the one-command step, when dbjson has migrate
+    if "$ dbjson migrate" in proc.stdout:  # the one-command step, when dbjson has migrate
         rows = sum(int(line.split(": ")[1].split()[0]) for line in lines[:4])
         assert re.search(rf"migrated {rows} rows of 4 table\(s\) .*; verified", proc.stderr), proc.stderr[-2000:]
     assert back.query("SELECT COUNT(*) FROM order_lines") == source.query("SELECT COUNT(*) FROM order_lines")
 
 
 # -- the library tour ----------------------------------------------------------------------------
+
 
 def test_library_tour_sqlite(tmp_path: Path) -> None:
     proc = run([sys.executable, str(EXAMPLES / "library_tour.py"), "--workdir", str(tmp_path / "tour")], tmp_path)
@@ -165,8 +187,17 @@ def test_library_tour_mysql_to_postgresql(fresh_db: Fresh, tmp_path: Path) -> No
     source, target = fresh_db("mysql"), fresh_db("postgresql")
     made = run([sys.executable, str(EXAMPLES / "sample_db.py"), source.url, "--customers", "80"], ROOT)
     assert made.returncode == 0, made.stderr
-    proc = run([sys.executable, str(EXAMPLES / "library_tour.py"), source.url, target.url,
-                "--workdir", str(tmp_path / "tour")], tmp_path)
+    proc = run(
+        [
+            sys.executable,
+            str(EXAMPLES / "library_tour.py"),
+            source.url,
+            target.url,
+            "--workdir",
+            str(tmp_path / "tour"),
+        ],
+        tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "1. reflect: mysql 9." in proc.stdout and "6. verify: ok" in proc.stdout
     assert target.query("SELECT COUNT(*) FROM customers") == [(80,)]

@@ -17,8 +17,8 @@ import orjson
 import pytest
 import xxhash
 import zstandard
-
 from chinook import chinook_row_counts, chinook_table_name, load_chinook
+
 from dbjson.codec import Checksum
 from dbjson.errors import DataError, UsageError
 from dbjson.export import export_database, parse_chunk_size, parse_where, safe_names
@@ -154,7 +154,12 @@ def test_snapshot_consistency_under_concurrent_writes(fresh_db: Any, engine: str
     for i in range(3):
         doc = check_files(tmp_path / f"out{i}")
         assert doc["snapshot"]["consistent"] is True
-        data = {t["name"]: [orjson.loads(ln) for f in t["files"] for ln in read_data(tmp_path / f"out{i}" / f["path"]).splitlines()] for t in doc["tables"]}
+        data = {
+            t["name"]: [
+                orjson.loads(ln) for f in t["files"] for ln in read_data(tmp_path / f"out{i}" / f["path"]).splitlines()
+            ]
+            for t in doc["tables"]
+        }
         assert len(next(t for t in doc["tables"] if t["name"] == "accounts")["files"]) == 4  # split across workers
         balance = {int(r["id"]): int(r["balance"]) for r in data["accounts"]}
         moved: dict[int, int] = {}
@@ -169,7 +174,9 @@ def test_snapshot_consistency_under_concurrent_writes(fresh_db: Any, engine: str
 
 
 def test_safe_names_are_unique_deterministic_and_contained() -> None:
-    names = [("main", n) for n in ("a b", "a/b", "..", ".", "x.y", "Foo", "foo", "ünï", "a%2Fb", "CON", "x" * 300, "\\", "")]
+    names = [
+        ("main", n) for n in ("a b", "a/b", "..", ".", "x.y", "Foo", "foo", "ünï", "a%2Fb", "CON", "x" * 300, "\\", "")
+    ]
     out = safe_names(names)
     assert safe_names(reversed(names)) == out
     values = list(out.values())
@@ -190,7 +197,9 @@ def test_odd_table_names_export_inside_the_directory(fresh_db: Any, engine_name:
         "sqlite": ["a b", "a/b", "..", "x.y", "Foo", "ünï"],
         "mysql": ["a b", "a/b", "..x", "x.y", "ünï"],
     }[engine_name]
-    db.execute("\n".join(f"CREATE TABLE {q}{n}{q} (id INT PRIMARY KEY);\nINSERT INTO {q}{n}{q} VALUES (1);" for n in names))
+    db.execute(
+        "\n".join(f"CREATE TABLE {q}{n}{q} (id INT PRIMARY KEY);\nINSERT INTO {q}{n}{q} VALUES (1);" for n in names)
+    )
     out = tmp_path / "out"
     before = {p for p in tmp_path.rglob("*") if p.is_file()}
     export_database(db.url, out, threads=2)
@@ -238,8 +247,12 @@ def test_where_filters_rows(fresh_db: Any, server_engine: str, tmp_path: Path) -
 
 def _fill_big(db: Any, n: int) -> None:
     if db.engine == "postgresql":
-        db.execute(f"CREATE TABLE big (id int PRIMARY KEY, v text); INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, {n}) g;")
-        db.execute(f"CREATE TABLE keyed (k varchar(20) PRIMARY KEY, n int); INSERT INTO keyed SELECT 'k' || lpad(g::text, 6, '0'), g FROM generate_series(1, {n // 10}) g;")
+        db.execute(
+            f"CREATE TABLE big (id int PRIMARY KEY, v text); INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, {n}) g;"
+        )
+        db.execute(
+            f"CREATE TABLE keyed (k varchar(20) PRIMARY KEY, n int); INSERT INTO keyed SELECT 'k' || lpad(g::text, 6, '0'), g FROM generate_series(1, {n // 10}) g;"
+        )
         return
     rec = "WITH RECURSIVE seq(g) AS (SELECT 1 UNION ALL SELECT g + 1 FROM seq WHERE g < {n})"
     md5 = "hex(randomblob(16))" if db.engine == "sqlite" else "CONCAT('v', g, REPEAT('x', 20))"
@@ -281,17 +294,22 @@ def test_chunking_by_rows_and_bytes(fresh_db: Any, engine: str, tmp_path: Path) 
 
 def test_ctrl_c_stops_workers_and_leaves_no_complete_looking_file(fresh_db: Any, tmp_path: Path) -> None:
     db = fresh_db("postgresql")
-    db.execute("CREATE TABLE big (id int PRIMARY KEY, v text); INSERT INTO big SELECT g, repeat('x', 200) FROM generate_series(1, 300000) g;")
+    db.execute(
+        "CREATE TABLE big (id int PRIMARY KEY, v text); INSERT INTO big SELECT g, repeat('x', 200) FROM generate_series(1, 300000) g;"
+    )
     out = tmp_path / "out"
     # Ctrl-C as a user presses it: SIGINT to a process running the export (its own process, so the
     # signal state of the test runner plays no part), once the first data file exists.
     # (SIGINT's default handler restored first: an ignored SIGINT is inherited from the test runner's
     # worker process, where something in the suite leaves it ignored.)
-    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-            "from dbjson.export import export_database; "
-            "export_database(sys.argv[1], sys.argv[2], threads=2, chunk_rows=20_000)")
-    proc = subprocess.Popen([sys.executable, "-c", code, db.url, str(out)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    code = (
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from dbjson.export import export_database; "
+        "export_database(sys.argv[1], sys.argv[2], threads=2, chunk_rows=20_000)"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, db.url, str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     deadline = time.monotonic() + 30
     while not list(out.glob("data/*.jsonl*")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -340,7 +358,9 @@ def test_postgresql_partitions_and_inheritance_export_each_row_once(fresh_db: An
 
 
 @pytest.mark.parametrize("engine_name", ["mysql", "mariadb"])
-def test_without_lock_privilege_per_worker_snapshots_with_a_warning(fresh_db: Any, engine_name: str, tmp_path: Path) -> None:
+def test_without_lock_privilege_per_worker_snapshots_with_a_warning(
+    fresh_db: Any, engine_name: str, tmp_path: Path
+) -> None:
     from sqlalchemy.engine import make_url
 
     db = fresh_db(engine_name)
@@ -368,7 +388,9 @@ def test_bad_where_is_a_usage_error(fresh_db: Any, engine: str, tmp_path: Path) 
     assert not (tmp_path / "out" / "manifest.json").exists()
 
 
-def test_mysql_batches_cut_by_group_concat_limit_are_refetched(fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_mysql_batches_cut_by_group_concat_limit_are_refetched(
+    fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from dbjson.engines.mysql.export import MySQLExport
 
     db = fresh_db("mariadb")
@@ -448,8 +470,10 @@ def test_big_table_split_into_two_units_per_worker(fresh_db: Any, tmp_path: Path
 
     db = fresh_db("postgresql")
     n = 2 * SPLIT_MIN_ROWS
-    db.execute(f"CREATE TABLE big (id INT PRIMARY KEY, v TEXT);\n"
-               f"INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, {n}) g;\nANALYZE big;")
+    db.execute(
+        f"CREATE TABLE big (id INT PRIMARY KEY, v TEXT);\n"
+        f"INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, {n}) g;\nANALYZE big;"
+    )
     report = export_database(db.url, tmp_path / "out", threads=2)
     files = report.manifest.tables[0].files
     assert len(files) == 2 * UNITS_PER_WORKER
@@ -471,9 +495,11 @@ def test_fsync_failure_stops_the_export_cleanly(fresh_db: Any, tmp_path: Path, m
     from dbjson import export as ex
 
     db = fresh_db("postgresql")
-    db.execute("CREATE TABLE big (id INT PRIMARY KEY, v TEXT);\n"
-               "INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, 200000) g;\n"
-               "CREATE TABLE small (id INT PRIMARY KEY);\nINSERT INTO small VALUES (1), (2);\nANALYZE;")
+    db.execute(
+        "CREATE TABLE big (id INT PRIMARY KEY, v TEXT);\n"
+        "INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, 200000) g;\n"
+        "CREATE TABLE small (id INT PRIMARY KEY);\nINSERT INTO small VALUES (1), (2);\nANALYZE;"
+    )
     synced: list[int] = []
     real = os.fsync
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
 from chinook import load_chinook
 
 DBJSON = [sys.executable, "-m", "dbjson"]
@@ -28,7 +27,17 @@ def test_export_directory_json_report_and_validate(fresh_db: Any, tmp_path: Path
     assert r.returncode == 0, r.stderr
     report = orjson.loads(r.stdout)
     assert report["ok"] is True and report["rows"] == 15607 - 18 - 8715
-    assert {t["name"] for t in report["tables"]} == {"Album", "Artist", "Customer", "Employee", "Genre", "Invoice", "InvoiceLine", "MediaType", "Track"}
+    assert {t["name"] for t in report["tables"]} == {
+        "Album",
+        "Artist",
+        "Customer",
+        "Employee",
+        "Genre",
+        "Invoice",
+        "InvoiceLine",
+        "MediaType",
+        "Track",
+    }
     assert run("validate", str(out / "manifest.json")).returncode == 0
     assert sorted(p.name for p in out.iterdir()) == ["data", "manifest.json", "schema.json"]
 
@@ -39,7 +48,9 @@ def test_export_one_table_to_stdout(fresh_db: Any, tmp_path: Path) -> None:
     r = run("export", db.url, "--table", "genre", "-o", "-", "--where", "genre:genre_id <= 3")
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == [
-        b'{"genre_id":1,"name":"Rock"}', b'{"genre_id":2,"name":"Jazz"}', b'{"genre_id":3,"name":"Metal"}'
+        b'{"genre_id":1,"name":"Rock"}',
+        b'{"genre_id":2,"name":"Jazz"}',
+        b'{"genre_id":3,"name":"Metal"}',
     ]
 
 
@@ -71,10 +82,14 @@ def test_sigusr1_prints_a_status_line(fresh_db: Any, tmp_path: Path) -> None:
     import time
 
     db = fresh_db("postgresql")
-    db.execute("CREATE TABLE big (id int PRIMARY KEY, v text); INSERT INTO big SELECT g, repeat('x', 300) FROM generate_series(1, 400000) g;")
+    db.execute(
+        "CREATE TABLE big (id int PRIMARY KEY, v text); INSERT INTO big SELECT g, repeat('x', 300) FROM generate_series(1, 400000) g;"
+    )
     out = tmp_path / "out"
     env = {**os.environ, "NO_COLOR": "1"}
-    proc = subprocess.Popen([*DBJSON, "export", db.url, "-o", str(out), "--threads", "1"], stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        [*DBJSON, "export", db.url, "-o", str(out), "--threads", "1"], stderr=subprocess.PIPE, env=env
+    )
     deadline = time.monotonic() + 60
     while not list((out / "data").glob("*.partial")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -87,7 +102,11 @@ def test_sigusr1_prints_a_status_line(fresh_db: Any, tmp_path: Path) -> None:
 def test_stdout_reader_going_away_is_not_an_error(fresh_db: Any) -> None:
     db = fresh_db("sqlite")
     load_chinook(db)
-    proc = subprocess.Popen([*DBJSON, "export", db.url, "--table", "PlaylistTrack", "-o", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [*DBJSON, "export", db.url, "--table", "PlaylistTrack", "-o", "-"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdout is not None and proc.stdout.readline().startswith(b'{"PlaylistId":')
     proc.stdout.close()
     _, err = proc.communicate(timeout=60)

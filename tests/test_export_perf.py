@@ -38,7 +38,10 @@ def test_cli_export_does_not_import_validation_ddl_or_help_modules(tmp_path: Pat
         conn.execute("INSERT INTO t VALUES (1, 'a')")
     p = subprocess.run(
         [sys.executable, "-c", _LIST_MODULES, f"sqlite:///{db}", str(tmp_path / "out")],
-        capture_output=True, text=True, timeout=120, env={k: v for k, v in os.environ.items() if k != "NO_COLOR"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "NO_COLOR"},
     )
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "out" / "manifest.json").exists()
@@ -75,8 +78,9 @@ def flags_with_a_2(db: Any) -> m.Database:
 
 @pytest.mark.parametrize("no_speedups", ["1", "0"], ids=["batched", "c-path"])
 @pytest.mark.parametrize("engine_name", ["mysql", "mariadb"])
-def test_mysql_batched_export_stops_on_a_value_without_canonical_form(fresh_db: Any, tmp_path: Path, engine_name: str,
-                                                                      no_speedups: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_mysql_batched_export_stops_on_a_value_without_canonical_form(
+    fresh_db: Any, tmp_path: Path, engine_name: str, no_speedups: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A boolean column holding 2 inside a GROUP_CONCAT batch (or the C path's rows): an error
     naming the table, never a line written with a NUL in it."""
     monkeypatch.setenv("DBJSON_NO_SPEEDUPS", no_speedups)
@@ -90,8 +94,9 @@ def test_mysql_batched_export_stops_on_a_value_without_canonical_form(fresh_db: 
 
 @pytest.mark.parametrize("no_speedups", ["1", "0"], ids=["batched", "c-path"])
 @pytest.mark.parametrize("engine_name", ["mysql", "mariadb"])
-def test_mysql_batched_lines_are_complete_and_counted(fresh_db: Any, tmp_path: Path, engine_name: str,
-                                                      no_speedups: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_mysql_batched_lines_are_complete_and_counted(
+    fresh_db: Any, tmp_path: Path, engine_name: str, no_speedups: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Lines carry their newline from the server (or from the C path): the files hold exactly one
     line per row, and the manifest's checksum is the sum of those lines' hashes."""
     monkeypatch.setenv("DBJSON_NO_SPEEDUPS", no_speedups)

@@ -11,10 +11,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+import faultlib as fl
 import orjson
 import pytest
-
-import faultlib as fl
 
 from dbjson.export import export_database
 

@@ -10,10 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import faultlib as fl
 import orjson
 import pytest
-
-import faultlib as fl
 from test_import import ITEMS, database, item_rows, make_export
 
 

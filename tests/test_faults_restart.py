@@ -16,13 +16,12 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator
-from typing import NoReturn
 from pathlib import Path
-
-import psycopg
-import pytest
+from typing import NoReturn
 
 import faultlib as fl
+import psycopg
+import pytest
 from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export
 
 from dbjson.errors import DbjsonError
@@ -55,8 +54,9 @@ class PrivatePostgres:
 
     def pg_ctl(self, action: str, *extra: str) -> None:
         opts = f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off {self.settings}"
-        self._as_postgres(str(BIN / "pg_ctl"), action, "-D", str(self.data), "-w", "-o", opts,
-                          "-l", str(self.dir / "log"), *extra)
+        self._as_postgres(
+            str(BIN / "pg_ctl"), action, "-D", str(self.data), "-w", "-o", opts, "-l", str(self.dir / "log"), *extra
+        )
 
     def url(self, db: str = "postgres") -> str:
         return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/{db}"
@@ -142,5 +142,6 @@ def test_server_restarted_mid_load(private_pg: PrivatePostgres, tmp_path: Path) 
     assert restarts, "the import finished before the restart"
     assert private_pg.query("SELECT COUNT(*), COUNT(DISTINCT id) FROM items", "target") == (n + 1, n + 1)
     retries = sum(1 for e in events if e.kind == "retry")
-    fl.record("server restarted mid-load (private instance)", "postgresql", 1, 1, 0, 0, outcome=outcome,
-              retries=retries)
+    fl.record(
+        "server restarted mid-load (private instance)", "postgresql", 1, 1, 0, 0, outcome=outcome, retries=retries
+    )

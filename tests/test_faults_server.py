@@ -11,9 +11,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import faultlib as fl
+import pytest
 from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
 
 from dbjson.errors import DataError
@@ -24,8 +23,10 @@ from dbjson.importer import ImportEvent, import_database
 def _kill_other_sessions(admin: Any, engine: str) -> int:
     """Kill every other session of the admin connection's database; returns how many."""
     if engine == "postgresql":
-        rows = admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                             "WHERE datname = current_database() AND pid <> pg_backend_pid()").fetchall()
+        rows = admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchall()
         return sum(1 for (ok,) in rows if ok)
     n = 0
     with admin.cursor() as cur:
@@ -77,23 +78,35 @@ def test_connections_killed_mid_load_are_retried(engine: str, fresh_db: Any, tmp
     got = fl.table_fingerprint(target)
     lost, dup = fl.lost_and_duplicated(counts, got)
     assert got == want
-    fl.record("connection killed mid-load (KILL CONNECTION / pg_terminate_backend)", engine, injected, injected,
-              lost, dup, retries=len(retries))
+    fl.record(
+        "connection killed mid-load (KILL CONNECTION / pg_terminate_backend)",
+        engine,
+        injected,
+        injected,
+        lost,
+        dup,
+        retries=len(retries),
+    )
 
 
-def _wait_for_lock_wait(admin: Any, engine: str, writer_id: int, loader: threading.Thread, result: dict[str, Any],
-                        timeout: float = 30) -> None:
+def _wait_for_lock_wait(
+    admin: Any, engine: str, writer_id: int, loader: threading.Thread, result: dict[str, Any], timeout: float = 30
+) -> None:
     """Until a session waits for a lock the writer (session ``writer_id``) holds."""
     if engine == "postgresql":
         sql = f"SELECT count(*) FROM pg_locks WHERE NOT granted AND {writer_id} = ANY(pg_blocking_pids(pid))"
     elif engine == "mysql":
-        sql = ("SELECT count(*) FROM performance_schema.data_lock_waits w JOIN information_schema.innodb_trx t "
-               f"ON t.trx_id = w.blocking_engine_transaction_id WHERE t.trx_mysql_thread_id = {writer_id}")
+        sql = (
+            "SELECT count(*) FROM performance_schema.data_lock_waits w JOIN information_schema.innodb_trx t "
+            f"ON t.trx_id = w.blocking_engine_transaction_id WHERE t.trx_mysql_thread_id = {writer_id}"
+        )
     else:
         # (MariaDB does not always list a LOAD DATA's wait on a row lock in innodb_lock_waits: a load
         # running for three seconds on a thousand rows is waiting.)
-        sql = ("SELECT count(*) FROM information_schema.processlist WHERE db = DATABASE() "
-               "AND info LIKE 'LOAD DATA%' AND time_ms >= 3000")
+        sql = (
+            "SELECT count(*) FROM information_schema.processlist WHERE db = DATABASE() "
+            "AND info LIKE 'LOAD DATA%' AND time_ms >= 3000"
+        )
     deadline = time.monotonic() + timeout
     while True:
         assert loader.is_alive(), f"the import ended without waiting for the lock: {result}"
@@ -104,7 +117,12 @@ def _wait_for_lock_wait(admin: Any, engine: str, writer_id: int, loader: threadi
         if n:
             return
         if time.monotonic() > deadline:
-            diag = [] if engine == "postgresql" else _fetch(admin, "SELECT * FROM information_schema.innodb_lock_waits") + _fetch(admin, "SELECT trx_id, trx_mysql_thread_id, trx_state FROM information_schema.innodb_trx")
+            diag = (
+                []
+                if engine == "postgresql"
+                else _fetch(admin, "SELECT * FROM information_schema.innodb_lock_waits")
+                + _fetch(admin, "SELECT trx_id, trx_mysql_thread_id, trx_state FROM information_schema.innodb_trx")
+            )
             raise AssertionError(f"the import never waited for the writer's lock {writer_id} {diag}")
         time.sleep(0.01)
 
@@ -141,8 +159,11 @@ def test_deadlock_with_a_concurrent_writer_is_retried(engine: str, fresh_db: Any
         values = ", ".join(f"({i})" for i in range(20000))
         _run(engine, writer, f"INSERT INTO ballast VALUES {values}")
     _run(engine, writer, f"INSERT INTO items (id, name) VALUES ({x}, 'writer')")
-    writer_id = int(writer.execute("SELECT pg_backend_pid()").fetchone()[0] if engine == "postgresql"
-                    else _fetch(writer, "SELECT CONNECTION_ID()")[0][0])
+    writer_id = int(
+        writer.execute("SELECT pg_backend_pid()").fetchone()[0]
+        if engine == "postgresql"
+        else _fetch(writer, "SELECT CONNECTION_ID()")[0][0]
+    )
     events: list[ImportEvent] = []
     result: dict[str, Any] = {}
 
@@ -173,14 +194,23 @@ def test_deadlock_with_a_concurrent_writer_is_retried(engine: str, fresh_db: Any
     if not writer_victim:
         assert any("deadlock" in e.message.lower() for e in retries), [e.message for e in retries]
     assert result["report"].verify.ok
-    assert target.query("SELECT COUNT(*), COUNT(DISTINCT id), SUM(CASE WHEN name = 'writer' THEN 1 ELSE 0 END) "
-                        "FROM items")[0] == (n + 1, n + 1, 0)
-    fl.record("deadlock with a concurrent writer", engine, 1, 1, 0, 0,
-              victim="writer" if writer_victim else "import (retried)")
+    assert target.query(
+        "SELECT COUNT(*), COUNT(DISTINCT id), SUM(CASE WHEN name = 'writer' THEN 1 ELSE 0 END) FROM items"
+    )[0] == (n + 1, n + 1, 0)
+    fl.record(
+        "deadlock with a concurrent writer",
+        engine,
+        1,
+        1,
+        0,
+        0,
+        victim="writer" if writer_victim else "import (retried)",
+    )
 
 
-def test_lock_timeouts_are_retried_with_backoff_then_a_clear_error(fresh_db: Any, tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lock_timeouts_are_retried_with_backoff_then_a_clear_error(
+    fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """PostgreSQL with lock_timeout = 150ms (PGOPTIONS, read by libpq): a writer holding a SHARE lock
     (no INSERT or COPY; reads pass) for about a second costs retries and no rows; one holding it past the retry budget
     ends in a clear DataError naming the file and the table, and --resume then finishes the load."""
@@ -221,5 +251,12 @@ def test_lock_timeouts_are_retried_with_backoff_then_a_clear_error(fresh_db: Any
     report = import_database(export, target.url, data_only=True, threads=1, resume=True)
     assert report.verify is not None and report.verify.ok
     assert target.query("SELECT COUNT(*), COUNT(DISTINCT id) FROM items")[0] == (n + 1, n + 1)
-    fl.record("lock timeout from a concurrent writer (retry budget)", "postgresql", 2, 2, 0, 0,
-              retries=sum(1 for e in events if e.kind == "retry"))
+    fl.record(
+        "lock timeout from a concurrent writer (retry budget)",
+        "postgresql",
+        2,
+        2,
+        0,
+        0,
+        retries=sum(1 for e in events if e.kind == "retry"),
+    )

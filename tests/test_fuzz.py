@@ -26,10 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import pytest
 import zstandard
 from hostile.documents import base_document
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dbjson import model as m
@@ -39,9 +38,14 @@ from dbjson.importer import iter_lines, open_data
 from dbjson.manifest import Manifest
 from dbjson.validate import validate
 
-FUZZ = settings(max_examples=120, derandomize=True, database=None, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-UTC = dt.timezone.utc
+FUZZ = settings(
+    max_examples=120,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+UTC = dt.UTC
 
 
 # ---------------------------------------------------------------------------------------------
@@ -64,7 +68,11 @@ def _decimals(precision: int, scale: int) -> st.SearchStrategy[Decimal]:
 
 
 _json = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
     max_leaves=12,
 )
@@ -95,7 +103,9 @@ def kind_and_value(draw: st.DrawFn) -> tuple[m.Type, Any]:
     if kind in ("char", "varchar", "text", "enum", "xml", "opaque", "inet", "macaddr", "range"):
         return m.Type(kind=kind), draw(st.text())
     if kind == "interval":
-        return m.Type(kind=kind), draw(st.timedeltas(min_value=dt.timedelta(days=-10**6), max_value=dt.timedelta(days=10**6)))
+        return m.Type(kind=kind), draw(
+            st.timedeltas(min_value=dt.timedelta(days=-(10**6)), max_value=dt.timedelta(days=10**6))
+        )
     if kind == "uuid":
         return m.Type(kind=kind), draw(st.uuids())
     if kind in ("binary", "varbinary", "blob"):
@@ -114,10 +124,14 @@ def kind_and_value(draw: st.DrawFn) -> tuple[m.Type, Any]:
         return m.Type(kind=kind, fsp=fsp), t
     if kind == "timestamp":
         fsp, tz = draw(st.integers(0, 6)), draw(st.booleans())
-        v = draw(st.datetimes(min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30))).replace(microsecond=draw(_micro(fsp)))
+        v = draw(st.datetimes(min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30))).replace(
+            microsecond=draw(_micro(fsp))
+        )
         return m.Type(kind=kind, fsp=fsp, with_timezone=tz), (v.replace(tzinfo=UTC) if tz else v)
     if kind == "set":
-        values = tuple(draw(st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=4), min_size=1, max_size=6, unique=True)))
+        values = tuple(
+            draw(st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=4), min_size=1, max_size=6, unique=True))
+        )
         return m.Type(kind=kind, values=values), draw(st.lists(st.sampled_from(values), unique=True))
     if kind == "json":
         return m.Type(kind=kind), draw(_json.filter(lambda v: v is not None))  # top-level null is SQL NULL
@@ -126,7 +140,9 @@ def kind_and_value(draw: st.DrawFn) -> tuple[m.Type, Any]:
     if kind == "vector":
         return m.Type(kind=kind), draw(st.lists(st.floats(width=32, allow_nan=False, allow_infinity=False), max_size=8))
     assert kind == "array", kind
-    return m.Type(kind=kind, element=m.Type(kind="integer", bits=32)), draw(st.lists(st.none() | _int_range(32, False), max_size=8))
+    return m.Type(kind=kind, element=m.Type(kind="integer", bits=32)), draw(
+        st.lists(st.none() | _int_range(32, False), max_size=8)
+    )
 
 
 def _same(t: m.Type, original: Any, decoded: Any) -> bool:
@@ -135,7 +151,9 @@ def _same(t: m.Type, original: Any, decoded: Any) -> bool:
     if kind == "float" and t.bits == 32 and not math.isnan(original):  # the same float32
         return struct.pack("<f", original) == struct.pack("<f", decoded)
     if kind == "float":
-        return (math.isnan(original) and math.isnan(decoded)) or (original == decoded and math.copysign(1, original) == math.copysign(1, decoded))
+        return (math.isnan(original) and math.isnan(decoded)) or (
+            original == decoded and math.copysign(1, original) == math.copysign(1, decoded)
+        )
     if kind in ("decimal", "money"):
         return (original.is_nan() and decoded.is_nan()) or original == decoded
     if kind == "uuid":
@@ -145,10 +163,12 @@ def _same(t: m.Type, original: Any, decoded: Any) -> bool:
     if kind == "json":
         return orjson.loads(decoded) == original
     if kind == "time":  # an elapsed value under 24h decodes as a time of day
+
         def micros(v: Any) -> int:
             if isinstance(v, dt.timedelta):
                 return v // dt.timedelta(microseconds=1)
             return ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond
+
         return micros(original) == micros(decoded)
     if kind in ("interval", "opaque"):
         return True  # decoded as the canonical text; the byte check covers it
@@ -173,10 +193,14 @@ def test_equal_values_in_other_forms_encode_to_the_same_bytes(data: st.DataObjec
     scale = data.draw(st.integers(0, 6))
     d = data.draw(_decimals(18, scale))
     t = m.Type(kind="decimal", precision=18, scale=scale)
-    assert encode_value(t, d) == encode_value(t, d.normalize() if d == d.to_integral() or scale == 0 else d.quantize(Decimal(1).scaleb(-scale)))
+    assert encode_value(t, d) == encode_value(
+        t, d.normalize() if d == d.to_integral() or scale == 0 else d.quantize(Decimal(1).scaleb(-scale))
+    )
     u = data.draw(st.uuids())
     assert encode_value(m.Type(kind="uuid"), u) == encode_value(m.Type(kind="uuid"), str(u).upper())
-    instant = data.draw(st.datetimes(min_value=dt.datetime(1970, 1, 2), max_value=dt.datetime(9999, 12, 30))).replace(tzinfo=UTC)
+    instant = data.draw(st.datetimes(min_value=dt.datetime(1970, 1, 2), max_value=dt.datetime(9999, 12, 30))).replace(
+        tzinfo=UTC
+    )
     offset = dt.timezone(dt.timedelta(minutes=data.draw(st.integers(-14 * 60, 14 * 60))))
     ts = m.Type(kind="timestamp", fsp=6, with_timezone=True)
     assert encode_value(ts, instant) == encode_value(ts, instant.astimezone(offset))
@@ -193,17 +217,44 @@ def test_equal_values_in_other_forms_encode_to_the_same_bytes(data: st.DataObjec
 # ---------------------------------------------------------------------------------------------
 
 NAT = m.NativeType(engine="mysql", raw="x")
-COLUMNS = tuple(m.Column(name=n, ordinal=i, type=t, native=NAT) for i, (n, t) in enumerate([
-    ("id", m.Type(kind="integer", bits=64)), ("name", m.Type(kind="varchar", length=20)),
-    ("price", m.Type(kind="decimal", precision=10, scale=2)), ("data", m.Type(kind="blob")),
-    ("day", m.Type(kind="date")), ("at", m.Type(kind="timestamp", fsp=3, with_timezone=True)),
-    ("doc", m.Type(kind="json")), ("tags", m.Type(kind="set", values=("a", "b"))),
-    ("t", m.Type(kind="time", fsp=0)), ("f", m.Type(kind="float", bits=64)), ("u", m.Type(kind="uuid")),
-    ("bits", m.Type(kind="bit", length=3)), ("arr", m.Type(kind="array", element=m.Type(kind="integer", bits=32))),
-], 1))
-GOOD = RowEncoder(COLUMNS).line([7, "n", Decimal("1.50"), b"\x00\xff", dt.date(2024, 2, 29),
-                                 dt.datetime(2024, 1, 1, 12, 0, 0, 123000, tzinfo=UTC), {"k": [1, 2.5]}, ["a"],
-                                 dt.time(1, 2, 3), 0.25, uuid.UUID(int=5), "101", [1, None]])
+COLUMNS = tuple(
+    m.Column(name=n, ordinal=i, type=t, native=NAT)
+    for i, (n, t) in enumerate(
+        [
+            ("id", m.Type(kind="integer", bits=64)),
+            ("name", m.Type(kind="varchar", length=20)),
+            ("price", m.Type(kind="decimal", precision=10, scale=2)),
+            ("data", m.Type(kind="blob")),
+            ("day", m.Type(kind="date")),
+            ("at", m.Type(kind="timestamp", fsp=3, with_timezone=True)),
+            ("doc", m.Type(kind="json")),
+            ("tags", m.Type(kind="set", values=("a", "b"))),
+            ("t", m.Type(kind="time", fsp=0)),
+            ("f", m.Type(kind="float", bits=64)),
+            ("u", m.Type(kind="uuid")),
+            ("bits", m.Type(kind="bit", length=3)),
+            ("arr", m.Type(kind="array", element=m.Type(kind="integer", bits=32))),
+        ],
+        1,
+    )
+)
+GOOD = RowEncoder(COLUMNS).line(
+    [
+        7,
+        "n",
+        Decimal("1.50"),
+        b"\x00\xff",
+        dt.date(2024, 2, 29),
+        dt.datetime(2024, 1, 1, 12, 0, 0, 123000, tzinfo=UTC),
+        {"k": [1, 2.5]},
+        ["a"],
+        dt.time(1, 2, 3),
+        0.25,
+        uuid.UUID(int=5),
+        "101",
+        [1, None],
+    ]
+)
 
 
 def _read_all(raw: bytes, suffix: str) -> int:
@@ -235,16 +286,23 @@ def damaged_lines(draw: st.DrawFn) -> bytes:
         elif op == "insert":
             raw[pos:pos] = draw(st.binary(max_size=8))
         else:
-            raw[pos:pos] = draw(st.sampled_from((b'"', b"{", b"}", b"\n", b"[", b"\\", b'"x":1,', b"null", b"1e999", b"\xff")))
+            raw[pos:pos] = draw(
+                st.sampled_from((b'"', b"{", b"}", b"\n", b"[", b"\\", b'"x":1,', b"null", b"1e999", b"\xff"))
+            )
     return bytes(raw)
 
 
 @FUZZ
-@given(st.one_of(st.binary(max_size=256), damaged_lines()), st.sampled_from(("", ".gz", ".zst")), st.integers(0, 40), st.booleans())
+@given(
+    st.one_of(st.binary(max_size=256), damaged_lines()),
+    st.sampled_from(("", ".gz", ".zst")),
+    st.integers(0, 40),
+    st.booleans(),
+)
 def test_reader_raises_only_data_errors(raw: bytes, suffix: str, cut: int, compress: bool) -> None:
     if suffix and compress:  # a real compressed stream, cut short or damaged in its last bytes
         packed = gzip.compress(raw) if suffix == ".gz" else zstandard.ZstdCompressor().compress(raw)
-        raw = packed[: max(0, len(packed) - cut)] if cut % 2 else packed[:-cut or None] + bytes([cut]) * (cut % 5)
+        raw = packed[: max(0, len(packed) - cut)] if cut % 2 else packed[: -cut or None] + bytes([cut]) * (cut % 5)
     try:
         _read_all(raw, suffix)
     except DataError as e:
@@ -264,8 +322,12 @@ def test_reader_reads_good_lines() -> None:
 # ---------------------------------------------------------------------------------------------
 
 _any_json = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=12) | st.sampled_from(("mysql", "integer", "varchar", "", "public", "t", "id")),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
+    | st.sampled_from(("mysql", "integer", "varchar", "", "public", "t", "id")),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
     max_leaves=10,
 )
@@ -327,13 +389,28 @@ def test_document_loader_accepts_the_unmutated_document() -> None:
     assert m.Database.from_json(orjson.dumps(_rich_document())).schemas[0].tables[0].name == "t"
 
 
-MANIFEST = {"format": "dbjson-manifest", "format_version": "1.0", "dbjson_version": "0", "created_at": "2026-01-01T00:00:00Z",
-            "compression": "none", "checksum_algorithm": "xxh3-64-sum",
-            "source": {"engine": "mysql", "server_version": "9.1.0", "database": "shop"},
-            "snapshot": {"mode": "single-connection", "consistent": True},
-            "tables": [{"schema": "shop", "name": "items", "columns": ["id"], "rows": 1, "checksum": "0" * 16,
-                        "files": [{"path": "data/shop.items.jsonl", "rows": 1, "bytes": 9, "checksum": "0" * 16,
-                                   "sha256": "0" * 64}]}]}
+MANIFEST = {
+    "format": "dbjson-manifest",
+    "format_version": "1.0",
+    "dbjson_version": "0",
+    "created_at": "2026-01-01T00:00:00Z",
+    "compression": "none",
+    "checksum_algorithm": "xxh3-64-sum",
+    "source": {"engine": "mysql", "server_version": "9.1.0", "database": "shop"},
+    "snapshot": {"mode": "single-connection", "consistent": True},
+    "tables": [
+        {
+            "schema": "shop",
+            "name": "items",
+            "columns": ["id"],
+            "rows": 1,
+            "checksum": "0" * 16,
+            "files": [
+                {"path": "data/shop.items.jsonl", "rows": 1, "bytes": 9, "checksum": "0" * 16, "sha256": "0" * 64}
+            ],
+        }
+    ],
+}
 
 
 @FUZZ

@@ -59,14 +59,23 @@ def record(name: str, cases: int, rejected: int, loaded: int, part: str = "") ->
             parts = {}
         parts.setdefault(name, {})[part or name] = [cases, rejected, loaded]
         parts_file.write_text(json.dumps(parts, indent=1, sort_keys=True) + "\n")
-        entries = [{"name": n, "cases": sum(v[0] for v in ps.values()), "rejected_cleanly": sum(v[1] for v in ps.values()),
-                    "loaded_correctly": sum(v[2] for v in ps.values())} for n, ps in sorted(parts.items())]
+        entries = [
+            {
+                "name": n,
+                "cases": sum(v[0] for v in ps.values()),
+                "rejected_cleanly": sum(v[1] for v in ps.values()),
+                "loaded_correctly": sum(v[2] for v in ps.values()),
+            }
+            for n, ps in sorted(parts.items())
+        ]
         SUMMARY.write_text(json.dumps({"hostile": entries}, indent=2) + "\n")
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "DBJSON_DEBUG"}
-    return subprocess.run([sys.executable, "-m", "dbjson", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "dbjson", *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=600
+    )
 
 
 def assert_clean_failure(r: subprocess.CompletedProcess[str], code: int | tuple[int, ...]) -> None:
@@ -141,8 +150,12 @@ def _tables(db: Any, engine: str) -> set[str]:
     if engine == "sqlite":
         return {r[0] for r in db.query("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
     if engine == "postgresql":
-        return {r[0] for r in db.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")}
-    return {r[0] for r in db.query(f"SELECT table_name FROM information_schema.tables WHERE table_schema = '{db.name}'")}
+        return {
+            r[0] for r in db.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")
+        }
+    return {
+        r[0] for r in db.query(f"SELECT table_name FROM information_schema.tables WHERE table_schema = '{db.name}'")
+    }
 
 
 def _reset(db: Any, engine: str) -> None:
@@ -228,8 +241,17 @@ FILE = "data/shop.items.jsonl"
 
 
 def _good(**kw: Any) -> dict[str, Any]:
-    row = {"id": 5, "name": "n", "price": "1.25", "data": None, "flag": True, "created": "2024-01-01T00:00:00",
-           "big": "1", "ratio": 0.5, "day": "2020-02-29"}
+    row = {
+        "id": 5,
+        "name": "n",
+        "price": "1.25",
+        "data": None,
+        "flag": True,
+        "created": "2024-01-01T00:00:00",
+        "big": "1",
+        "ratio": 0.5,
+        "day": "2020-02-29",
+    }
     row.update(kw)
     return row
 
@@ -241,6 +263,7 @@ def _replace_line(n: int, line: bytes) -> Callable[[Path], None]:
         lines[n - 1] = line
         f.write_bytes(b"\n".join(lines))
         _fix_manifest(export)
+
     return mutate
 
 
@@ -269,6 +292,7 @@ def _cut(at: Callable[[bytes], int]) -> Callable[[Path], None]:
         f = next((export / "data").iterdir())
         data = f.read_bytes()
         f.write_bytes(data[: at(data)])
+
     return mutate
 
 
@@ -277,6 +301,7 @@ def _manifest(edit: Callable[[dict[str, Any]], None]) -> Callable[[Path], None]:
         man = orjson.loads((export / "manifest.json").read_bytes())
         edit(man)
         (export / "manifest.json").write_bytes(orjson.dumps(man))
+
     return mutate
 
 
@@ -296,7 +321,9 @@ def _compressed(suffix: str, cut: int) -> Callable[[Path], None]:
         def rename(man: dict[str, Any]) -> None:
             man["tables"][0]["files"][0]["path"] = FILE + suffix
             man["compression"] = {".gz": "gzip", ".zst": "zstd"}[suffix]
+
         _manifest(rename)(export)
+
     return mutate
 
 
@@ -307,6 +334,7 @@ def _big_line(export: Path) -> None:
 def _set_file_path(path: str) -> Callable[[Path], None]:
     def edit(man: dict[str, Any]) -> None:
         man["tables"][0]["files"][0]["path"] = path
+
     return _manifest(edit)
 
 
@@ -318,31 +346,89 @@ def _outside_file(export: Path) -> None:
 # (id, mutate, exit codes, what the message must name: file, line, column, words)
 BROKEN: list[tuple[str, Callable[[Path], None], tuple[int, ...], dict[str, Any]]] = [
     ("cut-mid-line", _cut(lambda d: len(d) - 30), (6,), {"file": FILE, "words": "truncated"}),
-    ("cut-mid-file", _cut(lambda d: d.rindex(b"\n", 0, len(d) // 2) + 1), (6,), {"file": FILE, "words": "manifest lists"}),
+    (
+        "cut-mid-file",
+        _cut(lambda d: d.rindex(b"\n", 0, len(d) // 2) + 1),
+        (6,),
+        {"file": FILE, "words": "manifest lists"},
+    ),
     ("missing-last-newline", _cut(lambda d: len(d) - 1), (6,), {"file": FILE, "line": ROWS, "words": "newline"}),
     ("gzip-truncated", _compressed(".gz", 25), (6,), {"file": FILE + ".gz", "words": "truncated"}),
     ("zstd-truncated", _compressed(".zst", 9), (6,), {"file": FILE + ".zst", "words": "truncated"}),
     ("malformed-json", _replace_line(4, b'{"id":4,"name":"n",'), (6,), {"file": FILE, "line": 4, "words": "malformed"}),
     ("not-an-object", _replace_line(5, b"[1,2,3]"), (6,), {"file": FILE, "line": 5}),
     ("invalid-utf8", _replace_line(6, b'{"id":6,"name":"\xff\xfe"}'), (6,), {"file": FILE, "line": 6}),
-    ("string-for-int", _replace_line(3, orjson.dumps(_good(id="three"))), (6,), {"file": FILE, "line": 3, "column": "id", "value": "three"}),
-    ("int-out-of-range", _replace_line(3, orjson.dumps(_good(id=2**40))), (6,), {"file": FILE, "line": 3, "column": "id"}),
-    ("bad-base64", _replace_line(3, orjson.dumps(_good(id=3, data="@@not base64@@"))), (6,), {"file": FILE, "line": 3, "column": "data"}),
-    ("bad-date", _replace_line(3, orjson.dumps(_good(id=3, day="2024-13-45"))), (6,), {"file": FILE, "line": 3, "column": "day"}),
-    ("bad-timestamp", _replace_line(3, orjson.dumps(_good(id=3, created="yesterday"))), (6,), {"file": FILE, "line": 3, "column": "created"}),
+    (
+        "string-for-int",
+        _replace_line(3, orjson.dumps(_good(id="three"))),
+        (6,),
+        {"file": FILE, "line": 3, "column": "id", "value": "three"},
+    ),
+    (
+        "int-out-of-range",
+        _replace_line(3, orjson.dumps(_good(id=2**40))),
+        (6,),
+        {"file": FILE, "line": 3, "column": "id"},
+    ),
+    (
+        "bad-base64",
+        _replace_line(3, orjson.dumps(_good(id=3, data="@@not base64@@"))),
+        (6,),
+        {"file": FILE, "line": 3, "column": "data"},
+    ),
+    (
+        "bad-date",
+        _replace_line(3, orjson.dumps(_good(id=3, day="2024-13-45"))),
+        (6,),
+        {"file": FILE, "line": 3, "column": "day"},
+    ),
+    (
+        "bad-timestamp",
+        _replace_line(3, orjson.dumps(_good(id=3, created="yesterday"))),
+        (6,),
+        {"file": FILE, "line": 3, "column": "created"},
+    ),
     ("missing-column", _replace_line(3, b'{"id":3}'), (6,), {"file": FILE, "line": 3}),
     ("unknown-column", _replace_line(3, orjson.dumps({**_good(id=3), "evil": 1})), (6,), {"file": FILE, "line": 3}),
     ("oversized-line-50MB", _big_line, (6,), {"file": FILE, "line": 7, "column": "name"}),
-    ("manifest-count-lies", _manifest(lambda m_: m_["tables"][0]["files"][0].update(rows=ROWS + 5)), (6, 7), {"words": "manifest"}),
-    ("manifest-checksum-lies", _manifest(lambda m_: m_["tables"][0]["files"][0].update(checksum="0123456789abcdef")), (6, 7),
-     {"words": "checksum"}),
-    ("manifest-missing-file", _set_file_path("data/shop.gone.jsonl"), (6,), {"file": "shop.gone.jsonl", "words": "missing"}),
+    (
+        "manifest-count-lies",
+        _manifest(lambda m_: m_["tables"][0]["files"][0].update(rows=ROWS + 5)),
+        (6, 7),
+        {"words": "manifest"},
+    ),
+    (
+        "manifest-checksum-lies",
+        _manifest(lambda m_: m_["tables"][0]["files"][0].update(checksum="0123456789abcdef")),
+        (6, 7),
+        {"words": "checksum"},
+    ),
+    (
+        "manifest-missing-file",
+        _set_file_path("data/shop.gone.jsonl"),
+        (6,),
+        {"file": "shop.gone.jsonl", "words": "missing"},
+    ),
     ("manifest-path-outside", _outside_file, (4,), {"words": "inside the export directory"}),
     ("manifest-absolute-path", _set_file_path("/etc/passwd"), (4,), {"words": "inside the export directory"}),
-    ("manifest-not-json", lambda e: (e / "manifest.json").write_bytes(b'{"tables": [ '), (4,), {"file": "manifest.json"}),
-    ("manifest-wrong-shape", _manifest(lambda m_: m_.update(tables=[{"name": "items", "files": [{"rows": 1}]}])), (4,),
-     {"file": "manifest.json", "words": "path"}),
-    ("schema-not-a-document", lambda e: (e / "schema.json").write_bytes(b'{"format": "nope"}'), (4,), {"file": "schema.json"}),
+    (
+        "manifest-not-json",
+        lambda e: (e / "manifest.json").write_bytes(b'{"tables": [ '),
+        (4,),
+        {"file": "manifest.json"},
+    ),
+    (
+        "manifest-wrong-shape",
+        _manifest(lambda m_: m_.update(tables=[{"name": "items", "files": [{"rows": 1}]}])),
+        (4,),
+        {"file": "manifest.json", "words": "path"},
+    ),
+    (
+        "schema-not-a-document",
+        lambda e: (e / "schema.json").write_bytes(b'{"format": "nope"}'),
+        (4,),
+        {"file": "schema.json"},
+    ),
 ]
 
 
@@ -385,13 +471,25 @@ def test_broken_export_fails_cleanly(case: str, target_engine: str, fresh_db: An
     # Nothing half-loaded: the only unit failed, so the table is empty. (A manifest that lies only
     # about the checksum: the file's rows load, and verify fails the import saying so, exit 7.)
     rows = target.query("SELECT COUNT(*) FROM items")
-    assert rows == [(0,)] or (r.returncode == 7 and case == "manifest-checksum-lies" and rows == [(ROWS,)]), (case, rows)
+    assert rows == [(0,)] or (r.returncode == 7 and case == "manifest-checksum-lies" and rows == [(ROWS,)]), (
+        case,
+        rows,
+    )
     record(category, 1, 1, 0, part=case)
 
 
 SQLITE_HOLDS = {"int-out-of-range", "oversized-line-50MB"}
-_SERVER_SUBSET = {"cut-mid-line", "malformed-json", "string-for-int", "int-out-of-range", "bad-base64", "bad-date",
-                  "oversized-line-50MB", "manifest-checksum-lies", "invalid-utf8"}
+_SERVER_SUBSET = {
+    "cut-mid-line",
+    "malformed-json",
+    "string-for-int",
+    "int-out-of-range",
+    "bad-base64",
+    "bad-date",
+    "oversized-line-50MB",
+    "manifest-checksum-lies",
+    "invalid-utf8",
+}
 
 
 def test_rejects_file_of_a_hostile_table_name_stays_inside(fresh_db: Any, tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ round trips through ``dbjson export`` live in ``test_import_roundtrip.py``.
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
 import gzip
 import subprocess
@@ -63,11 +62,19 @@ ITEMS_DDL["mariadb"] = ITEMS_DDL["mysql"]
 def item_rows(n: int, start: int = 1) -> list[tuple[Any, ...]]:
     out = []
     for i in range(start, start + n):
-        out.append((
-            i, f"name {i}\t\\x\n'q'" if i % 7 == 0 else "\\N" if i % 11 == 0 else f"name {i}", Decimal(i) / 4,
-            bytes([i % 256, 0, 10, 9, 92]) if i % 13 else None,
-            i % 2 == 0, dt.datetime(2024, 1, 1) + dt.timedelta(minutes=i), 2**62 + i, i / 3, dt.date(2020, 2, 29),
-        ))
+        out.append(
+            (
+                i,
+                f"name {i}\t\\x\n'q'" if i % 7 == 0 else "\\N" if i % 11 == 0 else f"name {i}",
+                Decimal(i) / 4,
+                bytes([i % 256, 0, 10, 9, 92]) if i % 13 else None,
+                i % 2 == 0,
+                dt.datetime(2024, 1, 1) + dt.timedelta(minutes=i),
+                2**62 + i,
+                i / 3,
+                dt.date(2020, 2, 29),
+            )
+        )
     out.append((start + n, None, None, None, None, None, None, None, None))
     return out
 
@@ -88,9 +95,16 @@ def write_lines(path: Path, lines: list[bytes]) -> None:
     path.write_bytes(data)
 
 
-def make_export(directory: Path, db: m.Database, rows: dict[str, list[tuple[Any, ...]]], *,
-                chunks: int = 1, suffix: str = ".jsonl", raw_lines: dict[str, list[bytes]] | None = None,
-                algorithm: str = DEFAULT_CHECKSUM) -> Path:
+def make_export(
+    directory: Path,
+    db: m.Database,
+    rows: dict[str, list[tuple[Any, ...]]],
+    *,
+    chunks: int = 1,
+    suffix: str = ".jsonl",
+    raw_lines: dict[str, list[bytes]] | None = None,
+    algorithm: str = DEFAULT_CHECKSUM,
+) -> Path:
     """An export directory: schema.json, data/<schema>.<table>[.<n>].jsonl, manifest.json (content
     checksums of the line hash ``algorithm``)."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -102,7 +116,7 @@ def make_export(directory: Path, db: m.Database, rows: dict[str, list[tuple[Any,
         per = max(1, -(-len(lines) // chunks))
         files = []
         total = Checksum(algorithm=algorithm)
-        parts = [lines[i:i + per] for i in range(0, len(lines), per)] or [[]]
+        parts = [lines[i : i + per] for i in range(0, len(lines), per)] or [[]]
         for k, part in enumerate(parts):
             rel = f"data/{s.name}.{t.name}" + (f".{k:04d}" if len(parts) > 1 else "") + suffix
             write_lines(directory / rel, part)
@@ -110,14 +124,30 @@ def make_export(directory: Path, db: m.Database, rows: dict[str, list[tuple[Any,
             for line in part:
                 c.add(line)
                 total.add(line)
-            files.append({"path": rel, "rows": len(part), "bytes": (directory / rel).stat().st_size,
-                          "checksum": c.hexdigest()})
-        tables.append({"schema": s.name, "name": t.name, "columns": [c.name for c in t.columns],
-                       "rows": sum(f["rows"] for f in files), "checksum": total.hexdigest(), "files": files})
-    manifest = {"format": "dbjson-manifest", "format_version": "1.2", "dbjson_version": "0", "created_at": "2026-01-01T00:00:00Z",
-                "compression": "none", "checksum_algorithm": algorithm,
-                "source": {"engine": db.source.engine, "server_version": db.source.server_version, "database": "shop"},
-                "snapshot": {"mode": "single-connection", "consistent": True}, "tables": tables}
+            files.append(
+                {"path": rel, "rows": len(part), "bytes": (directory / rel).stat().st_size, "checksum": c.hexdigest()}
+            )
+        tables.append(
+            {
+                "schema": s.name,
+                "name": t.name,
+                "columns": [c.name for c in t.columns],
+                "rows": sum(f["rows"] for f in files),
+                "checksum": total.hexdigest(),
+                "files": files,
+            }
+        )
+    manifest = {
+        "format": "dbjson-manifest",
+        "format_version": "1.2",
+        "dbjson_version": "0",
+        "created_at": "2026-01-01T00:00:00Z",
+        "compression": "none",
+        "checksum_algorithm": algorithm,
+        "source": {"engine": db.source.engine, "server_version": db.source.server_version, "database": "shop"},
+        "snapshot": {"mode": "single-connection", "consistent": True},
+        "tables": tables,
+    }
     (directory / "manifest.json").write_bytes(orjson.dumps(manifest, option=orjson.OPT_INDENT_2))
     return directory
 
@@ -151,7 +181,7 @@ def _load_and_verify(engine: str, fresh_db: Any, tmp_path: Path, suffix: str) ->
     report = import_database(export, target.url, data_only=True, threads=2)
     assert report.rows == len(rows)
     assert report.verify is not None and report.verify.ok, report.verify.problems
-    got = target.query(f"SELECT name, data FROM items WHERE id = 7")
+    got = target.query("SELECT name, data FROM items WHERE id = 7")
     assert got[0][0] == "name 7\t\\x\n'q'"
     assert bytes(got[0][1]) == bytes([7, 0, 10, 9, 92])
     assert verify(export, target.url).ok
@@ -191,7 +221,9 @@ def test_value_that_does_not_fit_names_column_and_value(server_engine: str, fres
 
 def test_bad_values_go_to_rejects(engine: str, fresh_db: Any, tmp_path: Path) -> None:
     lines = _lines(item_rows(30))
-    lines[3] = b'{"id":4,"name":"n","price":"abc","data":null,"flag":null,"created":null,"big":null,"ratio":null,"day":null}'
+    lines[3] = (
+        b'{"id":4,"name":"n","price":"abc","data":null,"flag":null,"created":null,"big":null,"ratio":null,"day":null}'
+    )
     lines[9] = b"not json"
     lines[20] = lines[19]  # duplicate primary key
     export = make_export(tmp_path / "out", database(ITEMS), {}, chunks=2, raw_lines={"items": lines})
@@ -264,8 +296,14 @@ def test_column_options(engine: str, fresh_db: Any, tmp_path: Path) -> None:
     target = target_with(fresh_db, engine, OPTS_DDL)
     concat = "CONCAT(UPPER('x'), 'y')" if engine in ("mysql", "mariadb") else "upper('x') || 'y'"
     report = import_database(
-        export, target.url, data_only=True, threads=2, set_values={"items.origin": "legacy"},
-        set_sql=["items.loaded_at=" + concat], increments=["items.seq=1000"], renames=["items.name=title"],
+        export,
+        target.url,
+        data_only=True,
+        threads=2,
+        set_values={"items.origin": "legacy"},
+        set_sql=["items.loaded_at=" + concat],
+        increments=["items.seq=1000"],
+        renames=["items.name=title"],
     )
     assert report.rows == 41
     got = target.query("SELECT id, title, origin, loaded_at, seq FROM items ORDER BY id")
@@ -275,9 +313,18 @@ def test_column_options(engine: str, fresh_db: Any, tmp_path: Path) -> None:
 
 
 def test_zero_dates_policy(fresh_db: Any, tmp_path: Path) -> None:
-    t = m.Table(name="ev", columns=(col("id", 1, "integer", bits=32), col("d", 2, "date", allows_zero=True),
-                                    col("ts", 3, "timestamp", fsp=0, allows_zero=True)))
-    lines = [b'{"id":1,"d":"2020-01-02","ts":"2020-01-02T03:04:05"}', b'{"id":2,"d":"0000-00-00","ts":"0000-00-00T00:00:00"}']
+    t = m.Table(
+        name="ev",
+        columns=(
+            col("id", 1, "integer", bits=32),
+            col("d", 2, "date", allows_zero=True),
+            col("ts", 3, "timestamp", fsp=0, allows_zero=True),
+        ),
+    )
+    lines = [
+        b'{"id":1,"d":"2020-01-02","ts":"2020-01-02T03:04:05"}',
+        b'{"id":2,"d":"0000-00-00","ts":"0000-00-00T00:00:00"}',
+    ]
     export = make_export(tmp_path / "out", database(t), {}, raw_lines={"ev": lines})
     target = fresh_db("postgresql")
     target.execute("CREATE TABLE ev (id int, d date, ts timestamp(0))")
@@ -291,10 +338,15 @@ def test_zero_dates_policy(fresh_db: Any, tmp_path: Path) -> None:
 
 
 def test_unique_collision_under_insensitive_collation(fresh_db: Any, tmp_path: Path) -> None:
-    t = m.Table(name="users", columns=(col("login", 1, "varchar", length=30, nullable=False),),
-                primary_key=m.PrimaryKey(columns=("login",)))
+    t = m.Table(
+        name="users",
+        columns=(col("login", 1, "varchar", length=30, nullable=False),),
+        primary_key=m.PrimaryKey(columns=("login",)),
+    )
     lines = [b'{"login":"alice"}', b'{"login":"Bob"}', b'{"login":"ALICE"}']
-    export = make_export(tmp_path / "out", database(t, engine="postgresql", schema="public"), {}, raw_lines={"users": lines})
+    export = make_export(
+        tmp_path / "out", database(t, engine="postgresql", schema="public"), {}, raw_lines={"users": lines}
+    )
     target = fresh_db("mariadb")
     target.execute("CREATE TABLE users (login varchar(30) COLLATE utf8mb4_general_ci PRIMARY KEY)")
     with pytest.raises(DataError, match="collides") as ei:
@@ -307,16 +359,23 @@ def test_unique_collision_under_insensitive_collation(fresh_db: Any, tmp_path: P
 def test_stdin_single_table(server_engine: str, fresh_db: Any, tmp_path: Path) -> None:
     target = target_with(fresh_db, server_engine, ITEMS_DDL)
     data = b"".join(line + b"\n" for line in _lines(item_rows(25)))
-    proc = subprocess.run([sys.executable, "-m", "dbjson", "import", "--table", "items", "-", target.url, "--quiet"],
-                          input=data, capture_output=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dbjson", "import", "--table", "items", "-", target.url, "--quiet"],
+        input=data,
+        capture_output=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     assert target.query("SELECT COUNT(*), SUM(id) FROM items")[0] == (26, sum(range(1, 27)))
     assert target.query("SELECT name FROM items WHERE id = 14")[0][0] == "name 14\t\\x\n'q'"
 
 
 def test_cli_usage_errors(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "dbjson", "import", str(tmp_path), "sqlite:///x.db", "--if-exists", "bogus"],
-                          capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dbjson", "import", str(tmp_path), "sqlite:///x.db", "--if-exists", "bogus"],
+        capture_output=True,
+        timeout=60,
+    )
     assert proc.returncode == 2 and b"Traceback" not in proc.stderr
     with pytest.raises(UsageError):
         import_database(tmp_path, "sqlite:///x.db", schema_only=True, data_only=True)
@@ -331,19 +390,33 @@ def test_verify_detects_a_changed_row(engine: str, fresh_db: Any, tmp_path: Path
     assert not report.ok and "checksum" in report.problems[0]
     target.execute("DELETE FROM items WHERE id = 4")
     assert "19 rows" in verify(export, target.url).problems[0] or "20 rows" in verify(export, target.url).problems[0]
-    proc = subprocess.run([sys.executable, "-m", "dbjson", "verify", str(export), target.url],
-                          capture_output=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dbjson", "verify", str(export), target.url], capture_output=True, timeout=60
+    )
     assert proc.returncode == VerifyError.exit_code, proc.stderr.decode()
 
 
 def test_preflight_unsigned_and_length_with_ddl(fresh_db: Any, tmp_path: Path) -> None:
     """Through the DDL plan: BIGINT UNSIGNED into SQLite's signed 64-bit INTEGER."""
-    t = m.Table(name="big", columns=(
-        m.Column(name="id", ordinal=1, type=m.Type(kind="integer", bits=32), native=m.NativeType(engine="mysql", raw="int"),
-                 nullable=False),
-        m.Column(name="u", ordinal=2, type=m.Type(kind="integer", bits=64, unsigned=True),
-                 native=m.NativeType(engine="mysql", raw="bigint unsigned")),
-    ), primary_key=m.PrimaryKey(columns=("id",)))
+    t = m.Table(
+        name="big",
+        columns=(
+            m.Column(
+                name="id",
+                ordinal=1,
+                type=m.Type(kind="integer", bits=32),
+                native=m.NativeType(engine="mysql", raw="int"),
+                nullable=False,
+            ),
+            m.Column(
+                name="u",
+                ordinal=2,
+                type=m.Type(kind="integer", bits=64, unsigned=True),
+                native=m.NativeType(engine="mysql", raw="bigint unsigned"),
+            ),
+        ),
+        primary_key=m.PrimaryKey(columns=("id",)),
+    )
     lines = [b'{"id":1,"u":"5"}', b'{"id":2,"u":"18446744073709551615"}']
     export = make_export(tmp_path / "out", database(t), {}, raw_lines={"big": lines})
     target = fresh_db("sqlite")
@@ -356,20 +429,26 @@ def test_preflight_unsigned_and_length_with_ddl(fresh_db: Any, tmp_path: Path) -
 def test_cli_import_json_report_and_verify(fresh_db: Any, tmp_path: Path) -> None:
     export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(30)}, chunks=2, suffix=".jsonl.gz")
     target = target_with(fresh_db, "postgresql", ITEMS_DDL)
-    proc = subprocess.run([sys.executable, "-m", "dbjson", "import", str(export), target.url, "--data-only", "--json"],
-                          capture_output=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dbjson", "import", str(export), target.url, "--data-only", "--json"],
+        capture_output=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     report = orjson.loads(proc.stdout)
     assert report["rows"] == 31 and report["verify"]["ok"] and report["tables"]["shop.items"]["units"] == 2
-    proc = subprocess.run([sys.executable, "-m", "dbjson", "verify", str(export), target.url, "--json"],
-                          capture_output=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dbjson", "verify", str(export), target.url, "--json"], capture_output=True, timeout=120
+    )
     assert proc.returncode == 0 and orjson.loads(proc.stdout)["ok"]
 
 
 def test_worker_processes_report_bad_lines_exactly(fresh_db: Any, tmp_path: Path) -> None:
     """Above 4 MB with --threads 2 rows convert in worker processes; errors keep their position."""
     lines = _lines(item_rows(30000))
-    lines[23456] = b'{"id":23457,"name":"x","price":"1.00","data":"%%%","flag":true,"created":null,"big":null,"ratio":null,"day":null}'
+    lines[23456] = (
+        b'{"id":23457,"name":"x","price":"1.00","data":"%%%","flag":true,"created":null,"big":null,"ratio":null,"day":null}'
+    )
     export = make_export(tmp_path / "out", database(ITEMS), {}, chunks=2, raw_lines={"items": lines})
     assert sum(f.stat().st_size for f in (export / "data").iterdir()) > 4 << 20
     target = target_with(fresh_db, "mysql", ITEMS_DDL)

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 import pytest
 import xxhash
+from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
 
 from dbjson import importer
 from dbjson.errors import DataError
@@ -22,10 +23,10 @@ from dbjson.journal import Journal, journal_path
 from dbjson.preflight import _may_hold_nul
 from dbjson.verify import verify
 
-from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
-
-
-HASHES = {"xxh128": lambda data: xxhash.xxh3_128_hexdigest(data), "sha256": lambda data: hashlib.sha256(data).hexdigest()}
+HASHES = {
+    "xxh128": lambda data: xxhash.xxh3_128_hexdigest(data),
+    "sha256": lambda data: hashlib.sha256(data).hexdigest(),
+}
 
 
 def _with_file_hash(export: Path, wrong: bool = False, kind: str = "xxh128") -> Path:
@@ -43,10 +44,13 @@ def _with_file_hash(export: Path, wrong: bool = False, kind: str = "xxh128") -> 
 
 @pytest.mark.parametrize("kind", list(HASHES))
 @pytest.mark.parametrize("threads", [1, 2])
-def test_bytes_checked_by_file_hash(fresh_db: Any, tmp_path: Path, threads: int, kind: str,
-                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bytes_checked_by_file_hash(
+    fresh_db: Any, tmp_path: Path, threads: int, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(importer, "PROCESS_MIN_BYTES", 0)  # worker processes even for a small export
-    export = _with_file_hash(make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(300)}, chunks=2), kind=kind)
+    export = _with_file_hash(
+        make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(300)}, chunks=2), kind=kind
+    )
     seen: list[Any] = []
     original = importer.sum_lines
     monkeypatch.setattr(importer, "sum_lines", lambda lines, algorithm=None: seen.append(len(lines)) or 0)
@@ -64,10 +68,13 @@ def test_bytes_checked_by_file_hash(fresh_db: Any, tmp_path: Path, threads: int,
 
 @pytest.mark.parametrize("kind", list(HASHES))
 @pytest.mark.parametrize("threads", [1, 2])
-def test_file_hash_mismatch_refuses_the_unit(fresh_db: Any, tmp_path: Path, threads: int, kind: str,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_file_hash_mismatch_refuses_the_unit(
+    fresh_db: Any, tmp_path: Path, threads: int, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(importer, "PROCESS_MIN_BYTES", 0)
-    export = _with_file_hash(make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(50)}), wrong=True, kind=kind)
+    export = _with_file_hash(
+        make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(50)}), wrong=True, kind=kind
+    )
     target = target_with(fresh_db, "postgresql", ITEMS_DDL)
     with pytest.raises(DataError, match=f"checksum: the file's {kind}") as ei:
         import_database(export, target.url, data_only=True, threads=threads)

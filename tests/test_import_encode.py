@@ -42,16 +42,32 @@ TABLE = m.Table(name="t", columns=tuple(COLUMNS))
 
 
 def _plan() -> TablePlan:
-    return TablePlan(schema="s", name="t", table=TABLE, tschema=None, tname="t", columns=list(COLUMNS),
-                     target_names=[c.name for c in COLUMNS], target_types=[c.type for c in COLUMNS])
+    return TablePlan(
+        schema="s",
+        name="t",
+        table=TABLE,
+        tschema=None,
+        tname="t",
+        columns=list(COLUMNS),
+        target_names=[c.name for c in COLUMNS],
+        target_types=[c.type for c in COLUMNS],
+    )
 
 
 def _line(i: int, name: str | None, raw: bytes | None = b"\x00\xff") -> bytes:
-    return orjson.dumps({
-        "id": str(10**15 + i), "n": i - 2, "name": name, "flag": i % 2 == 0, "amount": f"{i}.10",
-        "ratio": i / 3 if i % 4 else None, "doc": {"k": name, "i": i} if i % 3 else None,
-        "raw": base64.b64encode(raw).decode() if raw is not None else None, "at": "2024-02-29T12:00:00.125Z",
-    })
+    return orjson.dumps(
+        {
+            "id": str(10**15 + i),
+            "n": i - 2,
+            "name": name,
+            "flag": i % 2 == 0,
+            "amount": f"{i}.10",
+            "ratio": i / 3 if i % 4 else None,
+            "doc": {"k": name, "i": i} if i % 3 else None,
+            "raw": base64.b64encode(raw).decode() if raw is not None else None,
+            "at": "2024-02-29T12:00:00.125Z",
+        }
+    )
 
 
 NAMES = ["plain", "tab\there", "new\nline", "back\\slash", "cr\rx", "nul\x00x", "ünïcødé 🎉", "", None, "\\N"]
@@ -64,8 +80,11 @@ def _row_path(engine_name: str, lines: list[bytes]) -> bytes:
 
 
 @pytest.mark.parametrize("engine_name", ["postgresql", "mysql", "mariadb"])
-@pytest.mark.parametrize("names", [NAMES, ["a", "b", "c"], [None, None], ["x\ufdd0y", "tab\t"]],
-                         ids=["specials", "plain", "nulls", "separator-in-value"])
+@pytest.mark.parametrize(
+    "names",
+    [NAMES, ["a", "b", "c"], [None, None], ["x\ufdd0y", "tab\t"]],
+    ids=["specials", "plain", "nulls", "separator-in-value"],
+)
 def test_columns_equal_rows(engine_name: str, names: list[str | None], monkeypatch: pytest.MonkeyPatch) -> None:
     lines = [_line(i, n, raw=None if i == 2 else bytes([i, 0, 255])) for i, n in enumerate(names)]
     block = b"\n".join(lines) + b"\n"

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signal is Linux's")
@@ -36,9 +35,24 @@ def test_kill_9_takes_the_encoder_processes_along(fresh_db: Any, tmp_path: Path)
     export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(60_000)})
     target = target_with(fresh_db, "postgresql", ITEMS_DDL)
     env = {**os.environ, "DBJSON_NO_SPEEDUPS": "1"}  # the Python encoders keep the workers busy longer
-    proc = subprocess.Popen([sys.executable, "-m", "dbjson", "import", str(export), target.url, "--data-only",
-                             "--threads", "2", "-q", "--no-verify"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "dbjson",
+            "import",
+            str(export),
+            target.url,
+            "--data-only",
+            "--threads",
+            "2",
+            "-q",
+            "--no-verify",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 30
         kids: list[int] = []

@@ -13,7 +13,6 @@ from typing import Any
 
 import psycopg
 import pytest
-
 from test_import import ITEMS, database, item_rows, make_export
 
 from dbjson.codec import RowEncoder
@@ -92,8 +91,11 @@ def test_keys_are_added_after_the_data_with_their_names(fresh_db: Any, tmp_path:
     report = import_database(exp, target.url, threads=2, on_event=on_event)
     assert report.verify is not None and report.verify.ok, report.verify.problems
     assert at_post_data == [[]]  # the rows went into tables without keys
-    assert _keys(target) == [("child", "child_pk", ["id"]), ("parent", "parent_key_custom", ["a", "b"]),
-                             ("ser", "ser_pkey", ["id"])]
+    assert _keys(target) == [
+        ("child", "child_pk", ["id"]),
+        ("parent", "parent_key_custom", ["a", "b"]),
+        ("ser", "ser_pkey", ["id"]),
+    ]
     assert _keys(target, "f") == [("child", "child_parent_fk", ["a", "b"])]
     # identity and serial counters continue after the loaded rows
     target.execute("INSERT INTO child (a, b) VALUES (1, 'b1'); INSERT INTO ser (v) VALUES ('new')")
@@ -136,7 +138,9 @@ import_database(sys.argv[1], sys.argv[2], threads=2, on_event=on_event)
 def test_kill_before_post_data_then_resume_adds_the_keys(fresh_db: Any, tmp_path: Path) -> None:
     exp = _source_export(fresh_db, tmp_path)
     target = fresh_db("postgresql")
-    proc = subprocess.run([sys.executable, "-c", KILL_AT_POST_DATA, str(exp), target.url], capture_output=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", KILL_AT_POST_DATA, str(exp), target.url], capture_output=True, timeout=120
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()
     assert target.query("SELECT count(*) FROM child")[0][0] == 2000
     assert _keys(target) == [] and _keys(target, "f") == []

@@ -11,12 +11,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import FreshDatabase
 
 from dbjson.errors import ApplyError, UsageError
 from dbjson.export import export_database
 from dbjson.importer import import_database
-
-from conftest import FreshDatabase
 
 ROOT = Path(__file__).resolve().parents[1]
 Fresh = Callable[[str], FreshDatabase]
@@ -25,8 +24,12 @@ Fresh = Callable[[str], FreshDatabase]
 def sample_export(fresh_db: Fresh, tmp_path: Path, engine: str = "postgresql") -> Path:
     """The sample shop database made on ``engine`` and exported."""
     source = fresh_db(engine)
-    made = subprocess.run([sys.executable, str(ROOT / "examples" / "sample_db.py"), source.url, "--customers", "30"],
-                          capture_output=True, text=True, timeout=120)
+    made = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "sample_db.py"), source.url, "--customers", "30"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert made.returncode == 0, made.stderr
     out = tmp_path / "exp"
     export_database(source.url, out)
@@ -37,14 +40,18 @@ def test_replace_twice_into_postgresql_recreates_enum_types(fresh_db: Fresh, tmp
     exp = sample_export(fresh_db, tmp_path)
     target = fresh_db("postgresql")
     import_database(exp, target.url)
-    target.execute("INSERT INTO orders (customer_id, status, placed_at) SELECT customer_id, status, placed_at FROM orders LIMIT 1")
+    target.execute(
+        "INSERT INTO orders (customer_id, status, placed_at) SELECT customer_id, status, placed_at FROM orders LIMIT 1"
+    )
     before = target.query("SELECT count(*) FROM orders")[0][0]
     report = import_database(exp, target.url, if_exists="replace")
     assert report.verify is not None and report.verify.ok, report.verify.problems
     after = target.query("SELECT count(*) FROM orders")[0][0]
     assert after == before - 1  # the extra row went with the replaced table
-    types = target.query("SELECT typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace "
-                         "WHERE n.nspname = 'public' AND t.typtype = 'e'")
+    types = target.query(
+        "SELECT typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace "
+        "WHERE n.nspname = 'public' AND t.typtype = 'e'"
+    )
     assert types == [("order_status",)]
 
 
@@ -54,7 +61,9 @@ def test_skip_and_truncate_keep_existing_enum_types(mode: str, fresh_db: Fresh, 
     target = fresh_db("postgresql")
     import_database(exp, target.url)
     loaded = target.query("SELECT count(*) FROM orders")[0][0]
-    target.execute("INSERT INTO orders (customer_id, status, placed_at) SELECT customer_id, status, placed_at FROM orders LIMIT 1")
+    target.execute(
+        "INSERT INTO orders (customer_id, status, placed_at) SELECT customer_id, status, placed_at FROM orders LIMIT 1"
+    )
     # every table: truncate empties them together and loads the referenced tables' rows first (their
     # foreign keys stay in place during the load)
     report = import_database(exp, target.url, if_exists=mode, threads=2)
@@ -84,7 +93,9 @@ def test_replace_never_drops_a_type_used_outside_the_document(fresh_db: Fresh, t
     exp = sample_export(fresh_db, tmp_path)
     target = fresh_db("postgresql")
     import_database(exp, target.url)
-    target.execute("CREATE TABLE audit (id int PRIMARY KEY, s order_status NOT NULL); INSERT INTO audit VALUES (1, 'paid')")
+    target.execute(
+        "CREATE TABLE audit (id int PRIMARY KEY, s order_status NOT NULL); INSERT INTO audit VALUES (1, 'paid')"
+    )
     with pytest.raises(ApplyError) as info:
         import_database(exp, target.url, if_exists="replace")
     assert "order_status" in str(info.value) and "outside" in (info.value.hint or "")
@@ -93,9 +104,11 @@ def test_replace_never_drops_a_type_used_outside_the_document(fresh_db: Fresh, t
 
 def test_replace_recreates_a_postgresql_sequence(fresh_db: Fresh, tmp_path: Path) -> None:
     source = fresh_db("postgresql")
-    source.execute("CREATE SEQUENCE ticket_no START 100; "
-                   "CREATE TABLE tickets (id int PRIMARY KEY DEFAULT nextval('ticket_no'), what text); "
-                   "INSERT INTO tickets (what) VALUES ('a'), ('b')")
+    source.execute(
+        "CREATE SEQUENCE ticket_no START 100; "
+        "CREATE TABLE tickets (id int PRIMARY KEY DEFAULT nextval('ticket_no'), what text); "
+        "INSERT INTO tickets (what) VALUES ('a'), ('b')"
+    )
     exp = tmp_path / "exp"
     export_database(source.url, exp)
     target = fresh_db("postgresql")
@@ -108,9 +121,11 @@ def test_replace_recreates_a_postgresql_sequence(fresh_db: Fresh, tmp_path: Path
 
 def test_replace_recreates_a_mariadb_sequence(fresh_db: Fresh, tmp_path: Path) -> None:
     source = fresh_db("mariadb")
-    source.execute("CREATE SEQUENCE ticket_no START WITH 100;\n"
-                   "CREATE TABLE tickets (id int PRIMARY KEY DEFAULT (NEXT VALUE FOR ticket_no), what text);\n"
-                   "INSERT INTO tickets (what) VALUES ('a'), ('b');\n")
+    source.execute(
+        "CREATE SEQUENCE ticket_no START WITH 100;\n"
+        "CREATE TABLE tickets (id int PRIMARY KEY DEFAULT (NEXT VALUE FOR ticket_no), what text);\n"
+        "INSERT INTO tickets (what) VALUES ('a'), ('b');\n"
+    )
     exp = tmp_path / "exp"
     export_database(source.url, exp)
     target = fresh_db("mariadb")

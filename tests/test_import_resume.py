@@ -12,7 +12,6 @@ from typing import Any
 
 import orjson
 import pytest
-
 from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
 
 from dbjson.importer import import_database
@@ -30,8 +29,23 @@ def _done_units(export: Path) -> int:
 
 
 def _start(export: Path, url: str, *extra: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "dbjson", "import", str(export), url, "--data-only", "--threads", "2",
-                             "--quiet", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "dbjson",
+            "import",
+            str(export),
+            url,
+            "--data-only",
+            "--threads",
+            "2",
+            "--quiet",
+            *extra,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def _wait_for_units(proc: subprocess.Popen[bytes], export: Path, n: int) -> None:
@@ -69,7 +83,7 @@ def test_ambiguous_unit_is_resolved_from_the_target(fresh_db: Any, tmp_path: Pat
     lines = path.read_bytes().splitlines()
     # Drop the last 'done' record: the journal now says that unit began but maybe did not commit.
     last_done = max(i for i, line in enumerate(lines) if b'"op":"done","step":"data:' in line)
-    path.write_bytes(b"\n".join(lines[:last_done] + lines[last_done + 1:]) + b"\n")
+    path.write_bytes(b"\n".join(lines[:last_done] + lines[last_done + 1 :]) + b"\n")
     state = Journal(path).read()
     assert len(state.ambiguous) == 1
     report = import_database(export, target.url, data_only=True, resume=True)
@@ -79,7 +93,7 @@ def test_ambiguous_unit_is_resolved_from_the_target(fresh_db: Any, tmp_path: Pat
     step = next(iter(state.ambiguous))
     rec = orjson.loads(next(line for line in lines if b'"op":"done"' in line and step.encode() in line))
     target.execute(f"DELETE FROM items WHERE id IN (SELECT id FROM items ORDER BY id DESC LIMIT {rec['rows']})")
-    path.write_bytes(b"\n".join(lines[:last_done] + lines[last_done + 1:]) + b"\n")
+    path.write_bytes(b"\n".join(lines[:last_done] + lines[last_done + 1 :]) + b"\n")
     report = import_database(export, target.url, data_only=True, resume=True)
     assert report.verify.ok
 

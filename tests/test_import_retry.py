@@ -83,8 +83,10 @@ def test_dropped_connections_are_retried(fresh_db: Any, tmp_path: Path) -> None:
         events.append(ev)
         if ev.kind == "unit" and not killed.is_set():
             killed.set()
-            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                          "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
 
     try:
         report = import_database(export, target.url, data_only=True, threads=2, on_event=on_event)

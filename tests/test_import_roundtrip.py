@@ -13,8 +13,14 @@ from dbjson.importer import import_database
 from dbjson.verify import verify
 
 PAIRS = [
-    ("mysql", "mysql"), ("mariadb", "mariadb"), ("postgresql", "postgresql"), ("sqlite", "sqlite"),
-    ("mysql", "postgresql"), ("postgresql", "mariadb"), ("sqlite", "postgresql"), ("mariadb", "sqlite"),
+    ("mysql", "mysql"),
+    ("mariadb", "mariadb"),
+    ("postgresql", "postgresql"),
+    ("sqlite", "sqlite"),
+    ("mysql", "postgresql"),
+    ("postgresql", "mariadb"),
+    ("sqlite", "postgresql"),
+    ("mariadb", "sqlite"),
 ]
 
 
@@ -57,7 +63,9 @@ def test_if_exists_and_table_selection(chinook_export: Path, fresh_db: Any) -> N
     dst.execute("DELETE FROM `Album` WHERE `AlbumId` > 10")
     report = import_database(chinook_export, dst.url, tables=["Album"], if_exists="truncate")
     assert report.verify.ok and _count(dst, "mariadb", "Album") == 347
-    report = import_database(chinook_export, dst.url, if_exists="skip", exclude=["Track", "InvoiceLine", "PlaylistTrack"])
+    report = import_database(
+        chinook_export, dst.url, if_exists="skip", exclude=["Track", "InvoiceLine", "PlaylistTrack"]
+    )
     by_name = {t.rsplit(".", 1)[1]: r for t, r in report.tables.items()}
     assert by_name["Artist"].skipped and by_name["Genre"].rows == 25
     report = import_database(chinook_export, dst.url, tables=["Genre"], if_exists="replace")

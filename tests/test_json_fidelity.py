@@ -19,8 +19,11 @@ CREATE = {
     "sqlite": "CREATE TABLE docs (id integer PRIMARY KEY, body JSON)",
     "postgresql": "CREATE TABLE docs (id int PRIMARY KEY, body json)",
 }
-READ = {"mariadb": "SELECT body FROM docs ORDER BY id", "sqlite": "SELECT body FROM docs ORDER BY id",
-        "postgresql": "SELECT body::text FROM public.docs ORDER BY id"}
+READ = {
+    "mariadb": "SELECT body FROM docs ORDER BY id",
+    "sqlite": "SELECT body FROM docs ORDER BY id",
+    "postgresql": "SELECT body::text FROM public.docs ORDER BY id",
+}
 
 
 def _source(fresh_db: Any, engine: str) -> Any:
@@ -32,9 +35,16 @@ def _source(fresh_db: Any, engine: str) -> Any:
     return src
 
 
-@pytest.mark.parametrize(("source", "target"), [("mariadb", "mariadb"), ("sqlite", "sqlite"),
-                                                ("postgresql", "postgresql"), ("mariadb", "sqlite"),
-                                                ("sqlite", "mariadb")])
+@pytest.mark.parametrize(
+    ("source", "target"),
+    [
+        ("mariadb", "mariadb"),
+        ("sqlite", "sqlite"),
+        ("postgresql", "postgresql"),
+        ("mariadb", "sqlite"),
+        ("sqlite", "mariadb"),
+    ],
+)
 def test_text_stored_json_keeps_the_exact_text(source: str, target: str, fresh_db: Any, tmp_path: Path) -> None:
     src = _source(fresh_db, source)
     assert [r[0] for r in src.query(READ[source])][0] == DOC
@@ -64,27 +74,39 @@ def test_binary_json_targets_normalise(fresh_db: Any, tmp_path: Path) -> None:
 # -- the JSON document null and SQL NULL (format 1.1) ---------------------------------------------
 
 NULLS = {
-    "mysql": ("CREATE TABLE j (id int PRIMARY KEY, doc json)",
-              "INSERT INTO j VALUES (1, 'null'), (2, NULL), (3, '{\"$json\": 5}'), (4, '{\"$json\": null}'), "
-              "(5, '[null]'), (6, '{\"$json\": 1, \"b\": 2}')"),
-    "postgresql": ("CREATE TABLE j (id int PRIMARY KEY, doc jsonb, txt json)",
-                   "INSERT INTO j VALUES (1, 'null', 'null'), (2, NULL, NULL), (3, '{\"$json\": 5}', '{\"$json\": 5}'), "
-                   "(4, '{\"$json\": null}', '{\"$json\": null}'), (5, '[null]', '[null]'), "
-                   "(6, '{\"$json\": 1, \"b\": 2}', '{\"$json\": 1, \"b\": 2}')"),
-    "sqlite": ("CREATE TABLE j (id integer PRIMARY KEY, doc JSON)",
-               "INSERT INTO j VALUES (1, 'null'), (2, NULL), (3, '{\"$json\":5}'), (4, '{\"$json\":null}'), "
-               "(5, '[null]'), (6, '{\"$json\":1,\"b\":2}')"),
+    "mysql": (
+        "CREATE TABLE j (id int PRIMARY KEY, doc json)",
+        "INSERT INTO j VALUES (1, 'null'), (2, NULL), (3, '{\"$json\": 5}'), (4, '{\"$json\": null}'), "
+        "(5, '[null]'), (6, '{\"$json\": 1, \"b\": 2}')",
+    ),
+    "postgresql": (
+        "CREATE TABLE j (id int PRIMARY KEY, doc jsonb, txt json)",
+        "INSERT INTO j VALUES (1, 'null', 'null'), (2, NULL, NULL), (3, '{\"$json\": 5}', '{\"$json\": 5}'), "
+        "(4, '{\"$json\": null}', '{\"$json\": null}'), (5, '[null]', '[null]'), "
+        '(6, \'{"$json": 1, "b": 2}\', \'{"$json": 1, "b": 2}\')',
+    ),
+    "sqlite": (
+        "CREATE TABLE j (id integer PRIMARY KEY, doc JSON)",
+        "INSERT INTO j VALUES (1, 'null'), (2, NULL), (3, '{\"$json\":5}'), (4, '{\"$json\":null}'), "
+        "(5, '[null]'), (6, '{\"$json\":1,\"b\":2}')",
+    ),
 }
 NULLS["mariadb"] = NULLS["mysql"]
-EXPECTED_LINES = [b'{"$json":null}', b"null", b'{"$json":{"$json":5}}', b'{"$json":{"$json":null}}', b"[null]",
-                  b'{"$json":1,"b":2}']
+EXPECTED_LINES = [
+    b'{"$json":null}',
+    b"null",
+    b'{"$json":{"$json":5}}',
+    b'{"$json":{"$json":null}}',
+    b"[null]",
+    b'{"$json":1,"b":2}',
+]
 
 
 def _json_texts(db: Any, engine: str, columns: list[str]) -> list[tuple[Any, ...]]:
     table = "public.j" if engine == "postgresql" else "j"
     cols = ", ".join(f"{c}::text" if engine == "postgresql" else c for c in columns)
     rows = db.query(f"SELECT {cols} FROM {table} ORDER BY id")
-    norm = (lambda v: None if v is None else v.replace(" ", ""))  # noqa: E731 - engines space JSON differently
+    norm = lambda v: None if v is None else v.replace(" ", "")  # noqa: E731 - engines space JSON differently
     return [tuple(norm(v) for v in r) for r in rows]
 
 
@@ -101,8 +123,9 @@ def test_json_null_and_sql_null_round_trip(source: str, target: str, fresh_db: A
     cols = ["doc", "txt"] if source == "postgresql" else ["doc"]
     out = tmp_path / "export"
     export_database(src.url, out)
-    lines = sorted(next((out / "data").glob("*j.*")).read_bytes().splitlines(),
-                   key=lambda ln: orjson.loads(raw_values(ln)["id"]))
+    lines = sorted(
+        next((out / "data").glob("*j.*")).read_bytes().splitlines(), key=lambda ln: orjson.loads(raw_values(ln)["id"])
+    )
     for col in cols:
         values = [raw_values(ln)[col] for ln in lines]
         assert values[:5] == EXPECTED_LINES[:5]
@@ -117,11 +140,19 @@ def test_json_null_and_sql_null_round_trip(source: str, target: str, fresh_db: A
     assert verify(out, dst.url).ok
 
 
-@pytest.mark.parametrize(("text", "line"), [
-    (b"null", b'{"$json":null}'), (b'{"$json":5}', b'{"$json":{"$json":5}}'),
-    (b'{"$json":null}', b'{"$json":{"$json":null}}'), (b'{"$json":1,"b":2}', b'{"$json":1,"b":2}'),
-    (b"[null]", b"[null]"), (b'"null"', b'"null"'), (b"{}", b"{}"), (b'{"a":{"$json":1}}', b'{"a":{"$json":1}}'),
-])
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        (b"null", b'{"$json":null}'),
+        (b'{"$json":5}', b'{"$json":{"$json":5}}'),
+        (b'{"$json":null}', b'{"$json":{"$json":null}}'),
+        (b'{"$json":1,"b":2}', b'{"$json":1,"b":2}'),
+        (b"[null]", b"[null]"),
+        (b'"null"', b'"null"'),
+        (b"{}", b"{}"),
+        (b'{"a":{"$json":1}}', b'{"a":{"$json":1}}'),
+    ],
+)
 def test_json_escape_is_reversible(text: bytes, line: bytes) -> None:
     import orjson
 

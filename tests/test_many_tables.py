@@ -20,6 +20,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from test_faults_restart import PrivatePostgres, start_private_pg
 
 import dbjson.ddl.apply as apply_mod
 from dbjson.ddl.apply import load_schema
@@ -27,7 +28,6 @@ from dbjson.engines.postgresql.export import PostgreSQLExport
 from dbjson.errors import ApplyError
 from dbjson.export import export_database
 from dbjson.reflect import reflect
-from test_faults_restart import PrivatePostgres, start_private_pg
 
 # max_connections=20 and few background workers: a lock table of about 64 x 26 slots
 SMALL_LOCK_TABLE = "-c max_connections=20 -c max_worker_processes=2 -c max_wal_senders=0"
@@ -49,11 +49,16 @@ def _query(pg: PrivatePostgres, db: str, sql: str) -> list[tuple[Any, ...]]:
 
 def _lock_slots(pg: PrivatePostgres) -> int:
     """max_locks_per_transaction x (every backend slot + prepared transactions), as PostgreSQL sizes it."""
-    (per, backends), = _query(pg, "postgres", (
-        "SELECT current_setting('max_locks_per_transaction')::int, "
-        "current_setting('max_connections')::int + current_setting('autovacuum_max_workers')::int + 1 "
-        "+ current_setting('max_worker_processes')::int + current_setting('max_wal_senders')::int "
-        "+ current_setting('max_prepared_transactions')::int"))
+    ((per, backends),) = _query(
+        pg,
+        "postgres",
+        (
+            "SELECT current_setting('max_locks_per_transaction')::int, "
+            "current_setting('max_connections')::int + current_setting('autovacuum_max_workers')::int + 1 "
+            "+ current_setting('max_worker_processes')::int + current_setting('max_wal_senders')::int "
+            "+ current_setting('max_prepared_transactions')::int"
+        ),
+    )
     return int(per) * int(backends)
 
 
@@ -74,8 +79,12 @@ def test_thousands_of_tables(small_pg: PrivatePostgres, tmp_path: Path, monkeypa
     result = load_schema(doc, small_pg.url("target"))
     assert not result.rejected
     assert _query(small_pg, "target", "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'") == [(n,)]
-    pks = _query(small_pg, "target", "SELECT count(*) FROM pg_constraint c JOIN pg_namespace s ON s.oid = c.connamespace "
-                                     "WHERE s.nspname = 'public' AND c.contype = 'p'")
+    pks = _query(
+        small_pg,
+        "target",
+        "SELECT count(*) FROM pg_constraint c JOIN pg_namespace s ON s.oid = c.connamespace "
+        "WHERE s.nspname = 'public' AND c.contype = 'p'",
+    )
     assert pks == [(n,)]
 
     # export: workers renew their transaction on the same snapshot every 100 units (locks released)

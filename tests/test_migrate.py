@@ -10,9 +10,9 @@ from typing import Any
 
 import orjson
 import pytest
+from chinook import CHINOOK_TABLES, chinook_row_counts, chinook_table_name, load_chinook
 
 import dbjson
-from chinook import CHINOOK_TABLES, chinook_row_counts, chinook_table_name, load_chinook
 from dbjson.errors import Cancelled, DataError, UsageError
 from dbjson.importer import Importer, import_database
 from dbjson.migrate import MigrateReport, migrate
@@ -68,7 +68,8 @@ def test_keep_writes_an_export_that_imports_identically(fresh_db: Any, tmp_path:
     loaded = import_database(keep, other.url, threads=2)
     assert loaded.verify is not None and loaded.verify.ok
     assert {t.name: t.rows for t in loaded.tables.values()} == {
-        f"{src.name}.{t}": n for t, n in chinook_row_counts().items()} or loaded.rows == report.rows
+        f"{src.name}.{t}": n for t, n in chinook_row_counts().items()
+    } or loaded.rows == report.rows
     assert loaded.rows == report.rows
 
 
@@ -159,9 +160,11 @@ def test_cli_json_report_and_exit_codes(fresh_db: Any, tmp_path: Path) -> None:
 
 def test_preflight_reads_the_source_and_stops_before_loading(fresh_db: Any, tmp_path: Path) -> None:
     src = fresh_db("mariadb")
-    src.execute("CREATE TABLE t (id INT PRIMARY KEY, n BIGINT UNSIGNED, note TEXT, other VARCHAR(10));\n"
-                "INSERT INTO t VALUES (1, 5, 'fine', 'a'), (2, 18446744073709551615, CONCAT('a', CHAR(0), 'b'), 'b');\n"
-                "CREATE TABLE u (id INT PRIMARY KEY, v VARCHAR(10));\nINSERT INTO u VALUES (1, 'x');\n")
+    src.execute(
+        "CREATE TABLE t (id INT PRIMARY KEY, n BIGINT UNSIGNED, note TEXT, other VARCHAR(10));\n"
+        "INSERT INTO t VALUES (1, 5, 'fine', 'a'), (2, 18446744073709551615, CONCAT('a', CHAR(0), 'b'), 'b');\n"
+        "CREATE TABLE u (id INT PRIMARY KEY, v VARCHAR(10));\nINSERT INTO u VALUES (1, 'x');\n"
+    )
     dst = fresh_db("postgresql")
     with pytest.raises(DataError) as err:
         migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "state")
@@ -173,8 +176,10 @@ def test_preflight_reads_the_source_and_stops_before_loading(fresh_db: Any, tmp_
 
 def test_json_columns_verify_by_meaning_from_the_source(fresh_db: Any, tmp_path: Path) -> None:
     src = fresh_db("mariadb")
-    src.execute("CREATE TABLE docs (id INT PRIMARY KEY, body JSON);\n"
-                "INSERT INTO docs VALUES (1, '{\"b\": 1, \"a\": [1, 2]}'), (2, NULL), (3, '\"x\"');\n")
+    src.execute(
+        "CREATE TABLE docs (id INT PRIMARY KEY, body JSON);\n"
+        'INSERT INTO docs VALUES (1, \'{"b": 1, "a": [1, 2]}\'), (2, NULL), (3, \'"x"\');\n'
+    )
     dst = fresh_db("postgresql")
     report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "state")
     assert report.load.verify is not None and report.load.verify.ok

@@ -50,6 +50,7 @@ def _findings(run: Any) -> tuple[list[str], Exception | None]:
     def on_event(e: ImportEvent) -> None:
         if e.kind == "finding":
             seen.append(WHERE.sub("", e.message))
+
     try:
         run(on_event)
     except DataError as e:
@@ -58,8 +59,9 @@ def _findings(run: Any) -> tuple[list[str], Exception | None]:
 
 
 @pytest.mark.parametrize("source_engine", ["mariadb", "mysql"])
-def test_source_filtered_preflight_finds_what_the_line_based_one_finds(fresh_db: Any, tmp_path: Path,
-                                                                       source_engine: str) -> None:
+def test_source_filtered_preflight_finds_what_the_line_based_one_finds(
+    fresh_db: Any, tmp_path: Path, source_engine: str
+) -> None:
     src = fresh_db(source_engine)
     src.execute(CRAFTED)
     filtered: dict[str, Any] = {}
@@ -67,22 +69,41 @@ def test_source_filtered_preflight_finds_what_the_line_based_one_finds(fresh_db:
     def hook(imp: Importer) -> None:
         filtered["imp"] = imp
 
-    live, live_err = _findings(lambda ev: migrate(src.url, fresh_db("postgresql").url, threads=2,
-                                                  state_dir=tmp_path / "state", on_event=ev, importer_hook=hook))
+    live, live_err = _findings(
+        lambda ev: migrate(
+            src.url,
+            fresh_db("postgresql").url,
+            threads=2,
+            state_dir=tmp_path / "state",
+            on_event=ev,
+            importer_hook=hook,
+        )
+    )
     out = tmp_path / "export"
     dbjson.export_database(src.url, out, threads=2)
-    files, files_err = _findings(lambda ev: dbjson.import_database(out, fresh_db("postgresql").url, threads=2,
-                                                                   on_event=ev))
+    files, files_err = _findings(
+        lambda ev: dbjson.import_database(out, fresh_db("postgresql").url, threads=2, on_event=ev)
+    )
     assert live_err is not None and files_err is not None
     assert live == files
     assert str(live_err).split(";")[0] == str(files_err).split(";")[0]
     # every check of the crafted data was found, with the first failing row as example
     text = "\n".join(live)
-    for expected in ("column name: a NUL character", "example 'a\\x00b'", "column note: a NUL character",
-                     "column j: a NUL character", "example {'k': 'x\\x00y'}",
-                     "column d: zero date", "example '0000-00-00'", "column dt: zero date", "example '2024-05-00T00:00:00'",
-                     "column el: an elapsed time", "example '-01:00:00'", "zeros, column d: zero date",
-                     "example '2024-02-00'"):
+    for expected in (
+        "column name: a NUL character",
+        "example 'a\\x00b'",
+        "column note: a NUL character",
+        "column j: a NUL character",
+        "example {'k': 'x\\x00y'}",
+        "column d: zero date",
+        "example '0000-00-00'",
+        "column dt: zero date",
+        "example '2024-05-00T00:00:00'",
+        "column el: an elapsed time",
+        "example '-01:00:00'",
+        "zeros, column d: zero date",
+        "example '2024-02-00'",
+    ):
         assert expected in text, (expected, live)
     assert "clean" not in text
     # the source did filter: every table with checks had a condition, none read in full
@@ -103,30 +124,81 @@ def test_every_condition_selects_the_failing_values(fresh_db: Any, source_engine
     db = fresh_db(source_engine)
     engine = get_engine(source_engine)
     cases: list[tuple[str, str, m.Column, tuple[Any, ...], list[tuple[str, bool]]]] = [
-        ("INT", "int", _column("integer", bits=32), ("int_outside", -5, 5),
-         [("5", False), ("-5", False), ("6", True), ("-6", True)]),
-        ("BIGINT UNSIGNED", "int", _column("integer", bits=64, unsigned=True), ("int_outside", 0, 9223372036854775807),
-         [("9223372036854775807", False), ("18446744073709551615", True)]),
-        ("VARCHAR(20)", "chars", _column("varchar", length=20), ("chars_over", 3),
-         [("'abc'", False), ("'ééé'", False), ("'abcd'", True)]),
+        (
+            "INT",
+            "int",
+            _column("integer", bits=32),
+            ("int_outside", -5, 5),
+            [("5", False), ("-5", False), ("6", True), ("-6", True)],
+        ),
+        (
+            "BIGINT UNSIGNED",
+            "int",
+            _column("integer", bits=64, unsigned=True),
+            ("int_outside", 0, 9223372036854775807),
+            [("9223372036854775807", False), ("18446744073709551615", True)],
+        ),
+        (
+            "VARCHAR(20)",
+            "chars",
+            _column("varchar", length=20),
+            ("chars_over", 3),
+            [("'abc'", False), ("'ééé'", False), ("'abcd'", True)],
+        ),
         ("TEXT", "bytes", _column("text"), ("bytes_over", 4), [("'abcd'", False), ("'abé'", False), ("'abcé'", True)]),
-        ("VARBINARY(10)", "binary", _column("varbinary", length=10), ("binary_over", 2),
-         [("X'0000'", False), ("X'000000'", True)]),
-        ("TIME", "time", _column("time"), ("elapsed_time",),
-         [("'23:59:59'", False), ("'00:00:00'", False), ("'24:00:00'", True), ("'-00:00:01'", True)]),
-        ("DATETIME", "zero", _column("timestamp", allows_zero=True), ("zero_date",),
-         [("'2024-01-01 00:00:00'", False), ("'0000-00-00 00:00:00'", True), ("'2024-00-01 00:00:00'", True),
-          ("'2024-01-00 00:00:00'", True), ("'0000-01-01 00:00:00'", True)]),
-        ("VARCHAR(10)", "nul", _column("varchar", length=10), ("nul",),
-         [("'a0'", False), (f"CONCAT('a', {NUL})", True), (f"CONCAT({NUL}, 'b')", True)]),
-        ("JSON", "nul", _column("json"), ("nul",),
-         [(f"JSON_OBJECT('a', CONCAT('x', {NUL}))", True), ("JSON_OBJECT('a', 'b')", False),
-          (f"JSON_OBJECT(CONCAT('k', {NUL}), 1)", True), ("JSON_ARRAY(1, 'u0000')", False)]),
+        (
+            "VARBINARY(10)",
+            "binary",
+            _column("varbinary", length=10),
+            ("binary_over", 2),
+            [("X'0000'", False), ("X'000000'", True)],
+        ),
+        (
+            "TIME",
+            "time",
+            _column("time"),
+            ("elapsed_time",),
+            [("'23:59:59'", False), ("'00:00:00'", False), ("'24:00:00'", True), ("'-00:00:01'", True)],
+        ),
+        (
+            "DATETIME",
+            "zero",
+            _column("timestamp", allows_zero=True),
+            ("zero_date",),
+            [
+                ("'2024-01-01 00:00:00'", False),
+                ("'0000-00-00 00:00:00'", True),
+                ("'2024-00-01 00:00:00'", True),
+                ("'2024-01-00 00:00:00'", True),
+                ("'0000-01-01 00:00:00'", True),
+            ],
+        ),
+        (
+            "VARCHAR(10)",
+            "nul",
+            _column("varchar", length=10),
+            ("nul",),
+            [("'a0'", False), (f"CONCAT('a', {NUL})", True), (f"CONCAT({NUL}, 'b')", True)],
+        ),
+        (
+            "JSON",
+            "nul",
+            _column("json"),
+            ("nul",),
+            [
+                (f"JSON_OBJECT('a', CONCAT('x', {NUL}))", True),
+                ("JSON_OBJECT('a', 'b')", False),
+                (f"JSON_OBJECT(CONCAT('k', {NUL}), 1)", True),
+                ("JSON_ARRAY(1, 'u0000')", False),
+            ],
+        ),
     ]
     for i, (sqltype, _label, column, cond, values) in enumerate(cases):
         table = f"c{i}"
-        db.execute(f"SET SESSION sql_mode = '';\nCREATE TABLE {table} (id INT PRIMARY KEY, c {sqltype});\n" + "".join(
-            f"INSERT INTO {table} VALUES ({n}, {v});\n" for n, (v, _) in enumerate(values)))
+        db.execute(
+            f"SET SESSION sql_mode = '';\nCREATE TABLE {table} (id INT PRIMARY KEY, c {sqltype});\n"
+            + "".join(f"INSERT INTO {table} VALUES ({n}, {v});\n" for n, (v, _) in enumerate(values))
+        )
         sql = engine.preflight_condition(column, cond)  # type: ignore[attr-defined]
         assert sql is not None
         got = [int(r[0]) for r in db.query(f"SELECT id FROM {table} WHERE {sql} ORDER BY id")]

@@ -7,12 +7,19 @@ from dbjson import model as m
 
 def sample() -> m.Database:
     col = m.Column(
-        name="id", ordinal=1, type=m.Type(kind="integer", bits=24, unsigned=True),
-        native=m.NativeType(engine="mysql", raw="mediumint unsigned"), nullable=False,
+        name="id",
+        ordinal=1,
+        type=m.Type(kind="integer", bits=24, unsigned=True),
+        native=m.NativeType(engine="mysql", raw="mediumint unsigned"),
+        nullable=False,
         identity=m.Identity(kind="auto_increment", next_value=42),
     )
-    t = m.Table(name="t", columns=(col,), primary_key=m.PrimaryKey(columns=("id",)),
-                options={"mysql": {"engine": "InnoDB", "charset": "utf8mb4"}})
+    t = m.Table(
+        name="t",
+        columns=(col,),
+        primary_key=m.PrimaryKey(columns=("id",)),
+        options={"mysql": {"engine": "InnoDB", "charset": "utf8mb4"}},
+    )
     return m.Database(
         source=m.Source(engine="mysql", server_version="9.1.0", database="d", dumped_at="2026-01-01T00:00:00Z"),
         schemas=(m.Schema(name="d", tables=(t,)),),

@@ -60,8 +60,11 @@ def test_nul_strip_loads_reports_and_verifies(fresh_db: Any, tmp_path: Path) -> 
     assert report.verify.ok, report.verify.problems
     check = report.verify.tables[0]
     assert check.rules == {"title": "nul-strip", "body": "nul-strip", "doc": "nul-strip"}
-    assert {(f.column, f.severity) for f in report.findings} == {("title", "warning"), ("body", "warning"),
-                                                                   ("doc", "warning")}
+    assert {(f.column, f.severity) for f in report.findings} == {
+        ("title", "warning"),
+        ("body", "warning"),
+        ("doc", "warning"),
+    }
     rows = _rows(dst)
     assert rows[0][:3] == (1, "ab", "xy") and '"pq"' in rows[0][3]
     assert rows[2][1] == ""

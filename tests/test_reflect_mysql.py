@@ -33,7 +33,9 @@ def my_engine(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="module", params=MYSQLS)
-def torture(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[FreshDatabase, m.Database]]:
+def torture(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[FreshDatabase, m.Database]]:
     """The torture schema, loaded once per engine for this module (the tests only read it)."""
     engine = str(request.param)
     db = FreshDatabase(engine, tmp_path_factory.mktemp(engine))
@@ -261,7 +263,12 @@ def test_torture_indexes_and_constraints(torture: tuple[FreshDatabase, m.Databas
     assert _index(s.table("memo"), "ix_hash").kind == "hash"
     assert s.table("parent").uniques == (m.UniqueConstraint(name="uq_ab", columns=("a", "b"), comment="natural key"),)
     hidden_unique = _index(times, "uq_u_hidden")
-    assert (hidden_unique.unique, hidden_unique.visible, hidden_unique.constraint, times.uniques) == (True, False, False, ())
+    assert (hidden_unique.unique, hidden_unique.visible, hidden_unique.constraint, times.uniques) == (
+        True,
+        False,
+        False,
+        (),
+    )
     assert s.table("lparts").primary_key == m.PrimaryKey(columns=("id", "region"))
     checks = {c.name: c for c in features.checks}
     if db.engine == "mysql":
@@ -281,11 +288,18 @@ def test_torture_indexes_and_constraints(torture: tuple[FreshDatabase, m.Databas
     # foreign keys with actions, including a cycle parent -> child -> parent
     fks = {f.name: f for f in s.table("child").foreign_keys}
     assert fks["fk_child_parent"] == m.ForeignKey(
-        name="fk_child_parent", columns=("parent_id",), ref_table="parent", ref_columns=("id",),
-        on_update="SET NULL", on_delete="CASCADE",
+        name="fk_child_parent",
+        columns=("parent_id",),
+        ref_table="parent",
+        ref_columns=("id",),
+        on_update="SET NULL",
+        on_delete="CASCADE",
     )
     assert (fks["fk_child_ab"].columns, fks["fk_child_ab"].ref_columns, fks["fk_child_ab"].on_delete) == (
-        ("pa", "pb"), ("a", "b"), "RESTRICT")
+        ("pa", "pb"),
+        ("a", "b"),
+        "RESTRICT",
+    )
     assert [f.ref_table for f in s.table("parent").foreign_keys] == ["child"]
 
 
@@ -298,17 +312,25 @@ def test_torture_tables_and_objects(torture: tuple[FreshDatabase, m.Database]) -
     assert s.table("nums").options["mysql"]["row_format"] == "COMPACT"
     assert s.table("memo").options["mysql"]["engine"] == "MEMORY"
     assert s.table("ints").options["mysql"] == {
-        "engine": "InnoDB", "charset": "utf8mb4", "collation": s.table("ints").options["mysql"]["collation"]}
+        "engine": "InnoDB",
+        "charset": "utf8mb4",
+        "collation": s.table("ints").options["mysql"]["collation"],
+    }
     assert "auto_increment" not in str(s.table("ints").options)
     parts = s.table("parts").partitioning
     assert parts is not None
     assert (parts.method, parts.expression, parts.subpartitioning) == ("range", "year(`created`)", "HASH (`id`)")
     assert [(p.name, p.bound, p.comment) for p in parts.partitions] == [
-        ("p2020", "LESS THAN (2021)", "old"), ("p2021", "LESS THAN (2022)", None), ("pmax", "LESS THAN (MAXVALUE)", None)]
+        ("p2020", "LESS THAN (2021)", "old"),
+        ("p2021", "LESS THAN (2022)", None),
+        ("pmax", "LESS THAN (MAXVALUE)", None),
+    ]
     assert parts.partitions[0].options["mysql"]["subpartitions"] == ["p2020sp0", "p2020sp1"]
     lparts = s.table("lparts").partitioning
     assert lparts is not None and (lparts.method, [p.bound for p in lparts.partitions]) == (
-        "list columns", ["IN ('de','fr')", "IN ('us')"])
+        "list columns",
+        ["IN ('de','fr')", "IN ('us')"],
+    )
     kparts = s.table("kparts").partitioning
     assert kparts is not None and (kparts.method, len(kparts.partitions)) == ("key", 3)
     views = {v.name: v for v in s.views}
@@ -323,37 +345,58 @@ def test_torture_tables_and_objects(torture: tuple[FreshDatabase, m.Database]) -
     assert [(a.name, a.mode) for a in proc.arguments] == [("p_id", "IN"), ("p_a", "INOUT"), ("p_out", "OUT")]
     assert proc.arguments[2].native == "varchar(20)" and "SET p_out = 'done'" in proc.body
     assert (func.kind, func.returns, func.deterministic, func.security, func.body) == (
-        "function", "decimal(12,2)", True, "INVOKER", "RETURN x * 2")
+        "function",
+        "decimal(12,2)",
+        True,
+        "INVOKER",
+        "RETURN x * 2",
+    )
     assert func.options["mysql"]["sql_data_access"] == "NO SQL"
     label = routines["label_of"]
     assert label.arguments[0].native == "varchar(20) CHARSET latin1 COLLATE latin1_swedish_ci"
     assert label.returns == "varchar(30) CHARSET utf8mb4 COLLATE utf8mb4_bin"
     triggers = {t.name: t for t in s.triggers}
     assert (triggers["trg_child_bi2"].timing, triggers["trg_child_bi2"].events, triggers["trg_child_bi2"].order) == (
-        "BEFORE", ("INSERT",), 2)
+        "BEFORE",
+        ("INSERT",),
+        2,
+    )
     assert triggers["trg_parent_au"].table == "parent" and triggers["trg_parent_au"].timing == "AFTER"
     events = {e.name: e for e in s.events}
     assert events["ev_cleanup"].schedule == "EVERY 1 DAY STARTS '2030-01-01 03:00:00'"
     assert (events["ev_cleanup"].status, events["ev_cleanup"].on_completion) == ("DISABLED", "PRESERVE")
     assert events["ev_cleanup"].comment == "nightly cleanup"
     assert events["ev_once"].schedule == "AT '2031-06-01 12:00:00'"
-    assert events["ev_odd"].schedule == "EVERY '1:30' HOUR_MINUTE STARTS '2030-01-01 00:00:00' ENDS '2032-01-01 00:00:00'"
+    assert (
+        events["ev_odd"].schedule == "EVERY '1:30' HOUR_MINUTE STARTS '2030-01-01 00:00:00' ENDS '2032-01-01 00:00:00'"
+    )
     if db.engine == "mariadb":
         assert s.table("versioned").options["mysql"]["system_versioning"] is True
         seqs = {q.name: q for q in s.sequences}
         assert seqs["seq_order"] == m.Sequence(
-            name="seq_order", start=100, increment=5, min_value=100, max_value=100000, cycle=True, cache=10,
-            next_value=100, comment="order numbers")
+            name="seq_order",
+            start=100,
+            increment=5,
+            min_value=100,
+            max_value=100000,
+            cycle=True,
+            cache=10,
+            next_value=100,
+            comment="order numbers",
+        )
         assert seqs["seq_plain"].next_value == 1001  # next_not_cached_value after one NEXTVAL with cache 1000
         assert all(t.name not in seqs for t in s.tables)
         assert s.table("orders").column("id").default == m.Default(
-            kind="expression", value="nextval(`seq_order`)", dialect="mariadb")
+            kind="expression", value="nextval(`seq_order`)", dialect="mariadb"
+        )
         sv = s.table("sv_explicit")
         assert sv.options["mysql"]["period_for_system_time"] == ["rs", "re"]
         assert sv.column("rs").options == {"mysql": {"row_period": "start"}} and sv.column("rs").generated is None
         assert sv.column("nv").options == {"mysql": {"without_system_versioning": True}}
-        assert sv.partitioning is not None and (sv.partitioning.method, [p.bound for p in sv.partitioning.partitions]) == (
-            "system_time", ["HISTORY", "CURRENT"])
+        assert sv.partitioning is not None and (
+            sv.partitioning.method,
+            [p.bound for p in sv.partitioning.partitions],
+        ) == ("system_time", ["HISTORY", "CURRENT"])
     odd = s.table("odd name`s")
     assert [c.name for c in odd.columns] == ['co"l', "ünï"] and odd.primary_key == m.PrimaryKey(columns=('co"l',))
     assert (odd.column('co"l').comment, odd.column("ünï").default) == ("quote's", m.Default(kind="literal", value="ä"))
@@ -369,23 +412,31 @@ def test_torture_matches_catalog_counts(torture: tuple[FreshDatabase, m.Database
         return int(db.query(sql.replace("{db}", n))[0][0])
 
     assert len(s.tables) == count(
-        "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='{db}' AND TABLE_TYPE IN ('BASE TABLE','SYSTEM VERSIONED')")
+        "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='{db}' AND TABLE_TYPE IN ('BASE TABLE','SYSTEM VERSIONED')"
+    )
     assert len(s.views) == count("SELECT COUNT(*) FROM information_schema.VIEWS WHERE TABLE_SCHEMA='{db}'")
     assert sum(len(t.columns) for t in s.tables) + sum(len(v.columns) for v in s.views) == count(
         "SELECT COUNT(*) FROM information_schema.COLUMNS c JOIN information_schema.TABLES t USING (TABLE_SCHEMA, TABLE_NAME)"
-        " WHERE c.TABLE_SCHEMA='{db}' AND t.TABLE_TYPE <> 'SEQUENCE'")
+        " WHERE c.TABLE_SCHEMA='{db}' AND t.TABLE_TYPE <> 'SEQUENCE'"
+    )
     assert sum(len(t.indexes) + (t.primary_key is not None) for t in s.tables) == count(
-        "SELECT COUNT(DISTINCT TABLE_NAME, INDEX_NAME) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA='{db}'")
+        "SELECT COUNT(DISTINCT TABLE_NAME, INDEX_NAME) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA='{db}'"
+    )
     assert sum(len(t.foreign_keys) for t in s.tables) == count(
-        "SELECT COUNT(*) FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA='{db}'")
-    json_checks = sum(c.type.kind == "json" for _, t in doc.tables() for c in t.columns) if db.engine == "mariadb" else 0
+        "SELECT COUNT(*) FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA='{db}'"
+    )
+    json_checks = (
+        sum(c.type.kind == "json" for _, t in doc.tables() for c in t.columns) if db.engine == "mariadb" else 0
+    )
     assert sum(len(t.checks) for t in s.tables) + json_checks == count(
-        "SELECT COUNT(*) FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA='{db}' AND CONSTRAINT_TYPE='CHECK'")
+        "SELECT COUNT(*) FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA='{db}' AND CONSTRAINT_TYPE='CHECK'"
+    )
     assert len(s.routines) == count("SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA='{db}'")
     assert len(s.triggers) == count("SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA='{db}'")
     assert len(s.events) == count("SELECT COUNT(*) FROM information_schema.EVENTS WHERE EVENT_SCHEMA='{db}'")
     assert len(s.sequences) == count(
-        "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='{db}' AND TABLE_TYPE='SEQUENCE'")
+        "SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA='{db}' AND TABLE_TYPE='SEQUENCE'"
+    )
     assert len(s.routines) == 3 and len(s.triggers) == 3 and len(s.events) == 3
 
 
@@ -407,9 +458,7 @@ def test_torture_is_deterministic(torture: tuple[FreshDatabase, m.Database]) -> 
 
 def _without_estimates(db: m.Database) -> str:
     """The document text with ``row_estimate`` (volatile InnoDB statistics) blanked."""
-    schemas = tuple(
-        m.replace(s, tables=tuple(m.replace(t, row_estimate=None) for t in s.tables)) for s in db.schemas
-    )
+    schemas = tuple(m.replace(s, tables=tuple(m.replace(t, row_estimate=None) for t in s.tables)) for s in db.schemas)
     return m.replace(db, schemas=schemas).to_json()
 
 
@@ -517,14 +566,24 @@ def test_reflects_1000_tables_quickly(my_engine: str, fresh_db: Any) -> None:
 
     db = fresh_db(my_engine)
     u = make_url(db.url)
-    conn = pymysql.connect(host=u.host, port=u.port or 3306, user=u.username or "root", password=u.password or "",
-                           database=db.name, client_flag=CLIENT.MULTI_STATEMENTS, autocommit=True)
+    conn = pymysql.connect(
+        host=u.host,
+        port=u.port or 3306,
+        user=u.username or "root",
+        password=u.password or "",
+        database=db.name,
+        client_flag=CLIENT.MULTI_STATEMENTS,
+        autocommit=True,
+    )
     cols = ", ".join(f"c{i} VARCHAR(20) DEFAULT 'x{i}'" for i in range(1, 9))
     try:
         with conn.cursor() as cur:
-            cur.execute(";".join(
-                f"CREATE TABLE t{n:04d} (id INT AUTO_INCREMENT PRIMARY KEY, {cols}, r INT, KEY ix_r (r))"
-                for n in range(1000)))
+            cur.execute(
+                ";".join(
+                    f"CREATE TABLE t{n:04d} (id INT AUTO_INCREMENT PRIMARY KEY, {cols}, r INT, KEY ix_r (r))"
+                    for n in range(1000)
+                )
+            )
             while cur.nextset():
                 pass
     finally:

@@ -69,12 +69,16 @@ def type_dict(t: m.Type) -> dict[str, Any]:
         ("CURRENT_DATE", m.Default(kind="function", value="current_date")),
         ("LOCALTIME", m.Default(kind="function", value="current_time")),
         ("gen_random_uuid()", m.Default(kind="function", value="uuid")),
-        ("('a'::text || 'b'::text)",
-         m.Default(kind="expression", value="'a'::text || 'b'::text", dialect="postgresql")),
+        (
+            "('a'::text || 'b'::text)",
+            m.Default(kind="expression", value="'a'::text || 'b'::text", dialect="postgresql"),
+        ),
         ("(a) + (b)", m.Default(kind="expression", value="(a) + (b)", dialect="postgresql")),
         ("(1, 2)", m.Default(kind="expression", value="(1, 2)", dialect="postgresql")),
-        ("('2147483648'::bigint)::integer",
-         m.Default(kind="expression", value="('2147483648'::bigint)::integer", dialect="postgresql")),
+        (
+            "('2147483648'::bigint)::integer",
+            m.Default(kind="expression", value="('2147483648'::bigint)::integer", dialect="postgresql"),
+        ),
     ],
 )
 def test_parse_default(expr: str | None, expected: m.Default | None) -> None:
@@ -96,7 +100,11 @@ def test_next_value_of_a_sequence() -> None:
 
 def test_split_and_check_helpers() -> None:
     assert split_top_level("0.2, 'a, b'::text, f(1, 2), ARRAY[1, 2]") == [
-        "0.2", "'a, b'::text", "f(1, 2)", "ARRAY[1, 2]"]
+        "0.2",
+        "'a, b'::text",
+        "f(1, 2)",
+        "ARRAY[1, 2]",
+    ]
     assert check_expression("CHECK (a > 0) NO INHERIT NOT VALID") == "a > 0"
     assert check_expression("CHECK ((a > 0) AND (b < 1))") == "(a > 0) AND (b < 1)"
 
@@ -151,8 +159,10 @@ ALL_TYPES: dict[str, tuple[str, dict[str, Any]]] = {
     "c_polygon": ("polygon", {"kind": "opaque"}),
     "c_int_array": ("integer[]", {"kind": "array", "element": INT32, "dims": 1}),
     "c_text_array": ("text[]", {"kind": "array", "element": {"kind": "text"}, "dims": 1}),
-    "c_numeric_array": ("numeric(5,2)[]",
-                        {"kind": "array", "element": {"kind": "decimal", "precision": 5, "scale": 2}, "dims": 1}),
+    "c_numeric_array": (
+        "numeric(5,2)[]",
+        {"kind": "array", "element": {"kind": "decimal", "precision": 5, "scale": 2}, "dims": 1},
+    ),
     "c_matrix": ("double precision[]", {"kind": "array", "element": {"kind": "float", "bits": 64}, "dims": 2}),
     "c_timestamptz_array": ("timestamp with time zone[]", {"kind": "array", "element": TSTZ6, "dims": 1}),
     "c_int4range": ("int4range", {"kind": "range", "subtype": "integer"}),
@@ -169,10 +179,20 @@ ALL_TYPES: dict[str, tuple[str, dict[str, Any]]] = {
     "c_address": ("public.address", {"kind": "opaque", "type_name": "address", "type_schema": "public"}),
     "c_expr_default": ("text", {"kind": "text"}),
     "c_total": ("numeric", {"kind": "decimal"}),
-    "c_floatrange": ("public.floatrange", {"kind": "range", "subtype": "double precision", "type_name": "floatrange",
-                                           "type_schema": "public"}),
-    "c_floatmultirange": ("public.floatmultirange", {"kind": "range", "subtype": "double precision", "multi": True,
-                                                     "type_name": "floatmultirange", "type_schema": "public"}),
+    "c_floatrange": (
+        "public.floatrange",
+        {"kind": "range", "subtype": "double precision", "type_name": "floatrange", "type_schema": "public"},
+    ),
+    "c_floatmultirange": (
+        "public.floatmultirange",
+        {
+            "kind": "range",
+            "subtype": "double precision",
+            "multi": True,
+            "type_name": "floatmultirange",
+            "type_schema": "public",
+        },
+    ),
     "c_ci": ("text", {"kind": "text"}),
 }
 
@@ -205,8 +225,15 @@ def test_torture_column_attributes(torture: tuple[FreshDatabase, m.Database]) ->
     _, doc = torture
     t = doc.schema("public").table("all_types")
     assert t.column("id").identity == m.Identity(
-        kind="identity", always=True, start=100, increment=5, min_value=1, max_value=2147483647, cache=1,
-        next_value=100, sequence="all_types_id_seq",
+        kind="identity",
+        always=True,
+        start=100,
+        increment=5,
+        min_value=1,
+        max_value=2147483647,
+        cache=1,
+        next_value=100,
+        sequence="all_types_id_seq",
     )
     assert t.column("id").default is None and not t.column("id").nullable
     assert t.column("c_integer").default == m.Default(kind="literal", value="42")
@@ -221,22 +248,37 @@ def test_torture_column_attributes(torture: tuple[FreshDatabase, m.Database]) ->
     assert t.column("c_date").default == m.Default(kind="function", value="current_date")
     assert t.column("c_uuid").default == m.Default(kind="function", value="uuid")
     assert t.column("c_expr_default").default == m.Default(
-        kind="expression", value="'a'::text || 'b'::text", dialect="postgresql")
+        kind="expression", value="'a'::text || 'b'::text", dialect="postgresql"
+    )
     assert t.column("c_total").generated == m.Generated(
-        expression="c_numeric_ps * (2)::numeric", stored=True, dialect="postgresql")
+        expression="c_numeric_ps * (2)::numeric", stored=True, dialect="postgresql"
+    )
     assert t.column("c_total").default is None
     assert t.column("c_text").collation == "C"
     assert t.column("c_varchar").collation is None
     assert t.column("c_ci").collation == "case_insensitive"  # in the table's schema
     assert t.column("c_jsonb").comment == "binary JSON"
     assert t.comment == "one column per core type"
-    assert t.checks == (m.Check(name="all_types_money_check", expression="c_money >= 0::money",
-                                dialect="postgresql", enforced=False, comment="no debts"),)
+    assert t.checks == (
+        m.Check(
+            name="all_types_money_check",
+            expression="c_money >= 0::money",
+            dialect="postgresql",
+            enforced=False,
+            comment="no debts",
+        ),
+    )
 
     public = doc.schema("public")
     customer = public.table("customer")
     assert customer.column("id").identity == m.Identity(
-        kind="serial", start=1, increment=1, min_value=1, max_value=2147483647, cache=1, next_value=42,
+        kind="serial",
+        start=1,
+        increment=1,
+        min_value=1,
+        max_value=2147483647,
+        cache=1,
+        next_value=42,
         sequence="customer_id_seq",
     )
     assert customer.column("id").default is None
@@ -258,46 +300,85 @@ def test_torture_constraints(torture: tuple[FreshDatabase, m.Database]) -> None:
     )
     store = public.table("store")
     assert store.foreign_keys == (
-        m.ForeignKey(name="store_manager_fk", columns=("manager_id",), ref_table="staff", ref_columns=("id",),
-                     deferrable=True, initially_deferred=True, comment="the manager works here"),
-        m.ForeignKey(name="store_warehouse_fk", columns=("warehouse_code",), ref_table="warehouse",
-                     ref_columns=("code",), ref_schema="inventory", on_delete="SET NULL", match="FULL",
-                     enforced=False),
+        m.ForeignKey(
+            name="store_manager_fk",
+            columns=("manager_id",),
+            ref_table="staff",
+            ref_columns=("id",),
+            deferrable=True,
+            initially_deferred=True,
+            comment="the manager works here",
+        ),
+        m.ForeignKey(
+            name="store_warehouse_fk",
+            columns=("warehouse_code",),
+            ref_table="warehouse",
+            ref_columns=("code",),
+            ref_schema="inventory",
+            on_delete="SET NULL",
+            match="FULL",
+            enforced=False,
+        ),
     )
     staff = public.table("staff")
     assert staff.foreign_keys == (
-        m.ForeignKey(name="staff_store_id_fkey", columns=("store_id",), ref_table="store", ref_columns=("id",),
-                     on_update="RESTRICT", on_delete="CASCADE"),
+        m.ForeignKey(
+            name="staff_store_id_fkey",
+            columns=("store_id",),
+            ref_table="store",
+            ref_columns=("id",),
+            on_update="RESTRICT",
+            on_delete="CASCADE",
+        ),
     )
     assert staff.checks == (m.Check(name="staff_salary_check", expression="salary > 0::numeric", dialect="postgresql"),)
     stock = doc.schema("inventory").table("stock")
     assert stock.primary_key == m.PrimaryKey(name="stock_pkey", columns=("warehouse_code", "store_id"))
     assert [(fk.name, fk.ref_schema, fk.ref_table) for fk in stock.foreign_keys] == [
-        ("stock_store_fk", "public", "store"), ("stock_warehouse_code_fkey", None, "warehouse")]
+        ("stock_store_fk", "public", "store"),
+        ("stock_warehouse_code_fkey", None, "warehouse"),
+    ]
     cities = public.table("cities")
     assert cities.checks == (
-        m.Check(name="cities_name_check", expression="name <> ''::text", dialect="postgresql",
-                options={"postgresql": {"no_inherit": True}}),
+        m.Check(
+            name="cities_name_check",
+            expression="name <> ''::text",
+            dialect="postgresql",
+            options={"postgresql": {"no_inherit": True}},
+        ),
         m.Check(name="cities_population_check", expression="population >= 0", dialect="postgresql"),
     )
     assert public.table("capitals").checks == ()  # inherited from cities, listed there
     assert public.table("booking").options["postgresql"]["exclusions"] == [
-        {"name": "booking_no_overlap", "definition": "EXCLUDE USING gist (during WITH &&)",
-         "comment": "one booking at a time"}]
+        {
+            "name": "booking_no_overlap",
+            "definition": "EXCLUDE USING gist (during WITH &&)",
+            "comment": "one booking at a time",
+        }
+    ]
 
 
 def test_torture_indexes(torture: tuple[FreshDatabase, m.Database]) -> None:
     _, doc = torture
     public = doc.schema("public")
     idx = {i.name: i for i in public.table("all_types").indexes}
-    assert sorted(idx) == ["all_types_jsonb_gin", "all_types_range_gist", "all_types_text_collate",
-                           "all_types_ts_brin", "all_types_uuid_hash"]
+    assert sorted(idx) == [
+        "all_types_jsonb_gin",
+        "all_types_range_gist",
+        "all_types_text_collate",
+        "all_types_ts_brin",
+        "all_types_uuid_hash",
+    ]
     assert idx["all_types_jsonb_gin"] == m.Index(
-        name="all_types_jsonb_gin", kind="gin", parts=(m.IndexPart(column="c_jsonb", opclass="jsonb_path_ops"),))
+        name="all_types_jsonb_gin", kind="gin", parts=(m.IndexPart(column="c_jsonb", opclass="jsonb_path_ops"),)
+    )
     assert idx["all_types_range_gist"].kind == "gist"
     assert idx["all_types_ts_brin"] == m.Index(
-        name="all_types_ts_brin", kind="brin", parts=(m.IndexPart(column="c_timestamp"),),
-        options={"postgresql": {"with": ["pages_per_range=32"]}})
+        name="all_types_ts_brin",
+        kind="brin",
+        parts=(m.IndexPart(column="c_timestamp"),),
+        options={"postgresql": {"with": ["pages_per_range=32"]}},
+    )
     assert idx["all_types_uuid_hash"].kind == "hash" and idx["all_types_uuid_hash"].comment == "hash lookups"
     assert idx["all_types_text_collate"].parts == (
         m.IndexPart(column="c_varchar", descending=True, nulls="last", collation="C"),
@@ -306,12 +387,18 @@ def test_torture_indexes(torture: tuple[FreshDatabase, m.Database]) -> None:
     staff = {i.name: i for i in public.table("staff").indexes}
     assert sorted(staff) == ["staff_active_partial", "staff_email_lower", "staff_store_include"]
     assert staff["staff_email_lower"] == m.Index(
-        name="staff_email_lower", unique=True, parts=(m.IndexPart(expression="lower(email)"),), dialect="postgresql")
+        name="staff_email_lower", unique=True, parts=(m.IndexPart(expression="lower(email)"),), dialect="postgresql"
+    )
     assert staff["staff_active_partial"].where == "active"
     assert staff["staff_store_include"].include == ("name", "email")
-    assert public.table("store").indexes == (m.Index(
-        name="store_name_warehouse", unique=True, nulls_not_distinct=True,
-        parts=(m.IndexPart(column="name"), m.IndexPart(column="warehouse_code"))),)
+    assert public.table("store").indexes == (
+        m.Index(
+            name="store_name_warehouse",
+            unique=True,
+            nulls_not_distinct=True,
+            parts=(m.IndexPart(column="name"), m.IndexPart(column="warehouse_code")),
+        ),
+    )
     assert [p.column for p in staff["staff_store_include"].parts] == ["store_id"]
     # Indexes backing PRIMARY KEY / UNIQUE / EXCLUDE constraints are not listed as indexes.
     assert public.table("customer").indexes == ()
@@ -337,20 +424,38 @@ def test_torture_tables(torture: tuple[FreshDatabase, m.Database]) -> None:
     capitals = public.table("capitals")
     assert capitals.inherits == ("cities",)
     assert [(c.name, c.options) for c in capitals.columns] == [
-        ("name", {"postgresql": {"inherited": True}}), ("population", {"postgresql": {"inherited": True}}),
-        ("country", {})]
-    assert public.table("scratch").options == {"postgresql": {
-        "unlogged": True, "with": ["fillfactor=70", "autovacuum_enabled=false"], "row_security": True,
-        "replica_identity": "full",
-        "policies": [
-            {"name": "scratch_guard", "command": "ALL", "restrictive": True, "roles": ["PUBLIC"],
-             "using": "v IS NOT NULL"},
-            {"name": "scratch_own", "command": "UPDATE", "roles": ["PUBLIC"], "using": "k = CURRENT_USER",
-             "with_check": "k <> ''::text"},
-        ]}}
+        ("name", {"postgresql": {"inherited": True}}),
+        ("population", {"postgresql": {"inherited": True}}),
+        ("country", {}),
+    ]
+    assert public.table("scratch").options == {
+        "postgresql": {
+            "unlogged": True,
+            "with": ["fillfactor=70", "autovacuum_enabled=false"],
+            "row_security": True,
+            "replica_identity": "full",
+            "policies": [
+                {
+                    "name": "scratch_guard",
+                    "command": "ALL",
+                    "restrictive": True,
+                    "roles": ["PUBLIC"],
+                    "using": "v IS NOT NULL",
+                },
+                {
+                    "name": "scratch_own",
+                    "command": "UPDATE",
+                    "roles": ["PUBLIC"],
+                    "using": "k = CURRENT_USER",
+                    "with_check": "k <> ''::text",
+                },
+            ],
+        }
+    }
     assert public.table("customer").options == {}
     assert doc.schema("inventory").table("warehouse").options == {
-        "postgresql": {"replica_identity": "index", "replica_identity_index": "warehouse_pkey"}}
+        "postgresql": {"replica_identity": "index", "replica_identity_index": "warehouse_pkey"}
+    }
 
 
 def test_torture_views_sequences_types(torture: tuple[FreshDatabase, m.Database]) -> None:
@@ -371,10 +476,29 @@ def test_torture_views_sequences_types(torture: tuple[FreshDatabase, m.Database]
 
     # CACHE 5: the first nextval() logged 1000..1040 as used, so another session gets 1050 next.
     assert public.sequences == (
-        m.Sequence(name="invoice_no", data_type="integer", start=1000, increment=10, min_value=1000,
-                   max_value=999999, cycle=True, cache=5, next_value=1050, comment="invoice numbers"),
-        m.Sequence(name="staff_badge_seq", data_type="bigint", start=1, increment=1, min_value=1,
-                   max_value=9223372036854775807, cache=1, next_value=1, owned_by="staff.name"),
+        m.Sequence(
+            name="invoice_no",
+            data_type="integer",
+            start=1000,
+            increment=10,
+            min_value=1000,
+            max_value=999999,
+            cycle=True,
+            cache=5,
+            next_value=1050,
+            comment="invoice numbers",
+        ),
+        m.Sequence(
+            name="staff_badge_seq",
+            data_type="bigint",
+            start=1,
+            increment=1,
+            min_value=1,
+            max_value=9223372036854775807,
+            cache=1,
+            next_value=1,
+            owned_by="staff.name",
+        ),
     )
     assert public.enums == (m.EnumType(name="mood", values=("sad", "ok", "happy"), comment="how it feels"),)
     assert doc.schema("inventory").enums == (m.EnumType(name="status", values=("in", "out")),)
@@ -394,15 +518,26 @@ def test_torture_views_sequences_types(torture: tuple[FreshDatabase, m.Database]
         ("zip", "public.us_postal_code", ZIP),
     ]
     assert doc.schema("inventory").comment == "second schema (cross-schema FK target)"
-    assert public.options["postgresql"]["collations"] == [{
-        "name": "case_insensitive", "provider": "icu", "locale": "und-u-ks-level2", "deterministic": False,
-        "comment": "ICU, ignores case",
-        "definition": "CREATE COLLATION public.case_insensitive (provider = icu, locale = 'und-u-ks-level2', "
-                      "deterministic = false)"}]
-    assert public.options["postgresql"]["range_types"] == [{
-        "name": "floatrange", "subtype": "double precision", "multirange": "public.floatmultirange",
-        "definition": "CREATE TYPE public.floatrange AS RANGE (SUBTYPE = double precision, SUBTYPE_DIFF = float8mi, "
-                      "MULTIRANGE_TYPE_NAME = public.floatmultirange)"}]
+    assert public.options["postgresql"]["collations"] == [
+        {
+            "name": "case_insensitive",
+            "provider": "icu",
+            "locale": "und-u-ks-level2",
+            "deterministic": False,
+            "comment": "ICU, ignores case",
+            "definition": "CREATE COLLATION public.case_insensitive (provider = icu, locale = 'und-u-ks-level2', "
+            "deterministic = false)",
+        }
+    ]
+    assert public.options["postgresql"]["range_types"] == [
+        {
+            "name": "floatrange",
+            "subtype": "double precision",
+            "multirange": "public.floatmultirange",
+            "definition": "CREATE TYPE public.floatrange AS RANGE (SUBTYPE = double precision, SUBTYPE_DIFF = float8mi, "
+            "MULTIRANGE_TYPE_NAME = public.floatmultirange)",
+        }
+    ]
     assert doc.schema("inventory").options == {}
 
 
@@ -411,11 +546,15 @@ def test_torture_routines_and_triggers(torture: tuple[FreshDatabase, m.Database]
     public = doc.schema("public")
     routines = {(r.name, r.signature): r for r in public.routines}
     assert sorted(routines) == [
-        ("add_tax", "amount integer"), ("add_tax", "amount numeric, rate numeric, label text"),
-        ("audit_store", ""), ("close_store", "IN p_store integer, VARIADIC p_reasons text[]"),
-        ("staff_of", "p_store integer, OUT staff_id bigint, INOUT note text"), ("store_count", ""),
+        ("add_tax", "amount integer"),
+        ("add_tax", "amount numeric, rate numeric, label text"),
+        ("audit_store", ""),
+        ("close_store", "IN p_store integer, VARIADIC p_reasons text[]"),
+        ("staff_of", "p_store integer, OUT staff_id bigint, INOUT note text"),
+        ("store_count", ""),
         ("store_names", ""),
-        ("text_concat", "text"), ("touch_staff", ""),
+        ("text_concat", "text"),
+        ("touch_staff", ""),
     ]
     tax = routines[("add_tax", "amount numeric, rate numeric, label text")]
     assert tax.kind == "function" and tax.language == "sql" and tax.returns == "numeric"
@@ -444,14 +583,19 @@ def test_torture_routines_and_triggers(torture: tuple[FreshDatabase, m.Database]
     agg = routines[("text_concat", "text")]
     assert agg.kind == "aggregate" and agg.body == ""
     assert agg.definition == (
-        "CREATE AGGREGATE public.text_concat(text) (\n    SFUNC = textcat,\n    STYPE = text,\n    INITCOND = ''\n)")
+        "CREATE AGGREGATE public.text_concat(text) (\n    SFUNC = textcat,\n    STYPE = text,\n    INITCOND = ''\n)"
+    )
     assert agg.options["postgresql"]["sfunc"] == "textcat" and agg.options["postgresql"]["initcond"] == ""
 
     triggers = {t.name: t for t in public.triggers}
     assert sorted(triggers) == ["staff_touch", "store_audit"]
     touch_trg = triggers["staff_touch"]
     assert (touch_trg.table, touch_trg.timing, touch_trg.events, touch_trg.orientation) == (
-        "staff", "BEFORE", ("INSERT", "UPDATE"), "ROW")
+        "staff",
+        "BEFORE",
+        ("INSERT", "UPDATE"),
+        "ROW",
+    )
     assert touch_trg.when == "new.name IS NOT NULL"
     assert touch_trg.body == "EXECUTE FUNCTION public.touch_staff()"
     assert touch_trg.definition is not None and touch_trg.definition.startswith("CREATE TRIGGER staff_touch BEFORE")
@@ -459,7 +603,11 @@ def test_torture_routines_and_triggers(torture: tuple[FreshDatabase, m.Database]
     assert touch_trg.options == {"postgresql": {"function": "touch_staff", "update_columns": ["name"]}}
     audit = triggers["store_audit"]
     assert (audit.timing, audit.events, audit.orientation, audit.when) == (
-        "AFTER", ("INSERT", "DELETE"), "STATEMENT", None)
+        "AFTER",
+        ("INSERT", "DELETE"),
+        "STATEMENT",
+        None,
+    )
 
 
 def test_every_catalog_object_is_present(torture: tuple[FreshDatabase, m.Database]) -> None:
@@ -472,20 +620,26 @@ def test_every_catalog_object_is_present(torture: tuple[FreshDatabase, m.Databas
     assert len(tables) == count(db, f"SELECT count(*) {rel} AND c.relkind IN ('r', 'p')") == 14
     assert len(views) == count(db, f"SELECT count(*) {rel} AND c.relkind IN ('v', 'm')") == 5
     columns = sum(len(t.columns) for t in tables) + sum(len(v.columns) for v in views)
-    assert columns == count(db, "SELECT count(*) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
-                                f"JOIN pg_namespace n ON n.oid = c.relnamespace WHERE {nsp} "
-                                "AND c.relkind IN ('r', 'p', 'v', 'm') AND a.attnum > 0 AND NOT a.attisdropped")
+    assert columns == count(
+        db,
+        "SELECT count(*) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+        f"JOIN pg_namespace n ON n.oid = c.relnamespace WHERE {nsp} "
+        "AND c.relkind IN ('r', 'p', 'v', 'm') AND a.attnum > 0 AND NOT a.attisdropped",
+    )
     owned = [c for t in tables for c in t.columns if c.identity is not None]
     sequences = [q for s in doc.schemas for q in s.sequences]
     assert len(owned) + len(sequences) == count(db, f"SELECT count(*) {rel} AND c.relkind = 'S'")
     assert {c.identity.sequence for c in owned} | {q.name for q in sequences} == {  # type: ignore[union-attr]
-        r[0] for r in db.query(f"SELECT c.relname {rel} AND c.relkind = 'S'")}
+        r[0] for r in db.query(f"SELECT c.relname {rel} AND c.relkind = 'S'")
+    }
     indexes = sum(len(t.indexes) for t in tables) + sum(len(v.indexes) for v in views)
     assert indexes == count(
-        db, "SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-            f"JOIN pg_namespace n ON n.oid = c.relnamespace WHERE {nsp} AND NOT c.relispartition "
-            "AND NOT EXISTS (SELECT 1 FROM pg_constraint x WHERE x.conindid = i.indexrelid "
-            "AND x.conrelid = i.indrelid AND x.contype IN ('p', 'u', 'x'))")
+        db,
+        "SELECT count(*) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+        f"JOIN pg_namespace n ON n.oid = c.relnamespace WHERE {nsp} AND NOT c.relispartition "
+        "AND NOT EXISTS (SELECT 1 FROM pg_constraint x WHERE x.conindid = i.indexrelid "
+        "AND x.conrelid = i.indrelid AND x.contype IN ('p', 'u', 'x'))",
+    )
     constraints = {
         "p": sum(t.primary_key is not None for t in tables),
         "u": sum(len(t.uniques) for t in tables),
@@ -493,28 +647,49 @@ def test_every_catalog_object_is_present(torture: tuple[FreshDatabase, m.Databas
         "c": sum(len(t.checks) for t in tables),
         "x": sum(len(t.options.get("postgresql", {}).get("exclusions", [])) for t in tables),
     }
-    catalog = dict(db.query(
-        "SELECT contype::text, count(*) FROM pg_constraint x JOIN pg_namespace n ON n.oid = x.connamespace "
-        f"WHERE {nsp} AND x.conrelid <> 0 AND x.conparentid = 0 AND x.conislocal GROUP BY 1"))
+    catalog = dict(
+        db.query(
+            "SELECT contype::text, count(*) FROM pg_constraint x JOIN pg_namespace n ON n.oid = x.connamespace "
+            f"WHERE {nsp} AND x.conrelid <> 0 AND x.conparentid = 0 AND x.conislocal GROUP BY 1"
+        )
+    )
     assert constraints == catalog
-    assert sum(len(s.routines) for s in doc.schemas) == count(
-        db, f"SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE {nsp} "
-            "AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'i')") == 9
-    assert sum(len(s.triggers) for s in doc.schemas) == count(
-        db, f"SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
-            f"JOIN pg_namespace n ON n.oid = c.relnamespace WHERE {nsp} AND NOT t.tgisinternal") == 2
-    types = dict(db.query(
-        "SELECT t.typtype::text, count(*) FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace "
-        f"LEFT JOIN pg_class c ON c.oid = t.typrelid WHERE {nsp} AND t.typtype IN ('e', 'd', 'c', 'r') "
-        "AND (c.relkind IS NULL OR c.relkind = 'c') GROUP BY 1"))
+    assert (
+        sum(len(s.routines) for s in doc.schemas)
+        == count(
+            db,
+            f"SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE {nsp} "
+            "AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'i')",
+        )
+        == 9
+    )
+    assert (
+        sum(len(s.triggers) for s in doc.schemas)
+        == count(
+            db,
+            f"SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+            f"JOIN pg_namespace n ON n.oid = c.relnamespace WHERE {nsp} AND NOT t.tgisinternal",
+        )
+        == 2
+    )
+    types = dict(
+        db.query(
+            "SELECT t.typtype::text, count(*) FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace "
+            f"LEFT JOIN pg_class c ON c.oid = t.typrelid WHERE {nsp} AND t.typtype IN ('e', 'd', 'c', 'r') "
+            "AND (c.relkind IS NULL OR c.relkind = 'c') GROUP BY 1"
+        )
+    )
     assert types == {
         "e": sum(len(s.enums) for s in doc.schemas),
         "d": sum(len(s.domains) for s in doc.schemas),
         "c": sum(len(s.composites) for s in doc.schemas),
         "r": sum(len(s.options.get("postgresql", {}).get("range_types", [])) for s in doc.schemas),
     }
-    assert sum(len(s.options.get("postgresql", {}).get("collations", [])) for s in doc.schemas) == count(
-        db, f"SELECT count(*) FROM pg_collation c JOIN pg_namespace n ON n.oid = c.collnamespace WHERE {nsp}") == 1
+    assert (
+        sum(len(s.options.get("postgresql", {}).get("collations", [])) for s in doc.schemas)
+        == count(db, f"SELECT count(*) FROM pg_collation c JOIN pg_namespace n ON n.oid = c.collnamespace WHERE {nsp}")
+        == 1
+    )
 
 
 def test_document_round_trip_and_validation(torture: tuple[FreshDatabase, m.Database]) -> None:
@@ -546,8 +721,12 @@ def test_table_globs_and_schemas(torture: tuple[FreshDatabase, m.Database]) -> N
     db, _ = torture
     doc = dbjson.reflect(db.url, tables=["measurement*", "inventory.*"], exclude=["*_other"])
     assert {(s.name, t.name) for s, t in doc.tables()} == {
-        ("public", "measurement"), ("public", "measurement_2023"), ("public", "measurement_2024"),
-        ("inventory", "stock"), ("inventory", "warehouse")}
+        ("public", "measurement"),
+        ("public", "measurement_2023"),
+        ("public", "measurement_2024"),
+        ("inventory", "stock"),
+        ("inventory", "warehouse"),
+    }
     assert doc.schema("public").triggers == ()  # their tables were not selected
     # Sequences of unselected tables (serial, identity, OWNED BY) stay out; standalone ones stay in.
     assert [q.name for q in doc.schema("public").sequences] == ["invoice_no"]
@@ -571,7 +750,8 @@ def test_chinook(fresh_db: Any) -> None:
     for t in public.tables:
         assert t.primary_key is not None and t.primary_key.name == f"{t.name}_pkey"
     assert public.table("playlist_track").primary_key == m.PrimaryKey(
-        name="playlist_track_pkey", columns=("playlist_id", "track_id"))
+        name="playlist_track_pkey", columns=("playlist_id", "track_id")
+    )
     fks = {(t.name, fk.columns, fk.ref_table, fk.ref_columns) for t in public.tables for fk in t.foreign_keys}
     assert len(fks) == 11
     assert ("album", ("artist_id",), "artist", ("artist_id",)) in fks
@@ -586,17 +766,24 @@ def test_chinook(fresh_db: Any) -> None:
 
 def test_extension_objects_are_skipped(fresh_db: Any) -> None:
     db = fresh_db("postgresql")
-    db.execute("CREATE EXTENSION citext; CREATE EXTENSION pg_trgm; CREATE TABLE t (name citext PRIMARY KEY, "
-               "note text); CREATE INDEX t_note_trgm ON t USING gin (note gin_trgm_ops);")
+    db.execute(
+        "CREATE EXTENSION citext; CREATE EXTENSION pg_trgm; CREATE TABLE t (name citext PRIMARY KEY, "
+        "note text); CREATE INDEX t_note_trgm ON t USING gin (note gin_trgm_ops);"
+    )
     doc = dbjson.reflect(db.url)
     (public,) = doc.schemas
     assert public.routines == () and public.domains == () and public.enums == ()
     assert [(e["name"], e["schema"]) for e in doc.options["postgresql"]["extensions"]] == [
-        ("citext", "public"), ("pg_trgm", "public")]
+        ("citext", "public"),
+        ("pg_trgm", "public"),
+    ]
     assert public.table("t").indexes[0].parts == (m.IndexPart(column="note", opclass="gin_trgm_ops"),)
     assert dbjson.validate(doc.to_dict()) == []
     assert type_dict(public.table("t").column("name").type) == {
-        "kind": "opaque", "type_name": "citext", "type_schema": "public"}
+        "kind": "opaque",
+        "type_name": "citext",
+        "type_schema": "public",
+    }
 
 
 @pytest.fixture
@@ -612,7 +799,7 @@ def roles() -> Iterator[tuple[str, str]]:
     dsn = {"host": u.host, "port": u.port, "user": u.username, "dbname": u.database, "autocommit": True}
     with psycopg.connect(**dsn) as c:  # type: ignore[arg-type]
         c.execute(f'CREATE ROLE "{names[0]}" NOLOGIN')
-        c.execute(f"CREATE ROLE \"{names[1]}\" LOGIN PASSWORD 'secret-pw' CONNECTION LIMIT 3 IN ROLE \"{names[0]}\"")
+        c.execute(f'CREATE ROLE "{names[1]}" LOGIN PASSWORD \'secret-pw\' CONNECTION LIMIT 3 IN ROLE "{names[0]}"')
     yield names
     with psycopg.connect(**dsn) as c:  # type: ignore[arg-type]
         for name in reversed(names):
@@ -652,22 +839,52 @@ def test_grants(fresh_db: Any, roles: tuple[str, str]) -> None:
         assert "secret-pw" not in doc.to_json()
         assert dbjson.validate(doc.to_dict()) == []
         assert g.grants == (
-            m.Grant(privileges=("TEMPORARY", "CONNECT"), on=f"DATABASE {db.name}", grantee=group,
-                    statement=f'GRANT TEMPORARY, CONNECT ON DATABASE "{db.name}" TO "{group}"'),
-            m.Grant(privileges=("USAGE",), on="SCHEMA app", grantee=group,
-                    statement=f'GRANT USAGE ON SCHEMA "app" TO "{group}"'),
-            m.Grant(privileges=("SELECT", "INSERT"), on="TABLE app.orders", grantee=group, grantable=True,
-                    statement=f'GRANT SELECT, INSERT ON TABLE "app"."orders" TO "{group}" WITH GRANT OPTION'),
+            m.Grant(
+                privileges=("TEMPORARY", "CONNECT"),
+                on=f"DATABASE {db.name}",
+                grantee=group,
+                statement=f'GRANT TEMPORARY, CONNECT ON DATABASE "{db.name}" TO "{group}"',
+            ),
+            m.Grant(
+                privileges=("USAGE",),
+                on="SCHEMA app",
+                grantee=group,
+                statement=f'GRANT USAGE ON SCHEMA "app" TO "{group}"',
+            ),
+            m.Grant(
+                privileges=("SELECT", "INSERT"),
+                on="TABLE app.orders",
+                grantee=group,
+                grantable=True,
+                statement=f'GRANT SELECT, INSERT ON TABLE "app"."orders" TO "{group}" WITH GRANT OPTION',
+            ),
         )
         assert r.grants == (
-            m.Grant(privileges=("EXECUTE",), on="FUNCTION app.double(x integer)", grantee=reader,
-                    statement=f'GRANT EXECUTE ON FUNCTION "app"."double"(x integer) TO "{reader}"'),
-            m.Grant(privileges=("USAGE",), on="SEQUENCE app.counter", grantee=reader,
-                    statement=f'GRANT USAGE ON SEQUENCE "app"."counter" TO "{reader}"'),
-            m.Grant(privileges=("UPDATE",), on="TABLE app.orders", grantee=reader, columns=("id", "total"),
-                    statement=f'GRANT UPDATE ("id", "total") ON TABLE "app"."orders" TO "{reader}"'),
-            m.Grant(privileges=("USAGE",), on="TYPE app.color", grantee=reader,
-                    statement=f'GRANT USAGE ON TYPE "app"."color" TO "{reader}"'),
+            m.Grant(
+                privileges=("EXECUTE",),
+                on="FUNCTION app.double(x integer)",
+                grantee=reader,
+                statement=f'GRANT EXECUTE ON FUNCTION "app"."double"(x integer) TO "{reader}"',
+            ),
+            m.Grant(
+                privileges=("USAGE",),
+                on="SEQUENCE app.counter",
+                grantee=reader,
+                statement=f'GRANT USAGE ON SEQUENCE "app"."counter" TO "{reader}"',
+            ),
+            m.Grant(
+                privileges=("UPDATE",),
+                on="TABLE app.orders",
+                grantee=reader,
+                columns=("id", "total"),
+                statement=f'GRANT UPDATE ("id", "total") ON TABLE "app"."orders" TO "{reader}"',
+            ),
+            m.Grant(
+                privileges=("USAGE",),
+                on="TYPE app.color",
+                grantee=reader,
+                statement=f'GRANT USAGE ON TYPE "app"."color" TO "{reader}"',
+            ),
         )
     finally:
         db.execute(f'DROP OWNED BY "{group}", "{reader}"')

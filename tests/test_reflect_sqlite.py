@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from chinook import CHINOOK_TABLES, load_chinook
 from conftest import FreshDatabase
+
 from dbjson import model as m
 from dbjson.engines.sqlite.reflect import parse_default, parse_trigger, standard_type
 from dbjson.errors import ConnectionFailed
@@ -139,9 +139,12 @@ def test_torture_columns(torture: m.Database) -> None:
     assert book.column("title").default == m.Default(kind="literal", value="Untitled 'draft'")
     assert book.column("anything").type == m.Type(kind="opaque")
     assert book.column("anything").native.raw == ""
-    assert book.column("title_lower").generated == m.Generated(expression="lower(title)", stored=False, dialect="sqlite")
-    assert book.column("price_cents").generated == m.Generated(expression="CAST(price * 100 AS INTEGER)",
-                                                               dialect="sqlite")
+    assert book.column("title_lower").generated == m.Generated(
+        expression="lower(title)", stored=False, dialect="sqlite"
+    )
+    assert book.column("price_cents").generated == m.Generated(
+        expression="CAST(price * 100 AS INTEGER)", dialect="sqlite"
+    )
     assert book.column("updated").default == m.Default(kind="expression", value="datetime('now')", dialect="sqlite")
     # INTEGER PRIMARY KEY DESC is not a rowid alias; WITHOUT ROWID tables have no rowid.
     assert _table(torture, "strict_counter").column("id").identity is None
@@ -160,26 +163,44 @@ def test_torture_constraints(torture: m.Database) -> None:
         m.Check(name="book_price_check", expression="price >= 0", dialect="sqlite", column="price"),
     )
     assert book.foreign_keys == (
-        m.ForeignKey(name="book_author_fk", columns=("author_id",), ref_table="author", ref_columns=("id",),
-                     on_delete="CASCADE"),
+        m.ForeignKey(
+            name="book_author_fk", columns=("author_id",), ref_table="author", ref_columns=("id",), on_delete="CASCADE"
+        ),
     )
     bt = _table(torture, "book_tag")
     assert bt.foreign_keys == (
-        m.ForeignKey(name="book_tag_book_id_fkey", columns=("book_id",), ref_table="book", ref_columns=("book_id",),
-                     on_update="CASCADE"),
-        m.ForeignKey(name="book_tag_tag_name_tag_lang_fkey", columns=("tag_name", "tag_lang"), ref_table="tag",
-                     ref_columns=("name", "lang"), deferrable=True, initially_deferred=True),
+        m.ForeignKey(
+            name="book_tag_book_id_fkey",
+            columns=("book_id",),
+            ref_table="book",
+            ref_columns=("book_id",),
+            on_update="CASCADE",
+        ),
+        m.ForeignKey(
+            name="book_tag_tag_name_tag_lang_fkey",
+            columns=("tag_name", "tag_lang"),
+            ref_table="tag",
+            ref_columns=("name", "lang"),
+            deferrable=True,
+            initially_deferred=True,
+        ),
     )
     assert _table(torture, "tag").primary_key == m.PrimaryKey(columns=("name", "lang"))
 
 
 def test_torture_indexes(torture: m.Database) -> None:
     (expr,) = _table(torture, "author").indexes
-    assert expr == m.Index(name="author_email_lower", parts=(m.IndexPart(expression="lower(email)"),), unique=True,
-                           where="email IS NOT NULL", dialect="sqlite")
+    assert expr == m.Index(
+        name="author_email_lower",
+        parts=(m.IndexPart(expression="lower(email)"),),
+        unique=True,
+        where="email IS NOT NULL",
+        dialect="sqlite",
+    )
     partial, title = _table(torture, "book").indexes
-    assert partial == m.Index(name="book price idx", parts=(m.IndexPart(column="price"),), where="price > 10",
-                              dialect="sqlite")
+    assert partial == m.Index(
+        name="book price idx", parts=(m.IndexPart(column="price"),), where="price > 10", dialect="sqlite"
+    )
     assert title.parts == (m.IndexPart(column="title", descending=True, collation="NOCASE"), m.IndexPart(column="isbn"))
     assert title.dialect is None and not title.unique
 
@@ -187,8 +208,9 @@ def test_torture_indexes(torture: m.Database) -> None:
 def test_torture_views_and_triggers(torture: m.Database) -> None:
     s = torture.schema("main")
     stats, cheap = s.views
-    assert cheap == m.View(name="cheap_books", definition="SELECT book_id, title FROM book WHERE price < 10",
-                           dialect="sqlite")
+    assert cheap == m.View(
+        name="cheap_books", definition="SELECT book_id, title FROM book WHERE price < 10", dialect="sqlite"
+    )
     assert stats.columns == ("author", "books") and stats.definition.startswith("SELECT a.name, count(b.book_id)")
     guard, touch, instead = s.triggers
     assert (guard.timing, guard.events, guard.table, guard.when) == ("BEFORE", ("DELETE",), "author", None)

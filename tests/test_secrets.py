@@ -19,11 +19,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import pytest
-from sqlalchemy.engine import make_url
-
 import faultlib as fl
+import pytest
 from conftest import FreshDatabase, _mysql_connect, _pg_connect
+from sqlalchemy.engine import make_url
 
 # Characters that need URL quoting, so masking must work on the quoted and the plain spelling.
 PUNCT = "#%&@:/"
@@ -90,7 +89,7 @@ def account(fresh_db: Any, request: pytest.FixtureRequest) -> Iterator[Account]:
 
 
 def _spellings(password: str) -> set[str]:
-    return {password, quote(password, safe=""), quote(password), password[:-len(PUNCT)]}
+    return {password, quote(password, safe=""), quote(password), password[: -len(PUNCT)]}
 
 
 def _leaks(password: str, texts: dict[str, str | bytes]) -> list[str]:
@@ -107,10 +106,18 @@ def _files(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
-def _run(texts: dict[str, str | bytes], name: str, *args: str, env: dict[str, str] | None = None,
-         stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    res = subprocess.run([sys.executable, "-m", "dbjson", *args], capture_output=True, text=True, timeout=120,
-                         env={**fl.os.environ, **(env or {})}, cwd=fl.ROOT, input=stdin)
+def _run(
+    texts: dict[str, str | bytes], name: str, *args: str, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    res = subprocess.run(
+        [sys.executable, "-m", "dbjson", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**fl.os.environ, **(env or {})},
+        cwd=fl.ROOT,
+        input=stdin,
+    )
     texts[f"{name} stdout"] = res.stdout
     texts[f"{name} stderr"] = res.stderr
     return res
@@ -141,8 +148,15 @@ def test_no_artefact_of_a_run_contains_the_password(account: Account, tmp_path: 
     env = {"DBJSON_PASSWORD": pw}
     r = _run(texts, "verify env", "verify", str(out), acc.url(acc.tgt, password=False), "--json", env=env)
     assert r.returncode == 0, r.stdout + r.stderr
-    r = _run(texts, "verify prompt", "--password-prompt", "verify", str(out), acc.url(acc.tgt, password=False),
-             stdin=pw + "\n")
+    r = _run(
+        texts,
+        "verify prompt",
+        "--password-prompt",
+        "verify",
+        str(out),
+        acc.url(acc.tgt, password=False),
+        stdin=pw + "\n",
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     # 3. Error paths: wrong password (PostgreSQL here trusts 127.0.0.1, so it may succeed), a missing
     # database, a closed port.

@@ -14,7 +14,10 @@ def test_mypy_strict_is_clean() -> None:
     # otherwise be taken for the jsonschema library when mypy runs from the checkout.
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-namespace-packages", "dbjson"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Success: no issues found" in proc.stdout

@@ -39,18 +39,26 @@ def test_set_into_sqlite_is_a_json_array_and_migrates_onward(fresh_db: Any, tmp_
     stored = [r[0] for r in lite.query("SELECT special_features FROM film ORDER BY film_id")]
     # the column is JSON in SQLite (the set-json rule): each value is a JSON array, not MySQL's "a,b" text
     assert [None if v is None else orjson.loads(v) for v in stored] == [
-        ["Deleted Scenes", "Behind the Scenes"], ["Trailers"], [], None]
+        ["Deleted Scenes", "Behind the Scenes"],
+        ["Trailers"],
+        [],
+        None,
+    ]
     # ... so the SQLite copy exports valid lines and migrates onward (it failed: "malformed JSON line")
     back = fresh_db("postgresql")
     _verified(migrate(lite.url, back.url, threads=2, state_dir=tmp_path / "s2"))
-    assert back.query("SELECT special_features::text FROM film ORDER BY film_id")[0][0] == \
-        '["Deleted Scenes", "Behind the Scenes"]'
+    assert (
+        back.query("SELECT special_features::text FROM film ORDER BY film_id")[0][0]
+        == '["Deleted Scenes", "Behind the Scenes"]'
+    )
 
 
 def test_sqlite_export_refuses_text_that_is_not_json_in_a_json_column(fresh_db: Any, tmp_path: Path) -> None:
     lite = fresh_db("sqlite")
-    lite.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, j JSON);"
-                 "INSERT INTO t VALUES (1, '[1, 2]'), (2, 'Deleted Scenes,Behind the Scenes');")
+    lite.execute(
+        "CREATE TABLE t (id INTEGER PRIMARY KEY, j JSON);"
+        "INSERT INTO t VALUES (1, '[1, 2]'), (2, 'Deleted Scenes,Behind the Scenes');"
+    )
     with pytest.raises(DataError) as e:
         export_database(lite.url, tmp_path / "out", threads=1)
     # an error naming the table and column, not a malformed line ("DeletedScenes,BehindtheScenes")
@@ -90,11 +98,20 @@ def test_checks_mysql_refuses_are_dropped_and_reported(fresh_db: Any, tmp_path: 
     text = "\n".join(report.translation)
     assert "check-auto-increment" in text and "country_id" in text
     assert "check-fk-action" in text
-    fks = {r[0] for r in dst.query("SELECT constraint_name FROM information_schema.referential_constraints "
-                                   f"WHERE constraint_schema = '{dst.name}'")}
+    fks = {
+        r[0]
+        for r in dst.query(
+            "SELECT constraint_name FROM information_schema.referential_constraints "
+            f"WHERE constraint_schema = '{dst.name}'"
+        )
+    }
     assert fks == {"fk_city_country", "fk_city_mayor"}
-    checks = {r[0] for r in dst.query("SELECT constraint_name FROM information_schema.check_constraints "
-                                      f"WHERE constraint_schema = '{dst.name}'")}
+    checks = {
+        r[0]
+        for r in dst.query(
+            f"SELECT constraint_name FROM information_schema.check_constraints WHERE constraint_schema = '{dst.name}'"
+        )
+    }
     # kept: a check on a column whose foreign key only cascades deletes, and one whose literal names a column
     assert "city_mayor_check" in checks and "city_country_id_check" not in checks
     assert len(checks) == 2, checks
@@ -173,9 +190,13 @@ INSERT INTO c VALUES (1, 1, 1, 1);
 
 
 def _rules(db: Any) -> dict[str, tuple[str, str]]:
-    return {r[0]: (r[1], r[2]) for r in db.query(
-        "SELECT constraint_name, delete_rule, update_rule FROM information_schema.referential_constraints "
-        f"WHERE constraint_schema = '{db.name}'")}
+    return {
+        r[0]: (r[1], r[2])
+        for r in db.query(
+            "SELECT constraint_name, delete_rule, update_rule FROM information_schema.referential_constraints "
+            f"WHERE constraint_schema = '{db.name}'"
+        )
+    }
 
 
 @pytest.mark.parametrize("source_engine", ["mysql", "postgresql"])
@@ -185,8 +206,11 @@ def test_restrict_foreign_keys_stay_restrict_on_mariadb(fresh_db: Any, tmp_path:
     dst = fresh_db("mariadb")
     _verified(migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s"))
     # MariaDB stored an explicit ON DELETE RESTRICT, added under foreign_key_checks = 0, as NO ACTION
-    assert _rules(dst) == {"fk_restrict": ("RESTRICT", "CASCADE"), "fk_no_action": ("NO ACTION", "NO ACTION"),
-                           "fk_both_restrict": ("RESTRICT", "RESTRICT")}
+    assert _rules(dst) == {
+        "fk_restrict": ("RESTRICT", "CASCADE"),
+        "fk_no_action": ("NO ACTION", "NO ACTION"),
+        "fk_both_restrict": ("RESTRICT", "RESTRICT"),
+    }
 
 
 # -- 5. diff MySQL against MariaDB: no noise from the spellings only one of them writes -------------------
@@ -221,12 +245,15 @@ def test_diff_mysql_against_mariadb_compares_what_differs(fresh_db: Any) -> None
 
 # -- 6. The second hop: the views made by the first one translate onward ----------------------------------
 
+
 def test_sqlite_and_postgresql_views_translate_onward(fresh_db: Any, tmp_path: Path) -> None:
     lite = fresh_db("sqlite")
-    lite.execute("CREATE TABLE actor (id INTEGER PRIMARY KEY, name TEXT NOT NULL, active SMALLINT NOT NULL, film INTEGER);"
-                 "INSERT INTO actor VALUES (1, 'PENELOPE', 1, 1), (2, 'NICK', 0, 1), (3, 'ED', 1, 2);"
-                 "CREATE VIEW notes AS SELECT id, IIF(active, 'active', '') AS notes FROM actor;"
-                 "CREATE VIEW cast_list AS SELECT film, group_concat(name, ', ') AS names FROM actor GROUP BY film;")
+    lite.execute(
+        "CREATE TABLE actor (id INTEGER PRIMARY KEY, name TEXT NOT NULL, active SMALLINT NOT NULL, film INTEGER);"
+        "INSERT INTO actor VALUES (1, 'PENELOPE', 1, 1), (2, 'NICK', 0, 1), (3, 'ED', 1, 2);"
+        "CREATE VIEW notes AS SELECT id, IIF(active, 'active', '') AS notes FROM actor;"
+        "CREATE VIEW cast_list AS SELECT film, group_concat(name, ', ') AS names FROM actor GROUP BY film;"
+    )
     pg = fresh_db("postgresql")
     report = migrate(lite.url, pg.url, threads=2, state_dir=tmp_path / "s1")
     _verified(report)

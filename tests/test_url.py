@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from conftest import server_url
 from sqlalchemy.engine import make_url as sa_make_url
 
-from conftest import server_url
 from dbjson.connect import (
     Target,
     mysql_connect_args,
@@ -90,8 +90,9 @@ def same(ours: URL, ref: Any) -> None:
     assert str(ours) == str(ref) and repr(ours) == repr(ref)
     assert hash(ours) == hash(ref)
     assert ours.get_backend_name() == ref.get_backend_name()
-    assert ours.translate_connect_args(username="user", database="dbname") == \
-        ref.translate_connect_args(username="user", database="dbname")
+    assert ours.translate_connect_args(username="user", database="dbname") == ref.translate_connect_args(
+        username="user", database="dbname"
+    )
 
 
 @pytest.mark.parametrize("text", URLS)
@@ -121,19 +122,33 @@ def test_refused_like_sqlalchemy(text: str) -> None:
 def test_modifications_match_sqlalchemy() -> None:
     text = "postgresql://u:pw@h:5432/db?a=1&a=2&b=x"
     ours, ref = make_url(text), sa_make_url(text)
-    same(ours.set(password="n@w:/%#?", database="other db", username="new user"),
-         ref.set(password="n@w:/%#?", database="other db", username="new user"))
-    same(ours.set(host="::1", port=6543, drivername="postgresql+psycopg"),
-         ref.set(host="::1", port=6543, drivername="postgresql+psycopg"))
+    same(
+        ours.set(password="n@w:/%#?", database="other db", username="new user"),
+        ref.set(password="n@w:/%#?", database="other db", username="new user"),
+    )
+    same(
+        ours.set(host="::1", port=6543, drivername="postgresql+psycopg"),
+        ref.set(host="::1", port=6543, drivername="postgresql+psycopg"),
+    )
     same(ours.set(query={"c": "3", "d": ["4", "5"]}), ref.set(query={"c": "3", "d": ["4", "5"]}))
     same(ours.update_query_dict({"ssl_disabled": "true"}), ref.update_query_dict({"ssl_disabled": "true"}))
     same(ours.update_query_dict({"a": "9"}), ref.update_query_dict({"a": "9"}))
-    same(ours.update_query_dict({"a": ["8", "9"], "z": "1"}, append=True),
-         ref.update_query_dict({"a": ["8", "9"], "z": "1"}, append=True))
+    same(
+        ours.update_query_dict({"a": ["8", "9"], "z": "1"}, append=True),
+        ref.update_query_dict({"a": ["8", "9"], "z": "1"}, append=True),
+    )
     same(ours.update_query_pairs([("b", "y"), ("b", "z")]), ref.update_query_pairs([("b", "y"), ("b", "z")]))
     same(ours.difference_update_query(["a", "nope"]), ref.difference_update_query(["a", "nope"]))
     assert dict(ours.normalized_query) == dict(ref.normalized_query)
-    args = ("mysql+pymysql", "us:er", "p@ss/w#rd", "db.example.com", 3307, "shop", {"ssl_ca": "/ca.pem", "x": ["1", "2"]})
+    args = (
+        "mysql+pymysql",
+        "us:er",
+        "p@ss/w#rd",
+        "db.example.com",
+        3307,
+        "shop",
+        {"ssl_ca": "/ca.pem", "x": ["1", "2"]},
+    )
     same(URL.create(*args), sa.engine.URL.create(*args))
     same(URL.create("sqlite"), sa.engine.URL.create("sqlite"))
     # immutable, like SQLAlchemy's
@@ -163,6 +178,7 @@ def test_parse_url_errors_hide_the_password() -> None:
 
 # -- driver arguments: what SQLAlchemy's dialects build --------------------------------------------
 
+
 def sa_connect_args(text: str) -> tuple[list[Any], dict[str, Any]]:
     ref = sa_make_url(text)
     with warnings.catch_warnings():
@@ -171,15 +187,18 @@ def sa_connect_args(text: str) -> tuple[list[Any], dict[str, Any]]:
     return list(cargs), dict(cparams)
 
 
-@pytest.mark.parametrize("text", [
-    "mysql+pymysql://root:pw@127.0.0.1:3306/shop",
-    "mysql+pymysql://h",
-    "mysql+pymysql://u:p%40ss@[::1]:3307/db",
-    "mysql+pymysql://u@localhost/db?unix_socket=/run/mysqld/mysqld.sock&read_timeout=30&write_timeout=5",
-    "mysql+pymysql://u@h/db?ssl_ca=/ca.pem&ssl_cert=/c.pem&ssl_key=/k.pem&ssl_check_hostname=false",
-    "mysql+pymysql://u@h/db?ssl_disabled=true",
-    "mysql+pymysql://u@h/db?charset=latin1&connect_timeout=3&local_infile=0&compress=yes&client_flag=2",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mysql+pymysql://root:pw@127.0.0.1:3306/shop",
+        "mysql+pymysql://h",
+        "mysql+pymysql://u:p%40ss@[::1]:3307/db",
+        "mysql+pymysql://u@localhost/db?unix_socket=/run/mysqld/mysqld.sock&read_timeout=30&write_timeout=5",
+        "mysql+pymysql://u@h/db?ssl_ca=/ca.pem&ssl_cert=/c.pem&ssl_key=/k.pem&ssl_check_hostname=false",
+        "mysql+pymysql://u@h/db?ssl_disabled=true",
+        "mysql+pymysql://u@h/db?charset=latin1&connect_timeout=3&local_infile=0&compress=yes&client_flag=2",
+    ],
+)
 def test_mysql_arguments_match_sqlalchemy(text: str) -> None:
     cargs, expected = sa_connect_args(text)
     assert cargs == []
@@ -190,16 +209,19 @@ def test_mysql_arguments_match_sqlalchemy(text: str) -> None:
     assert mysql_connect_args(make_url(text)) == expected
 
 
-@pytest.mark.parametrize("text", [
-    "postgresql+psycopg://postgres@127.0.0.1:5432/postgres",
-    "postgresql+psycopg://",
-    "postgresql+psycopg:///db?host=/var/run/postgresql",
-    "postgresql+psycopg://u:p%40ss@h/db?sslmode=require&application_name=x%20y",
-    "postgresql+psycopg://u@/db?host=h1:5432&host=h2:5433",
-    "postgresql+psycopg://u@/db?host=h1,h2&port=5432,5433",
-    "postgresql+psycopg://u@/db?host=h1:5555",
-    "postgresql+psycopg://u@/db?host=h1,h2",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "postgresql+psycopg://postgres@127.0.0.1:5432/postgres",
+        "postgresql+psycopg://",
+        "postgresql+psycopg:///db?host=/var/run/postgresql",
+        "postgresql+psycopg://u:p%40ss@h/db?sslmode=require&application_name=x%20y",
+        "postgresql+psycopg://u@/db?host=h1:5432&host=h2:5433",
+        "postgresql+psycopg://u@/db?host=h1,h2&port=5432,5433",
+        "postgresql+psycopg://u@/db?host=h1:5555",
+        "postgresql+psycopg://u@/db?host=h1,h2",
+    ],
+)
 def test_postgresql_arguments_match_sqlalchemy(text: str) -> None:
     cargs, expected = sa_connect_args(text)
     assert cargs in ([], [""])  # [""]: no arguments at all (the empty conninfo psycopg also defaults to)
@@ -217,17 +239,20 @@ def test_postgresql_bad_multihost_refused_like_sqlalchemy(query: str) -> None:
         postgresql_connect_args(make_url(text))
 
 
-@pytest.mark.parametrize("text", [
-    "sqlite://",
-    "sqlite:///:memory:",
-    "sqlite:///relative/x.db",
-    "sqlite:////absolute/x.db",
-    "sqlite:///file:x.db?mode=ro&uri=true",
-    "sqlite:///file:mem1?mode=memory&cache=shared&uri=true",
-    "sqlite:///x.db?timeout=5&check_same_thread=true&cached_statements=10",
-    "sqlite:///x.db?isolation_level=IMMEDIATE&detect_types=1",
-    "sqlite:///x.db?mode=ro",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sqlite://",
+        "sqlite:///:memory:",
+        "sqlite:///relative/x.db",
+        "sqlite:////absolute/x.db",
+        "sqlite:///file:x.db?mode=ro&uri=true",
+        "sqlite:///file:mem1?mode=memory&cache=shared&uri=true",
+        "sqlite:///x.db?timeout=5&check_same_thread=true&cached_statements=10",
+        "sqlite:///x.db?isolation_level=IMMEDIATE&detect_types=1",
+        "sqlite:///x.db?mode=ro",
+    ],
+)
 def test_sqlite_arguments_match_sqlalchemy(text: str) -> None:
     cargs, expected = sa_connect_args(text)
     filename, kw = sqlite_connect_args(make_url(text))
@@ -241,9 +266,12 @@ def test_sqlite_url_with_a_host_is_refused() -> None:
 
 # -- connections through these arguments, on every server ------------------------------------------
 
+
 def test_postgresql_connections_take_the_url_options() -> None:
     admin = make_url(server_url("postgresql"))
-    u = parse_url(admin.update_query_dict({"application_name": "dbjson_url_test"}).render_as_string(hide_password=False))
+    u = parse_url(
+        admin.update_query_dict({"application_name": "dbjson_url_test"}).render_as_string(hide_password=False)
+    )
     target = Target(u)
     conn = target.connect_raw()
     try:
@@ -293,7 +321,9 @@ def test_mysql_connections_take_the_url_options(engine: str) -> None:
     finally:
         load.close()
     if socket_path and not os.path.exists(socket_path):  # MySQL 9 of scripts/mysql-server runs in a chroot
-        inside = os.path.join(os.environ.get("DBJSON_MYSQL_ROOT", "/var/cache/dbjson-mysql-root"), socket_path.lstrip("/"))
+        inside = os.path.join(
+            os.environ.get("DBJSON_MYSQL_ROOT", "/var/cache/dbjson-mysql-root"), socket_path.lstrip("/")
+        )
         socket_path = inside if os.path.exists(inside) else socket_path
     if not socket_path or not os.path.exists(socket_path):
         pytest.skip(f"the {engine} server's socket {socket_path} is not visible here")
@@ -309,8 +339,11 @@ def test_mysql_connections_take_the_url_options(engine: str) -> None:
 
 
 def test_mysql_tls_ca_reaches_the_driver_on_both_paths(tmp_path: Path) -> None:
-    u = parse_url(make_url(server_url("mariadb")).update_query_dict({"ssl_ca": str(tmp_path / "none.pem")})
-                  .render_as_string(hide_password=False))
+    u = parse_url(
+        make_url(server_url("mariadb"))
+        .update_query_dict({"ssl_ca": str(tmp_path / "none.pem")})
+        .render_as_string(hide_password=False)
+    )
     with pytest.raises(ConnectionFailed, match="none.pem"):
         Target(u).connect_raw()
     from dbjson.engines import get_engine
@@ -345,22 +378,39 @@ def test_sqlite_uri_options(tmp_path: Path) -> None:
 
 # -- start-up: no SQLAlchemy on the command paths ----------------------------------------------------
 
+
 def imported_modules(*args: str, cwd: Path | None = None) -> set[str]:
     """The modules ``python -X importtime -m dbjson ARGS`` imports (it must succeed)."""
     env = dict(os.environ)
     env.pop("NO_COLOR", None)  # (NO_COLOR makes every command import rich to turn colours off)
-    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "dbjson", *args], capture_output=True, text=True,
-                       cwd=cwd or ROOT, env=env, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "dbjson", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env=env,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     mods = {line.rsplit("|", 1)[1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
     assert "dbjson.cli" in mods  # the importtime output was read
     return mods
 
 
-@pytest.mark.parametrize("args", [
-    ["--version"], ["--help"], ["export", "--help"], ["import", "--help"], ["verify", "--help"],
-    ["schema-dump", "--help"], ["schema-load", "--help"], ["migrate", "--help"], ["diff", "--help"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--version"],
+        ["--help"],
+        ["export", "--help"],
+        ["import", "--help"],
+        ["verify", "--help"],
+        ["schema-dump", "--help"],
+        ["schema-load", "--help"],
+        ["migrate", "--help"],
+        ["diff", "--help"],
+    ],
+)
 def test_commands_start_without_sqlalchemy(args: list[str]) -> None:
     mods = imported_modules(*args)
     assert not {m for m in mods if m.split(".")[0] == "sqlalchemy"}, "a command imports SQLAlchemy again"
@@ -390,9 +440,11 @@ def test_commands_run_without_sqlalchemy(tmp_path: Path) -> None:
 
 
 def test_import_dbjson_is_light() -> None:
-    code = ("import sys, dbjson; bad = sorted(m for m in sys.modules if m.split('.')[0] == 'sqlalchemy' "
-            "or m in ('dbjson.reflect', 'dbjson.verify', 'dbjson.migrate', 'dbjson.model', 'dbjson.export')); "
-            "print(bad)")
+    code = (
+        "import sys, dbjson; bad = sorted(m for m in sys.modules if m.split('.')[0] == 'sqlalchemy' "
+        "or m in ('dbjson.reflect', 'dbjson.verify', 'dbjson.migrate', 'dbjson.model', 'dbjson.export')); "
+        "print(bad)"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert r.returncode == 0 and r.stdout.strip() == "[]", (r.stdout, r.stderr)
 

@@ -8,9 +8,9 @@ import types
 import typing
 from typing import Any
 
-import jsonschema
 import pytest
 
+import jsonschema
 from dbjson import model as m
 from dbjson.errors import DocumentError
 from dbjson.resources import json_schema
@@ -104,63 +104,157 @@ def _t(kind: str, **kw: Any) -> m.Type:
 def full_sample() -> m.Database:
     """A document that uses every model class (checked by a test below)."""
     col = m.Column(
-        name="id", ordinal=1, type=_t("integer", bits=64), native=m.NativeType(engine="postgresql", raw="bigint"),
-        nullable=False, identity=m.Identity(kind="identity", always=True, start=1, increment=1, next_value=10,
-                                            sequence="orders_id_seq"),
+        name="id",
+        ordinal=1,
+        type=_t("integer", bits=64),
+        native=m.NativeType(engine="postgresql", raw="bigint"),
+        nullable=False,
+        identity=m.Identity(
+            kind="identity", always=True, start=1, increment=1, next_value=10, sequence="orders_id_seq"
+        ),
     )
     cols = (
         col,
-        m.Column(name="placed", ordinal=2, type=_t("timestamp", fsp=6, with_timezone=True),
-                 native=m.NativeType(engine="postgresql", raw="timestamp with time zone"),
-                 default=m.Default(kind="function", value="current_timestamp")),
-        m.Column(name="total", ordinal=3, type=_t("decimal", precision=10, scale=2),
-                 native=m.NativeType(engine="postgresql", raw="numeric(10,2)"),
-                 default=m.Default(kind="literal", value="0.00")),
-        m.Column(name="doubled", ordinal=4, type=_t("decimal", precision=10, scale=2),
-                 native=m.NativeType(engine="postgresql", raw="numeric(10,2)"),
-                 generated=m.Generated(expression="total * 2", dialect="postgresql")),
-        m.Column(name="tags", ordinal=5, type=_t("array", element=_t("text")),
-                 native=m.NativeType(engine="postgresql", raw="text[]"), collation="C", comment="labels",
-                 default=m.Default(kind="expression", value="'{}'::text[]", dialect="postgresql")),
+        m.Column(
+            name="placed",
+            ordinal=2,
+            type=_t("timestamp", fsp=6, with_timezone=True),
+            native=m.NativeType(engine="postgresql", raw="timestamp with time zone"),
+            default=m.Default(kind="function", value="current_timestamp"),
+        ),
+        m.Column(
+            name="total",
+            ordinal=3,
+            type=_t("decimal", precision=10, scale=2),
+            native=m.NativeType(engine="postgresql", raw="numeric(10,2)"),
+            default=m.Default(kind="literal", value="0.00"),
+        ),
+        m.Column(
+            name="doubled",
+            ordinal=4,
+            type=_t("decimal", precision=10, scale=2),
+            native=m.NativeType(engine="postgresql", raw="numeric(10,2)"),
+            generated=m.Generated(expression="total * 2", dialect="postgresql"),
+        ),
+        m.Column(
+            name="tags",
+            ordinal=5,
+            type=_t("array", element=_t("text")),
+            native=m.NativeType(engine="postgresql", raw="text[]"),
+            collation="C",
+            comment="labels",
+            default=m.Default(kind="expression", value="'{}'::text[]", dialect="postgresql"),
+        ),
     )
     table = m.Table(
-        name="orders", columns=cols,
+        name="orders",
+        columns=cols,
         primary_key=m.PrimaryKey(name="orders_pkey", columns=("id", "placed")),
         uniques=(m.UniqueConstraint(name="orders_total_key", columns=("total",)),),
-        foreign_keys=(m.ForeignKey(name="orders_id_fkey", columns=("id",), ref_table="c", ref_columns=("id",),
-                                   on_delete="CASCADE", match="FULL", deferrable=True),),
+        foreign_keys=(
+            m.ForeignKey(
+                name="orders_id_fkey",
+                columns=("id",),
+                ref_table="c",
+                ref_columns=("id",),
+                on_delete="CASCADE",
+                match="FULL",
+                deferrable=True,
+            ),
+        ),
         checks=(m.Check(name="orders_total_check", expression="total >= 0", dialect="postgresql"),),
-        indexes=(m.Index(name="orders_lower", parts=(m.IndexPart(expression="lower(tags[1])", descending=True),
-                                                      m.IndexPart(column="total", nulls="first")),
-                         where="total > 0", dialect="postgresql", include=("placed",)),),
-        partitioning=m.Partitioning(method="range", expression="placed", dialect="postgresql",
-                                    partitions=(m.Partition(name="orders_2026", bound="FOR VALUES FROM ('2026-01-01') TO ('2027-01-01')"),)),
+        indexes=(
+            m.Index(
+                name="orders_lower",
+                parts=(
+                    m.IndexPart(expression="lower(tags[1])", descending=True),
+                    m.IndexPart(column="total", nulls="first"),
+                ),
+                where="total > 0",
+                dialect="postgresql",
+                include=("placed",),
+            ),
+        ),
+        partitioning=m.Partitioning(
+            method="range",
+            expression="placed",
+            dialect="postgresql",
+            partitions=(m.Partition(name="orders_2026", bound="FOR VALUES FROM ('2026-01-01') TO ('2027-01-01')"),),
+        ),
         options={"postgresql": {"fillfactor": 90}},
         row_estimate=1000,
     )
     schema = m.Schema(
-        name="public", tables=(table,),
-        views=(m.View(name="big", definition="SELECT * FROM orders WHERE total > 100", dialect="postgresql",
-                      check_option="LOCAL", columns=("id",)),),
+        name="public",
+        tables=(table,),
+        views=(
+            m.View(
+                name="big",
+                definition="SELECT * FROM orders WHERE total > 100",
+                dialect="postgresql",
+                check_option="LOCAL",
+                columns=("id",),
+            ),
+        ),
         sequences=(m.Sequence(name="s", data_type="bigint", start=1, next_value=5, owned_by="orders.id"),),
         enums=(m.EnumType(name="mood", values=("sad", "ok")),),
-        domains=(m.Domain(name="posint", type=_t("integer", bits=32), native=m.NativeType(engine="postgresql", raw="integer"),
-                          checks=(m.Check(name="posint_check", expression="VALUE > 0", dialect="postgresql"),)),),
-        composites=(m.CompositeType(name="pair", fields=(m.CompositeField(name="a", type=_t("text"),
-                                                                          native=m.NativeType(engine="postgresql", raw="text")),)),),
-        routines=(m.Routine(name="f", kind="function", arguments=(m.Argument(name=None, native="integer"),),
-                            returns="integer", language="sql", body="SELECT $1", dialect="postgresql",
-                            deterministic=True, security="INVOKER"),),
-        triggers=(m.Trigger(name="tr", table="orders", timing="BEFORE", events=("INSERT", "UPDATE"),
-                            body="EXECUTE FUNCTION f()", dialect="postgresql"),),
+        domains=(
+            m.Domain(
+                name="posint",
+                type=_t("integer", bits=32),
+                native=m.NativeType(engine="postgresql", raw="integer"),
+                checks=(m.Check(name="posint_check", expression="VALUE > 0", dialect="postgresql"),),
+            ),
+        ),
+        composites=(
+            m.CompositeType(
+                name="pair",
+                fields=(
+                    m.CompositeField(name="a", type=_t("text"), native=m.NativeType(engine="postgresql", raw="text")),
+                ),
+            ),
+        ),
+        routines=(
+            m.Routine(
+                name="f",
+                kind="function",
+                arguments=(m.Argument(name=None, native="integer"),),
+                returns="integer",
+                language="sql",
+                body="SELECT $1",
+                dialect="postgresql",
+                deterministic=True,
+                security="INVOKER",
+            ),
+        ),
+        triggers=(
+            m.Trigger(
+                name="tr",
+                table="orders",
+                timing="BEFORE",
+                events=("INSERT", "UPDATE"),
+                body="EXECUTE FUNCTION f()",
+                dialect="postgresql",
+            ),
+        ),
         events=(m.Event(name="ev", schedule="EVERY 1 DAY", body="DELETE FROM t", status="DISABLED"),),
     )
     return m.Database(
-        source=m.Source(engine="postgresql", server_version="15.8", database="shop", dumped_at="2026-01-01T00:00:00Z",
-                        host="127.0.0.1:5432"),
+        source=m.Source(
+            engine="postgresql",
+            server_version="15.8",
+            database="shop",
+            dumped_at="2026-01-01T00:00:00Z",
+            host="127.0.0.1:5432",
+        ),
         schemas=(schema,),
-        users=(m.User(name="app", member_of=("readers",), grants=(m.Grant(privileges=("SELECT",), on="TABLE public.orders",
-                                                                         grantee="app", columns=("id",)),)),),
+        users=(
+            m.User(
+                name="app",
+                member_of=("readers",),
+                grants=(m.Grant(privileges=("SELECT",), on="TABLE public.orders", grantee="app", columns=("id",)),),
+            ),
+        ),
     )
 
 
@@ -218,8 +312,12 @@ _DELETE = object()
         (COL + "/colour", "red", COL + "/colour", "unknown key 'colour'"),
         ("/extra", 1, "/extra", "unknown key 'extra'"),
         (COL + "/type/kind", "string", COL + "/type/kind", "is not one of"),
-        ("/schemas/0/tables/0/foreign_keys/0/on_delete", "EXPLODE", "/schemas/0/tables/0/foreign_keys/0/on_delete",
-         "is not one of"),
+        (
+            "/schemas/0/tables/0/foreign_keys/0/on_delete",
+            "EXPLODE",
+            "/schemas/0/tables/0/foreign_keys/0/on_delete",
+            "is not one of",
+        ),
         ("/format", "something-else", "/format", "was expected"),
         ("/format_version", "2.0", "/format_version", "does not match"),
         ("/source/engine", "oracle", "/source/engine", "is not one of"),

@@ -106,8 +106,10 @@ def test_unconstrained_numeric_verifies_into_fixed_scale(fresh_db: Any, tmp_path
     """SQLite/PostgreSQL ``numeric`` becomes DECIMAL(65,30) on MySQL: 2.99 reads back as 2.990000…,
     the same value, so verify passes; a changed amount still fails."""
     src = fresh_db("sqlite")
-    src.execute("CREATE TABLE pay (id integer PRIMARY KEY, amount numeric NOT NULL);"
-                "INSERT INTO pay VALUES (1, 2.99), (2, 0), (3, 10.5);")
+    src.execute(
+        "CREATE TABLE pay (id integer PRIMARY KEY, amount numeric NOT NULL);"
+        "INSERT INTO pay VALUES (1, 2.99), (2, 0), (3, 10.5);"
+    )
     out = tmp_path / "export"
     export_database(src.url, out, threads=1)
     tgt = fresh_db(target_engine)

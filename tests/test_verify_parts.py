@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
 
 from dbjson import importer
 from dbjson.importer import import_database
-
-from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
 
 V = importlib.import_module("dbjson.verify")  # the module (dbjson.verify is also the function's name)
 
@@ -81,8 +80,9 @@ def test_verify_in_worker_processes(fresh_db: Any, tmp_path: Path, monkeypatch: 
 
 
 @pytest.mark.parametrize("engine", ["postgresql", "mariadb", "mysql", "sqlite"])
-def test_exact_check_by_the_targets_export(fresh_db: Any, tmp_path: Path, engine: str,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_exact_check_by_the_targets_export(
+    fresh_db: Any, tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A table whose target rows export to exactly the manifest's lines is verified by the target's
     own export path (no re-encoding in Python); any difference falls through to the full check,
     which reports it."""

@@ -40,8 +40,12 @@ def test_zero_dates_as_null_verify_by_content(source: str, fresh_db: Any, tmp_pa
     assert check.rules == {"d": "zero-null", "at": "zero-null"}
     assert {(f.column, f.severity) for f in report.findings} == {("d", "warning"), ("at", "warning")}
     rows = dst.query("SELECT id, d::text, at::text FROM public.events ORDER BY id")
-    assert [tuple(r) for r in rows] == [(1, None, None), (2, "2024-02-29", "2024-02-29 12:00:00.5"),
-                                        (3, None, None), (4, None, None)]
+    assert [tuple(r) for r in rows] == [
+        (1, None, None),
+        (2, "2024-02-29", "2024-02-29 12:00:00.5"),
+        (3, None, None),
+        (4, None, None),
+    ]
     alone = verify(out, dst.url)  # standalone verify: the same rule, content compared
     assert alone.ok and alone.tables[0].mode == "checksum" and alone.tables[0].checksum, alone.problems
     # A changed value is a mismatch (the old built-in verify only counted such tables' rows).
@@ -54,11 +58,15 @@ def test_zero_dates_as_null_verify_by_content(source: str, fresh_db: Any, tmp_pa
 
 
 def test_zero_date_in_not_null_column_is_a_preflight_error(fresh_db: Any, tmp_path: Path) -> None:
-    out = _export(fresh_db, tmp_path, """
+    out = _export(
+        fresh_db,
+        tmp_path,
+        """
 SET SESSION sql_mode = '';
 CREATE TABLE strict_days (id int PRIMARY KEY, d date NOT NULL, other date NOT NULL);
 INSERT INTO strict_days VALUES (1, '2024-01-01', '2024-01-01'), (2, '0000-00-00', '2024-01-02');
-""")
+""",
+    )
     dst = fresh_db("postgresql")
     with pytest.raises(DataError, match="pre-flight") as ei:
         import_database(out, dst.url)
@@ -70,11 +78,15 @@ INSERT INTO strict_days VALUES (1, '2024-01-01', '2024-01-01'), (2, '0000-00-00'
 
 def test_zero_date_default_column_loads_as_null(fresh_db: Any, tmp_path: Path) -> None:
     """A zero-date default makes schema-load drop NOT NULL (zero-date-not-null): those rows load."""
-    out = _export(fresh_db, tmp_path, """
+    out = _export(
+        fresh_db,
+        tmp_path,
+        """
 SET SESSION sql_mode = '';
 CREATE TABLE posts (id int PRIMARY KEY, modified datetime NOT NULL DEFAULT '0000-00-00 00:00:00');
 INSERT INTO posts VALUES (1, '0000-00-00 00:00:00'), (2, '2020-05-05 05:05:05');
-""")
+""",
+    )
     dst = fresh_db("postgresql")
     report = import_database(out, dst.url)
     assert report.verify.ok and report.verify.tables[0].rules == {"modified": "zero-null"}

@@ -24,6 +24,7 @@ def escape(text: str) -> str:
 
     return rich_escape(text)
 
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 app = typer.Typer(
@@ -119,7 +120,9 @@ def run(fn: Callable[[], Any]) -> Any:
             con.print("[yellow]hint:[/] " + escape(hint), markup=True)
         else:
             con.print("[bold red]internal error:[/] " + escape(text), markup=True)
-            con.print("[yellow]hint:[/] this is a bug in dbjson; rerun with DBJSON_DEBUG=1 for the traceback", markup=True)
+            con.print(
+                "[yellow]hint:[/] this is a bug in dbjson; rerun with DBJSON_DEBUG=1 for the traceback", markup=True
+            )
         raise typer.Exit(1) from None
 
 
@@ -142,7 +145,10 @@ def _root(
         False, "--version", "-V", callback=version_callback, is_eager=True, help="Print the version and exit."
     ),
     password_prompt: bool = typer.Option(
-        False, "--password-prompt", "-W", callback=password_prompt_callback,
+        False,
+        "--password-prompt",
+        "-W",
+        callback=password_prompt_callback,
         help="Ask for the database password (not echoed); it is used for every URL without one, like DBJSON_PASSWORD.",
     ),
 ) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
@@ -22,7 +22,14 @@ class ProgressView:
     """Rich progress bars on stderr: one per table and one overall (rows, rows/s, ETA)."""
 
     def __init__(self) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         self.progress = Progress(
             TextColumn("{task.description}", markup=False),
@@ -73,14 +80,35 @@ class ProgressView:
 @app.command("export")
 def export_cmd(
     url: Annotated[str, typer.Argument(help="Source database URL (or DBJSON_URL).", envvar="DBJSON_URL")],
-    output: Annotated[str, typer.Option("-o", "--output", help="Output directory; '-' with --table streams that table to stdout.")],
-    threads: Annotated[Optional[int], typer.Option("--threads", "-j", help="Worker threads, one connection each (default: CPU count, at least 2).")] = None,
-    tables: Annotated[Optional[list[str]], typer.Option("--tables", "-t", help="Only tables matching GLOB (repeatable); matches table or schema.table.")] = None,
-    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")] = None,
-    where: Annotated[Optional[list[str]], typer.Option("--where", "-w", help="TABLE:CONDITION, an SQL filter in the source dialect (repeatable).")] = None,
-    compress: Annotated[str, typer.Option("--compress", "-z", autocompletion=choices("zstd", "gzip", "none"), help="zstd, gzip or none.")] = "none",
-    chunk_size: Annotated[Optional[str], typer.Option("--chunk-size", help="Split tables into files of ROWS (500000) or BYTES (64MB, uncompressed).")] = None,
-    table: Annotated[Optional[str], typer.Option("--table", help="Export only this table (with -o - : to stdout as JSON lines).")] = None,
+    output: Annotated[
+        str, typer.Option("-o", "--output", help="Output directory; '-' with --table streams that table to stdout.")
+    ],
+    threads: Annotated[
+        int | None,
+        typer.Option("--threads", "-j", help="Worker threads, one connection each (default: CPU count, at least 2)."),
+    ] = None,
+    tables: Annotated[
+        list[str] | None,
+        typer.Option("--tables", "-t", help="Only tables matching GLOB (repeatable); matches table or schema.table."),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None, typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")
+    ] = None,
+    where: Annotated[
+        list[str] | None,
+        typer.Option("--where", "-w", help="TABLE:CONDITION, an SQL filter in the source dialect (repeatable)."),
+    ] = None,
+    compress: Annotated[
+        str,
+        typer.Option("--compress", "-z", autocompletion=choices("zstd", "gzip", "none"), help="zstd, gzip or none."),
+    ] = "none",
+    chunk_size: Annotated[
+        str | None,
+        typer.Option("--chunk-size", help="Split tables into files of ROWS (500000) or BYTES (64MB, uncompressed)."),
+    ] = None,
+    table: Annotated[
+        str | None, typer.Option("--table", help="Export only this table (with -o - : to stdout as JSON lines).")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print a machine-readable report on stdout.")] = False,
 ) -> None:
@@ -120,8 +148,13 @@ def export_cmd(
         conds = parse_where(where or [])
         selected = [table] if table else (tables or [])
         kwargs: dict[str, Any] = dict(
-            threads=threads, tables=selected, exclude=exclude or (), where=conds, compress=compress,
-            chunk_rows=chunk_rows, chunk_bytes=chunk_bytes,
+            threads=threads,
+            tables=selected,
+            exclude=exclude or (),
+            where=conds,
+            compress=compress,
+            chunk_rows=chunk_rows,
+            chunk_bytes=chunk_bytes,
         )
         show_bars = not quiet and not json_out and sys.stderr.isatty()
         view = ProgressView() if show_bars else None
@@ -131,6 +164,7 @@ def export_cmd(
             if view is not None:
                 with view:
                     return export_database(url, Path(output), on_event=view.handle, **kwargs)
+
             def plain(event: ev.Event) -> None:
                 tracker.handle(event)
                 if isinstance(event, ev.Warning) and not json_out:  # a console (rich) only when needed
@@ -142,7 +176,9 @@ def export_cmd(
 
     report = run(go)
     if json_out:
-        sys.stdout.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode())
+        sys.stdout.write(
+            orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
+        )
     elif not quiet:
         rate = f", {report.rows / report.seconds:,.0f} rows/s" if report.seconds > 0 else ""
         snap = report.manifest.snapshot

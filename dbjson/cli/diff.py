@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import orjson
 import typer
@@ -16,13 +16,33 @@ _MARK = {"add": ("+", "green"), "drop": ("-", "red"), "change": ("~", "yellow")}
 
 @app.command("diff")
 def diff_cmd(
-    a: Annotated[str, typer.Argument(metavar="A", help="Schema A, the wanted state: a schema document (file) or a database URL.")],
-    b: Annotated[str, typer.Argument(metavar="B", help="Schema B, the current state: a schema document (file) or a database URL.")],
-    json_out: Annotated[bool, typer.Option("--json", help="Print the differences (and the DDL with --ddl) as one JSON object.")] = False,
-    ddl: Annotated[bool, typer.Option("--ddl", help="Print the statements that turn B into A instead of the readable diff.")] = False,
-    dialect: Annotated[Optional[str], typer.Option("--dialect", help="DDL for mysql|mariadb|postgresql|sqlite (default: B's engine); needs --ddl.")] = None,
-    allow_drop: Annotated[bool, typer.Option("--allow-drop", help="Emit destructive statements (drop table/column/sequence/type, narrowing type changes); needs --ddl.")] = False,
-    include_counters: Annotated[bool, typer.Option("--include-counters", help="Also compare AUTO_INCREMENT, identity and sequence next values.")] = False,
+    a: Annotated[
+        str, typer.Argument(metavar="A", help="Schema A, the wanted state: a schema document (file) or a database URL.")
+    ],
+    b: Annotated[
+        str,
+        typer.Argument(metavar="B", help="Schema B, the current state: a schema document (file) or a database URL."),
+    ],
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the differences (and the DDL with --ddl) as one JSON object.")
+    ] = False,
+    ddl: Annotated[
+        bool, typer.Option("--ddl", help="Print the statements that turn B into A instead of the readable diff.")
+    ] = False,
+    dialect: Annotated[
+        str | None,
+        typer.Option("--dialect", help="DDL for mysql|mariadb|postgresql|sqlite (default: B's engine); needs --ddl."),
+    ] = None,
+    allow_drop: Annotated[
+        bool,
+        typer.Option(
+            "--allow-drop",
+            help="Emit destructive statements (drop table/column/sequence/type, narrowing type changes); needs --ddl.",
+        ),
+    ] = False,
+    include_counters: Annotated[
+        bool, typer.Option("--include-counters", help="Also compare AUTO_INCREMENT, identity and sequence next values.")
+    ] = False,
 ) -> None:
     """Compare two schemas: tables, columns, keys, indexes, checks, views, routines, triggers, sequences, types.
 
@@ -54,8 +74,10 @@ def diff_cmd(
         sys.stdout.write(script.script())
         err = stderr_console()
         for s in script.skipped:
-            err.print(f"[yellow]skipped:[/] {escape(s.change.op)} {escape(s.change.kind)} {escape(s.change.object)}"
-                      f"{escape(' ' + s.change.field) if s.change.field else ''}: {escape(s.reason)}")
+            err.print(
+                f"[yellow]skipped:[/] {escape(s.change.op)} {escape(s.change.kind)} {escape(s.change.object)}"
+                f"{escape(' ' + s.change.field) if s.change.field else ''}: {escape(s.reason)}"
+            )
     else:
         _print_human(result)
     raise typer.Exit(0 if result.empty else 1)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import orjson
 import typer
@@ -14,19 +14,54 @@ from .load import _install_signals, _Printer
 
 @app.command("migrate")
 def migrate_cmd(
-    source: Annotated[str, typer.Argument(help="Source database URL (mysql://, mariadb://, postgresql://, sqlite:///).")],
-    target: Annotated[str, typer.Argument(help="Target database URL (or DBJSON_URL, as for import).", envvar="DBJSON_URL")],
-    threads: Annotated[Optional[int], typer.Option("--threads", "-j", help="Source connections and parallel loaders (default: cores, at most 8).", min=1)] = None,
-    keep: Annotated[Optional[str], typer.Option("--keep", help="Also write a normal export (schema.json, manifest.json, data/) into DIR.")] = None,
-    tables: Annotated[Optional[list[str]], typer.Option("--tables", "-t", help="Only tables matching GLOB (repeatable).")] = None,
-    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")] = None,
-    if_exists: Annotated[str, typer.Option("--if-exists", help="When a target table exists: fail, skip, truncate or replace.")] = "fail",
-    create: Annotated[bool, typer.Option("--create", help="Create the target database first if it does not exist (as import --create).")] = False,
-    resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted migrate: load only the units the journal lacks.")] = False,
-    strict: Annotated[bool, typer.Option("--strict", help="Fail when the schema translation would lose anything.")] = False,
-    zero_dates: Annotated[str, typer.Option("--zero-dates", help="Zero dates for targets that cannot hold them: null or error.")] = "null",
-    state_dir: Annotated[Optional[str], typer.Option("--state-dir", help="Where the resume journal lives without --keep (default ~/.local/state/dbjson/migrate/<id>).")] = None,
-    no_verify: Annotated[bool, typer.Option("--no-verify", help="Skip the count/checksum comparison with the source after loading.")] = False,
+    source: Annotated[
+        str, typer.Argument(help="Source database URL (mysql://, mariadb://, postgresql://, sqlite:///).")
+    ],
+    target: Annotated[
+        str, typer.Argument(help="Target database URL (or DBJSON_URL, as for import).", envvar="DBJSON_URL")
+    ],
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            "--threads", "-j", help="Source connections and parallel loaders (default: cores, at most 8).", min=1
+        ),
+    ] = None,
+    keep: Annotated[
+        str | None,
+        typer.Option("--keep", help="Also write a normal export (schema.json, manifest.json, data/) into DIR."),
+    ] = None,
+    tables: Annotated[
+        list[str] | None, typer.Option("--tables", "-t", help="Only tables matching GLOB (repeatable).")
+    ] = None,
+    exclude: Annotated[
+        list[str] | None, typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")
+    ] = None,
+    if_exists: Annotated[
+        str, typer.Option("--if-exists", help="When a target table exists: fail, skip, truncate or replace.")
+    ] = "fail",
+    create: Annotated[
+        bool,
+        typer.Option("--create", help="Create the target database first if it does not exist (as import --create)."),
+    ] = False,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue an interrupted migrate: load only the units the journal lacks.")
+    ] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Fail when the schema translation would lose anything.")
+    ] = False,
+    zero_dates: Annotated[
+        str, typer.Option("--zero-dates", help="Zero dates for targets that cannot hold them: null or error.")
+    ] = "null",
+    state_dir: Annotated[
+        str | None,
+        typer.Option(
+            "--state-dir",
+            help="Where the resume journal lives without --keep (default ~/.local/state/dbjson/migrate/<id>).",
+        ),
+    ] = None,
+    no_verify: Annotated[
+        bool, typer.Option("--no-verify", help="Skip the count/checksum comparison with the source after loading.")
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
 ) -> None:
@@ -60,13 +95,32 @@ def migrate_cmd(
     def hook(imp: Importer) -> None:
         holder["imp"] = imp
 
-    _install_signals(lambda: holder["imp"].status_line().replace("dbjson import", "dbjson migrate") if "imp" in holder
-                     else "dbjson migrate: starting")
+    _install_signals(
+        lambda: (
+            holder["imp"].status_line().replace("dbjson import", "dbjson migrate")
+            if "imp" in holder
+            else "dbjson migrate: starting"
+        )
+    )
     try:
-        report: Any = run(lambda: migrate(
-            source, target, threads=threads, tables=tables or (), exclude=exclude or (), if_exists=if_exists,
-            keep=keep, verify=not no_verify, resume=resume, strict=strict, zero_dates=zero_dates,
-            state_dir=state_dir, on_event=printer, importer_hook=hook))
+        report: Any = run(
+            lambda: migrate(
+                source,
+                target,
+                threads=threads,
+                tables=tables or (),
+                exclude=exclude or (),
+                if_exists=if_exists,
+                keep=keep,
+                verify=not no_verify,
+                resume=resume,
+                strict=strict,
+                zero_dates=zero_dates,
+                state_dir=state_dir,
+                on_event=printer,
+                importer_hook=hook,
+            )
+        )
     finally:
         printer.stop()
     if json_out:
@@ -78,8 +132,10 @@ def migrate_cmd(
     for item in report.translation:
         con.print(f"translation: {item}", markup=False, highlight=False)
     rate = report.rows / report.seconds if report.seconds > 0 else 0.0
-    msg = (f"migrated {report.rows} rows of {len(report.load.tables)} table(s) in {report.seconds:.1f}s "
-           f"({rate:,.0f} rows/s, snapshot: {report.snapshot.mode})")
+    msg = (
+        f"migrated {report.rows} rows of {len(report.load.tables)} table(s) in {report.seconds:.1f}s "
+        f"({rate:,.0f} rows/s, snapshot: {report.snapshot.mode})"
+    )
     if report.load.resumed_units:
         msg += f"; {report.load.resumed_units} unit(s) from the interrupted run"
     if report.load.verify is not None:

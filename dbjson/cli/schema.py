@@ -4,22 +4,42 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import orjson
 import typer
 
 from ..errors import DocumentError, UsageError
-from .common import app, choices, run, stdout_console
+from .common import app, choices, fail, run, stdout_console
 
 
 @app.command("schema-dump")
 def schema_dump(
-    url: Annotated[str, typer.Argument(help="Database URL, e.g. mysql://root@127.0.0.1/shop, postgresql://u@h/db, sqlite:///file.db", envvar="DBJSON_URL")],
-    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write the document to FILE (default: stdout).")] = None,
-    tables: Annotated[Optional[list[str]], typer.Option("--tables", "-t", help="Only tables matching GLOB (repeatable); matches table or schema.table.")] = None,
-    exclude: Annotated[Optional[list[str]], typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")] = None,
-    schema: Annotated[Optional[list[str]], typer.Option("--schema", "-s", help="PostgreSQL schema / MySQL database to dump (repeatable; default: all user schemas / the URL's database).")] = None,
+    url: Annotated[
+        str,
+        typer.Argument(
+            help="Database URL, e.g. mysql://root@127.0.0.1/shop, postgresql://u@h/db, sqlite:///file.db",
+            envvar="DBJSON_URL",
+        ),
+    ],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write the document to FILE (default: stdout).")
+    ] = None,
+    tables: Annotated[
+        list[str] | None,
+        typer.Option("--tables", "-t", help="Only tables matching GLOB (repeatable); matches table or schema.table."),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None, typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")
+    ] = None,
+    schema: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--schema",
+            "-s",
+            help="PostgreSQL schema / MySQL database to dump (repeatable; default: all user schemas / the URL's database).",
+        ),
+    ] = None,
     grants: Annotated[bool, typer.Option("--grants", help="Include users/roles and their grants.")] = False,
 ) -> None:
     """Reflect a live database into a JSON schema document.
@@ -54,8 +74,17 @@ def _write_atomically(path: Path, text: str) -> None:
 
 @app.command("validate")
 def validate_cmd(
-    file: Annotated[Path, typer.Argument(help="A schema document (schema.json) or an export manifest (manifest.json).")],
-    kind: Annotated[str, typer.Option("--kind", autocompletion=choices("schema", "manifest", "auto"), help="schema or manifest (default: from the document's 'format').")] = "auto",
+    file: Annotated[
+        Path, typer.Argument(help="A schema document (schema.json) or an export manifest (manifest.json).")
+    ],
+    kind: Annotated[
+        str,
+        typer.Option(
+            "--kind",
+            autocompletion=choices("schema", "manifest", "auto"),
+            help="schema or manifest (default: from the document's 'format').",
+        ),
+    ] = "auto",
 ) -> None:
     """Check a schema document or manifest against dbjson's JSON Schemas.
 
@@ -88,17 +117,53 @@ def validate_cmd(
 @app.command("schema-load")
 def schema_load(
     file: Annotated[Path, typer.Argument(help="The schema document to load ('-' reads stdin).")],
-    to: Annotated[Optional[str], typer.Option("--to", help="Target database URL: create the schema there.")] = None,
-    dialect: Annotated[Optional[str], typer.Option("--dialect", autocompletion=choices("mysql", "mariadb", "postgresql", "sqlite"), help="Print DDL for mysql|mariadb|postgresql|sqlite without connecting.")] = None,
-    server_version: Annotated[Optional[str], typer.Option("--server-version", help="Target server version for --dialect (e.g. 8.0.36).")] = None,
-    create: Annotated[bool, typer.Option("--create", help="Create the target database first if it does not exist.")] = False,
-    if_exists: Annotated[str, typer.Option("--if-exists", autocompletion=choices("fail", "skip", "replace"), help="When an object exists: fail, skip (leave it alone) or replace (drop it first).")] = "fail",
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print exactly the statements that would run; change nothing.")] = False,
-    report: Annotated[Optional[Path], typer.Option("--report", help="Write the translation report (every loss, as JSON) to FILE.")] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Fail (exit 5) if anything would be lost in translation.")] = False,
-    schema_map: Annotated[Optional[list[str]], typer.Option("--schema-map", help="SOURCE=TARGET schema renaming (repeatable).")] = None,
-    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write the DDL script (--dialect, --dry-run) to FILE instead of stdout.")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No translation summary on stderr (--report FILE is still written, --strict still fails).")] = False,
+    to: Annotated[str | None, typer.Option("--to", help="Target database URL: create the schema there.")] = None,
+    dialect: Annotated[
+        str | None,
+        typer.Option(
+            "--dialect",
+            autocompletion=choices("mysql", "mariadb", "postgresql", "sqlite"),
+            help="Print DDL for mysql|mariadb|postgresql|sqlite without connecting.",
+        ),
+    ] = None,
+    server_version: Annotated[
+        str | None, typer.Option("--server-version", help="Target server version for --dialect (e.g. 8.0.36).")
+    ] = None,
+    create: Annotated[
+        bool, typer.Option("--create", help="Create the target database first if it does not exist.")
+    ] = False,
+    if_exists: Annotated[
+        str,
+        typer.Option(
+            "--if-exists",
+            autocompletion=choices("fail", "skip", "replace"),
+            help="When an object exists: fail, skip (leave it alone) or replace (drop it first).",
+        ),
+    ] = "fail",
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print exactly the statements that would run; change nothing.")
+    ] = False,
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Write the translation report (every loss, as JSON) to FILE.")
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Fail (exit 5) if anything would be lost in translation.")
+    ] = False,
+    schema_map: Annotated[
+        list[str] | None, typer.Option("--schema-map", help="SOURCE=TARGET schema renaming (repeatable).")
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("-o", "--output", help="Write the DDL script (--dialect, --dry-run) to FILE instead of stdout."),
+    ] = None,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet",
+            "-q",
+            help="No translation summary on stderr (--report FILE is still written, --strict still fails).",
+        ),
+    ] = False,
 ) -> None:
     """Create a schema document's tables, indexes, constraints and views in a target database.
 
@@ -138,7 +203,9 @@ def schema_load(
             return plan.script()
         assert to is not None
         try:
-            result = load_schema(db, to, create=create, if_exists=if_exists, dry_run=dry_run, strict=strict, options=options)
+            result = load_schema(
+                db, to, create=create, if_exists=if_exists, dry_run=dry_run, strict=strict, options=options
+            )
         except Exception as e:
             rep = getattr(e, "report", None)
             if isinstance(rep, TranslationReport):
@@ -167,13 +234,13 @@ def _schema_map(pairs: list[str]) -> dict[str, str]:
     out = {}
     for pair in pairs:
         if "=" not in pair:
-            run(lambda: (_ for _ in ()).throw(UsageError(f"--schema-map wants SOURCE=TARGET, not {pair!r}")))
+            fail(UsageError(f"--schema-map wants SOURCE=TARGET, not {pair!r}"))
         src, dst = pair.split("=", 1)
         out[src] = dst
     return out
 
 
-def _report_out(rep: object, path: Optional[Path], quiet: bool = False) -> None:
+def _report_out(rep: object, path: Path | None, quiet: bool = False) -> None:
     """The readable summary on stderr (not when ``quiet``); the JSON report in ``path`` when asked."""
     from ..ddl.plan import TranslationReport
     from .common import stderr_console
@@ -182,14 +249,24 @@ def _report_out(rep: object, path: Optional[Path], quiet: bool = False) -> None:
     con = stderr_console()
     if rep.items and not quiet:
         counts = rep.to_dict()["counts"]
-        con.print(f"translation {rep.source} → {rep.target}: {counts['loss']} loss(es), "
-                  f"{counts['approximation']} approximation(s), {counts['rename']} rename(s)", markup=False)
+        con.print(
+            f"translation {rep.source} → {rep.target}: {counts['loss']} loss(es), "
+            f"{counts['approximation']} approximation(s), {counts['rename']} rename(s)",
+            markup=False,
+        )
         for severity, limit in (("loss", None), ("approximation", 20), ("rename", 20)):
             items = [i for i in rep.items if i.severity == severity]
             for item in items[:limit]:
                 con.print(f"  {item.severity:<13} {item.path}: {item.lost} [{item.rule}]", markup=False)
             if limit is not None and len(items) > limit:
-                con.print(f"  ... {len(items) - limit} more {severity} item(s)" + ("" if path else " (--report FILE lists them all)"),
-                          markup=False)
+                con.print(
+                    f"  ... {len(items) - limit} more {severity} item(s)"
+                    + ("" if path else " (--report FILE lists them all)"),
+                    markup=False,
+                )
     if path is not None:
-        run(lambda: _write_atomically(path, orjson.dumps(rep.to_dict(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()))
+        run(
+            lambda: _write_atomically(
+                path, orjson.dumps(rep.to_dict(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
+            )
+        )

@@ -17,8 +17,14 @@ from .apply import LoadResult, apply_ddl, create_database, load_schema
 from .plan import DdlPlan, ReportItem, Statement, TranslationReport
 
 
-def to_ddl(database: m.Database, target: Any, *, server_version: str | None = None, strict: bool = False,
-           options: dict[str, Any] | None = None) -> DdlPlan:
+def to_ddl(
+    database: m.Database,
+    target: Any,
+    *,
+    server_version: str | None = None,
+    strict: bool = False,
+    options: dict[str, Any] | None = None,
+) -> DdlPlan:
     """Translate ``database`` into DDL for ``target`` (an engine name or an Engine object).
 
     ``options``: ``schema_map`` ({source schema: target schema}). With ``strict``, any loss
@@ -32,12 +38,24 @@ def to_ddl(database: m.Database, target: Any, *, server_version: str | None = No
     plan: DdlPlan = engine.ddl_plan(ctx)  # type: ignore[attr-defined]
     if strict and plan.report.losses:
         first = plan.report.losses[0]
-        err = TranslationError(f"{len(plan.report.losses)} loss(es) translating {database.source.engine} → {engine.name}; first: {first}",
-                               pointer=first.path, hint="drop --strict to accept the losses listed by --report")
+        err = TranslationError(
+            f"{len(plan.report.losses)} loss(es) translating {database.source.engine} → {engine.name}; first: {first}",
+            pointer=first.path,
+            hint="drop --strict to accept the losses listed by --report",
+        )
         err.report = plan.report  # type: ignore[attr-defined]
         raise err
     return plan
 
 
-__all__ = ["to_ddl", "apply_ddl", "load_schema", "create_database", "DdlPlan", "Statement",
-           "TranslationReport", "ReportItem", "LoadResult"]
+__all__ = [
+    "to_ddl",
+    "apply_ddl",
+    "load_schema",
+    "create_database",
+    "DdlPlan",
+    "Statement",
+    "TranslationReport",
+    "ReportItem",
+    "LoadResult",
+]

@@ -6,10 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..connect import URL
-
 from .. import model as m
-from ..connect import Target, parse_url, scrub
+from ..connect import URL, Target, parse_url, scrub
 from ..errors import ApplyError, ConnectionFailed, TranslationError, UsageError
 from .plan import DdlPlan, Statement
 
@@ -75,8 +73,14 @@ def _lock_table_full(e: BaseException) -> bool:
     return getattr(e, "sqlstate", None) == "53200" or "out of shared memory" in str(e)
 
 
-def _run(conn: Any, engine: Any, statements: list[Statement], password: str | None, strict: bool = False,
-         batch: int | None = None) -> list[tuple[Statement, str]]:
+def _run(
+    conn: Any,
+    engine: Any,
+    statements: list[Statement],
+    password: str | None,
+    strict: bool = False,
+    batch: int | None = None,
+) -> list[tuple[Statement, str]]:
     """Run ``statements`` (see :func:`apply_ddl`): in one transaction where DDL is transactional.
 
     When that one transaction overflows PostgreSQL's lock table (a schema of thousands of tables:
@@ -93,8 +97,9 @@ class _LockTableFull(Exception):
     """The single transaction ran out of lock table slots (rolled back): retry in batches."""
 
 
-def _run_batches(conn: Any, engine: Any, statements: list[Statement], password: str | None, strict: bool,
-                 batch: int | None) -> list[tuple[Statement, str]]:
+def _run_batches(
+    conn: Any, engine: Any, statements: list[Statement], password: str | None, strict: bool, batch: int | None
+) -> list[tuple[Statement, str]]:
     transactional = _is_transactional(engine)
     committed = 0  # statements committed by earlier batches (batch mode)
     rejected: list[tuple[Statement, str]] = []
@@ -116,8 +121,11 @@ def _run_batches(conn: Any, engine: Any, statements: list[Statement], password: 
                 problem = _try(conn, current.sql, transactional)
                 if problem is not None:
                     if strict:
-                        raise TranslationError(f"{current.kind} {current.object} was rejected by the target: {scrub(problem, password)}",
-                                               pointer=current.path, hint="drop --strict to skip it (it is reported)")
+                        raise TranslationError(
+                            f"{current.kind} {current.object} was rejected by the target: {scrub(problem, password)}",
+                            pointer=current.path,
+                            hint="drop --strict to skip it (it is reported)",
+                        )
                     rejected.append((current, scrub(problem, password)))
                 continue
             _execute(conn, current.sql)
@@ -138,17 +146,26 @@ def _run_batches(conn: Any, engine: Any, statements: list[Statement], password: 
         msg = scrub(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__, password)
         done = "rolled back" if transactional else "earlier statements stay applied"
         if transactional and committed:
-            done = (f"rolled back to the last commit; the schema was too large for one transaction (the server's lock "
-                    f"table), so the first {committed} statements were committed in batches of {batch} and stay applied")
+            done = (
+                f"rolled back to the last commit; the schema was too large for one transaction (the server's lock "
+                f"table), so the first {committed} statements were committed in batches of {batch} and stay applied"
+            )
         table = current.table if current.table != current.object else None  # no "table t: table t: ..."
         hint = None
         if transactional and _lock_table_full(e):  # PostgreSQL's lock table (SQLSTATE 53200)
-            hint = ("one transaction holds a lock per table and index: raise max_locks_per_transaction on the server "
-                    "(restart), or let 'dbjson import' create the tables")
+            hint = (
+                "one transaction holds a lock per table and index: raise max_locks_per_transaction on the server "
+                "(restart), or let 'dbjson import' create the tables"
+            )
         elif committed:
             hint = "fix the cause and re-run with --if-exists replace (or skip) to complete or replace what was applied"
-        raise ApplyError(f"{current.kind} {current.object}: {msg} ({done})", statement=current.sql, obj=current.object,
-                         table=table, hint=hint) from None
+        raise ApplyError(
+            f"{current.kind} {current.object}: {msg} ({done})",
+            statement=current.sql,
+            obj=current.object,
+            table=table,
+            hint=hint,
+        ) from None
 
 
 def _commit_and_begin(conn: Any, engine: Any) -> None:
@@ -202,8 +219,17 @@ def create_database(url: str | URL) -> None:
     if target.family == "sqlite" or not name:
         return
     # URL.set(database=None) would keep the database: build the admin URL explicitly
-    admin = Target(URL.create(u.drivername, u.username, u.password, u.host, u.port,
-                              "postgres" if target.family == "postgresql" else None, u.query))
+    admin = Target(
+        URL.create(
+            u.drivername,
+            u.username,
+            u.password,
+            u.host,
+            u.port,
+            "postgres" if target.family == "postgresql" else None,
+            u.query,
+        )
+    )
     conn = admin.connect_raw()
     if target.family == "postgresql":
         exists = "SELECT 1 FROM pg_database WHERE datname = %s"
@@ -220,21 +246,31 @@ def create_database(url: str | URL) -> None:
                 cur.execute(create)
     except Exception as e:  # noqa: BLE001 - a refused CREATE DATABASE becomes an ApplyError
         msg = scrub(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__, u.password)
-        raise ApplyError(f"cannot create database {name!r} on {target.display()}: {msg}", statement=create, obj=name) from None
+        raise ApplyError(
+            f"cannot create database {name!r} on {target.display()}: {msg}", statement=create, obj=name
+        ) from None
     finally:
         conn.close()
 
 
-def load_schema(database: m.Database, url: str | URL, *, create: bool = False, if_exists: str = "fail",
-                dry_run: bool = False, strict: bool = False, options: dict[str, Any] | None = None) -> LoadResult:
+def load_schema(
+    database: m.Database,
+    url: str | URL,
+    *,
+    create: bool = False,
+    if_exists: str = "fail",
+    dry_run: bool = False,
+    strict: bool = False,
+    options: dict[str, Any] | None = None,
+) -> LoadResult:
     """Translate ``database`` for the target at ``url`` and apply it (``schema-load --to URL``).
 
     ``if_exists``: ``fail`` (an existing object makes the load fail), ``skip`` (objects that exist
     are left alone, with their indexes and constraints), ``replace`` (drop them first).
     ``dry_run`` connects (to learn the server version and what exists) but changes nothing.
     """
-    from . import to_ddl
     from ..engines import detect_engine
+    from . import to_ddl
 
     if if_exists not in IF_EXISTS:
         raise UsageError(f"--if-exists must be one of {', '.join(IF_EXISTS)}, not {if_exists!r}")
@@ -265,8 +301,11 @@ def load_schema(database: m.Database, url: str | URL, *, create: bool = False, i
         if not dry_run:
             for stmt, problem in _run(conn, engine, statements, target.url.password, strict):
                 result.rejected.append(stmt)
-                plan.report.add(stmt.path or "/", f"{stmt.kind} {stmt.object} rejected by the target ({problem}); skipped",
-                                "trial-execution")
+                plan.report.add(
+                    stmt.path or "/",
+                    f"{stmt.kind} {stmt.object} rejected by the target ({problem}); skipped",
+                    "trial-execution",
+                )
         return result
     finally:
         conn.close()

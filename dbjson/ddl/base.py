@@ -69,8 +69,12 @@ class Namer:
             n += 1
         used.add(final.lower())
         if final != name:
-            self.report.add(path, f"{what} name {name!r} renamed to {final!r}", "identifier-shortened" if
-                            self.limit and self.size(name) > self.limit else "identifier-unique", "rename")
+            self.report.add(
+                path,
+                f"{what} name {name!r} renamed to {final!r}",
+                "identifier-shortened" if self.limit and self.size(name) > self.limit else "identifier-unique",
+                "rename",
+            )
         return final
 
     def reserve(self, scope: tuple[Any, ...], name: str) -> None:
@@ -140,7 +144,9 @@ class Context:
         self.options = dict(options or {})
         self.report = TranslationReport(self.source, engine.name)
         limits = engine.table.get("limits", {})
-        self.namer = Namer(int(limits.get("identifier_length", 0)), str(limits.get("identifier_unit", "characters")), self.report)
+        self.namer = Namer(
+            int(limits.get("identifier_length", 0)), str(limits.get("identifier_unit", "characters")), self.report
+        )
         self.caps: dict[str, Any] = engine.table.get("capabilities", {})
         self.schema_names: dict[str, str | None] = {}
         self.table_names: dict[tuple[str, str], tuple[str | None, str]] = {}
@@ -156,30 +162,59 @@ class Context:
     def functions(self) -> set[str]:
         return {f.lower() for f in self.caps.get("functions", [])}
 
-    def expr(self, sql: str, dialect: str | None, path: str, what: str, *, statement: bool = False, constant: bool = False,
-             schema: str | None = None) -> str | None:
+    def expr(
+        self,
+        sql: str,
+        dialect: str | None,
+        path: str,
+        what: str,
+        *,
+        statement: bool = False,
+        constant: bool = False,
+        schema: str | None = None,
+    ) -> str | None:
         """``sql`` for the target: verbatim in the same dialect, else translated or reported."""
         src = dialect or self.source
         if not self.caps.get("sequences") and re.search(r"(?i)\b(nextval|lastval|setval)\s*\(", sql):
-            self.report.add(path, f"{what} uses a sequence ({self.engine.name} has none); dropped", "sequence-expression")
+            self.report.add(
+                path, f"{what} uses a sequence ({self.engine.name} has none); dropped", "sequence-expression"
+            )
             return None
         if src == self.engine.name or family_of(src) == self.engine.family == "mysql":
             return self.verbatim(sql, path, what, statement=statement)
-        from .expr import translate  # sqlglot: imported when DDL is made (0.1-0.3 s of every export's start-up otherwise)
+        from .expr import (
+            translate,
+        )  # sqlglot: imported when DDL is made (0.1-0.3 s of every export's start-up otherwise)
 
-        out, reason = translate(sql, src, self.engine.name, self.functions(), statement=statement, schemas=self.schema_names,
-                                constant=constant and not self.caps.get("column_defaults_may_refer"),
-                                tables=self.table_names, default_schema=schema,
-                                nodes=tuple(self.caps.get("expression_nodes", ())))
+        out, reason = translate(
+            sql,
+            src,
+            self.engine.name,
+            self.functions(),
+            statement=statement,
+            schemas=self.schema_names,
+            constant=constant and not self.caps.get("column_defaults_may_refer"),
+            tables=self.table_names,
+            default_schema=schema,
+            nodes=tuple(self.caps.get("expression_nodes", ())),
+        )
         if out is None:
             self.report.add(path, f"{what} not translated from {src} ({reason}); dropped", "expression-guard")
         elif family_of(src) == "mysql" and re.search(r"(?i)\bgroup_concat\s*\(", sql):
-            self.report.add(path, f"GROUP_CONCAT made {'string_agg' if self.engine.name == 'postgresql' else 'group_concat'}: "
-                                  "no group_concat_max_len truncation (MySQL cuts results at 1024 bytes by default)",
-                            "group-concat", "approximation")
+            self.report.add(
+                path,
+                f"GROUP_CONCAT made {'string_agg' if self.engine.name == 'postgresql' else 'group_concat'}: "
+                "no group_concat_max_len truncation (MySQL cuts results at 1024 bytes by default)",
+                "group-concat",
+                "approximation",
+            )
         elif self.engine.family == "mysql" and re.search(r"(?i)\b(group_concat|string_agg)\s*\(", sql):
-            self.report.add(path, "string aggregation made GROUP_CONCAT: MySQL cuts its result at group_concat_max_len "
-                                  "(1024 bytes by default)", "group-concat")
+            self.report.add(
+                path,
+                "string aggregation made GROUP_CONCAT: MySQL cuts its result at group_concat_max_len "
+                "(1024 bytes by default)",
+                "group-concat",
+            )
         return out
 
     def verbatim(self, sql: str, path: str, what: str, *, statement: bool = False, lists: bool = False) -> str:
@@ -189,10 +224,13 @@ class Context:
 
         reason = verbatim_problem(sql, self.engine.name, statement=statement, lists=lists)
         if reason:
-            raise TranslationError(f"{what} refused: it {reason}", pointer=path, value=sql,
-                                   hint="the schema document may have been crafted; see 'Untrusted documents' in docs/format.md")
+            raise TranslationError(
+                f"{what} refused: it {reason}",
+                pointer=path,
+                value=sql,
+                hint="the schema document may have been crafted; see 'Untrusted documents' in docs/format.md",
+            )
         return sql
-
 
     def definition(self, sql: str, path: str, what: str) -> str:
         """A routine, trigger or event definition (a whole statement, used as written): it must be
@@ -200,8 +238,12 @@ class Context:
         found = _DEFINITION.match(sql)
         allowed = {"routine": ("FUNCTION", "PROCEDURE", "AGGREGATE")}.get(what, (what.upper(),))
         if found is None or found.group(1).upper() not in allowed:
-            raise TranslationError(f"{what} definition refused: it is not a CREATE {' or '.join(allowed)} statement", pointer=path,
-                                   value=sql, hint="the schema document may have been crafted; see 'Untrusted documents' in docs/format.md")
+            raise TranslationError(
+                f"{what} definition refused: it is not a CREATE {' or '.join(allowed)} statement",
+                pointer=path,
+                value=sql,
+                hint="the schema document may have been crafted; see 'Untrusted documents' in docs/format.md",
+            )
         return sql
 
 
@@ -209,7 +251,8 @@ _QUOTED_OR_WORD = r"(?:`(?:[^`]|``)*`|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|[^\s@`'
 _DEFINITION = re.compile(
     r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:DEFINER\s*=\s*" + _QUOTED_OR_WORD + r"(?:@" + _QUOTED_OR_WORD + r")?\s+)?"
     r"(?:SQL\s+SECURITY\s+\w+\s+)?(?:CONSTRAINT\s+|TEMP(?:ORARY)?\s+)?(?:AGGREGATE\s+(?=FUNCTION))?(FUNCTION|PROCEDURE|TRIGGER|EVENT|AGGREGATE)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 class BaseDDL:
@@ -220,6 +263,7 @@ class BaseDDL:
     table: dict[str, Any]
 
     if TYPE_CHECKING:  # provided by dbjson.engines.base.Engine
+
         def quote(self, ident: str) -> str: ...
         def literal(self, value: str) -> str: ...
         def qualify(self, schema: str | None, name: str) -> str: ...
@@ -261,7 +305,9 @@ class BaseDDL:
         plan.column_types = dict(ctx.column_types)
         plan.plain_generated = set(ctx.plain_generated)
         if db.users:
-            ctx.report.add("/users", "users and grants are not created by schema-load", "users-skipped", "approximation")
+            ctx.report.add(
+                "/users", "users and grants are not created by schema-load", "users-skipped", "approximation"
+            )
         return plan
 
     def _assign_names(self, ctx: Context) -> None:
@@ -295,12 +341,19 @@ class BaseDDL:
 
     def ddl_table_name(self, ctx: Context, schema: m.Schema, table: m.Table, si: int, path: str) -> str:
         """Without schemas in the target, tables of all but the primary schema get a prefix."""
-        if self.table.get("capabilities", {}).get("schemas") or si == primary_schema(ctx.db) \
-                or schema.name in (ctx.options.get("schema_map") or {}):
+        if (
+            self.table.get("capabilities", {}).get("schemas")
+            or si == primary_schema(ctx.db)
+            or schema.name in (ctx.options.get("schema_map") or {})
+        ):
             return table.name
         name = f"{schema.name}_{table.name}"
-        ctx.report.add(f"{path}/name", f"table of schema {schema.name!r} renamed to {name!r} ({self.name} gets one schema)",
-                       "schema-prefix", "rename")
+        ctx.report.add(
+            f"{path}/name",
+            f"table of schema {schema.name!r} renamed to {name!r} ({self.name} gets one schema)",
+            "schema-prefix",
+            "rename",
+        )
         return name
 
     def ddl_create_schema(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> list[Statement]:
@@ -309,24 +362,48 @@ class BaseDDL:
     def ddl_schema_types(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> list[Statement]:
         """Enum, domain and composite types (PostgreSQL creates them; others inline or report)."""
         for i, e in enumerate(schema.enums):
-            ctx.report.add(f"{path}/enums/{i}", f"named enum type {e.name!r} inlined into its columns", "enum-inline", "approximation")
+            ctx.report.add(
+                f"{path}/enums/{i}",
+                f"named enum type {e.name!r} inlined into its columns",
+                "enum-inline",
+                "approximation",
+            )
         for i, d in enumerate(schema.domains):
-            ctx.report.add(f"{path}/domains/{i}", f"domain {d.name!r} not created: its columns get its base type, NOT NULL "
-                           "and checks", "domain-inlined", "approximation")
+            ctx.report.add(
+                f"{path}/domains/{i}",
+                f"domain {d.name!r} not created: its columns get its base type, NOT NULL and checks",
+                "domain-inlined",
+                "approximation",
+            )
         for i, c in enumerate(schema.composites):
             ctx.report.add(f"{path}/composites/{i}", f"composite type {c.name!r} not created", "composite-dropped")
         for fam, opts in sorted(schema.options.items()):
             if fam != self.family:
                 for key in sorted(opts):
                     if isinstance(opts[key], list):
-                        ctx.report.add(f"{path}/options/{fam}/{key}", f"{fam} {key.replace('_', ' ')} not created", "schema-objects-dropped")
+                        ctx.report.add(
+                            f"{path}/options/{fam}/{key}",
+                            f"{fam} {key.replace('_', ' ')} not created",
+                            "schema-objects-dropped",
+                        )
                     elif key not in ("charset", "collation"):
-                        ctx.report.add(f"{path}/options/{fam}/{key}", f"{fam} schema option {key} dropped", "schema-option-dropped", "approximation")
+                        ctx.report.add(
+                            f"{path}/options/{fam}/{key}",
+                            f"{fam} schema option {key} dropped",
+                            "schema-option-dropped",
+                            "approximation",
+                        )
         return []
 
-    def ddl_sequences(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> tuple[list[Statement], list[Statement]]:
+    def ddl_sequences(
+        self, ctx: Context, schema: m.Schema, tschema: str | None, path: str
+    ) -> tuple[list[Statement], list[Statement]]:
         for i, s in enumerate(schema.sequences):
-            ctx.report.add(f"{path}/sequences/{i}", f"sequence {s.name!r} not created ({self.name} has no sequences)", "sequence-dropped")
+            ctx.report.add(
+                f"{path}/sequences/{i}",
+                f"sequence {s.name!r} not created ({self.name} has no sequences)",
+                "sequence-dropped",
+            )
         return [], []
 
     # -- tables ----------------------------------------------------------------------------------
@@ -336,7 +413,9 @@ class BaseDDL:
         for u in table.uniques:
             keys.update(u.columns)
         for ix in table.indexes:
-            keys.update(p.column for p in ix.parts if p.column and ix.kind not in ("fulltext", "spatial", "gin", "gist"))
+            keys.update(
+                p.column for p in ix.parts if p.column and ix.kind not in ("fulltext", "spatial", "gin", "gist")
+            )
         for fk in table.foreign_keys:
             keys.update(fk.columns)
         for other_schema in ctx.db.schemas:
@@ -357,7 +436,9 @@ class BaseDDL:
             info.key_bytes = _key_shares(table, int(budget))
         return info
 
-    def ddl_table(self, ctx: Context, schema: m.Schema, table: m.Table, path: str) -> tuple[list[Statement], list[Statement], list[Statement]]:
+    def ddl_table(
+        self, ctx: Context, schema: m.Schema, table: m.Table, path: str
+    ) -> tuple[list[Statement], list[Statement], list[Statement]]:
         """CREATE TABLE (pre-data), then indexes/uniques/checks/triggers (post) and restarts."""
         t = self._table_info(ctx, schema, table, path)
         post: list[Statement] = []
@@ -381,7 +462,9 @@ class BaseDDL:
         if table.primary_key and table.primary_key.columns and not t.pk_inline:
             pk_clause = self.ddl_primary_key(ctx, t, table.primary_key, f"{path}/primary_key")
             if add_later and self.ddl_defer_primary_key(ctx, t):
-                post.insert(0, Statement(self.ddl_add_constraint_sql(t.qname, pk_clause), "primary_key", t.qname, t.qname))
+                post.insert(
+                    0, Statement(self.ddl_add_constraint_sql(t.qname, pk_clause), "primary_key", t.qname, t.qname)
+                )
             else:
                 defs.append(pk_clause)
         for ui, u in enumerate(table.uniques):
@@ -397,8 +480,16 @@ class BaseDDL:
         for name, sql, cpath in checks:
             clause = self.ddl_check_clause(ctx, t, name, sql, cpath)
             if add_later:
-                post.append(Statement(f"ALTER TABLE {t.qname} ADD {clause}", "check", f"{t.qname}.{name}", t.qname,
-                                      optional=not ctx.same, path=cpath))
+                post.append(
+                    Statement(
+                        f"ALTER TABLE {t.qname} ADD {clause}",
+                        "check",
+                        f"{t.qname}.{name}",
+                        t.qname,
+                        optional=not ctx.same,
+                        path=cpath,
+                    )
+                )
             else:
                 defs.append(clause)
         if not add_later:
@@ -425,8 +516,12 @@ class BaseDDL:
         unindexed table and adding the key afterwards is faster); never for partitions, partitioned
         or inheriting tables, whose keys are tied to their parent's or children's."""
         table = t.table
-        return bool(ctx.options.get("defer_primary_keys")) and table.partitioning is None \
-            and table.partition_of is None and not table.inherits
+        return (
+            bool(ctx.options.get("defer_primary_keys"))
+            and table.partitioning is None
+            and table.partition_of is None
+            and not table.inherits
+        )
 
     def ddl_table_extra(self, ctx: Context, t: TableInfo) -> list[Statement]:
         """Statements right after CREATE TABLE (partitions, comments)."""
@@ -440,11 +535,26 @@ class BaseDDL:
             for key in sorted(opts):
                 if key in self.ddl_ignored_foreign_options():
                     continue
-                ctx.report.add(f"{t.path}/options/{fam}/{key}", f"{fam} table option {key}={opts[key]!r} has no {self.name} counterpart", "foreign-option", "approximation")
+                ctx.report.add(
+                    f"{t.path}/options/{fam}/{key}",
+                    f"{fam} table option {key}={opts[key]!r} has no {self.name} counterpart",
+                    "foreign-option",
+                    "approximation",
+                )
         if table.partitioning is not None and not ctx.same:
-            ctx.report.add(f"{t.path}/partitioning", "partitioning not translated (the table is created unpartitioned)", "partitioning-dropped", "approximation")
+            ctx.report.add(
+                f"{t.path}/partitioning",
+                "partitioning not translated (the table is created unpartitioned)",
+                "partitioning-dropped",
+                "approximation",
+            )
         if table.partition_of and not ctx.same:
-            ctx.report.add(f"{t.path}/partition_of", f"partition of {table.partition_of!r} created as a plain table", "partition-plain-table", "approximation")
+            ctx.report.add(
+                f"{t.path}/partition_of",
+                f"partition of {table.partition_of!r} created as a plain table",
+                "partition-plain-table",
+                "approximation",
+            )
         if table.inherits and not ctx.same:
             ctx.report.add(f"{t.path}/inherits", "table inheritance dropped", "inherits-dropped")
 
@@ -463,14 +573,22 @@ class BaseDDL:
             rt, rcol, rpath = ref
             choice = self.ddl_column_type(ctx, rt, rcol, rpath)
             if choice.type != col.type:
-                ctx.report.add(f"{path}/type", f"type follows the referenced column {rt.table.name}.{rcol.name} ({choice.sql})",
-                               "fk-same-type", "approximation")
+                ctx.report.add(
+                    f"{path}/type",
+                    f"type follows the referenced column {rt.table.name}.{rcol.name} ({choice.sql})",
+                    "fk-same-type",
+                    "approximation",
+                )
             return choice
         t_type = col.type
         if t_type.kind == "opaque" and t_type.base is not None:
-            ctx.report.add(f"{path}/type", f"type {col.native.raw!r} replaced by its base type", "base-type", "approximation")
+            ctx.report.add(
+                f"{path}/type", f"type {col.native.raw!r} replaced by its base type", "base-type", "approximation"
+            )
             t_type = t_type.base
-        return self.map_type(ctx, t_type, t, col.name, f"{path}/type", col.name in t.key_columns, col.name in t.identity_like)
+        return self.map_type(
+            ctx, t_type, t, col.name, f"{path}/type", col.name in t.key_columns, col.name in t.identity_like
+        )
 
     def _referenced_column(self, ctx: Context, t: TableInfo, col: m.Column) -> tuple[TableInfo, m.Column, str] | None:
         """The column a foreign key column points at (targets that want identical FK types)."""
@@ -493,16 +611,25 @@ class BaseDDL:
     def ddl_native_type(self, ctx: Context, t: TableInfo, col: m.Column) -> str:
         return col.native.raw
 
-    def map_type(self, ctx: Context, typ: m.Type, t: TableInfo, col: str, path: str, in_key: bool, identity: bool) -> TypeChoice:
+    def map_type(
+        self, ctx: Context, typ: m.Type, t: TableInfo, col: str, path: str, in_key: bool, identity: bool
+    ) -> TypeChoice:
         """Apply the target's ``[[types.<kind>]]`` rules to a standard type."""
         typ = _complete(typ)
-        env: dict[str, Any] = {"in_key": in_key, "identity": identity, "source": ctx.source, "source_family": ctx.source_family,
-                               "target_version": getattr(self, "version", ())}
+        env: dict[str, Any] = {
+            "in_key": in_key,
+            "identity": identity,
+            "source": ctx.source,
+            "source_family": ctx.source_family,
+            "target_version": getattr(self, "version", ()),
+        }
         share = t.key_bytes.get(col) if in_key else None
         binary = typ.kind in ("binary", "varbinary", "blob")
         env["key_bytes"] = share
         env["key_length"] = share // 4 if share is not None else None
-        env["too_long_for_key"] = share is not None and (typ.length is None or typ.length * (1 if binary else 4) > share)
+        env["too_long_for_key"] = share is not None and (
+            typ.length is None or typ.length * (1 if binary else 4) > share
+        )
         rule = find_rule(self.table, typ, env)
         params: dict[str, Any] = {f.name: getattr(typ, f.name) for f in dataclasses.fields(typ)}
         params["values"] = ", ".join(self.literal(v) for v in typ.values)
@@ -512,8 +639,13 @@ class BaseDDL:
         params["subtype_or_geometry"] = (typ.subtype or "geometry").lower()
         params["key_length"] = env["key_length"]
         params["key_bytes"] = env["key_bytes"]
-        result = result_type(typ, {k: (int(v.format(**params)) if isinstance(v, str) and v.startswith("{") else v)
-                                   for k, v in rule.get("result", {}).items()})
+        result = result_type(
+            typ,
+            {
+                k: (int(v.format(**params)) if isinstance(v, str) and v.startswith("{") else v)
+                for k, v in rule.get("result", {}).items()
+            },
+        )
         if "{element}" in rule["sql"]:
             elem = typ.element or m.Type(kind="text")
             choice = self.map_type(ctx, elem, t, col, f"{path}/element", False, False)
@@ -531,7 +663,9 @@ class BaseDDL:
         """Name (created once) of the enum type of a column; engines with enum types override."""
         raise NotImplementedError
 
-    def ddl_column_parts(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> tuple[ColumnParts, list[Statement], list[Statement]]:
+    def ddl_column_parts(
+        self, ctx: Context, t: TableInfo, col: m.Column, path: str
+    ) -> tuple[ColumnParts, list[Statement], list[Statement]]:
         """Everything about one column: its definition parts, post-data statements, restarts."""
         choice = self.ddl_column_type(ctx, t, col, path)
         t.types[col.name] = choice
@@ -550,7 +684,9 @@ class BaseDDL:
             self.ddl_generated(ctx, t, col, parts, path)
         if col.identity is not None:
             restarts += self.ddl_identity(ctx, t, col, parts, path)
-        elif col.default is not None and col.generated is None and _zero_date_dropped(ctx, col, choice.type, parts, path):
+        elif (
+            col.default is not None and col.generated is None and _zero_date_dropped(ctx, col, choice.type, parts, path)
+        ):
             pass
         elif col.default is not None and col.generated is None:
             parts.default = self.ddl_default(ctx, t, col, col.default, choice, f"{path}/default")
@@ -561,14 +697,22 @@ class BaseDDL:
             if self.table.get("capabilities", {}).get("invisible_columns"):
                 parts.invisible = True
             else:
-                ctx.report.add(f"{path}/invisible", "invisible column made visible", "invisible-dropped", "approximation")
+                ctx.report.add(
+                    f"{path}/invisible", "invisible column made visible", "invisible-dropped", "approximation"
+                )
         if col.on_update is not None:
             post += self.ddl_on_update(ctx, t, col, parts, path)
         if ctx.same:
-            parts.checks_inline = [_check_body(c) for c in t.table.checks if c.column == col.name and self.ddl_inline_check_ok(ctx, t, col, c)]
+            parts.checks_inline = [
+                _check_body(c)
+                for c in t.table.checks
+                if c.column == col.name and self.ddl_inline_check_ok(ctx, t, col, c)
+            ]
         for fam in sorted(col.options):
             if fam != self.family:
-                ctx.report.add(f"{path}/options/{fam}", f"{fam} column options dropped", "foreign-option", "approximation")
+                ctx.report.add(
+                    f"{path}/options/{fam}", f"{fam} column options dropped", "foreign-option", "approximation"
+                )
         return parts, post, restarts
 
     def ddl_pk_not_null(self) -> bool:
@@ -589,7 +733,12 @@ class BaseDDL:
             sql = ctx.expr(body, chk.dialect, f"{path}/type", f"check of domain {domain.name}")
             if sql is not None:
                 parts.checks.append(sql)
-        ctx.report.add(f"{path}/type", f"domain {domain.name!r} replaced by its base type with its checks", "domain-inlined", "approximation")
+        ctx.report.add(
+            f"{path}/type",
+            f"domain {domain.name!r} replaced by its base type with its checks",
+            "domain-inlined",
+            "approximation",
+        )
 
     def ddl_column_declared(self, ctx: Context, t: TableInfo, col: m.Column) -> bool:
         """False for columns the table gets otherwise (inherited from a parent table)."""
@@ -624,29 +773,42 @@ class BaseDDL:
         parts.generated_stored = g.stored
         if not g.stored and not self.table.get("capabilities", {}).get("generated_virtual"):
             parts.generated_stored = True
-            ctx.report.add(f"{path}/generated/stored", "VIRTUAL generated column made STORED", "virtual-stored", "approximation")
+            ctx.report.add(
+                f"{path}/generated/stored", "VIRTUAL generated column made STORED", "virtual-stored", "approximation"
+            )
 
     def ddl_identity(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> list[Statement]:
         """Identity/auto-increment clause on the column; returns the restart statements."""
         ctx.report.add(f"{path}/identity", "identity dropped", "identity-dropped")
         return []
 
-    def ddl_collation(self, ctx: Context, t: TableInfo, col: m.Column, choice: TypeChoice, path: str) -> tuple[str | None, str | None]:
+    def ddl_collation(
+        self, ctx: Context, t: TableInfo, col: m.Column, choice: TypeChoice, path: str
+    ) -> tuple[str | None, str | None]:
         if ctx.same:
             return col.charset, col.collation
         if col.collation:
-            ctx.report.add(f"{path}/collation", f"collation {col.collation!r} replaced by the target default", "collation-default", "approximation")
+            ctx.report.add(
+                f"{path}/collation",
+                f"collation {col.collation!r} replaced by the target default",
+                "collation-default",
+                "approximation",
+            )
         return None, None
 
     def ddl_column_comment(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> str | None:
         return col.comment
 
-    def ddl_on_update(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> list[Statement]:
+    def ddl_on_update(
+        self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str
+    ) -> list[Statement]:
         ctx.report.add(f"{path}/on_update", "ON UPDATE CURRENT_TIMESTAMP dropped", "on-update-dropped")
         return []
 
     # -- defaults --------------------------------------------------------------------------------
-    def ddl_default(self, ctx: Context, t: TableInfo, col: m.Column, d: m.Default, choice: TypeChoice, path: str) -> str | None:
+    def ddl_default(
+        self, ctx: Context, t: TableInfo, col: m.Column, d: m.Default, choice: TypeChoice, path: str
+    ) -> str | None:
         if d.kind == "literal":
             if col.type.kind == "set" and choice.type.kind != "set":
                 return self.ddl_list_literal([v for v in d.value.split(",") if v], choice.type)
@@ -662,7 +824,9 @@ class BaseDDL:
         if d.kind == "function":
             sql = self.ddl_function_default(ctx, d, choice.type)
             if sql is None:
-                ctx.report.add(path, f"default {d.value}() has no {self.name} counterpart; dropped", "default-function-dropped")
+                ctx.report.add(
+                    path, f"default {d.value}() has no {self.name} counterpart; dropped", "default-function-dropped"
+                )
             return sql
         if d.dialect and d.dialect != self.name and family_of(d.dialect) == self.family and self.family != "mysql":
             return self.ddl_expression_default(d.value, choice.type)
@@ -698,8 +862,11 @@ class BaseDDL:
         return self.literal(bits)
 
     def ddl_function_default(self, ctx: Context, d: m.Default, typ: m.Type) -> str | None:
-        return {"current_timestamp": "CURRENT_TIMESTAMP", "current_date": "CURRENT_DATE",
-                "current_time": "CURRENT_TIME"}.get(d.value)
+        return {
+            "current_timestamp": "CURRENT_TIMESTAMP",
+            "current_date": "CURRENT_DATE",
+            "current_time": "CURRENT_TIME",
+        }.get(d.value)
 
     def ddl_expression_default(self, sql: str, typ: m.Type) -> str:
         return sql if sql.startswith("(") and sql.endswith(")") else f"({sql})"
@@ -716,12 +883,17 @@ class BaseDDL:
     def ddl_pk_name(self, ctx: Context, t: TableInfo, pk: m.PrimaryKey, path: str) -> str | None:
         return None
 
-    def ddl_constraint_name(self, ctx: Context, t: TableInfo, name: str, path: str, what: str, index_like: bool = False) -> str:
+    def ddl_constraint_name(
+        self, ctx: Context, t: TableInfo, name: str, path: str, what: str, index_like: bool = False
+    ) -> str:
         """A constraint name unique where the target needs it (per table or per schema)."""
         limits = self.table.get("limits", {})
         scope_kind = limits.get("index_name_scope" if index_like else "constraint_name_scope", "table")
-        scope: tuple[Any, ...] = ("relation", t.tschema) if index_like and scope_kind == "schema" else (
-            ("constraint", t.tschema) if scope_kind == "schema" else ("constraint", t.tschema, t.name))
+        scope: tuple[Any, ...] = (
+            ("relation", t.tschema)
+            if index_like and scope_kind == "schema"
+            else (("constraint", t.tschema) if scope_kind == "schema" else ("constraint", t.tschema, t.name))
+        )
         if index_like and scope_kind == "table":
             scope = ("index", t.tschema, t.name)
         return ctx.namer.claim(scope, name, f"{path}/name", what, prefix=t.name)
@@ -735,14 +907,18 @@ class BaseDDL:
         return f"CONSTRAINT {self.quote(name)} UNIQUE{extra} ({self.ddl_cols(t, u.columns)}){tail}"
 
     def ddl_nulls_not_distinct(self, ctx: Context, path: str) -> str:
-        ctx.report.add(f"{path}/nulls_not_distinct", "NULLS NOT DISTINCT dropped (several NULLs allowed)", "nulls-distinct")
+        ctx.report.add(
+            f"{path}/nulls_not_distinct", "NULLS NOT DISTINCT dropped (several NULLs allowed)", "nulls-distinct"
+        )
         return ""
 
     def ddl_deferrable(self, ctx: Context, deferrable: bool, initially_deferred: bool, path: str, what: str) -> str:
         if not deferrable:
             return ""
         if what not in self.table.get("capabilities", {}).get("deferrable", []):
-            ctx.report.add(f"{path}/deferrable", "DEFERRABLE dropped (checked immediately)", "deferrable-dropped", "approximation")
+            ctx.report.add(
+                f"{path}/deferrable", "DEFERRABLE dropped (checked immediately)", "deferrable-dropped", "approximation"
+            )
             return ""
         return " DEFERRABLE INITIALLY DEFERRED" if initially_deferred else " DEFERRABLE"
 
@@ -754,11 +930,17 @@ class BaseDDL:
         if ctx.same and chk.column and any(c.name == chk.column for c in t.table.columns):
             return None  # declared on its column (ddl_column_parts)
         expr = re.sub(r"(?is)^\s*CHECK\s*", "", chk.expression).strip()
-        if not ctx.same and re.fullmatch(r"\(?\s*json_valid\s*\(\s*[`\"]?[^`\")]+[`\"]?\s*\)\s*\)?", expr, re.IGNORECASE):
-            ctx.report.add(path, "json_valid() check implied by the JSON column type", "json-valid-check", "approximation")
+        if not ctx.same and re.fullmatch(
+            r"\(?\s*json_valid\s*\(\s*[`\"]?[^`\")]+[`\"]?\s*\)\s*\)?", expr, re.IGNORECASE
+        ):
+            ctx.report.add(
+                path, "json_valid() check implied by the JSON column type", "json-valid-check", "approximation"
+            )
             return None
         if not chk.enforced and not ctx.same:
-            ctx.report.add(f"{path}/enforced", "NOT ENFORCED check dropped", "check-not-enforced-dropped", "approximation")
+            ctx.report.add(
+                f"{path}/enforced", "NOT ENFORCED check dropped", "check-not-enforced-dropped", "approximation"
+            )
             return None
         sql = ctx.expr(expr, chk.dialect, path, "check constraint")
         if sql is None:
@@ -778,15 +960,21 @@ class BaseDDL:
         rs = fk.ref_schema or t.schema.name
         target = ctx.table_names.get((rs, fk.ref_table))
         if target is None:
-            ctx.report.add(path, f"foreign key to {rs}.{fk.ref_table}, which is not in the document, dropped", "fk-missing-table")
+            ctx.report.add(
+                path, f"foreign key to {rs}.{fk.ref_table}, which is not in the document, dropped", "fk-missing-table"
+            )
             return None
         if not self.ddl_fk_target_ok(ctx, rs, fk):
-            ctx.report.add(path, "foreign key to columns without a primary key or unique constraint dropped", "fk-non-unique")
+            ctx.report.add(
+                path, "foreign key to columns without a primary key or unique constraint dropped", "fk-non-unique"
+            )
             return None
         ref_cols = ", ".join(self.quote(ctx.column_names.get((rs, fk.ref_table, c), c)) for c in fk.ref_columns)
         name = self.ddl_constraint_name(ctx, t, fk.name, path, "foreign key")
-        sql = (f"CONSTRAINT {self.quote(name)} FOREIGN KEY ({self.ddl_cols(t, fk.columns)}) "
-               f"REFERENCES {self.qualify(target[0], target[1])} ({ref_cols})")
+        sql = (
+            f"CONSTRAINT {self.quote(name)} FOREIGN KEY ({self.ddl_cols(t, fk.columns)}) "
+            f"REFERENCES {self.qualify(target[0], target[1])} ({ref_cols})"
+        )
         if fk.match and fk.match.upper() == "FULL":
             sql += self.ddl_fk_match(ctx, path)
         for what, action in (("DELETE", fk.on_delete), ("UPDATE", fk.on_update)):
@@ -826,7 +1014,9 @@ class BaseDDL:
         for fi, fk in enumerate(table.foreign_keys):
             clause = self.ddl_fk_clause(ctx, t, fk, f"{path}/foreign_keys/{fi}")
             if clause:
-                out.append(Statement(f"ALTER TABLE {t.qname} ADD {clause}", "foreign_key", f"{t.qname}.{fk.name}", t.qname))
+                out.append(
+                    Statement(f"ALTER TABLE {t.qname} ADD {clause}", "foreign_key", f"{t.qname}.{fk.name}", t.qname)
+                )
         return out
 
     def ddl_inline_foreign_keys(self, ctx: Context, t: TableInfo) -> list[str]:
@@ -863,7 +1053,9 @@ class BaseDDL:
             if ctx.same:
                 text += f" {part.opclass}"
             else:
-                ctx.report.add(f"{path}/opclass", f"operator class {part.opclass} dropped", "opclass-dropped", "approximation")
+                ctx.report.add(
+                    f"{path}/opclass", f"operator class {part.opclass} dropped", "opclass-dropped", "approximation"
+                )
         if part.descending:
             text += " DESC"
         if part.nulls:
@@ -883,7 +1075,9 @@ class BaseDDL:
             return None
         if ix.where and not self.table.get("capabilities", {}).get("partial_indexes"):
             if ix.unique:
-                ctx.report.add(f"{path}/where", "partial unique index dropped (cannot be expressed)", "partial-unique-dropped")
+                ctx.report.add(
+                    f"{path}/where", "partial unique index dropped (cannot be expressed)", "partial-unique-dropped"
+                )
                 return None
             ctx.report.add(f"{path}/where", "partial index made a full index", "partial-index-full", "approximation")
         parts = []
@@ -897,14 +1091,21 @@ class BaseDDL:
         head = "CREATE UNIQUE INDEX" if ix.unique else "CREATE INDEX"
         sql = f"{head} {self.quote(name)} ON {t.qname}{method or ''} ({', '.join(parts)})"
         sql += self.ddl_index_tail(ctx, t, ix, path)
-        translated = not ctx.same and any(p.expression is not None for p in ix.parts) or (not ctx.same and bool(ix.where))
+        translated = (
+            not ctx.same and any(p.expression is not None for p in ix.parts) or (not ctx.same and bool(ix.where))
+        )
         return Statement(sql, "index", self.qualify(t.tschema, name), t.qname, optional=translated, path=path)
 
     def ddl_index_method(self, ctx: Context, t: TableInfo, ix: m.Index, path: str) -> str | bool | None:
         """`` USING x`` text, None for the default, or False to drop the index (reported)."""
         if ix.kind in ("btree", "hash"):
             return None
-        ctx.report.add(f"{path}/kind", f"{ix.kind} index dropped ({self.name} has no counterpart)", "index-kind-dropped", "approximation")
+        ctx.report.add(
+            f"{path}/kind",
+            f"{ix.kind} index dropped ({self.name} has no counterpart)",
+            "index-kind-dropped",
+            "approximation",
+        )
         return False
 
     def ddl_index_tail(self, ctx: Context, t: TableInfo, ix: m.Index, path: str) -> str:
@@ -926,7 +1127,9 @@ class BaseDDL:
             ctx.report.add(f"{t.path}/comment", "table comment dropped", "comment-dropped", "approximation")
         for ci, col in enumerate(t.table.columns):
             if col.comment:
-                ctx.report.add(f"{t.path}/columns/{ci}/comment", "column comment dropped", "comment-dropped", "approximation")
+                ctx.report.add(
+                    f"{t.path}/columns/{ci}/comment", "column comment dropped", "comment-dropped", "approximation"
+                )
         return []
 
     def ddl_table_suffix(self, ctx: Context, t: TableInfo) -> str:
@@ -936,11 +1139,16 @@ class BaseDDL:
     def ddl_constraint_comments(self, ctx: Context, t: TableInfo) -> list[Statement]:
         """COMMENT statements for named constraints (after the foreign keys exist)."""
         groups: tuple[tuple[str, tuple[m.Check | m.UniqueConstraint | m.ForeignKey, ...]], ...] = (
-            ("checks", t.table.checks), ("uniques", t.table.uniques), ("foreign_keys", t.table.foreign_keys))
+            ("checks", t.table.checks),
+            ("uniques", t.table.uniques),
+            ("foreign_keys", t.table.foreign_keys),
+        )
         for kind, items in groups:
             for i, c in enumerate(items):
                 if c.comment:
-                    ctx.report.add(f"{t.path}/{kind}/{i}/comment", "constraint comment dropped", "comment-dropped", "approximation")
+                    ctx.report.add(
+                        f"{t.path}/{kind}/{i}/comment", "constraint comment dropped", "comment-dropped", "approximation"
+                    )
         return []
 
     def ddl_schema_objects(self, ctx: Context) -> list[Statement]:
@@ -953,7 +1161,9 @@ class BaseDDL:
         out: list[Statement] = []
         for si, schema in schemas:
             for ti, table in enumerate(schema.tables):
-                out += self.ddl_constraint_comments(ctx, self._table_info(ctx, schema, table, f"/schemas/{si}/tables/{ti}"))
+                out += self.ddl_constraint_comments(
+                    ctx, self._table_info(ctx, schema, table, f"/schemas/{si}/tables/{ti}")
+                )
         for si, schema in schemas:
             tschema = ctx.schema_names[schema.name]
             for ri in sorted(range(len(schema.routines)), key=lambda i: schema.routines[i].kind == "aggregate"):
@@ -961,24 +1171,34 @@ class BaseDDL:
                 if ctx.same_family:
                     out += self.ddl_routine(ctx, schema, r, tschema, rp)
                 else:
-                    ctx.report.add(rp, f"{r.kind} {r.name!r} not translated from {ctx.source}", "routine-not-translated")
+                    ctx.report.add(
+                        rp, f"{r.kind} {r.name!r} not translated from {ctx.source}", "routine-not-translated"
+                    )
         for si, schema in schemas:
             for vi in _view_order(schema.views):
-                out += self.ddl_view(ctx, schema, schema.views[vi], ctx.schema_names[schema.name], f"/schemas/{si}/views/{vi}")
+                out += self.ddl_view(
+                    ctx, schema, schema.views[vi], ctx.schema_names[schema.name], f"/schemas/{si}/views/{vi}"
+                )
         for si, schema in schemas:
             tschema = ctx.schema_names[schema.name]
-            for gi in sorted(range(len(schema.triggers)), key=lambda i: (schema.triggers[i].table, schema.triggers[i].order or 0)):
+            for gi in sorted(
+                range(len(schema.triggers)), key=lambda i: (schema.triggers[i].table, schema.triggers[i].order or 0)
+            ):
                 trg, gp = schema.triggers[gi], f"/schemas/{si}/triggers/{gi}"
                 if ctx.same_family:
                     out += self.ddl_trigger(ctx, schema, trg, tschema, gp)
                 else:
-                    ctx.report.add(gp, f"trigger {trg.name!r} not translated from {ctx.source}", "trigger-not-translated")
+                    ctx.report.add(
+                        gp, f"trigger {trg.name!r} not translated from {ctx.source}", "trigger-not-translated"
+                    )
             for ei, ev in enumerate(schema.events):
                 ep = f"/schemas/{si}/events/{ei}"
                 if ctx.same_family:
                     out += self.ddl_event(ctx, schema, ev, tschema, ep)
                 else:
-                    ctx.report.add(ep, f"event {ev.name!r} not created ({self.name} has no scheduled events)", "event-dropped")
+                    ctx.report.add(
+                        ep, f"event {ev.name!r} not created ({self.name} has no scheduled events)", "event-dropped"
+                    )
         return out
 
     def ddl_event(self, ctx: Context, schema: m.Schema, ev: m.Event, tschema: str | None, path: str) -> list[Statement]:
@@ -986,7 +1206,9 @@ class BaseDDL:
             ctx.report.add(path, f"event {ev.name!r} has no definition; not created", "event-dropped")
             return []
         ctx.definition(ev.definition, f"{path}/definition", "event")
-        return [Statement(self.ddl_strip_source_schema(ctx, schema, ev.definition), "event", self.qualify(tschema, ev.name))]
+        return [
+            Statement(self.ddl_strip_source_schema(ctx, schema, ev.definition), "event", self.qualify(tschema, ev.name))
+        ]
 
     def ddl_strip_source_schema(self, ctx: Context, schema: m.Schema, sql: str) -> str:
         return sql
@@ -995,9 +1217,13 @@ class BaseDDL:
         """CREATE VIEW (verbatim on the same engine, else translated behind the guard)."""
         body = view.definition.strip().rstrip(";")
         if ctx.same:
-            body = self.ddl_strip_source_schema(ctx, schema, ctx.verbatim(body, f"{path}/definition", "view definition", statement=True))
+            body = self.ddl_strip_source_schema(
+                ctx, schema, ctx.verbatim(body, f"{path}/definition", "view definition", statement=True)
+            )
         else:
-            translated = ctx.expr(body, view.dialect, f"{path}/definition", "view definition", statement=True, schema=schema.name)
+            translated = ctx.expr(
+                body, view.dialect, f"{path}/definition", "view definition", statement=True, schema=schema.name
+            )
             if translated is None:
                 ctx.report.add(path, f"view {view.name!r} not created", "view-dropped")
                 return []
@@ -1006,34 +1232,55 @@ class BaseDDL:
         cols = f" ({', '.join(self.quote(c) for c in view.columns)})" if view.columns else ""
         if view.comment and not ctx.same:
             ctx.report.add(f"{path}/comment", "view comment dropped", "comment-dropped", "approximation")
-        return [Statement(self.ddl_view_sql(ctx, view, qname, cols, body, path), "view", qname,
-                          optional=not ctx.same, path=path)]
+        return [
+            Statement(
+                self.ddl_view_sql(ctx, view, qname, cols, body, path), "view", qname, optional=not ctx.same, path=path
+            )
+        ]
 
     def ddl_rename_in_view(self, ctx: Context, schema: m.Schema, sql: str) -> str:
         return sql
 
     def ddl_view_sql(self, ctx: Context, view: m.View, qname: str, cols: str, body: str, path: str) -> str:
         if view.materialized:
-            ctx.report.add(f"{path}/materialized", "materialized view created as a plain view", "matview-plain", "approximation")
+            ctx.report.add(
+                f"{path}/materialized", "materialized view created as a plain view", "matview-plain", "approximation"
+            )
         tail = ""
         if view.check_option:
             tail = f" WITH {view.check_option.upper()} CHECK OPTION"
         return f"CREATE VIEW {qname}{cols} AS {body}{tail}"
 
-    def ddl_routine(self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str) -> list[Statement]:
+    def ddl_routine(
+        self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str
+    ) -> list[Statement]:
         if not r.definition:
             ctx.report.add(path, f"{r.kind} {r.name!r} has no definition; not created", "routine-no-definition")
             return []
         ctx.definition(r.definition, f"{path}/definition", "routine")
-        return [Statement(self.ddl_strip_source_schema(ctx, schema, r.definition).rstrip().rstrip(";"), "routine", self.qualify(tschema, r.name))]
+        return [
+            Statement(
+                self.ddl_strip_source_schema(ctx, schema, r.definition).rstrip().rstrip(";"),
+                "routine",
+                self.qualify(tschema, r.name),
+            )
+        ]
 
-    def ddl_trigger(self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str) -> list[Statement]:
+    def ddl_trigger(
+        self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str
+    ) -> list[Statement]:
         if not trg.definition:
             ctx.report.add(path, f"trigger {trg.name!r} has no definition; not created", "trigger-no-definition")
             return []
         ctx.definition(trg.definition, f"{path}/definition", "trigger")
-        return [Statement(self.ddl_strip_source_schema(ctx, schema, trg.definition).rstrip().rstrip(";"), "trigger",
-                          self.qualify(tschema, trg.name), self.qualify(tschema, trg.table))]
+        return [
+            Statement(
+                self.ddl_strip_source_schema(ctx, schema, trg.definition).rstrip().rstrip(";"),
+                "trigger",
+                self.qualify(tschema, trg.name),
+                self.qualify(tschema, trg.table),
+            )
+        ]
 
     # -- applying ----------------------------------------------------------------------------------
     def ddl_script_statement(self, stmt: Statement) -> str:
@@ -1042,8 +1289,16 @@ class BaseDDL:
 
     def ddl_drop_statements(self, plan: DdlPlan) -> list[Statement]:
         """Statements that remove the plan's tables and views (``--if-exists replace``)."""
-        out = [Statement(f"DROP VIEW IF EXISTS {s.object}", "drop", s.object) for s in reversed(plan.post_data) if s.kind == "view"]
-        out += [Statement(f"DROP TABLE IF EXISTS {s.object}", "drop", s.object) for s in reversed(plan.pre_data) if s.kind == "table"]
+        out = [
+            Statement(f"DROP VIEW IF EXISTS {s.object}", "drop", s.object)
+            for s in reversed(plan.post_data)
+            if s.kind == "view"
+        ]
+        out += [
+            Statement(f"DROP TABLE IF EXISTS {s.object}", "drop", s.object)
+            for s in reversed(plan.pre_data)
+            if s.kind == "table"
+        ]
         return out
 
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
@@ -1059,8 +1314,9 @@ class BaseDDL:
         """ALTER TABLE ... DROP COLUMN."""
         return f"ALTER TABLE {qtable} DROP COLUMN {self.quote(column)}"
 
-    def ddl_alter_column_sql(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, coldef: str,
-                             fields: set[str]) -> list[str]:
+    def ddl_alter_column_sql(
+        self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, coldef: str, fields: set[str]
+    ) -> list[str]:
         """Statements that give an existing column the definition ``parts`` (``fields`` changed).
 
         Standard SQL, one ALTER COLUMN per attribute; a field that has no such clause raises
@@ -1071,16 +1327,22 @@ class BaseDDL:
             coll = f" COLLATE {self.quote(parts.collation)}" if parts.collation else ""
             out.append(f"ALTER TABLE {q} ALTER COLUMN {c} TYPE {parts.type_sql}{coll} USING {c}::{parts.type_sql}")
         if "default" in fields:
-            out.append(f"ALTER TABLE {q} ALTER COLUMN {c} " + (f"SET DEFAULT {parts.default}" if parts.default is not None
-                                                               else "DROP DEFAULT"))
+            out.append(
+                f"ALTER TABLE {q} ALTER COLUMN {c} "
+                + (f"SET DEFAULT {parts.default}" if parts.default is not None else "DROP DEFAULT")
+            )
         if "nullable" in fields:
             out.append(f"ALTER TABLE {q} ALTER COLUMN {c} {'SET' if parts.not_null else 'DROP'} NOT NULL")
         if "comment" in fields:
             out.append(f"COMMENT ON COLUMN {q}.{c} IS {self.literal(col.comment) if col.comment else 'NULL'}")
         rest = fields - {"type", "native", "collation", "charset", "default", "nullable", "comment"}
         if rest:
-            raise UnsupportedError(f"{self.name}: changing a column's {', '.join(sorted(rest))} is not rendered",
-                                   table=t.name, column=col.name, hint="change it by hand, or drop and re-add the column")
+            raise UnsupportedError(
+                f"{self.name}: changing a column's {', '.join(sorted(rest))} is not rendered",
+                table=t.name,
+                column=col.name,
+                hint="change it by hand, or drop and re-add the column",
+            )
         return out
 
     def ddl_add_constraint_sql(self, qtable: str, clause: str) -> str:
@@ -1091,13 +1353,18 @@ class BaseDDL:
         """ALTER TABLE ... DROP a constraint; ``kind`` is primary_key, unique, check or foreign_key."""
         return f"ALTER TABLE {qtable} DROP CONSTRAINT {self.quote(name or '')}"
 
-    def ddl_drop_sql(self, kind: str, schema: str | None, name: str, table: str | None = None,
-                     signature: str | None = None) -> str:
+    def ddl_drop_sql(
+        self, kind: str, schema: str | None, name: str, table: str | None = None, signature: str | None = None
+    ) -> str:
         """DROP of a schema object: table, view, materialized_view, index, sequence, trigger, event,
         function/procedure/aggregate, enum, composite or domain (``table``: the quoted table of an
         index or trigger; ``signature``: routine argument types)."""
-        word = {"materialized_view": "MATERIALIZED VIEW", "enum": "TYPE", "composite": "TYPE",
-                "window": "FUNCTION"}.get(kind, kind.upper())
+        word = {
+            "materialized_view": "MATERIALIZED VIEW",
+            "enum": "TYPE",
+            "composite": "TYPE",
+            "window": "FUNCTION",
+        }.get(kind, kind.upper())
         return f"DROP {word} {self.qualify(schema, name)}"
 
     def ddl_table_comment_sql(self, qtable: str, comment: str | None) -> str:
@@ -1109,8 +1376,9 @@ class BaseDDL:
         rebuilds the table: ``ddl_rebuild_table_sql``)."""
         return True
 
-    def ddl_rebuild_table_sql(self, qtable: str, qtemp: str, name: str, create_sql: str, insert_columns: list[str],
-                              select_columns: list[str]) -> list[str]:
+    def ddl_rebuild_table_sql(
+        self, qtable: str, qtemp: str, name: str, create_sql: str, insert_columns: list[str], select_columns: list[str]
+    ) -> list[str]:
         """Replace table ``qtable`` by ``create_sql`` (which creates ``qtemp``), keeping the rows of the
         columns listed, then rename it to ``name``: for engines that do not alter in place."""
         raise UnsupportedError(f"{self.name} alters tables in place; no rebuild", table=qtable)
@@ -1124,8 +1392,11 @@ def _zero_date_dropped(ctx: Context, col: m.Column, target: m.Type, parts: Colum
         return False
     if not re.fullmatch(r"0000-00-00( 00:00:00(\.0+)?)?", d.value.strip()):
         return False
-    ctx.report.add(f"{path}/default", f"zero-date default {d.value!r} dropped (no zero dates in {ctx.engine.name})",
-                   "zero-date-default")
+    ctx.report.add(
+        f"{path}/default",
+        f"zero-date default {d.value!r} dropped (no zero dates in {ctx.engine.name})",
+        "zero-date-default",
+    )
     if parts.not_null:
         parts.not_null = False
         ctx.report.add(f"{path}/nullable", "NOT NULL dropped: zero dates are imported as NULL", "zero-date-not-null")
@@ -1150,7 +1421,11 @@ def _key_shares(table: m.Table, budget: int) -> dict[str, int]:
     if table.primary_key:
         keys.append([(c, None) for c in table.primary_key.columns])
     keys += [[(c, None) for c in u.columns] for u in table.uniques]
-    keys += [[(p.column, p.length) for p in ix.parts if p.column] for ix in table.indexes if ix.kind not in ("fulltext", "spatial")]
+    keys += [
+        [(p.column, p.length) for p in ix.parts if p.column]
+        for ix in table.indexes
+        if ix.kind not in ("fulltext", "spatial")
+    ]
     keys += [[(c, None) for c in fk.columns] for fk in table.foreign_keys]
     types = {c.name: c.type for c in table.columns}
     shares: dict[str, int] = {}

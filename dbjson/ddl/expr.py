@@ -22,24 +22,117 @@ _SQLGLOT = {"mysql": "mysql", "mariadb": "mysql", "postgresql": "postgres", "sql
 
 # Node types whose meaning is the same in every supported dialect (after sqlglot's rewriting).
 _ALLOWED: tuple[type[exp.Expression], ...] = (
-    exp.Column, exp.Identifier, exp.Literal, exp.Boolean, exp.Null, exp.Paren, exp.Tuple,
-    exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.And, exp.Or, exp.Not, exp.Is,
-    exp.In, exp.Between, exp.Like, exp.ILike, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Neg,
-    exp.Case, exp.If, exp.Coalesce, exp.Nullif, exp.Cast, exp.DataType, exp.Lower, exp.Upper,
-    exp.Length, exp.Trim, exp.Substring, exp.Abs, exp.Round, exp.Floor, exp.Ceil, exp.Greatest,
-    exp.Least, exp.CurrentTimestamp, exp.CurrentDate, exp.Concat, exp.DPipe, exp.Anonymous,
-    exp.Star, exp.Select, exp.From, exp.Where, exp.Alias, exp.Table, exp.Join, exp.Group,
-    exp.Order, exp.Ordered, exp.Having, exp.Limit, exp.Count, exp.Sum, exp.Avg, exp.Max, exp.Min,
-    exp.Distinct, exp.TableAlias, exp.Subquery, exp.Union, exp.Exists, exp.Sqrt, exp.Pow,
-    exp.Var, exp.Sign, exp.Left, exp.Right, exp.Div, exp.IntDiv, exp.DataTypeParam,
+    exp.Column,
+    exp.Identifier,
+    exp.Literal,
+    exp.Boolean,
+    exp.Null,
+    exp.Paren,
+    exp.Tuple,
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.And,
+    exp.Or,
+    exp.Not,
+    exp.Is,
+    exp.In,
+    exp.Between,
+    exp.Like,
+    exp.ILike,
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Div,
+    exp.Mod,
+    exp.Neg,
+    exp.Case,
+    exp.If,
+    exp.Coalesce,
+    exp.Nullif,
+    exp.Cast,
+    exp.DataType,
+    exp.Lower,
+    exp.Upper,
+    exp.Length,
+    exp.Trim,
+    exp.Substring,
+    exp.Abs,
+    exp.Round,
+    exp.Floor,
+    exp.Ceil,
+    exp.Greatest,
+    exp.Least,
+    exp.CurrentTimestamp,
+    exp.CurrentDate,
+    exp.Concat,
+    exp.DPipe,
+    exp.Anonymous,
+    exp.Star,
+    exp.Select,
+    exp.From,
+    exp.Where,
+    exp.Alias,
+    exp.Table,
+    exp.Join,
+    exp.Group,
+    exp.Order,
+    exp.Ordered,
+    exp.Having,
+    exp.Limit,
+    exp.Count,
+    exp.Sum,
+    exp.Avg,
+    exp.Max,
+    exp.Min,
+    exp.Distinct,
+    exp.TableAlias,
+    exp.Subquery,
+    exp.Union,
+    exp.Exists,
+    exp.Sqrt,
+    exp.Pow,
+    exp.Var,
+    exp.Sign,
+    exp.Left,
+    exp.Right,
+    exp.Div,
+    exp.IntDiv,
+    exp.DataTypeParam,
 )
 
 _INTRODUCER = re.compile(r"_(?:utf8mb4|utf8mb3|utf8|latin1|binary|ascii)\s*'", re.IGNORECASE)
-_CAST_TYPES = {getattr(exp.DataType.Type, n) for n in (
-    "TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "DOUBLE", "FLOAT", "TEXT", "VARCHAR", "CHAR",
-    "DATE", "TIMESTAMP", "DATETIME", "BOOLEAN", "NCHAR", "NVARCHAR")}
-_STRINGY = {exp.DataType.Type.TEXT, exp.DataType.Type.VARCHAR, exp.DataType.Type.CHAR,
-            exp.DataType.Type.NVARCHAR, exp.DataType.Type.NCHAR}
+_CAST_TYPES = {
+    getattr(exp.DataType.Type, n)
+    for n in (
+        "TINYINT",
+        "SMALLINT",
+        "INT",
+        "BIGINT",
+        "DECIMAL",
+        "DOUBLE",
+        "FLOAT",
+        "TEXT",
+        "VARCHAR",
+        "CHAR",
+        "DATE",
+        "TIMESTAMP",
+        "DATETIME",
+        "BOOLEAN",
+        "NCHAR",
+        "NVARCHAR",
+    )
+}
+_STRINGY = {
+    exp.DataType.Type.TEXT,
+    exp.DataType.Type.VARCHAR,
+    exp.DataType.Type.CHAR,
+    exp.DataType.Type.NVARCHAR,
+    exp.DataType.Type.NCHAR,
+}
 
 
 def sqlglot_dialect(engine_name: str) -> str:
@@ -71,8 +164,25 @@ def _simplify(tree: exp.Expression) -> exp.Expression:
     return tree.transform(fix)
 
 
-_BOOLEAN_SHAPED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.And, exp.Or, exp.Not, exp.Is,
-                   exp.In, exp.Between, exp.Like, exp.ILike, exp.Exists, exp.Boolean, exp.Null)
+_BOOLEAN_SHAPED = (
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.And,
+    exp.Or,
+    exp.Not,
+    exp.Is,
+    exp.In,
+    exp.Between,
+    exp.Like,
+    exp.ILike,
+    exp.Exists,
+    exp.Boolean,
+    exp.Null,
+)
 
 
 def _truth(node: exp.Expression) -> exp.Expression:
@@ -164,7 +274,9 @@ def _guard(tree: exp.Expression, functions: set[str], nodes: tuple[type[exp.Expr
 Tables = dict[tuple[str, str], tuple[str | None, str]]
 
 
-def _requalify(tree: exp.Expression, schemas: dict[str, str | None], tables: Tables, default_schema: str | None) -> exp.Expression:
+def _requalify(
+    tree: exp.Expression, schemas: dict[str, str | None], tables: Tables, default_schema: str | None
+) -> exp.Expression:
     """Point table references (and schema-qualified columns) at the target schemas and names."""
 
     def fix(node: exp.Expression) -> exp.Expression:
@@ -191,9 +303,19 @@ def _requalify(tree: exp.Expression, schemas: dict[str, str | None], tables: Tab
     return tree.transform(fix)
 
 
-def translate(sql: str, source: str, target: str, functions: set[str], *, statement: bool = False,
-              schemas: dict[str, str | None] | None = None, constant: bool = False, tables: Tables | None = None,
-              default_schema: str | None = None, nodes: tuple[str, ...] = ()) -> tuple[str | None, str]:
+def translate(
+    sql: str,
+    source: str,
+    target: str,
+    functions: set[str],
+    *,
+    statement: bool = False,
+    schemas: dict[str, str | None] | None = None,
+    constant: bool = False,
+    tables: Tables | None = None,
+    default_schema: str | None = None,
+    nodes: tuple[str, ...] = (),
+) -> tuple[str | None, str]:
     """Translate ``sql`` from engine ``source`` to engine ``target``.
 
     Returns ``(translated, "")`` or ``(None, reason)``. ``statement`` parses a whole SELECT

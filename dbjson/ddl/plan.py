@@ -71,8 +71,12 @@ class TranslationReport:
 
     def to_dict(self) -> dict[str, Any]:
         counts = {s: sum(1 for i in self.items if i.severity == s) for s in SEVERITIES}
-        return {"source": self.source, "target": self.target, "counts": counts,
-                "items": [i.to_dict() for i in self.items]}
+        return {
+            "source": self.source,
+            "target": self.target,
+            "counts": counts,
+            "items": [i.to_dict() for i in self.items],
+        }
 
 
 @dataclass

@@ -100,7 +100,16 @@ def result_type(t: m.Type, result: dict[str, Any]) -> m.Type:
 
 # When a rule changes the kind, the parameters that still mean the same thing carry over.
 _CARRY: dict[str, tuple[str, ...]] = {
-    "char": ("length",), "varchar": ("length",), "binary": ("length",), "varbinary": ("length",),
-    "decimal": ("precision", "scale"), "timestamp": ("fsp",), "time": ("fsp",), "text": ("max_bytes",),
-    "blob": ("max_bytes",), "array": ("element",), "enum": ("values",), "set": ("values",),
+    "char": ("length",),
+    "varchar": ("length",),
+    "binary": ("length",),
+    "varbinary": ("length",),
+    "decimal": ("precision", "scale"),
+    "timestamp": ("fsp",),
+    "time": ("fsp",),
+    "text": ("max_bytes",),
+    "blob": ("max_bytes",),
+    "array": ("element",),
+    "enum": ("values",),
+    "set": ("values",),
 }

@@ -241,7 +241,9 @@ def catalog_postgresql(url: URL) -> Catalog:
         ),
         "foreign_keys": one(f"SELECT n.nspname, c.relname, k.conname {con} AND k.contype='f'"),
         "checks": one(f"SELECT n.nspname, c.relname, k.conname {con} AND k.contype='c'"),
-        "views": one(f"SELECT n.nspname, c.relname {rel} AND c.relkind IN ('v','m') AND {_PG_NOT_EXT.format(oid='c.oid')}"),
+        "views": one(
+            f"SELECT n.nspname, c.relname {rel} AND c.relkind IN ('v','m') AND {_PG_NOT_EXT.format(oid='c.oid')}"
+        ),
         "sequences": one(f"SELECT n.nspname, c.relname {rel} AND c.relkind='S' AND {_PG_NOT_EXT.format(oid='c.oid')}"),
         "routines": one(
             "SELECT n.nspname, p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid=p.pronamespace"
@@ -268,7 +270,9 @@ def catalog_sqlite(url: URL) -> Catalog:
     try:
         objs = conn.execute("SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").fetchall()
         tables = [n for t, n, _ in objs if t == "table"]
-        cat: Catalog = {k: Counter() for k in ("tables", "columns", "primary_keys", "indexes", "foreign_keys", "views", "triggers")}
+        cat: Catalog = {
+            k: Counter() for k in ("tables", "columns", "primary_keys", "indexes", "foreign_keys", "views", "triggers")
+        }
         for name in tables:
             cat["tables"][(name,)] += 1
             cols = conn.execute(f'PRAGMA table_xinfo("{name}")').fetchall()
@@ -349,7 +353,9 @@ def normalized(doc: dict[str, Any], source_db: str, target_db: str) -> Any:
     """The document without source metadata, with the target database name read as the source's."""
     text = json.dumps({k: v for k, v in doc.items() if k != "source"}, sort_keys=True)
     if target_db != source_db:
-        text = text.replace(f"`{target_db}`", f"`{source_db}`").replace(f'"name": "{target_db}"', f'"name": "{source_db}"')
+        text = text.replace(f"`{target_db}`", f"`{source_db}`").replace(
+            f'"name": "{target_db}"', f'"name": "{source_db}"'
+        )
 
     def strip(node: Any) -> Any:
         if isinstance(node, dict):
@@ -452,18 +458,25 @@ def table_differences(t: dict[str, Any], dt: dict[str, Any], tp: str) -> list[tu
             continue
         dc = dcols[c["name"].lower()][1]
         if std_type(c["type"]) != std_type(dc["type"], c["type"]):
-            diffs.append((f"{cp}/type", f"{t['name']}.{c['name']} type {std_type(c['type'])} -> {std_type(dc['type'])}"))
+            diffs.append(
+                (f"{cp}/type", f"{t['name']}.{c['name']} type {std_type(c['type'])} -> {std_type(dc['type'])}")
+            )
         if c.get("nullable", True) != dc.get("nullable", True):
             diffs.append((f"{cp}/nullable", f"{t['name']}.{c['name']} nullable changed"))
         if std_default(c.get("default")) != std_default(dc.get("default"), c.get("default")):
-            diffs.append((f"{cp}/default", f"{t['name']}.{c['name']} default {c.get('default')} -> {dc.get('default')}"))
+            diffs.append(
+                (f"{cp}/default", f"{t['name']}.{c['name']} default {c.get('default')} -> {dc.get('default')}")
+            )
         for key in ("identity", "generated", "on_update", "comment"):
             if bool(c.get(key)) != bool(dc.get(key)):
-                diffs.append((f"{cp}/{key}", f"{t['name']}.{c['name']} {key} {bool(c.get(key))} -> {bool(dc.get(key))}"))
+                diffs.append(
+                    (f"{cp}/{key}", f"{t['name']}.{c['name']} {key} {bool(c.get(key))} -> {bool(dc.get(key))}")
+                )
     if t.get("comment") != dt.get("comment"):
         diffs.append((f"{tp}/comment", f"{t['name']} comment {t.get('comment')!r} -> {dt.get('comment')!r}"))
     if bool(t.get("primary_key")) != bool(dt.get("primary_key")) or (
-        t.get("primary_key") and [x.lower() for x in t["primary_key"]["columns"]] != [x.lower() for x in dt["primary_key"]["columns"]]
+        t.get("primary_key")
+        and [x.lower() for x in t["primary_key"]["columns"]] != [x.lower() for x in dt["primary_key"]["columns"]]
     ):
         diffs.append((f"{tp}/primary_key", f"{t['name']} primary key differs"))
     for key in ("foreign_keys", "uniques", "checks", "indexes"):
@@ -517,7 +530,9 @@ def step_schema(source: dict[str, Any], src_url: URL, server: Server, tag: str, 
         more = [f"... {len(diffs)} in all"] if len(diffs) > 25 else []
         return Outcome(not diffs, [f"same-engine diff {d}" for d in diffs[:25]] + more)
     report_paths = [item["path"] for item in json.loads(report.read_text())["items"]]
-    missing = [f"unreported {p}: {what}" for p, what in cross_differences(source, target) if not covered(p, report_paths)]
+    missing = [
+        f"unreported {p}: {what}" for p, what in cross_differences(source, target) if not covered(p, report_paths)
+    ]
     return Outcome(not missing, missing[:40] + ([f"... {len(missing)} in all"] if len(missing) > 40 else []))
 
 
@@ -557,7 +572,9 @@ def main(argv: list[str] | None = None) -> int:
     log = work / "commands.log"
     targets = dict(DEFAULT_TARGETS)
     targets.update(dict(t.split("=", 1) for t in args.target))
-    servers = [Server(n, make_url(u if u != "sqlite:///" else f"sqlite:///{work}/x.db"), work) for n, u in targets.items()]
+    servers = [
+        Server(n, make_url(u if u != "sqlite:///" else f"sqlite:///{work}/x.db"), work) for n, u in targets.items()
+    ]
     if args.only:
         servers = [s for s in servers if s.name in args.only]
 
@@ -578,13 +595,17 @@ def main(argv: list[str] | None = None) -> int:
     results["source"]["export"] = Outcome(proc.returncode == 0, [proc.stderr.strip()[-800:]] if proc.returncode else [])
     if proc.returncode == 0:
         proc = run([DBJSON, "verify", str(export_dir), args.source], log)
-        results["source"]["verify-self"] = Outcome(proc.returncode == 0, [(proc.stdout + proc.stderr).strip()[-800:]] if proc.returncode else [])
+        results["source"]["verify-self"] = Outcome(
+            proc.returncode == 0, [(proc.stdout + proc.stderr).strip()[-800:]] if proc.returncode else []
+        )
 
     steps: dict[str, Callable[[Server], Outcome]] = {
         "schema": lambda s: step_schema(source, src_url, s, tag, work, log),
-        "data": lambda s: step_data(export_dir, s, tag, args.threads, log)
-        if results["source"]["export"].ok
-        else Outcome(False, ["no export"]),
+        "data": lambda s: (
+            step_data(export_dir, s, tag, args.threads, log)
+            if results["source"]["export"].ok
+            else Outcome(False, ["no export"])
+        ),
     }
     for server in servers:
         results[server.name] = {}

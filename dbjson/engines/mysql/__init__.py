@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from ..base import Engine
+from .ddl import MySQLDDL
 from .export import MySQLExport
 from .load import MySQLLoad
 from .preflight import MySQLPreflight
-from .ddl import MySQLDDL
 from .reflect import MySQLReflector
 
 

@@ -10,8 +10,14 @@ from ...ddl.base import BaseDDL, ColumnParts, Context, TableInfo, family_of
 from ...ddl.plan import DdlPlan, Statement
 
 _TEXTY = {"text", "blob", "json", "geometry"}
-_TABLE_OPTIONS = {"engine": "ENGINE", "row_format": "ROW_FORMAT", "key_block_size": "KEY_BLOCK_SIZE",
-                  "stats_persistent": "STATS_PERSISTENT", "pack_keys": "PACK_KEYS", "checksum": "CHECKSUM"}
+_TABLE_OPTIONS = {
+    "engine": "ENGINE",
+    "row_format": "ROW_FORMAT",
+    "key_block_size": "KEY_BLOCK_SIZE",
+    "stats_persistent": "STATS_PERSISTENT",
+    "pack_keys": "PACK_KEYS",
+    "checksum": "CHECKSUM",
+}
 _RENAMED = {("mysql", "mariadb"): {"geomcollection": "geometrycollection"}}  # native spellings the other lacks
 _NOT_NATIVE = {"uuid", "inet4", "inet6", "vector", "json"}  # go through the type rules instead
 _SEQ_MAX, _SEQ_MIN = 9223372036854775806, -9223372036854775807  # MariaDB sequence bounds
@@ -39,7 +45,9 @@ class MySQLDDL(BaseDDL):
         q = self.quote(tschema)
         return [Statement(f"CREATE DATABASE IF NOT EXISTS {q} CHARACTER SET utf8mb4", "schema", q)]
 
-    def ddl_sequences(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> tuple[list[Statement], list[Statement]]:
+    def ddl_sequences(
+        self, ctx: Context, schema: m.Schema, tschema: str | None, path: str
+    ) -> tuple[list[Statement], list[Statement]]:
         if not self.is_mariadb:
             return super().ddl_sequences(ctx, schema, tschema, path)
         pre: list[Statement] = []
@@ -75,7 +83,7 @@ class MySQLDDL(BaseDDL):
             base = raw.lower().split("(")[0].split(" ")[0]
             renamed = _RENAMED.get((ctx.source, self.name), {}).get(base)
             if renamed:
-                raw = renamed + raw[len(base):]
+                raw = renamed + raw[len(base) :]
             if base not in _NOT_NATIVE:
                 from ...ddl.types import TypeChoice
 
@@ -110,7 +118,9 @@ class MySQLDDL(BaseDDL):
             out.append(f"CHECK {chk}")
         return " ".join(out)
 
-    def ddl_column_parts(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> tuple[ColumnParts, list[Statement], list[Statement]]:
+    def ddl_column_parts(
+        self, ctx: Context, t: TableInfo, col: m.Column, path: str
+    ) -> tuple[ColumnParts, list[Statement], list[Statement]]:
         parts, post, restarts = super().ddl_column_parts(ctx, t, col, path)
         opts = col.options.get("mysql", {}) if ctx.same else {}
         period = t.table.options.get("mysql", {}).get("period_for_system_time") if ctx.same else None
@@ -122,7 +132,9 @@ class MySQLDDL(BaseDDL):
         if opts.get("without_system_versioning"):
             parts.extra = "WITHOUT SYSTEM VERSIONING"
         if ctx.same and col.type.kind == "geometry" and col.type.srid is not None:
-            parts.type_sql += f" REF_SYSTEM_ID={col.type.srid}" if self.is_mariadb else f" /*!80003 SRID {col.type.srid} */"
+            parts.type_sql += (
+                f" REF_SYSTEM_ID={col.type.srid}" if self.is_mariadb else f" /*!80003 SRID {col.type.srid} */"
+            )
         if self.is_mariadb and parts.generated:
             self._mariadb_generated(ctx, t, col, parts, path)
         return parts, post, restarts
@@ -134,12 +146,20 @@ class MySQLDDL(BaseDDL):
         if pk is not None and col.name in pk.columns:
             parts.generated = None
             ctx.plain_generated.add((t.schema.name, t.table.name, col.name))
-            ctx.report.add(f"{path}/generated", "generated primary key column created as a plain column (MariaDB has "
-                           "no primary key on generated columns)", "generated-pk-plain")
+            ctx.report.add(
+                f"{path}/generated",
+                "generated primary key column created as a plain column (MariaDB has "
+                "no primary key on generated columns)",
+                "generated-pk-plain",
+            )
         elif parts.not_null:
             parts.not_null = False
-            ctx.report.add(f"{path}/nullable", "NOT NULL dropped (MariaDB takes none on generated columns)",
-                           "generated-not-null", "approximation")
+            ctx.report.add(
+                f"{path}/nullable",
+                "NOT NULL dropped (MariaDB takes none on generated columns)",
+                "generated-not-null",
+                "approximation",
+            )
 
     def ddl_pk_not_null(self) -> bool:
         return True
@@ -161,8 +181,11 @@ class MySQLDDL(BaseDDL):
         used = _check_columns(chk, t.table)
         auto = sorted(c.name for c in t.table.columns if c.identity is not None and c.name.lower() in used)
         if auto:
-            ctx.report.add(path, f"check on AUTO_INCREMENT column {', '.join(auto)} dropped ({'MariaDB' if self.is_mariadb else 'MySQL'} refuses it)",
-                           "check-auto-increment")
+            ctx.report.add(
+                path,
+                f"check on AUTO_INCREMENT column {', '.join(auto)} dropped ({'MariaDB' if self.is_mariadb else 'MySQL'} refuses it)",
+                "check-auto-increment",
+            )
             return None
         allowed = {a.upper() for a in self.table.get("capabilities", {}).get("foreign_key_actions", [])}
 
@@ -170,13 +193,23 @@ class MySQLDDL(BaseDDL):
             act = (action or "NO ACTION").upper()
             return act in acts and act in allowed
 
-        fk_cols = sorted({c for fk in t.table.foreign_keys
-                          if changes(fk.on_update, ("CASCADE", "SET NULL", "SET DEFAULT"))
-                          or changes(fk.on_delete, ("SET NULL", "SET DEFAULT"))
-                          for c in fk.columns if c.lower() in used})
+        fk_cols = sorted(
+            {
+                c
+                for fk in t.table.foreign_keys
+                if changes(fk.on_update, ("CASCADE", "SET NULL", "SET DEFAULT"))
+                or changes(fk.on_delete, ("SET NULL", "SET DEFAULT"))
+                for c in fk.columns
+                if c.lower() in used
+            }
+        )
         if fk_cols:
-            ctx.report.add(path, f"check on column {', '.join(fk_cols)}, which a foreign key's referential action changes, "
-                                 f"dropped ({'MariaDB' if self.is_mariadb else 'MySQL'} refuses it)", "check-fk-action")
+            ctx.report.add(
+                path,
+                f"check on column {', '.join(fk_cols)}, which a foreign key's referential action changes, "
+                f"dropped ({'MariaDB' if self.is_mariadb else 'MySQL'} refuses it)",
+                "check-fk-action",
+            )
             return None
         return sql
 
@@ -191,7 +224,12 @@ class MySQLDDL(BaseDDL):
 
     def ddl_not_enforced(self, ctx: Context, sql: str, path: str) -> str:
         if self.is_mariadb:
-            ctx.report.add(f"{path}/enforced", "NOT ENFORCED check dropped (MariaDB has no NOT ENFORCED)", "check-not-enforced-dropped", "approximation")
+            ctx.report.add(
+                f"{path}/enforced",
+                "NOT ENFORCED check dropped (MariaDB has no NOT ENFORCED)",
+                "check-not-enforced-dropped",
+                "approximation",
+            )
             return sql
         return f"{sql} NOT ENFORCED"
 
@@ -209,9 +247,18 @@ class MySQLDDL(BaseDDL):
             self._ddl_auto_increment_key(ctx, t, col, path)
         if not ctx.same_family:
             if ident.always:
-                ctx.report.add(f"{path}/identity/always", "GENERATED ALWAYS made AUTO_INCREMENT (explicit values allowed)", "identity-auto-increment", "approximation")
+                ctx.report.add(
+                    f"{path}/identity/always",
+                    "GENERATED ALWAYS made AUTO_INCREMENT (explicit values allowed)",
+                    "identity-auto-increment",
+                    "approximation",
+                )
             if ident.increment not in (None, 1):
-                ctx.report.add(f"{path}/identity/increment", f"identity increment {ident.increment} dropped (server-wide in MySQL)", "identity-increment")
+                ctx.report.add(
+                    f"{path}/identity/increment",
+                    f"identity increment {ident.increment} dropped (server-wide in MySQL)",
+                    "identity-increment",
+                )
         if ident.next_value is None:
             return []
         return [Statement(f"ALTER TABLE {t.qname} AUTO_INCREMENT = {ident.next_value}", "restart", t.qname, t.qname)]
@@ -232,9 +279,16 @@ class MySQLDDL(BaseDDL):
                     t.inline.append(f"{word} {self.quote(ix.name)} ({', '.join(p for p in parts if p)})")
                     return
         t.inline.append(f"KEY ({self.quote(t.col(col.name))})")
-        ctx.report.add(f"{path}/identity", "an index was added on the AUTO_INCREMENT column (MySQL requires one)", "auto-increment-key", "approximation")
+        ctx.report.add(
+            f"{path}/identity",
+            "an index was added on the AUTO_INCREMENT column (MySQL requires one)",
+            "auto-increment-key",
+            "approximation",
+        )
 
-    def ddl_collation(self, ctx: Context, t: TableInfo, col: m.Column, choice: Any, path: str) -> tuple[str | None, str | None]:
+    def ddl_collation(
+        self, ctx: Context, t: TableInfo, col: m.Column, choice: Any, path: str
+    ) -> tuple[str | None, str | None]:
         if ctx.same:
             return col.charset, col.collation
         if ctx.same_family:
@@ -242,8 +296,13 @@ class MySQLDDL(BaseDDL):
             charset = col.charset if coll or not col.collation else None
             return charset, coll
         if col.collation and col.type.kind in ("char", "varchar", "text", "enum", "set"):
-            ctx.report.add(f"{path}/collation", f"collation {col.collation!r} replaced by {self._ddl_default_collation()} "
-                           "(binary, NO PAD: unique keys that held still hold)", "collation-binary", "approximation")
+            ctx.report.add(
+                f"{path}/collation",
+                f"collation {col.collation!r} replaced by {self._ddl_default_collation()} "
+                "(binary, NO PAD: unique keys that held still hold)",
+                "collation-binary",
+                "approximation",
+            )
         return None, None
 
     def _ddl_default_collation(self) -> str:
@@ -260,7 +319,9 @@ class MySQLDDL(BaseDDL):
         if any(coll.startswith(p) for p in table.get("known_prefixes", [])):
             return coll
         default = self._ddl_default_collation()
-        ctx.report.add(path, f"collation {coll!r} unknown to {self.name}; {default!r} used", "collation-binary", "approximation")
+        ctx.report.add(
+            path, f"collation {coll!r} unknown to {self.name}; {default!r} used", "collation-binary", "approximation"
+        )
         return default
 
     def ddl_column_comment(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> str | None:
@@ -271,7 +332,9 @@ class MySQLDDL(BaseDDL):
             text = text[:limit]
         return text
 
-    def ddl_on_update(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> list[Statement]:
+    def ddl_on_update(
+        self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str
+    ) -> list[Statement]:
         fsp = col.on_update.fsp if col.on_update else None
         parts.on_update = f"ON UPDATE CURRENT_TIMESTAMP{f'({fsp})' if fsp else ''}"
         return []
@@ -341,13 +404,25 @@ class MySQLDDL(BaseDDL):
             text = super().ddl_index_part(ctx, t, ix, m.IndexPart(expression=part.expression), path)
             if text is None:
                 return None
-            ctx.report.add(f"{path}/expression", "expression key part cast to CHAR(512) (MySQL cannot index TEXT results)", "expression-index-char", "approximation")
+            ctx.report.add(
+                f"{path}/expression",
+                "expression key part cast to CHAR(512) (MySQL cannot index TEXT results)",
+                "expression-index-char",
+                "approximation",
+            )
             tail = " DESC" if part.descending else ""
             return f"(CAST({text} AS CHAR(512))){tail}"
         if part.column and not ctx.same:
             typ = t.types.get(part.column)
-            if typ is not None and typ.type.kind in ("json", "text", "blob") and ix.kind not in ("fulltext",) and not part.length:
-                ctx.report.add(path, f"column of kind {typ.type.kind} cannot be indexed by {self.name}", "unindexable-column")
+            if (
+                typ is not None
+                and typ.type.kind in ("json", "text", "blob")
+                and ix.kind not in ("fulltext",)
+                and not part.length
+            ):
+                ctx.report.add(
+                    path, f"column of kind {typ.type.kind} cannot be indexed by {self.name}", "unindexable-column"
+                )
                 return None
         return super().ddl_index_part(ctx, t, ix, part, path)
 
@@ -374,14 +449,18 @@ class MySQLDDL(BaseDDL):
         if ix.include:
             ctx.report.add(f"{path}/include", "INCLUDE columns dropped", "include-dropped", "approximation")
         if ix.nulls_not_distinct:
-            ctx.report.add(f"{path}/nulls_not_distinct", "NULLS NOT DISTINCT dropped (several NULLs allowed)", "nulls-distinct")
+            ctx.report.add(
+                f"{path}/nulls_not_distinct", "NULLS NOT DISTINCT dropped (several NULLs allowed)", "nulls-distinct"
+            )
         if ix.kind == "hash" and ctx.same_family:
             tail += " USING HASH"
         parser = ix.options.get("mysql", {}).get("parser")
         if parser and ctx.same:
             tail += f" WITH PARSER {parser}"
         elif parser:
-            ctx.report.add(f"{path}/options/mysql/parser", f"full-text parser {parser} dropped", "fulltext-parser", "approximation")
+            ctx.report.add(
+                f"{path}/options/mysql/parser", f"full-text parser {parser} dropped", "fulltext-parser", "approximation"
+            )
         if ix.comment:
             tail += f" COMMENT {self.literal(ix.comment[:1024])}"
         if not ix.visible:
@@ -417,9 +496,21 @@ class MySQLDDL(BaseDDL):
             out.append(f"COMMENT={self.literal(table.comment[:limit])}")
         if ctx.same_family:
             for key in sorted(opts):
-                if key not in _TABLE_OPTIONS and key not in ("charset", "character_set", "collation", "auto_increment", "comment",
-                                                               "system_versioning", "period_for_system_time"):
-                    ctx.report.add(f"{t.path}/options/mysql/{key}", f"table option {key} not re-emitted", "table-option-dropped", "approximation")
+                if key not in _TABLE_OPTIONS and key not in (
+                    "charset",
+                    "character_set",
+                    "collation",
+                    "auto_increment",
+                    "comment",
+                    "system_versioning",
+                    "period_for_system_time",
+                ):
+                    ctx.report.add(
+                        f"{t.path}/options/mysql/{key}",
+                        f"table option {key} not re-emitted",
+                        "table-option-dropped",
+                        "approximation",
+                    )
         part = self._ddl_partitioning(ctx, t)
         return (" " + " ".join(out) if out else "") + part
 
@@ -430,14 +521,25 @@ class MySQLDDL(BaseDDL):
         pp = f"{t.path}/partitioning"
         method = ctx.verbatim(p.method, f"{pp}/method", "partitioning method").upper()
         if method == "SYSTEM_TIME" and not self.is_mariadb:
-            ctx.report.add(f"{t.path}/partitioning", "SYSTEM_TIME partitioning dropped (MariaDB only)", "partitioning-dropped", "approximation")
+            ctx.report.add(
+                f"{t.path}/partitioning",
+                "SYSTEM_TIME partitioning dropped (MariaDB only)",
+                "partitioning-dropped",
+                "approximation",
+            )
             return ""
         expression = ctx.verbatim(p.expression, f"{pp}/expression", "partition key", lists=True) if p.expression else ""
         sql = f"\nPARTITION BY {method}" + (f" ({expression})" if expression else "")
         if p.subpartitioning:
             sql += f" SUBPARTITION BY {ctx.verbatim(p.subpartitioning, f'{pp}/subpartitioning', 'subpartitioning', lists=True)}"
         if p.partitions:
-            sql += " (" + ", ".join(self._ddl_partition(ctx, method, x, f"{pp}/partitions/{i}") for i, x in enumerate(p.partitions)) + ")"
+            sql += (
+                " ("
+                + ", ".join(
+                    self._ddl_partition(ctx, method, x, f"{pp}/partitions/{i}") for i, x in enumerate(p.partitions)
+                )
+                + ")"
+            )
         return sql
 
     def _ddl_partition(self, ctx: Context, method: str, part: m.Partition, path: str) -> str:
@@ -463,10 +565,14 @@ class MySQLDDL(BaseDDL):
             sql = sql.replace(f"{self.quote(schema.name)}.", f"{self.quote(target)}." if target else "")
         return sql
 
-    def ddl_routine(self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str) -> list[Statement]:
+    def ddl_routine(
+        self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str
+    ) -> list[Statement]:
         return self._with_sql_mode(ctx, r.options, self._routine_statements(ctx, schema, r, tschema, path))
 
-    def ddl_trigger(self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str) -> list[Statement]:
+    def ddl_trigger(
+        self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str
+    ) -> list[Statement]:
         return self._with_sql_mode(ctx, trg.options, self._trigger_statements(ctx, schema, trg, tschema, path))
 
     def ddl_event(self, ctx: Context, schema: m.Schema, ev: m.Event, tschema: str | None, path: str) -> list[Statement]:
@@ -478,11 +584,16 @@ class MySQLDDL(BaseDDL):
         mode = options.get("mysql", {}).get("sql_mode")
         if not (ctx.same and out and isinstance(mode, str)):
             return out
-        return [Statement("SET @dbjson_sql_mode = @@SESSION.sql_mode", "session", "session"),
-                Statement(f"SET SESSION sql_mode = {self.literal(mode)}", "session", "session"),
-                *out, Statement("SET SESSION sql_mode = @dbjson_sql_mode", "session", "session")]
+        return [
+            Statement("SET @dbjson_sql_mode = @@SESSION.sql_mode", "session", "session"),
+            Statement(f"SET SESSION sql_mode = {self.literal(mode)}", "session", "session"),
+            *out,
+            Statement("SET SESSION sql_mode = @dbjson_sql_mode", "session", "session"),
+        ]
 
-    def _routine_statements(self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str) -> list[Statement]:
+    def _routine_statements(
+        self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str
+    ) -> list[Statement]:
         if r.definition:
             return super().ddl_routine(ctx, schema, r, tschema, path)
         q = self.qualify(tschema, r.name)
@@ -503,18 +614,28 @@ class MySQLDDL(BaseDDL):
             sql += f" COMMENT {self.literal(r.comment)}"
         return [Statement(f"{sql}\n{r.body}", "routine", q)]
 
-    def _trigger_statements(self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str) -> list[Statement]:
+    def _trigger_statements(
+        self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str
+    ) -> list[Statement]:
         if trg.definition:
             return super().ddl_trigger(ctx, schema, trg, tschema, path)
         table = self.qualify(*ctx.table_names.get((schema.name, trg.table), (tschema, trg.table)))
         q = self.qualify(tschema, trg.name)
-        previous = [x for x in schema.triggers if x.table == trg.table and x.timing == trg.timing
-                    and x.events == trg.events and (x.order or 0) < (trg.order or 0)]
+        previous = [
+            x
+            for x in schema.triggers
+            if x.table == trg.table
+            and x.timing == trg.timing
+            and x.events == trg.events
+            and (x.order or 0) < (trg.order or 0)
+        ]
         follows = f" FOLLOWS {self.quote(max(previous, key=lambda x: x.order or 0).name)}" if previous else ""
-        sql = (f"CREATE TRIGGER {q} {trg.timing} {' OR '.join(trg.events)} ON {table} FOR EACH ROW{follows}\n{trg.body}")
+        sql = f"CREATE TRIGGER {q} {trg.timing} {' OR '.join(trg.events)} ON {table} FOR EACH ROW{follows}\n{trg.body}"
         return [Statement(sql, "trigger", q, table)]
 
-    def _event_statements(self, ctx: Context, schema: m.Schema, ev: m.Event, tschema: str | None, path: str) -> list[Statement]:
+    def _event_statements(
+        self, ctx: Context, schema: m.Schema, ev: m.Event, tschema: str | None, path: str
+    ) -> list[Statement]:
         if ev.definition:
             return super().ddl_event(ctx, schema, ev, tschema, path)
         q = self.qualify(tschema, ev.name)
@@ -532,17 +653,25 @@ class MySQLDDL(BaseDDL):
         if opts.get("security"):
             head += f" SQL SECURITY {opts['security']}"
         if view.materialized:
-            ctx.report.add(f"{path}/materialized", "materialized view created as a plain view", "matview-plain", "approximation")
+            ctx.report.add(
+                f"{path}/materialized", "materialized view created as a plain view", "matview-plain", "approximation"
+            )
         tail = f" WITH {view.check_option.upper()} CHECK OPTION" if view.check_option else ""
         return f"{head} VIEW {qname}{cols} AS {body}{tail}"
 
     def ddl_view(self, ctx: Context, schema: m.Schema, view: m.View, tschema: str | None, path: str) -> list[Statement]:
         if family_of(view.dialect or ctx.source) == "mysql" and not ctx.same:
-            body = ctx.verbatim(view.definition.strip().rstrip(";"), f"{path}/definition", "view definition", statement=True)
+            body = ctx.verbatim(
+                view.definition.strip().rstrip(";"), f"{path}/definition", "view definition", statement=True
+            )
             body = self.ddl_strip_source_schema(ctx, schema, body)
             qname = self.qualify(tschema, view.name)
             cols = f" ({', '.join(self.quote(c) for c in view.columns)})" if view.columns else ""
-            return [Statement(self.ddl_view_sql(ctx, view, qname, cols, body, path), "view", qname, optional=True, path=path)]
+            return [
+                Statement(
+                    self.ddl_view_sql(ctx, view, qname, cols, body, path), "view", qname, optional=True, path=path
+                )
+            ]
         return super().ddl_view(ctx, schema, view, tschema, path)
 
     # -- applying --------------------------------------------------------------------------------
@@ -554,7 +683,11 @@ class MySQLDDL(BaseDDL):
     def ddl_drop_statements(self, plan: DdlPlan) -> list[Statement]:
         out = [Statement("SET FOREIGN_KEY_CHECKS = 0", "session", "session")]
         out += super().ddl_drop_statements(plan)
-        out += [Statement(f"DROP SEQUENCE IF EXISTS {s.object}", "drop", s.object) for s in plan.pre_data if s.kind == "sequence"]
+        out += [
+            Statement(f"DROP SEQUENCE IF EXISTS {s.object}", "drop", s.object)
+            for s in plan.pre_data
+            if s.kind == "sequence"
+        ]
         out.append(Statement("SET FOREIGN_KEY_CHECKS = 1", "session", "session"))
         return out
 
@@ -572,8 +705,9 @@ class MySQLDDL(BaseDDL):
         return present
 
     # -- schema diff: ALTER rendering (dbjson diff --ddl) --------------------------------------------
-    def ddl_alter_column_sql(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, coldef: str,
-                             fields: set[str]) -> list[str]:
+    def ddl_alter_column_sql(
+        self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, coldef: str, fields: set[str]
+    ) -> list[str]:
         """MODIFY COLUMN with the whole new definition (MySQL has no per-attribute ALTER for most)."""
         return [f"ALTER TABLE {t.qname} MODIFY COLUMN {coldef}"]
 
@@ -586,8 +720,9 @@ class MySQLDDL(BaseDDL):
             return f"ALTER TABLE {qtable} DROP INDEX {self.quote(name or '')}"
         return super().ddl_drop_constraint_sql(qtable, kind, name)
 
-    def ddl_drop_sql(self, kind: str, schema: str | None, name: str, table: str | None = None,
-                     signature: str | None = None) -> str:
+    def ddl_drop_sql(
+        self, kind: str, schema: str | None, name: str, table: str | None = None, signature: str | None = None
+    ) -> str:
         if kind == "index":
             return f"DROP INDEX {self.quote(name)} ON {table}"
         return super().ddl_drop_sql(kind, schema, name, table, signature)

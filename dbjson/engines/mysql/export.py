@@ -67,8 +67,10 @@ def _json_wrapped(q: str, text: str, prefilter: str) -> str:
     """The row encoding's escape of a json value (:func:`dbjson.codec.wrap_json_text`): the JSON
     document null → ``{"$json":null}``, an object whose only key is ``$json`` wrapped once more."""
     single = f"{prefilter}JSON_LENGTH({q}) = 1 AND JSON_CONTAINS_PATH({q}, 'one', '$.\"$json\"')"
-    return (f"CASE JSON_TYPE({q}) WHEN 'NULL' THEN '{{\"$json\":null}}' "
-            f"WHEN 'OBJECT' THEN IF({single}, CONCAT('{{\"$json\":', {text}, '}}'), {text}) ELSE {text} END")
+    return (
+        f"CASE JSON_TYPE({q}) WHEN 'NULL' THEN '{{\"$json\":null}}' "
+        f"WHEN 'OBJECT' THEN IF({single}, CONCAT('{{\"$json\":', {text}, '}}'), {text}) ELSE {text} END"
+    )
 
 
 def _double_json(q: str) -> str:
@@ -97,7 +99,9 @@ def _double_json(q: str) -> str:
 
 
 # conversion kinds of dbjson._cmyexport (the module's K_* constants)
-_K_NUMBER, _K_BOOL, _K_QUOTED, _K_STRING, _K_BINARY, _K_BIT, _K_TIMESTAMP, _K_SET, _K_JSON, _K_DOUBLE, _K_GEOMETRY = range(11)
+_K_NUMBER, _K_BOOL, _K_QUOTED, _K_STRING, _K_BINARY, _K_BIT, _K_TIMESTAMP, _K_SET, _K_JSON, _K_DOUBLE, _K_GEOMETRY = (
+    range(11)
+)
 
 
 class _CState:
@@ -133,7 +137,9 @@ class _CState:
                 if stop.is_set():
                     return False
                 self.conn._force_close()
-                raise err.OperationalError(CR.CR_SERVER_LOST, f"Lost connection to MySQL server during query ({e})")
+                raise err.OperationalError(
+                    CR.CR_SERVER_LOST, f"Lost connection to MySQL server during query ({e})"
+                ) from e
         if not chunk or (missing > READ_BYTES and len(chunk) < missing):
             if stop.is_set():
                 return False
@@ -311,8 +317,10 @@ class MySQLExport(SQLExportBase):
     def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None:
         """InnoDB's ``TABLE_ROWS`` statistic (None for other storage engines)."""
         rows = self._fetch(
-            conn, "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s "
-            "AND ENGINE = 'InnoDB'", (schema, table.name),
+            conn,
+            "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s "
+            "AND ENGINE = 'InnoDB'",
+            (schema, table.name),
         )
         return int(rows[0][0]) if rows and rows[0][0] is not None else None
 
@@ -326,7 +334,9 @@ class MySQLExport(SQLExportBase):
         t = column.type
         k = t.kind
         if k == "boolean":
-            return f"CASE WHEN {q} IS NULL THEN NULL WHEN {q} = 0 THEN 'false' WHEN {q} = 1 THEN 'true' ELSE CHAR(0) END"
+            return (
+                f"CASE WHEN {q} IS NULL THEN NULL WHEN {q} = 0 THEN 'false' WHEN {q} = 1 THEN 'true' ELSE CHAR(0) END"
+            )
         if k == "integer":
             return f"({q} + 0)" if (t.bits or 64) <= 32 else f"CONCAT('\"', {q}, '\"')"
         if k == "year":
@@ -527,7 +537,9 @@ class MySQLExport(SQLExportBase):
             return _K_GEOMETRY, 0
         return None
 
-    def c_plan(self, columns: Sequence[m.Column]) -> tuple[list[str], tuple[bytes, ...], tuple[int, ...], tuple[int, ...]] | None:
+    def c_plan(
+        self, columns: Sequence[m.Column]
+    ) -> tuple[list[str], tuple[bytes, ...], tuple[int, ...], tuple[int, ...]] | None:
         """(SELECT expressions, keys, kinds, args) for ``_cmyexport.rows_to_jsonl``, or None."""
         select: list[str] = []
         keys: list[bytes] = []
@@ -606,11 +618,14 @@ class MySQLExport(SQLExportBase):
                     raise DataError(
                         "a value has no canonical encoding (a boolean column holding a value other than 0/1, "
                         "or a row longer than max_allowed_packet)",
-                        table=unit.qualified, column=name,
+                        table=unit.qualified,
+                        column=name,
                     )
                 raise DataError(
                     "a value the C speedup cannot encode exactly (set DBJSON_NO_SPEEDUPS=1 to use the "
-                    "server-side path)", table=unit.qualified, column=name,
+                    "server-side path)",
+                    table=unit.qualified,
+                    column=name,
                     value=value[:200].decode("utf-8", "replace"),
                 )
             if parts and not stop.is_set():
@@ -651,6 +666,7 @@ class MySQLExport(SQLExportBase):
             raise DataError(
                 "a value has no canonical encoding (a boolean column holding a value other than 0/1, "
                 "or a row longer than max_allowed_packet)",
-                table=unit.qualified, value=bad[:200].replace(b"\x00", b"?").decode("utf-8", "replace"),
+                table=unit.qualified,
+                value=bad[:200].replace(b"\x00", b"?").decode("utf-8", "replace"),
             )
         return block

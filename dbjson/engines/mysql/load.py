@@ -30,13 +30,15 @@ from typing import TYPE_CHECKING, Any, Literal
 import orjson
 
 from ...errors import ConnectionFailed, DataError
-
-# CREATE [UNIQUE] INDEX `name` ON `table` (parts) tail, as MySQLDDL.ddl_index writes it
-_CREATE_INDEX = re.compile(r"CREATE (?P<unique>UNIQUE )?INDEX (?P<name>`(?:[^`]|``)+`) ON "
-                           r"(?P<table>`(?:[^`]|``)+`(?:\.`(?:[^`]|``)+`)?) (?P<rest>\(.*)\Z", re.S)
 from ..bulktext import encode_columns
 from ..bulktext import scalar_text as _text
 
+# CREATE [UNIQUE] INDEX `name` ON `table` (parts) tail, as MySQLDDL.ddl_index writes it
+_CREATE_INDEX = re.compile(
+    r"CREATE (?P<unique>UNIQUE )?INDEX (?P<name>`(?:[^`]|``)+`) ON "
+    r"(?P<table>`(?:[^`]|``)+`(?:\.`(?:[^`]|``)+`)?) (?P<rest>\(.*)\Z",
+    re.S,
+)
 if TYPE_CHECKING:
     from ... import model as m
     from ...connect import Target
@@ -66,14 +68,14 @@ _counter = itertools.count(1)
 _hooked = False
 
 
-
 _BOOL = {True: "1", False: "0"}  # a JSON boolean in an integer column
 _TSV_SPECIALS = "\\\t\n\r\0"
 
 
 def _quote(ident: str) -> str:
     """An always-quoted identifier."""
-    return '`' + ident.replace('`', '``') + '`'
+    return "`" + ident.replace("`", "``") + "`"
+
 
 def _install_hook() -> None:
     """Route PyMySQL's LOCAL INFILE reads of our private names to registered in-memory streams."""
@@ -259,10 +261,13 @@ class MySQLLoad:
         for table, items in groups.items():
             if len(items) < 2:
                 continue
-            adds = ", ".join(f"ADD {mt.group('unique') or ''}INDEX {mt.group('name')} {mt.group('rest')}" for _i, _st, mt in items)
+            adds = ", ".join(
+                f"ADD {mt.group('unique') or ''}INDEX {mt.group('name')} {mt.group('rest')}" for _i, _st, mt in items
+            )
             first = items[0][1]
-            merged[items[0][0]] = Statement(f"ALTER TABLE {table} {adds}", first.kind,
-                                            ", ".join(st.object for _i, st, _m in items), table)
+            merged[items[0][0]] = Statement(
+                f"ALTER TABLE {table} {adds}", first.kind, ", ".join(st.object for _i, st, _m in items), table
+            )
             dropped.update(i for i, _st, _m in items[1:])
         return [merged.get(i, st) for i, st in enumerate(statements) if i not in dropped]
 
@@ -284,7 +289,9 @@ class MySQLLoad:
         with conn.cursor() as cur:
             cur.execute(
                 "SELECT column_name, collation_name FROM information_schema.columns "
-                "WHERE table_schema = DATABASE() AND table_name = %s AND collation_name IS NOT NULL", (table,))
+                "WHERE table_schema = DATABASE() AND table_name = %s AND collation_name IS NOT NULL",
+                (table,),
+            )
             return {a: c for a, c in cur.fetchall()}
 
     # -- values ---------------------------------------------------------------------------------
@@ -294,8 +301,11 @@ class MySQLLoad:
         None means "as is": the JSON string or number is already the input text.
         """
         sk, tk = src.kind, tgt.kind
-        if sk in _PASS_KINDS and tk in _PASS_KINDS or (
-                sk in ("date", "timestamp") and tk == sk and not src.with_timezone and src.allows_zero):
+        if (
+            sk in _PASS_KINDS
+            and tk in _PASS_KINDS
+            or (sk in ("date", "timestamp") and tk == sk and not src.with_timezone and src.allows_zero)
+        ):
             return None  # MySQL-to-MySQL dates: zero dates load as they are; 'T' is accepted
         if sk == "boolean" or tk == "boolean":
             return lambda v: "1" if (v is True or (v not in (False, 0, "0") and bool(v))) else "0"
@@ -308,10 +318,12 @@ class MySQLLoad:
                 return lambda v: v.replace("-", "")
             return lambda v: base64.b64decode(v, validate=True).hex()
         if tk in ("decimal", "float", "integer", "year") and sk in ("decimal", "float", "money"):
+
             def number(v: Any) -> str:
                 if type(v) is str and v in ("NaN", "Infinity", "-Infinity"):
                     raise DataError(f"{v} does not fit a MySQL number")
                 return v if type(v) is str else repr(v) if type(v) is float else str(v)
+
             return number
         if sk in ("date", "timestamp"):
             return self._temporal_converter(tk == sk, zero_dates)
@@ -329,8 +341,11 @@ class MySQLLoad:
         """What :meth:`load_converter` does to a ``src`` value for a ``tgt`` column, as the name of
         a ``dbjson._cimport`` op (branch by branch the same order), or None: no C op."""
         sk, tk = src.kind, tgt.kind
-        if sk in _PASS_KINDS and tk in _PASS_KINDS or (
-                sk in ("date", "timestamp") and tk == sk and not src.with_timezone and src.allows_zero):
+        if (
+            sk in _PASS_KINDS
+            and tk in _PASS_KINDS
+            or (sk in ("date", "timestamp") and tk == sk and not src.with_timezone and src.allows_zero)
+        ):
             return "pass"
         if sk == "boolean" or tk == "boolean":
             return "bool10"
@@ -413,9 +428,11 @@ class MySQLLoad:
                 cols.append(f"@v{i}")
                 sets.append(f"{q(col)} = {tpl.format(f'@v{i}')}")
         sets += [f"{q(c)} = {expr}" for c, expr in tp.exprs.items()]
-        sql = (f"LOAD DATA LOCAL INFILE '{name}' INTO TABLE {self._name(tp.tschema, tp.tname)} CHARACTER SET utf8mb4 "
-               f"FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({', '.join(cols)})"
-               + (" SET " + ", ".join(sets) if sets else ""))
+        sql = (
+            f"LOAD DATA LOCAL INFILE '{name}' INTO TABLE {self._name(tp.tschema, tp.tname)} CHARACTER SET utf8mb4 "
+            f"FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n' ({', '.join(cols)})"
+            + (" SET " + ", ".join(sets) if sets else "")
+        )
         try:
             with conn.cursor() as cur:
                 cur.execute(sql)
@@ -452,12 +469,21 @@ class MySQLLoad:
         out = []
         width = len(rows[0]) - 1 if rows else 0
         for row in rows:
-            line = "\t".join(["\\N" if v is None else v if type(v) is str else _BOOL[v] if type(v) is bool
-                              else str(v) for v in row])
+            line = "\t".join(
+                ["\\N" if v is None else v if type(v) is str else _BOOL[v] if type(v) is bool else str(v) for v in row]
+            )
             # Each NULL marker holds exactly one backslash: any other backslash, tab or line break
             # inside a value sends the row through the escaping path.
-            if (line.count("\t") != width or line.count("\\") != row.count(None) or "\n" in line or "\r" in line or "\0" in line):
-                line = "\t".join(["\\N" if v is None else (v if type(v) is str else _text(v)).translate(esc) for v in row])
+            if (
+                line.count("\t") != width
+                or line.count("\\") != row.count(None)
+                or "\n" in line
+                or "\r" in line
+                or "\0" in line
+            ):
+                line = "\t".join(
+                    ["\\N" if v is None else (v if type(v) is str else _text(v)).translate(esc) for v in row]
+                )
             out.append(line)
         out.append("")
         return "\n".join(out).encode()
@@ -514,7 +540,9 @@ class MySQLLoad:
         code = _code(exc)
         if code in _RETRY_CODES:
             return "retry"
-        if code in _DISCONNECT_CODES or isinstance(exc, (pymysql.err.InterfaceError, ConnectionFailed, ConnectionError)):
+        if code in _DISCONNECT_CODES or isinstance(
+            exc, (pymysql.err.InterfaceError, ConnectionFailed, ConnectionError)
+        ):
             return "disconnect"
         if code in _EXISTS_CODES:
             return "exists"
@@ -531,7 +559,9 @@ class MySQLLoad:
         return col, None
 
     # -- verify ---------------------------------------------------------------------------------
-    def verify_select(self, conn: Any, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Iterator[tuple[Any, ...]]:
+    def verify_select(
+        self, conn: Any, tp: TablePlan, part: tuple[str, int, int] | None = None
+    ) -> Iterator[tuple[Any, ...]]:
         """The target rows of ``tp.verify_columns``, streamed (unbuffered cursor); ``part`` =
         (integer key column, k, n): only the rows whose key is k modulo n."""
         import pymysql.cursors

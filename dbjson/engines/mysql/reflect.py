@@ -59,9 +59,15 @@ _TEXT_TIERS = {"tinytext": 255, "text": 65535, "mediumtext": 16777215, "longtext
 _BLOB_TIERS = {"tinyblob": 255, "blob": 65535, "mediumblob": 16777215, "longblob": 4294967295}
 _BINARY_TYPES = ("binary", "varbinary", *_BLOB_TIERS)
 _GEOMETRY = {
-    "geometry": "geometry", "point": "point", "linestring": "linestring", "polygon": "polygon",
-    "multipoint": "multipoint", "multilinestring": "multilinestring", "multipolygon": "multipolygon",
-    "geomcollection": "geometrycollection", "geometrycollection": "geometrycollection",
+    "geometry": "geometry",
+    "point": "point",
+    "linestring": "linestring",
+    "polygon": "polygon",
+    "multipoint": "multipoint",
+    "multilinestring": "multilinestring",
+    "multipolygon": "multipolygon",
+    "geomcollection": "geometrycollection",
+    "geometrycollection": "geometrycollection",
 }
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _FUNC_DEFAULTS = (
@@ -244,7 +250,9 @@ class MySQLReflector:
             server = _query(cur, "SELECT @@GLOBAL.sql_mode AS sql_mode, @@lower_case_table_names AS lctn")[0]
             charsets = {
                 r["coll"]: r["cs"]
-                for r in _query(cur, "SELECT COLLATION_NAME AS coll, CHARACTER_SET_NAME AS cs FROM information_schema.COLLATIONS")
+                for r in _query(
+                    cur, "SELECT COLLATION_NAME AS coll, CHARACTER_SET_NAME AS cs FROM information_schema.COLLATIONS"
+                )
             }
             names = self._schema_names(cur, target, options)
             reflected = (self._reflect_schema(cur, name, options, charsets) for name in names)
@@ -297,7 +305,11 @@ class MySQLReflector:
             " TABLE_COMMENT AS comment FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s",
             schema,
         )
-        base = {r["name"]: r for r in tables_rows if r["type"] in ("BASE TABLE", "SYSTEM VERSIONED") and options.wants(schema, r["name"])}
+        base = {
+            r["name"]: r
+            for r in tables_rows
+            if r["type"] in ("BASE TABLE", "SYSTEM VERSIONED") and options.wants(schema, r["name"])
+        }
         views = {r["name"]: r for r in tables_rows if r["type"] == "VIEW" and options.wants(schema, r["name"])}
         seqs = {r["name"]: r for r in tables_rows if r["type"] == "SEQUENCE" and options.wants(schema, r["name"])}
 
@@ -314,8 +326,16 @@ class MySQLReflector:
             row = base[name]
             self._read_binary_defaults(cur, schema, name, columns.get(name, []))
             tables.append(
-                self._table(row, columns.get(name, []), checks.get(name, []), indexes.get(name, {}),
-                            fks.get(name, []), parts.get(name), srids.get(name, {}), charsets)
+                self._table(
+                    row,
+                    columns.get(name, []),
+                    checks.get(name, []),
+                    indexes.get(name, {}),
+                    fks.get(name, []),
+                    parts.get(name),
+                    srids.get(name, {}),
+                    charsets,
+                )
             )
         return m.Schema(
             name=schema,
@@ -374,11 +394,13 @@ class MySQLReflector:
         return _group(_query(cur, sql, schema), tables)
 
     def _statistics(self, cur: Any, schema: str, tables: dict[str, Row]) -> dict[str, dict[str, list[Row]]]:
-        extra = ", ".join((
-            self._pick("STATISTICS", "IGNORED", "ignored", "'NO'"),
-            self._pick("STATISTICS", "IS_VISIBLE", "visible", "'YES'"),
-            self._pick("STATISTICS", "EXPRESSION", "expr", "NULL"),
-        ))
+        extra = ", ".join(
+            (
+                self._pick("STATISTICS", "IGNORED", "ignored", "'NO'"),
+                self._pick("STATISTICS", "IS_VISIBLE", "visible", "'YES'"),
+                self._pick("STATISTICS", "EXPRESSION", "expr", "NULL"),
+            )
+        )
         rows = _query(
             cur,
             "SELECT TABLE_NAME AS tname, INDEX_NAME AS name, NON_UNIQUE AS non_unique,"
@@ -409,7 +431,8 @@ class MySQLReflector:
         for table, by_name in indexes.items():
             fulltext = {n: rows for n, rows in by_name.items() if rows[0]["type"] == "FULLTEXT"}
             raw_bytes = self.is_mariadb and any(
-                r["data_type"] in _BINARY_TYPES and self._has_literal_default(r) for r in columns.get(table, []))
+                r["data_type"] in _BINARY_TYPES and self._has_literal_default(r) for r in columns.get(table, [])
+            )
             if not fulltext or raw_bytes:
                 continue
             cur.execute(f"SHOW CREATE TABLE {_q(schema)}.{_q(table)}")
@@ -585,8 +608,11 @@ class MySQLReflector:
                 continue
             index = self._index(name, parts)
             if index.constraint:
-                uniques.append(m.UniqueConstraint(
-                    name=name, columns=tuple(p.column or "" for p in index.parts), comment=index.comment))
+                uniques.append(
+                    m.UniqueConstraint(
+                        name=name, columns=tuple(p.column or "" for p in index.parts), comment=index.comment
+                    )
+                )
             indexes.append(index)
         return m.Table(
             name=row["name"],
@@ -621,7 +647,9 @@ class MySQLReflector:
             opts["create_options"] = " ".join(rest)
         if row["type"] == "SYSTEM VERSIONED":
             opts["system_versioning"] = True
-            period = {c.options["mysql"]["row_period"]: c.name for c in columns if "row_period" in c.options.get("mysql", {})}
+            period = {
+                c.options["mysql"]["row_period"]: c.name for c in columns if "row_period" in c.options.get("mysql", {})
+            }
             if period:
                 opts["period_for_system_time"] = [period["start"], period["end"]]
         return opts
@@ -633,7 +661,8 @@ class MySQLReflector:
         return {
             r["name"]
             for r in check_rows
-            if r["level"] == "Column" and r["name"] in longtext
+            if r["level"] == "Column"
+            and r["name"] in longtext
             and r["clause"].strip() == "json_valid(`" + r["name"].replace("`", "``") + "`)"
         }
 
@@ -916,7 +945,9 @@ class MySQLReflector:
                 m.Routine(
                     name=r["name"],
                     kind=r["type"].lower(),
-                    arguments=tuple(m.Argument(name=a["pname"], native=a["native"], mode=a["mode"] or "IN") for a in args),
+                    arguments=tuple(
+                        m.Argument(name=a["pname"], native=a["native"], mode=a["mode"] or "IN") for a in args
+                    ),
                     returns=returns,
                     language=(r["lang"] or "SQL").lower(),
                     body=r["body"] or "",
@@ -924,7 +955,9 @@ class MySQLReflector:
                     deterministic=r["det"] == "YES",
                     security=r["security"],
                     comment=r["comment"] or None,
-                    options={"mysql": {"sql_data_access": r["access"], "definer": r["definer"], "sql_mode": r["sql_mode"]}},
+                    options={
+                        "mysql": {"sql_data_access": r["access"], "definer": r["definer"], "sql_mode": r["sql_mode"]}
+                    },
                 )
             )
         return tuple(out)
@@ -1099,7 +1132,7 @@ def _relevant(obj: str, schemas: list[str]) -> bool:
         return True
     for kw in ("PROCEDURE ", "FUNCTION ", "TABLE "):
         if obj.upper().startswith(kw):
-            obj = obj[len(kw):]
+            obj = obj[len(kw) :]
     return obj.split(".", 1)[0] in schemas
 
 
@@ -1129,11 +1162,21 @@ def _parse_grants(statements: list[str], schemas: list[str]) -> tuple[list[m.Gra
             col = re.match(r"^(?P<p>[^(]+?)\s*\((?P<cols>.*)\)$", priv)
             if col is not None:
                 cols = tuple(_unquote_name(c.strip()) for c in col.group("cols").split(","))
-                grants.append(m.Grant(privileges=(col.group("p").upper(),), on=obj, grantee=grantee,
-                                      grantable=grantable, statement=stmt, columns=cols))
+                grants.append(
+                    m.Grant(
+                        privileges=(col.group("p").upper(),),
+                        on=obj,
+                        grantee=grantee,
+                        grantable=grantable,
+                        statement=stmt,
+                        columns=cols,
+                    )
+                )
             elif priv.upper() != "USAGE":
                 plain.append(priv.upper())
         if plain:
-            grants.append(m.Grant(privileges=tuple(plain), on=obj, grantee=grantee, grantable=grantable, statement=stmt))
+            grants.append(
+                m.Grant(privileges=tuple(plain), on=obj, grantee=grantee, grantable=grantable, statement=stmt)
+            )
     grants.sort(key=lambda g: (g.on, g.columns, g.privileges))
     return grants, roles

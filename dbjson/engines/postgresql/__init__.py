@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..base import Engine
+from .ddl import PostgreSQLDDL
 from .export import PostgreSQLExport
 from .load import PostgreSQLLoad
-from .ddl import PostgreSQLDDL
 from .reflect import PostgreSQLReflector
 
 

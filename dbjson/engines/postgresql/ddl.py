@@ -65,7 +65,9 @@ class PostgreSQLDDL(BaseDDL):
             ctx.enum_types[(tschema, e.name)] = e.values
             ctx.namer.reserve(("type", tschema), e.name)
             q = self.qualify(tschema, e.name)
-            out.append(Statement(f"CREATE TYPE {q} AS ENUM ({', '.join(self.literal(v) for v in e.values)})", "type", q))
+            out.append(
+                Statement(f"CREATE TYPE {q} AS ENUM ({', '.join(self.literal(v) for v in e.values)})", "type", q)
+            )
             if e.comment:
                 out.append(Statement(f"COMMENT ON TYPE {q} IS {self.literal(e.comment)}", "comment", q))
         for di, d in enumerate(schema.domains):
@@ -89,8 +91,10 @@ class PostgreSQLDDL(BaseDDL):
                 out.append(Statement(f"COMMENT ON DOMAIN {q} IS {self.literal(d.comment)}", "comment", q))
         for c in schema.composites:
             q = self.qualify(tschema, c.name)
-            fields = ", ".join(f"{self.quote(f.name)} {ctx.verbatim(f.native.raw, f'{path}/composites/{c.name}', 'native type')}"
-                               for f in c.fields)
+            fields = ", ".join(
+                f"{self.quote(f.name)} {ctx.verbatim(f.native.raw, f'{path}/composites/{c.name}', 'native type')}"
+                for f in c.fields
+            )
             out.append(Statement(f"CREATE TYPE {q} AS ({fields})", "type", q))
             if c.comment:
                 out.append(Statement(f"COMMENT ON TYPE {q} IS {self.literal(c.comment)}", "comment", q))
@@ -109,10 +113,12 @@ class PostgreSQLDDL(BaseDDL):
         ctx.types.append(Statement(f"CREATE TYPE {q} AS ENUM ({values})", "type", q))
         return q
 
-    def ddl_sequences(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> tuple[list[Statement], list[Statement]]:
+    def ddl_sequences(
+        self, ctx: Context, schema: m.Schema, tschema: str | None, path: str
+    ) -> tuple[list[Statement], list[Statement]]:
         pre: list[Statement] = []
         post: list[Statement] = []
-        for si, s in enumerate(schema.sequences):
+        for s in schema.sequences:
             q = self.qualify(tschema, s.name)
             sql = f"CREATE SEQUENCE {q}"
             if s.data_type and ctx.same:
@@ -135,7 +141,11 @@ class PostgreSQLDDL(BaseDDL):
                 table, column = s.owned_by.rsplit(".", 1)
                 if (schema.name, table) in ctx.table_names:
                     ts, tn = ctx.table_names[(schema.name, table)]
-                    post.append(Statement(f"ALTER SEQUENCE {q} OWNED BY {self.qualify(ts, tn)}.{self.quote(column)}", "sequence", q))
+                    post.append(
+                        Statement(
+                            f"ALTER SEQUENCE {q} OWNED BY {self.qualify(ts, tn)}.{self.quote(column)}", "sequence", q
+                        )
+                    )
             if s.next_value is not None:
                 post.append(Statement(f"SELECT setval({self.literal(q)}, {s.next_value}, false)", "restart", q))
         return pre, post
@@ -151,15 +161,26 @@ class PostgreSQLDDL(BaseDDL):
             seq = f"pg_get_serial_sequence({target}, {self.literal(t.col(col.name))})"
             out = self._serial_sequence_type(ident, col, seq, f"{t.qname}.{qcol}", t.qname)
             if ident.next_value is not None:
-                out.append(Statement(f"SELECT setval({seq}, {ident.next_value}, false)", "restart", f"{t.qname}.{qcol}", t.qname))
+                out.append(
+                    Statement(
+                        f"SELECT setval({seq}, {ident.next_value}, false)", "restart", f"{t.qname}.{qcol}", t.qname
+                    )
+                )
             return out
         always = ident.always and ctx.same
         if ident.always and not ctx.same:
-            ctx.report.add(f"{path}/identity/always", "GENERATED ALWAYS made BY DEFAULT", "identity-by-default", "approximation")
+            ctx.report.add(
+                f"{path}/identity/always", "GENERATED ALWAYS made BY DEFAULT", "identity-by-default", "approximation"
+            )
         opts = []
         if ctx.same:
-            for key, word in (("start", "START WITH"), ("increment", "INCREMENT BY"), ("min_value", "MINVALUE"),
-                              ("max_value", "MAXVALUE"), ("cache", "CACHE")):
+            for key, word in (
+                ("start", "START WITH"),
+                ("increment", "INCREMENT BY"),
+                ("min_value", "MINVALUE"),
+                ("max_value", "MAXVALUE"),
+                ("cache", "CACHE"),
+            ):
                 value = getattr(ident, key)
                 if value is not None:
                     opts.append(f"{word} {value}")
@@ -173,9 +194,18 @@ class PostgreSQLDDL(BaseDDL):
         parts.identity = clause
         if ident.next_value is None:
             return []
-        return [Statement(f"ALTER TABLE {t.qname} ALTER COLUMN {qcol} RESTART WITH {ident.next_value}", "restart", f"{t.qname}.{qcol}", t.qname)]
+        return [
+            Statement(
+                f"ALTER TABLE {t.qname} ALTER COLUMN {qcol} RESTART WITH {ident.next_value}",
+                "restart",
+                f"{t.qname}.{qcol}",
+                t.qname,
+            )
+        ]
 
-    def _serial_sequence_type(self, ident: m.Identity, col: m.Column, seq: str, obj: str, table: str) -> list[Statement]:
+    def _serial_sequence_type(
+        self, ident: m.Identity, col: m.Column, seq: str, obj: str, table: str
+    ) -> list[Statement]:
         """A serial's own sequence may be wider than the column (a plain CREATE SEQUENCE is bigint):
         ``AS bigint`` moves its bounds with it, as the source had them."""
         serial_max = {16: 32767, 32: 2147483647}.get(col.type.bits or 32)
@@ -184,23 +214,39 @@ class PostgreSQLDDL(BaseDDL):
         sql = f"DO $$BEGIN EXECUTE format('ALTER SEQUENCE %s AS bigint', {seq}); END$$"
         return [Statement(sql, "restart", obj, table)]
 
-    def ddl_collation(self, ctx: Context, t: TableInfo, col: m.Column, choice: Any, path: str) -> tuple[str | None, str | None]:
+    def ddl_collation(
+        self, ctx: Context, t: TableInfo, col: m.Column, choice: Any, path: str
+    ) -> tuple[str | None, str | None]:
         if ctx.same:
             return None, col.collation
         if col.collation and col.type.kind in ("char", "varchar", "text", "enum", "set"):
-            ctx.report.add(f"{path}/collation", f"collation {col.collation!r} replaced by the database default "
-                           "(case- and accent-sensitive: stricter, no data loss)", "collation-default", "approximation")
+            ctx.report.add(
+                f"{path}/collation",
+                f"collation {col.collation!r} replaced by the database default "
+                "(case- and accent-sensitive: stricter, no data loss)",
+                "collation-default",
+                "approximation",
+            )
         return None, None
 
-    def ddl_on_update(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> list[Statement]:
+    def ddl_on_update(
+        self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str
+    ) -> list[Statement]:
         fn = self.qualify(t.tschema, _ON_UPDATE_FN)
         if fn not in ctx.helpers_done:
             ctx.helpers_done.add(fn)
             ctx.post_functions.append(Statement(_ON_UPDATE_BODY.format(fn=fn), "routine", fn))
         name = ctx.namer.shorten(f"{t.name}_{t.col(col.name)}_on_update")
-        ctx.report.add(f"{path}/on_update", "ON UPDATE CURRENT_TIMESTAMP emulated by a BEFORE UPDATE trigger", "on-update-trigger", "approximation")
-        sql = (f"CREATE TRIGGER {self.quote(name)} BEFORE UPDATE ON {t.qname} FOR EACH ROW "
-               f"EXECUTE FUNCTION {fn}({self.literal(t.col(col.name))})")
+        ctx.report.add(
+            f"{path}/on_update",
+            "ON UPDATE CURRENT_TIMESTAMP emulated by a BEFORE UPDATE trigger",
+            "on-update-trigger",
+            "approximation",
+        )
+        sql = (
+            f"CREATE TRIGGER {self.quote(name)} BEFORE UPDATE ON {t.qname} FOR EACH ROW "
+            f"EXECUTE FUNCTION {fn}({self.literal(t.col(col.name))})"
+        )
         return [Statement(sql, "trigger", self.qualify(t.tschema, name), t.qname)]
 
     def ddl_function_default(self, ctx: Context, d: m.Default, typ: m.Type) -> str | None:
@@ -248,8 +294,11 @@ class PostgreSQLDDL(BaseDDL):
         wanted = set(fk.ref_columns)
         keys = [set(ref.primary_key.columns)] if ref.primary_key else []
         keys += [set(u.columns) for u in ref.uniques]
-        keys += [{p.column or "" for p in ix.parts} for ix in ref.indexes
-                 if ix.unique and not ix.where and all(p.column and not p.length for p in ix.parts)]
+        keys += [
+            {p.column or "" for p in ix.parts}
+            for ix in ref.indexes
+            if ix.unique and not ix.where and all(p.column and not p.length for p in ix.parts)
+        ]
         return wanted in keys
 
     def ddl_prefix_part(self, ctx: Context, col: str, length: int, path: str) -> str | None:
@@ -266,7 +315,12 @@ class PostgreSQLDDL(BaseDDL):
             return None  # InnoDB turns HASH into BTREE; keep the behaviour the source had
         if ix.kind in kinds and (ctx.same or ix.kind == "btree"):
             return f" USING {ix.kind}"
-        ctx.report.add(f"{path}/kind", f"{ix.kind} index dropped (no {self.name} counterpart without extensions)", "index-kind-dropped", "approximation")
+        ctx.report.add(
+            f"{path}/kind",
+            f"{ix.kind} index dropped (no {self.name} counterpart without extensions)",
+            "index-kind-dropped",
+            "approximation",
+        )
         return False
 
     def ddl_index_tail(self, ctx: Context, t: TableInfo, ix: m.Index, path: str) -> str:
@@ -286,13 +340,22 @@ class PostgreSQLDDL(BaseDDL):
             ctx.report.add(f"{path}/visible", "invisible index made visible", "invisible-index", "approximation")
         if ix.comment:
             name = t.index_names.get(ix.name, ix.name)
-            t.post.append(Statement(f"COMMENT ON INDEX {self.qualify(t.tschema, name)} IS {self.literal(ix.comment)}", "comment", name, t.qname))
+            t.post.append(
+                Statement(
+                    f"COMMENT ON INDEX {self.qualify(t.tschema, name)} IS {self.literal(ix.comment)}",
+                    "comment",
+                    name,
+                    t.qname,
+                )
+            )
         return tail
 
     def ddl_comments(self, ctx: Context, t: TableInfo) -> list[Statement]:
         out = []
         if t.table.comment:
-            out.append(Statement(f"COMMENT ON TABLE {t.qname} IS {self.literal(t.table.comment)}", "comment", t.qname, t.qname))
+            out.append(
+                Statement(f"COMMENT ON TABLE {t.qname} IS {self.literal(t.table.comment)}", "comment", t.qname, t.qname)
+            )
         for col in t.table.columns:
             if col.comment:
                 q = f"{t.qname}.{self.quote(t.col(col.name))}"
@@ -301,14 +364,29 @@ class PostgreSQLDDL(BaseDDL):
 
     def ddl_constraint_comments(self, ctx: Context, t: TableInfo) -> list[Statement]:
         out = []
-        named: list[m.Check | m.UniqueConstraint | m.ForeignKey] = [*t.table.checks, *t.table.uniques, *t.table.foreign_keys]
+        named: list[m.Check | m.UniqueConstraint | m.ForeignKey] = [
+            *t.table.checks,
+            *t.table.uniques,
+            *t.table.foreign_keys,
+        ]
         for c in named:
             if c.comment:
                 q = self.quote(c.name)
-                out.append(Statement(f"COMMENT ON CONSTRAINT {q} ON {t.qname} IS {self.literal(c.comment)}", "comment", q, t.qname))
+                out.append(
+                    Statement(
+                        f"COMMENT ON CONSTRAINT {q} ON {t.qname} IS {self.literal(c.comment)}", "comment", q, t.qname
+                    )
+                )
         pk = t.table.primary_key
         if pk and pk.name and pk.comment:
-            out.append(Statement(f"COMMENT ON CONSTRAINT {self.quote(pk.name)} ON {t.qname} IS {self.literal(pk.comment)}", "comment", pk.name, t.qname))
+            out.append(
+                Statement(
+                    f"COMMENT ON CONSTRAINT {self.quote(pk.name)} ON {t.qname} IS {self.literal(pk.comment)}",
+                    "comment",
+                    pk.name,
+                    t.qname,
+                )
+            )
         return out
 
     def ddl_column_comment(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> str | None:
@@ -330,7 +408,9 @@ class PostgreSQLDDL(BaseDDL):
             out += " WITH (" + (", ".join(w) if isinstance(w, list) else str(w)) + ")"
         return out
 
-    def ddl_column_parts(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> tuple[ColumnParts, list[Statement], list[Statement]]:
+    def ddl_column_parts(
+        self, ctx: Context, t: TableInfo, col: m.Column, path: str
+    ) -> tuple[ColumnParts, list[Statement], list[Statement]]:
         parts, post, restarts = super().ddl_column_parts(ctx, t, col, path)
         if ctx.same and col.type.kind == "array" and (col.type.dims or 1) > 1 and parts.type_sql.endswith("[]"):
             parts.type_sql += "[]" * ((col.type.dims or 1) - parts.type_sql.count("[]"))
@@ -339,23 +419,44 @@ class PostgreSQLDDL(BaseDDL):
     def ddl_column_declared(self, ctx: Context, t: TableInfo, col: m.Column) -> bool:
         return not (ctx.same and t.table.inherits and col.options.get("postgresql", {}).get("inherited"))
 
-    def ddl_table(self, ctx: Context, schema: m.Schema, table: m.Table, path: str) -> tuple[list[Statement], list[Statement], list[Statement]]:
+    def ddl_table(
+        self, ctx: Context, schema: m.Schema, table: m.Table, path: str
+    ) -> tuple[list[Statement], list[Statement], list[Statement]]:
         pre, post, restarts = super().ddl_table(ctx, schema, table, path)
         tname = self.qualify(*ctx.table_names[(schema.name, table.name)])
         opts = table.options.get("postgresql", {}) if ctx.same else {}
         for ex in opts.get("exclusions", []):
-            post.append(Statement(f"ALTER TABLE {tname} ADD CONSTRAINT {self.quote(ex['name'])} {ex['definition']}", "check", ex["name"], tname))
+            post.append(
+                Statement(
+                    f"ALTER TABLE {tname} ADD CONSTRAINT {self.quote(ex['name'])} {ex['definition']}",
+                    "check",
+                    ex["name"],
+                    tname,
+                )
+            )
             if ex.get("comment"):
-                post.append(Statement(f"COMMENT ON CONSTRAINT {self.quote(ex['name'])} ON {tname} IS {self.literal(ex['comment'])}",
-                                      "comment", ex["name"], tname))
+                post.append(
+                    Statement(
+                        f"COMMENT ON CONSTRAINT {self.quote(ex['name'])} ON {tname} IS {self.literal(ex['comment'])}",
+                        "comment",
+                        ex["name"],
+                        tname,
+                    )
+                )
         if opts.get("row_security"):
             post.append(Statement(f"ALTER TABLE {tname} ENABLE ROW LEVEL SECURITY", "policy", tname, tname))
         if opts.get("force_row_security"):
             post.append(Statement(f"ALTER TABLE {tname} FORCE ROW LEVEL SECURITY", "policy", tname, tname))
         identity = opts.get("replica_identity")
         if identity == "index" and opts.get("replica_identity_index"):
-            post.append(Statement(f"ALTER TABLE {tname} REPLICA IDENTITY USING INDEX {self.quote(opts['replica_identity_index'])}",
-                                  "table", tname, tname))
+            post.append(
+                Statement(
+                    f"ALTER TABLE {tname} REPLICA IDENTITY USING INDEX {self.quote(opts['replica_identity_index'])}",
+                    "table",
+                    tname,
+                    tname,
+                )
+            )
         elif identity in ("full", "nothing"):
             post.append(Statement(f"ALTER TABLE {tname} REPLICA IDENTITY {identity.upper()}", "table", tname, tname))
         for pol in opts.get("policies", []):
@@ -368,7 +469,9 @@ class PostgreSQLDDL(BaseDDL):
             sql += " AS RESTRICTIVE"
         sql += f" FOR {pol.get('command', 'ALL')}"
         roles = pol.get("roles") or ["PUBLIC"]
-        sql += " TO " + ", ".join(r if r.upper() in ("PUBLIC", "CURRENT_USER", "SESSION_USER") else self.quote(r) for r in roles)
+        sql += " TO " + ", ".join(
+            r if r.upper() in ("PUBLIC", "CURRENT_USER", "SESSION_USER") else self.quote(r) for r in roles
+        )
         if pol.get("using"):
             sql += f" USING ({pol['using']})"
         if pol.get("with_check"):
@@ -414,10 +517,19 @@ class PostgreSQLDDL(BaseDDL):
         for ix in view.indexes:
             cols = ", ".join(self.quote(p.column) for p in ix.parts if p.column)
             iq = self.qualify(tschema, ix.name)
-            out.append(Statement(f"CREATE {'UNIQUE ' if ix.unique else ''}INDEX {self.quote(ix.name)} ON {q} ({cols})", "index", iq, q))
+            out.append(
+                Statement(
+                    f"CREATE {'UNIQUE ' if ix.unique else ''}INDEX {self.quote(ix.name)} ON {q} ({cols})",
+                    "index",
+                    iq,
+                    q,
+                )
+            )
         return out
 
-    def ddl_routine(self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str) -> list[Statement]:
+    def ddl_routine(
+        self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str
+    ) -> list[Statement]:
         q = self.qualify(tschema, r.name)
         opts = r.options.get("postgresql", {})
         if r.kind == "aggregate" and not r.definition:
@@ -442,38 +554,74 @@ class PostgreSQLDDL(BaseDDL):
             out.append(Statement(f"COMMENT ON {word} {q}({sig}) IS {self.literal(r.comment)}", "comment", q))
         return out
 
-    def ddl_trigger(self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str) -> list[Statement]:
+    def ddl_trigger(
+        self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str
+    ) -> list[Statement]:
         out = super().ddl_trigger(ctx, schema, trg, tschema, path)
         if trg.comment and out:
             table = ctx.table_names.get((schema.name, trg.table), (tschema, trg.table))
-            out.append(Statement(f"COMMENT ON TRIGGER {self.quote(trg.name)} ON {self.qualify(*table)} IS {self.literal(trg.comment)}",
-                                 "comment", trg.name, self.qualify(*table)))
+            out.append(
+                Statement(
+                    f"COMMENT ON TRIGGER {self.quote(trg.name)} ON {self.qualify(*table)} IS {self.literal(trg.comment)}",
+                    "comment",
+                    trg.name,
+                    self.qualify(*table),
+                )
+            )
         return out
 
     # -- applying --------------------------------------------------------------------------------
     def ddl_drop_statements(self, plan: DdlPlan) -> list[Statement]:
-        out = [Statement(f"DROP {'MATERIALIZED VIEW' if 'MATERIALIZED' in s.sql[:30] else 'VIEW'} IF EXISTS {s.object} CASCADE", "drop", s.object)
-               for s in reversed(plan.post_data) if s.kind == "view"]
-        out += [Statement(f"DROP TABLE IF EXISTS {s.object} CASCADE", "drop", s.object) for s in reversed(plan.pre_data) if s.kind == "table"]
-        out += [Statement(f"DROP SEQUENCE IF EXISTS {s.object} CASCADE", "drop", s.object) for s in plan.pre_data if s.kind == "sequence" and s.sql.startswith("CREATE")]
-        out += [Statement(f"DROP {'DOMAIN' if 'DOMAIN' in s.sql[:14] else 'TYPE'} IF EXISTS {s.object} CASCADE", "drop", s.object) for s in reversed(plan.pre_data) if s.kind == "type"]
-        out += [Statement(f"DROP COLLATION IF EXISTS {s.object} CASCADE", "drop", s.object) for s in plan.pre_data if s.kind == "collation"]
+        out = [
+            Statement(
+                f"DROP {'MATERIALIZED VIEW' if 'MATERIALIZED' in s.sql[:30] else 'VIEW'} IF EXISTS {s.object} CASCADE",
+                "drop",
+                s.object,
+            )
+            for s in reversed(plan.post_data)
+            if s.kind == "view"
+        ]
+        out += [
+            Statement(f"DROP TABLE IF EXISTS {s.object} CASCADE", "drop", s.object)
+            for s in reversed(plan.pre_data)
+            if s.kind == "table"
+        ]
+        out += [
+            Statement(f"DROP SEQUENCE IF EXISTS {s.object} CASCADE", "drop", s.object)
+            for s in plan.pre_data
+            if s.kind == "sequence" and s.sql.startswith("CREATE")
+        ]
+        out += [
+            Statement(
+                f"DROP {'DOMAIN' if 'DOMAIN' in s.sql[:14] else 'TYPE'} IF EXISTS {s.object} CASCADE", "drop", s.object
+            )
+            for s in reversed(plan.pre_data)
+            if s.kind == "type"
+        ]
+        out += [
+            Statement(f"DROP COLLATION IF EXISTS {s.object} CASCADE", "drop", s.object)
+            for s in plan.pre_data
+            if s.kind == "collation"
+        ]
         return out
 
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         with conn.cursor() as cur:
-            cur.execute("SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                        "UNION ALL SELECT n.nspname, t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace "
-                        "UNION ALL SELECT n.nspname, c.collname FROM pg_collation c JOIN pg_namespace n ON n.oid = c.collnamespace "
-                        "UNION ALL SELECT nspname, nspname FROM pg_namespace")
+            cur.execute(
+                "SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "UNION ALL SELECT n.nspname, t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace "
+                "UNION ALL SELECT n.nspname, c.collname FROM pg_collation c JOIN pg_namespace n ON n.oid = c.collnamespace "
+                "UNION ALL SELECT nspname, nspname FROM pg_namespace"
+            )
             rows = cur.fetchall()
         present = {self.qualify(s, n) for s, n in rows}
         present |= {self.quote(s) for s, n in rows if s == n}
         return present
 
     # -- schema diff: ALTER rendering (dbjson diff --ddl) --------------------------------------------
-    def ddl_drop_sql(self, kind: str, schema: str | None, name: str, table: str | None = None,
-                     signature: str | None = None) -> str:
+    def ddl_drop_sql(
+        self, kind: str, schema: str | None, name: str, table: str | None = None, signature: str | None = None
+    ) -> str:
         if kind == "trigger":
             return f"DROP TRIGGER {self.quote(name)} ON {table}"
         if kind in ("function", "procedure", "aggregate", "window"):

@@ -31,11 +31,11 @@ import orjson
 
 from ... import model as m
 from ... import speedups
-from .copyread import block_reader
 from ...codec import RowEncoder
 from ...errors import DataError
 from ...export import BLOCK_BYTES, SQLExportBase, Unit
 from ...manifest import SnapshotInfo
+from .copyread import block_reader
 
 FETCH_ROWS = 5000
 _cursor_ids = itertools.count(1)
@@ -60,9 +60,11 @@ def _json_wrapped(q: str, text: str, binary: bool) -> str:
     has_key = f"jsonb_exists({q}, '$json')" if binary else f"strpos({q}::text, '\"$json\"') > 0"
     only_key = f"({q}{'' if binary else '::jsonb'} - '$json') = '{{}}'::jsonb"
     wrapped = f"'{{\"$json\":' || {text} || '}}'"
-    return (f"CASE json{b}_typeof({q}) WHEN 'null' THEN '{{\"$json\":null}}' "
-            f"WHEN 'object' THEN CASE WHEN {has_key} THEN CASE WHEN {only_key} THEN {wrapped} ELSE {text} END "
-            f"ELSE {text} END ELSE {text} END")
+    return (
+        f"CASE json{b}_typeof({q}) WHEN 'null' THEN '{{\"$json\":null}}' "
+        f"WHEN 'object' THEN CASE WHEN {has_key} THEN CASE WHEN {only_key} THEN {wrapped} ELSE {text} END "
+        f"ELSE {text} END ELSE {text} END"
+    )
 
 
 PIPE_GROUP = 64  # pieces per || chain (concat() joins the chains: bounded expression depth)
@@ -75,8 +77,42 @@ _FLOAT_JSON = (
     "(SELECT CASE WHEN strpos(n, '.') > 0 THEN n ELSE n || '.0' END FROM (SELECT {q}::text::numeric::text AS n) AS f) "
     "ELSE regexp_replace({q}::text, 'e([+-])0*([0-9])', 'e\\1\\2') END"
 )
-_TEXT_CAST_KINDS = frozenset({"date", "time", "timestamp", "interval", "json", "inet", "macaddr", "range", "xml", "opaque", "geometry", "bit", "vector", "enum", "uuid"})
-_ARRAY_TEXT_ELEMENTS = frozenset({"date", "time", "timestamp", "interval", "inet", "macaddr", "range", "xml", "opaque", "json", "money", "geometry", "bit"})
+_TEXT_CAST_KINDS = frozenset(
+    {
+        "date",
+        "time",
+        "timestamp",
+        "interval",
+        "json",
+        "inet",
+        "macaddr",
+        "range",
+        "xml",
+        "opaque",
+        "geometry",
+        "bit",
+        "vector",
+        "enum",
+        "uuid",
+    }
+)
+_ARRAY_TEXT_ELEMENTS = frozenset(
+    {
+        "date",
+        "time",
+        "timestamp",
+        "interval",
+        "inet",
+        "macaddr",
+        "range",
+        "xml",
+        "opaque",
+        "json",
+        "money",
+        "geometry",
+        "bit",
+    }
+)
 
 
 def _drain(pg: Any) -> None:
@@ -147,7 +183,11 @@ def _copy_unescape(field: bytes) -> bytes:
 
 def _to_json_string(text: bytes) -> bytes:
     """PostgreSQL's escape_json (to_json of a text value)."""
-    return b'"' + _STRING_ESCAPE.sub(lambda mt: _STRING_ESCAPES.get(mt.group()[0]) or b"\\u%04x" % mt.group()[0], text) + b'"'
+    return (
+        b'"'
+        + _STRING_ESCAPE.sub(lambda mt: _STRING_ESCAPES.get(mt.group()[0]) or b"\\u%04x" % mt.group()[0], text)
+        + b'"'
+    )
 
 
 def _timestamp(text: bytes, arg: int) -> bytes:
@@ -446,8 +486,10 @@ class PostgreSQLExport(SQLExportBase):
     def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None:
         """``pg_class.reltuples`` (None before the first VACUUM/ANALYZE, and for partitioned tables)."""
         rows = self._fetch(
-            conn, "SELECT c.reltuples FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-            "WHERE n.nspname = %s AND c.relname = %s AND c.relkind = 'r'", (schema, table.name),
+            conn,
+            "SELECT c.reltuples FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = %s AND c.relname = %s AND c.relkind = 'r'",
+            (schema, table.name),
         )
         return int(rows[0][0]) if rows and rows[0][0] is not None and rows[0][0] >= 0 else None
 
@@ -591,7 +633,9 @@ class PostgreSQLExport(SQLExportBase):
         expr = self.json_expression(column)
         return None if expr is None else (K_RAW, 0, expr)
 
-    def copy_plan(self, columns: Sequence[m.Column]) -> tuple[str, tuple[bytes, ...], tuple[int, ...], tuple[int, ...]] | None:
+    def copy_plan(
+        self, columns: Sequence[m.Column]
+    ) -> tuple[str, tuple[bytes, ...], tuple[int, ...], tuple[int, ...]] | None:
         """SELECT list and (keys, kinds, args) for :func:`copy_to_jsonl`, or None."""
         exprs: list[str] = []
         keys: list[bytes] = []
@@ -628,7 +672,12 @@ class PostgreSQLExport(SQLExportBase):
             )
 
     def _stream_copy(
-        self, conn: Any, unit: Unit, select_list: str, options: str, stop: threading.Event,
+        self,
+        conn: Any,
+        unit: Unit,
+        select_list: str,
+        options: str,
+        stop: threading.Event,
         convert: Callable[[bytes], bytes] | None,
     ) -> Iterator[bytes]:
         """``COPY (SELECT select_list ...) TO STDOUT WITH (options)`` read straight from libpq

@@ -40,10 +40,29 @@ def _date_text(v: Any) -> Any:
     if type(v) is not str or not is_date_text(v):
         raise DataError("not a valid date/time value", value=v)
     return v
-# Kinds whose canonical JSON value (a string, or an integer number) is PostgreSQL's input text.
-_PASS_KINDS = frozenset({"char", "varchar", "text", "enum", "uuid", "inet", "macaddr", "xml", "opaque", "range",
-                         "interval", "time", "decimal", "money", "integer", "year"})
 
+
+# Kinds whose canonical JSON value (a string, or an integer number) is PostgreSQL's input text.
+_PASS_KINDS = frozenset(
+    {
+        "char",
+        "varchar",
+        "text",
+        "enum",
+        "uuid",
+        "inet",
+        "macaddr",
+        "xml",
+        "opaque",
+        "range",
+        "interval",
+        "time",
+        "decimal",
+        "money",
+        "integer",
+        "year",
+    }
+)
 
 
 _BOOL = {True: "1", False: "0"}  # a JSON boolean in an integer column
@@ -53,6 +72,7 @@ _COPY_SPECIALS = "\\\t\n\r"
 def _quote(ident: str) -> str:
     """An always-quoted identifier."""
     return '"' + ident.replace('"', '""') + '"'
+
 
 def _is_zero_date(v: str) -> bool:
     return v.startswith("0000-") or v[4:8] == "-00-" or v[7:10] == "-00"
@@ -67,7 +87,11 @@ def _array_literal(v: Any) -> str:
         elif isinstance(x, list):
             parts.append(_array_literal(x))
         else:
-            text = x if isinstance(x, str) else (orjson.dumps(x).decode() if not isinstance(x, bool) else ("t" if x else "f"))
+            text = (
+                x
+                if isinstance(x, str)
+                else (orjson.dumps(x).decode() if not isinstance(x, bool) else ("t" if x else "f"))
+            )
             parts.append('"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"')
     return "{" + ",".join(parts) + "}"
 
@@ -165,9 +189,13 @@ class PostgreSQLLoad:
             if getattr(e, "sqlstate", None) != "0A000":
                 raise
             diag = getattr(e, "diag", None)
-            detail = " ".join(x for x in (getattr(diag, "message_primary", None), getattr(diag, "message_detail", None)) if x)
-            raise UsageError(f"--if-exists truncate: {detail or str(e).strip().splitlines()[0]}",
-                             hint="include the referencing tables in the import, or use --if-exists replace") from None
+            detail = " ".join(
+                x for x in (getattr(diag, "message_primary", None), getattr(diag, "message_detail", None)) if x
+            )
+            raise UsageError(
+                f"--if-exists truncate: {detail or str(e).strip().splitlines()[0]}",
+                hint="include the referencing tables in the import, or use --if-exists replace",
+            ) from None
 
     def load_drop(self, conn: Any, schema: str | None, table: str) -> None:
         conn.execute(f"DROP TABLE IF EXISTS {self._name(schema, table)} CASCADE")
@@ -177,8 +205,11 @@ class PostgreSQLLoad:
 
     def load_not_null_columns(self, conn: Any, schema: str | None, table: str) -> set[str]:
         """The table's NOT NULL columns (as created on the target)."""
-        rows = conn.execute("SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 "
-                            "AND attnotnull AND NOT attisdropped", (self._name(schema, table),)).fetchall()
+        rows = conn.execute(
+            "SELECT attname FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 "
+            "AND attnotnull AND NOT attisdropped",
+            (self._name(schema, table),),
+        ).fetchall()
         return {r[0] for r in rows}
 
     def load_collations(self, conn: Any, schema: str | None, table: str) -> dict[str, str]:
@@ -294,12 +325,15 @@ class PostgreSQLLoad:
         out = []
         width = len(rows[0]) - 1 if rows else 0
         for row in rows:
-            line = "\t".join(["\\N" if v is None else v if type(v) is str else _BOOL[v] if type(v) is bool
-                              else str(v) for v in row])
+            line = "\t".join(
+                ["\\N" if v is None else v if type(v) is str else _BOOL[v] if type(v) is bool else str(v) for v in row]
+            )
             # Each NULL marker holds exactly one backslash: any other backslash, tab or line break
             # inside a value sends the row through the escaping path.
-            if (line.count("\t") != width or line.count("\\") != row.count(None) or "\n" in line or "\r" in line):
-                line = "\t".join(["\\N" if v is None else (v if type(v) is str else _text(v)).translate(esc) for v in row])
+            if line.count("\t") != width or line.count("\\") != row.count(None) or "\n" in line or "\r" in line:
+                line = "\t".join(
+                    ["\\N" if v is None else (v if type(v) is str else _text(v)).translate(esc) for v in row]
+                )
             out.append(line)
         out.append("")
         return "\n".join(out).encode()
@@ -381,13 +415,18 @@ class PostgreSQLLoad:
         return col, None
 
     # -- verify ---------------------------------------------------------------------------------
-    def verify_select(self, conn: Any, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Iterator[tuple[Any, ...]]:
+    def verify_select(
+        self, conn: Any, tp: TablePlan, part: tuple[str, int, int] | None = None
+    ) -> Iterator[tuple[Any, ...]]:
         """The target rows of ``tp.verify_columns`` (temporal, json and interval columns as text);
         ``part`` = (integer key column, k, n): only the rows whose key is k modulo n."""
         exprs = []
         for src, name, tgt in tp.verify_columns:
             q = _quote(name)
-            if tgt.kind in ("date", "time", "timestamp", "interval", "json", "range") or src.type.kind in ("interval", "range"):
+            if tgt.kind in ("date", "time", "timestamp", "interval", "json", "range") or src.type.kind in (
+                "interval",
+                "range",
+            ):
                 exprs.append(f"{q}::text")
             elif tgt.kind == "money":
                 exprs.append(f"{q}::numeric")

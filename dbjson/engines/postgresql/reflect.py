@@ -398,9 +398,18 @@ _INTERVAL_FULL_PRECISION = 0xFFFF
 # Interval typmod range masks (bits of datetime.h: MONTH=1, YEAR=2, DAY=3, HOUR=10, MINUTE=11, SECOND=12).
 _Y, _MO, _D, _H, _MI, _S = 1 << 2, 1 << 1, 1 << 3, 1 << 10, 1 << 11, 1 << 12
 _INTERVAL_FIELDS = {
-    _Y: "YEAR", _MO: "MONTH", _D: "DAY", _H: "HOUR", _MI: "MINUTE", _S: "SECOND",
-    _Y | _MO: "YEAR TO MONTH", _D | _H: "DAY TO HOUR", _D | _H | _MI: "DAY TO MINUTE",
-    _D | _H | _MI | _S: "DAY TO SECOND", _H | _MI: "HOUR TO MINUTE", _H | _MI | _S: "HOUR TO SECOND",
+    _Y: "YEAR",
+    _MO: "MONTH",
+    _D: "DAY",
+    _H: "HOUR",
+    _MI: "MINUTE",
+    _S: "SECOND",
+    _Y | _MO: "YEAR TO MONTH",
+    _D | _H: "DAY TO HOUR",
+    _D | _H | _MI: "DAY TO MINUTE",
+    _D | _H | _MI | _S: "DAY TO SECOND",
+    _H | _MI: "HOUR TO MINUTE",
+    _H | _MI | _S: "HOUR TO SECOND",
     _MI | _S: "MINUTE TO SECOND",
 }
 
@@ -440,8 +449,9 @@ class _TypeMapper:
             base = self.standard(info.basetype, info.basetypmod)
             return m.replace(base, type_name=info.name, type_schema=info.schema)
         if info.typtype == "e":
-            return m.Type(kind="enum", values=self.enum_labels.get(oid, ()), type_name=info.name,
-                          type_schema=info.schema)
+            return m.Type(
+                kind="enum", values=self.enum_labels.get(oid, ()), type_name=info.name, type_schema=info.schema
+            )
         if info.typtype in ("r", "m"):
             return self._range(info)
         if info.schema != "pg_catalog":  # composite types, extension base types
@@ -451,8 +461,13 @@ class _TypeMapper:
     def _range(self, info: _TypeInfo) -> m.Type:
         sub = self.types.get(info.range_subtype or 0)
         user = info.schema != "pg_catalog"
-        return m.Type(kind="range", subtype=sub.display if sub else None, multi=info.multi,
-                      type_name=info.name if user else None, type_schema=info.schema if user else None)
+        return m.Type(
+            kind="range",
+            subtype=sub.display if sub else None,
+            multi=info.multi,
+            type_name=info.name if user else None,
+            type_schema=info.schema if user else None,
+        )
 
     @staticmethod
     def _builtin(name: str, typmod: int) -> m.Type:
@@ -611,8 +626,20 @@ _ARG_MODES = {"i": "IN", "o": "OUT", "b": "INOUT", "v": "VARIADIC", "t": "TABLE"
 _VOLATILITY = {"i": "immutable", "s": "stable", "v": "volatile"}
 _PARALLEL = {"s": "safe", "r": "restricted", "u": "unsafe"}
 _TRIGGER_ENABLED = {"O": None, "D": "disabled", "R": "replica", "A": "always"}
-_PRIVILEGE_ORDER = ("SELECT", "INSERT", "UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER",
-                    "USAGE", "CREATE", "EXECUTE", "TEMPORARY", "CONNECT")
+_PRIVILEGE_ORDER = (
+    "SELECT",
+    "INSERT",
+    "UPDATE",
+    "DELETE",
+    "TRUNCATE",
+    "REFERENCES",
+    "TRIGGER",
+    "USAGE",
+    "CREATE",
+    "EXECUTE",
+    "TEMPORARY",
+    "CONNECT",
+)
 _TG_ROW, _TG_BEFORE, _TG_INSERT, _TG_DELETE, _TG_UPDATE, _TG_TRUNCATE, _TG_INSTEAD = 1, 2, 4, 8, 16, 32, 64
 _TG_WHEN_RE = re.compile(r" WHEN \((.*)\) EXECUTE (?:FUNCTION|PROCEDURE) ", re.DOTALL)
 _TG_EXEC_RE = re.compile(r" (EXECUTE (?:FUNCTION|PROCEDURE) .*)$", re.DOTALL)
@@ -659,13 +686,21 @@ class PostgreSQLReflector:
             if options.grants:
                 users, public = _read_users(conn, cat, options)
         source = m.Source(
-            engine=ENGINE, server_version=version.split()[0], database=database, dumped_at=now_utc(),
+            engine=ENGINE,
+            server_version=version.split()[0],
+            database=database,
+            dumped_at=now_utc(),
             host=source_host(target.url),
         )
-        db_options = _pg_options({
-            "encoding": encoding, "collate": collate, "ctype": ctype,
-            "extensions": extensions, "public_grants": [m.to_dict(g) for g in public],
-        })
+        db_options = _pg_options(
+            {
+                "encoding": encoding,
+                "collate": collate,
+                "ctype": ctype,
+                "extensions": extensions,
+                "public_grants": [m.to_dict(g) for g in public],
+            }
+        )
         return m.Database(source=source, schemas=schemas, users=users, options=db_options)
 
 
@@ -711,8 +746,7 @@ def _select_schemas(conn: Any, options: Any) -> list[Row]:
     known = {r["name"] for r in rows}
     missing = [s for s in options.schemas if s not in known]
     if missing:
-        raise UsageError(f"schema not found: {', '.join(missing)}",
-                         hint="available: " + ", ".join(sorted(known)))
+        raise UsageError(f"schema not found: {', '.join(missing)}", hint="available: " + ", ".join(sorted(known)))
     return [r for r in rows if r["name"] in options.schemas]
 
 
@@ -723,9 +757,7 @@ def _read_catalog(conn: Any, options: Any) -> _Catalog:
     labels: dict[int, list[str]] = defaultdict(list)
     for r in _fetch(conn, Q_ENUM_LABELS):
         labels[r["typ"]].append(r["label"])
-    mapper = _TypeMapper(
-        {oid: _type_info(r) for oid, r in types.items()}, {k: tuple(v) for k, v in labels.items()}
-    )
+    mapper = _TypeMapper({oid: _type_info(r) for oid, r in types.items()}, {k: tuple(v) for k, v in labels.items()})
     columns: dict[int, list[Row]] = defaultdict(list)
     for r in _fetch(conn, Q_COLUMNS, params):
         columns[r["rel"]].append(r)
@@ -756,9 +788,17 @@ def _read_catalog(conn: Any, options: Any) -> _Catalog:
 
 def _type_info(r: Row) -> _TypeInfo:
     return _TypeInfo(
-        oid=r["oid"], schema=r["schema"], name=r["name"], typtype=r["typtype"], category=r["category"],
-        elem=r["elem"], basetype=r["basetype"], basetypmod=r["basetypmod"], display=r["display"],
-        range_subtype=r["range_subtype"], multi=r["multi"],
+        oid=r["oid"],
+        schema=r["schema"],
+        name=r["name"],
+        typtype=r["typtype"],
+        category=r["category"],
+        elem=r["elem"],
+        basetype=r["basetype"],
+        basetypmod=r["basetypmod"],
+        display=r["display"],
+        range_subtype=r["range_subtype"],
+        multi=r["multi"],
     )
 
 
@@ -802,8 +842,7 @@ class _Assembler:
         self.cat = cat
         self.nsp_names = {r["oid"]: r["name"] for r in cat.schemas}
         self.kept: dict[int, Row] = {
-            oid: r for oid, r in cat.relations.items()
-            if options.wants(self.nsp_names[r["nsp"]], r["name"])
+            oid: r for oid, r in cat.relations.items() if options.wants(self.nsp_names[r["nsp"]], r["name"])
         }
         self.serial_seqs = {  # sequences that are a column's serial (even when its table is not kept)
             c["owned_seq"] for cols in cat.columns.values() for c in cols if self._is_serial(c)
@@ -818,9 +857,7 @@ class _Assembler:
 
     # -- schemas ----------------------------------------------------------------------------
     def schemas(self) -> Iterator[m.Schema]:
-        by_nsp: dict[int, dict[str, list[Any]]] = {
-            r["oid"]: defaultdict(list) for r in self.cat.schemas
-        }
+        by_nsp: dict[int, dict[str, list[Any]]] = {r["oid"]: defaultdict(list) for r in self.cat.schemas}
         for oid, rel in sorted(self.kept.items(), key=lambda kv: kv[1]["name"]):
             bucket = by_nsp[rel["nsp"]]
             if rel["kind"] in ("r", "p"):
@@ -865,8 +902,9 @@ class _Assembler:
                 continue
             bucket = by_nsp[t["nsp"]]
             if t["typtype"] == "e":
-                bucket["enums"].append(m.EnumType(name=t["name"], values=mapper.enum_labels.get(oid, ()),
-                                                  comment=t["comment"]))
+                bucket["enums"].append(
+                    m.EnumType(name=t["name"], values=mapper.enum_labels.get(oid, ()), comment=t["comment"])
+                )
             elif t["typtype"] == "d":
                 bucket["domains"].append(self.domain(oid, t))
             elif t["typtype"] == "c" and t["relid"]:
@@ -883,7 +921,8 @@ class _Assembler:
             name=rel["name"],
             columns=tuple(self.column(c, schema, inherited) for c in self.cat.columns.get(oid, [])),
             primary_key=m.PrimaryKey(name=pk["name"], columns=tuple(pk["columns"]), comment=pk["comment"])
-            if pk else None,
+            if pk
+            else None,
             uniques=tuple(self.unique(c) for c in cons if c["type"] == "u"),
             foreign_keys=tuple(self.foreign_key(c, schema) for c in cons if c["type"] == "f"),
             checks=tuple(self.check(c) for c in cons if c["type"] == "c" and c["islocal"]),
@@ -893,19 +932,24 @@ class _Assembler:
             partition_of=parents[0] if rel["is_partition"] else None,
             partition_bound=rel["bound"],
             inherits=tuple(parents) if inherited else (),
-            options=_pg_options({
-                "unlogged": rel["persistence"] == "u",
-                "with": _reloptions(rel["reloptions"]),
-                "tablespace": rel["tablespace"],
-                "access_method": rel["access_method"] if rel["access_method"] not in (None, "heap") else None,
-                "row_security": rel["row_security"],
-                "force_row_security": rel["force_row_security"],
-                "policies": [_policy(p) for p in self.cat.policies.get(oid, [])],
-                "replica_identity": _REPLICA_IDENTITY[rel["replica_identity"]],
-                "replica_identity_index": rel["replica_identity_index"] if rel["replica_identity"] == "i" else None,
-                "exclusions": [_compact({"name": c["name"], "definition": c["definition"], "comment": c["comment"]})
-                               for c in cons if c["type"] == "x"],
-            }),
+            options=_pg_options(
+                {
+                    "unlogged": rel["persistence"] == "u",
+                    "with": _reloptions(rel["reloptions"]),
+                    "tablespace": rel["tablespace"],
+                    "access_method": rel["access_method"] if rel["access_method"] not in (None, "heap") else None,
+                    "row_security": rel["row_security"],
+                    "force_row_security": rel["force_row_security"],
+                    "policies": [_policy(p) for p in self.cat.policies.get(oid, [])],
+                    "replica_identity": _REPLICA_IDENTITY[rel["replica_identity"]],
+                    "replica_identity_index": rel["replica_identity_index"] if rel["replica_identity"] == "i" else None,
+                    "exclusions": [
+                        _compact({"name": c["name"], "definition": c["definition"], "comment": c["comment"]})
+                        for c in cons
+                        if c["type"] == "x"
+                    ],
+                }
+            ),
             row_estimate=int(rel["reltuples"]) if rel["reltuples"] >= 0 else None,
         )
 
@@ -951,8 +995,14 @@ class _Assembler:
 
     def _sequence_identity(self, kind: str, seq: Row, *, always: bool) -> m.Identity:
         return m.Identity(
-            kind=kind, always=always, start=seq["start"], increment=seq["increment"],
-            min_value=seq["min_value"], max_value=seq["max_value"], cycle=seq["cycle"], cache=seq["cache"],
+            kind=kind,
+            always=always,
+            start=seq["start"],
+            increment=seq["increment"],
+            min_value=seq["min_value"],
+            max_value=seq["max_value"],
+            cycle=seq["cycle"],
+            cache=seq["cache"],
             next_value=_next_value(self.cat.seq_state.get(seq["oid"]), seq),
             sequence=seq["name"],
         )
@@ -960,26 +1010,40 @@ class _Assembler:
     @staticmethod
     def unique(c: Row) -> m.UniqueConstraint:
         return m.UniqueConstraint(
-            name=c["name"], columns=tuple(c["columns"]), nulls_not_distinct=c["nulls_not_distinct"],
-            deferrable=c["deferrable"], initially_deferred=c["deferred"], comment=c["comment"],
+            name=c["name"],
+            columns=tuple(c["columns"]),
+            nulls_not_distinct=c["nulls_not_distinct"],
+            deferrable=c["deferrable"],
+            initially_deferred=c["deferred"],
+            comment=c["comment"],
         )
 
     @staticmethod
     def foreign_key(c: Row, schema: str) -> m.ForeignKey:
         return m.ForeignKey(
-            name=c["name"], columns=tuple(c["columns"]), ref_table=c["ref_table"],
+            name=c["name"],
+            columns=tuple(c["columns"]),
+            ref_table=c["ref_table"],
             ref_columns=tuple(c["ref_columns"]),
             ref_schema=c["ref_schema"] if c["ref_schema"] != schema else None,
-            on_update=_FK_ACTIONS[c["on_update"]], on_delete=_FK_ACTIONS[c["on_delete"]],
-            match=_FK_MATCH[c["match"]], deferrable=c["deferrable"], initially_deferred=c["deferred"],
-            enforced=c["validated"], comment=c["comment"],
+            on_update=_FK_ACTIONS[c["on_update"]],
+            on_delete=_FK_ACTIONS[c["on_delete"]],
+            match=_FK_MATCH[c["match"]],
+            deferrable=c["deferrable"],
+            initially_deferred=c["deferred"],
+            enforced=c["validated"],
+            comment=c["comment"],
         )
 
     @staticmethod
     def check(c: Row) -> m.Check:
         return m.Check(
-            name=c["name"], expression=check_expression(c["definition"]), dialect=ENGINE,
-            enforced=c["validated"], comment=c["comment"], options=_pg_options({"no_inherit": c["noinherit"]}),
+            name=c["name"],
+            expression=check_expression(c["definition"]),
+            dialect=ENGINE,
+            enforced=c["validated"],
+            comment=c["comment"],
+            options=_pg_options({"no_inherit": c["noinherit"]}),
         )
 
     @staticmethod
@@ -988,13 +1052,22 @@ class _Assembler:
         parts = tuple(_index_part(i, k) for k in range(nkey))
         expressive = i["predicate"] is not None or any(p.expression for p in parts)
         return m.Index(
-            name=i["name"], parts=parts, unique=i["unique"], kind=i["method"], where=i["predicate"],
-            include=tuple(i["columns"][nkey:]), nulls_not_distinct=i["nulls_not_distinct"],
-            comment=i["comment"], dialect=ENGINE if expressive else None,
-            options=_pg_options({
-                "with": _reloptions(i["reloptions"]), "tablespace": i["tablespace"],
-                "invalid": not i["valid"],
-            }),
+            name=i["name"],
+            parts=parts,
+            unique=i["unique"],
+            kind=i["method"],
+            where=i["predicate"],
+            include=tuple(i["columns"][nkey:]),
+            nulls_not_distinct=i["nulls_not_distinct"],
+            comment=i["comment"],
+            dialect=ENGINE if expressive else None,
+            options=_pg_options(
+                {
+                    "with": _reloptions(i["reloptions"]),
+                    "tablespace": i["tablespace"],
+                    "invalid": not i["valid"],
+                }
+            ),
         )
 
     # -- views and other objects ------------------------------------------------------------
@@ -1011,19 +1084,29 @@ class _Assembler:
             columns=tuple(c["name"] for c in self.cat.columns.get(oid, [])),
             comment=rel["comment"],
             indexes=tuple(self.index(i) for i in self.cat.indexes.get(oid, [])),
-            options=_pg_options({
-                "with": opts, "tablespace": rel["tablespace"],
-                "with_no_data": materialized and not rel["populated"],
-            }),
+            options=_pg_options(
+                {
+                    "with": opts,
+                    "tablespace": rel["tablespace"],
+                    "with_no_data": materialized and not rel["populated"],
+                }
+            ),
         )
 
     def sequence(self, s: Row) -> m.Sequence:
         owned = f"{s['owner_table']}.{s['owner_column']}" if s["owner_table"] else None
         return m.Sequence(
-            name=s["name"], data_type=s["data_type"], start=s["start"], increment=s["increment"],
-            min_value=s["min_value"], max_value=s["max_value"], cycle=s["cycle"], cache=s["cache"],
+            name=s["name"],
+            data_type=s["data_type"],
+            start=s["start"],
+            increment=s["increment"],
+            min_value=s["min_value"],
+            max_value=s["max_value"],
+            cycle=s["cycle"],
+            cache=s["cache"],
             next_value=_next_value(self.cat.seq_state.get(s["oid"]), s),
-            owned_by=owned, comment=s["comment"],
+            owned_by=owned,
+            comment=s["comment"],
         )
 
     def domain(self, oid: int, t: Row) -> m.Domain:
@@ -1040,8 +1123,11 @@ class _Assembler:
 
     def composite(self, t: Row) -> m.CompositeType:
         fields = tuple(
-            m.CompositeField(name=c["name"], type=self.cat.mapper.standard(c["typid"], c["typmod"], c["ndims"]),
-                             native=m.NativeType(engine=ENGINE, raw=c["raw"]))
+            m.CompositeField(
+                name=c["name"],
+                type=self.cat.mapper.standard(c["typid"], c["typmod"], c["ndims"]),
+                native=m.NativeType(engine=ENGINE, raw=c["raw"]),
+            )
             for c in self.cat.columns.get(t["relid"], [])
         )
         return m.CompositeType(name=t["name"], fields=fields, comment=t["comment"])
@@ -1061,40 +1147,60 @@ class _Assembler:
             security="DEFINER" if r["security_definer"] else "INVOKER",
             comment=r["comment"],
             signature=r["signature"],
-            options=_pg_options({
-                "volatility": _VOLATILITY[r["volatility"]],
-                "strict": r["strict"], "leakproof": r["leakproof"],
-                "parallel": _PARALLEL[r["parallel"]] if r["parallel"] != "u" else None,
-                "cost": r["cost"] if r["cost"] != _default_cost(r["language"]) else None,
-                "rows": r["rows"] if r["rows"] and r["rows"] != _DEFAULT_SET_ROWS else None,
-                "config": r["config"],
-                **(_aggregate_options(r) if r["kind"] == "a" else {}),
-            }),
+            options=_pg_options(
+                {
+                    "volatility": _VOLATILITY[r["volatility"]],
+                    "strict": r["strict"],
+                    "leakproof": r["leakproof"],
+                    "parallel": _PARALLEL[r["parallel"]] if r["parallel"] != "u" else None,
+                    "cost": r["cost"] if r["cost"] != _default_cost(r["language"]) else None,
+                    "rows": r["rows"] if r["rows"] and r["rows"] != _DEFAULT_SET_ROWS else None,
+                    "config": r["config"],
+                    **(_aggregate_options(r) if r["kind"] == "a" else {}),
+                }
+            ),
         )
 
     def trigger(self, t: Row, rel: Row) -> m.Trigger:
         tgtype = t["type"]
-        events = [name for bit, name in ((_TG_INSERT, "INSERT"), (_TG_UPDATE, "UPDATE"),
-                                          (_TG_DELETE, "DELETE"), (_TG_TRUNCATE, "TRUNCATE")) if tgtype & bit]
+        events = [
+            name
+            for bit, name in (
+                (_TG_INSERT, "INSERT"),
+                (_TG_UPDATE, "UPDATE"),
+                (_TG_DELETE, "DELETE"),
+                (_TG_TRUNCATE, "TRUNCATE"),
+            )
+            if tgtype & bit
+        ]
         timing = "INSTEAD OF" if tgtype & _TG_INSTEAD else "BEFORE" if tgtype & _TG_BEFORE else "AFTER"
         definition: str = t["definition"]
         when = _TG_WHEN_RE.search(definition)
         execute = _TG_EXEC_RE.search(definition)
         schema = self.nsp_names[rel["nsp"]]
         return m.Trigger(
-            name=t["name"], table=rel["name"], timing=timing, events=tuple(events),
+            name=t["name"],
+            table=rel["name"],
+            timing=timing,
+            events=tuple(events),
             orientation="ROW" if tgtype & _TG_ROW else "STATEMENT",
             body=execute.group(1) if execute else "",
-            definition=definition, dialect=ENGINE, when=_unwrap(when.group(1)) if when else None,
+            definition=definition,
+            dialect=ENGINE,
+            when=_unwrap(when.group(1)) if when else None,
             comment=t["comment"],
-            options=_pg_options({
-                "function": _qualify_rel(t["fn_schema"], t["fn_name"], schema),
-                "update_columns": list(t["columns"]),
-                "enabled": _TRIGGER_ENABLED.get(t["enabled"]),
-                "constraint": t["is_constraint"], "deferrable": t["deferrable"],
-                "initially_deferred": t["deferred"],
-                "old_table": t["old_table"], "new_table": t["new_table"],
-            }),
+            options=_pg_options(
+                {
+                    "function": _qualify_rel(t["fn_schema"], t["fn_name"], schema),
+                    "update_columns": list(t["columns"]),
+                    "enabled": _TRIGGER_ENABLED.get(t["enabled"]),
+                    "constraint": t["is_constraint"],
+                    "deferrable": t["deferrable"],
+                    "initially_deferred": t["deferred"],
+                    "old_table": t["old_table"],
+                    "new_table": t["new_table"],
+                }
+            ),
         )
 
 
@@ -1108,15 +1214,23 @@ def _collation(c: Row) -> dict[str, Any]:
     if c["provider"] == "i":
         settings.append(f"locale = {_sql_string(c['locale'] or '')}")
     else:
-        settings += [f"lc_collate = {_sql_string(c['lc_collate'] or '')}",
-                     f"lc_ctype = {_sql_string(c['lc_ctype'] or '')}"]
+        settings += [
+            f"lc_collate = {_sql_string(c['lc_collate'] or '')}",
+            f"lc_ctype = {_sql_string(c['lc_ctype'] or '')}",
+        ]
     if not c["deterministic"]:
         settings.append("deterministic = false")
-    out = _compact({
-        "name": c["name"], "provider": provider, "locale": c["locale"], "lc_collate": c["lc_collate"],
-        "lc_ctype": c["lc_ctype"], "comment": c["comment"],
-        "definition": f"CREATE COLLATION {c['qualified']} ({', '.join(settings)})",
-    })
+    out = _compact(
+        {
+            "name": c["name"],
+            "provider": provider,
+            "locale": c["locale"],
+            "lc_collate": c["lc_collate"],
+            "lc_ctype": c["lc_ctype"],
+            "comment": c["comment"],
+            "definition": f"CREATE COLLATION {c['qualified']} ({', '.join(settings)})",
+        }
+    )
     out["deterministic"] = c["deterministic"]
     return out
 
@@ -1124,15 +1238,24 @@ def _collation(c: Row) -> dict[str, Any]:
 def _range_type(r: Row) -> dict[str, Any]:
     """A ``CREATE TYPE ... AS RANGE`` as a mapping with its definition."""
     settings = [f"SUBTYPE = {r['subtype']}"]
-    for key, clause in (("opclass", "SUBTYPE_OPCLASS"), ("collation", "COLLATION"), ("canonical", "CANONICAL"),
-                        ("subtype_diff", "SUBTYPE_DIFF")):
+    for key, clause in (
+        ("opclass", "SUBTYPE_OPCLASS"),
+        ("collation", "COLLATION"),
+        ("canonical", "CANONICAL"),
+        ("subtype_diff", "SUBTYPE_DIFF"),
+    ):
         if r[key]:
             settings.append(f"{clause} = {r[key]}")
     settings.append(f"MULTIRANGE_TYPE_NAME = {r['multirange']}")
-    return _compact({
-        "name": r["name"], "subtype": r["subtype"], "multirange": r["multirange"], "comment": r["comment"],
-        "definition": f"CREATE TYPE {r['qualified']} AS RANGE ({', '.join(settings)})",
-    })
+    return _compact(
+        {
+            "name": r["name"],
+            "subtype": r["subtype"],
+            "multirange": r["multirange"],
+            "comment": r["comment"],
+            "definition": f"CREATE TYPE {r['qualified']} AS RANGE ({', '.join(settings)})",
+        }
+    )
 
 
 def _sql_string(text: str) -> str:
@@ -1145,11 +1268,16 @@ _POLICY_COMMANDS = {"*": "ALL", "r": "SELECT", "a": "INSERT", "w": "UPDATE", "d"
 
 def _policy(p: Row) -> dict[str, Any]:
     """A row-level security policy (``CREATE POLICY``) as a plain mapping."""
-    return _compact({
-        "name": p["name"], "command": _POLICY_COMMANDS[p["command"]], "restrictive": not p["permissive"],
-        "roles": list(p["roles"]), "using": _unwrap(p["using"]) if p["using"] else None,
-        "with_check": _unwrap(p["with_check"]) if p["with_check"] else None,
-    })
+    return _compact(
+        {
+            "name": p["name"],
+            "command": _POLICY_COMMANDS[p["command"]],
+            "restrictive": not p["permissive"],
+            "roles": list(p["roles"]),
+            "using": _unwrap(p["using"]) if p["using"] else None,
+            "with_check": _unwrap(p["with_check"]) if p["with_check"] else None,
+        }
+    )
 
 
 def _unwrap(expr: str) -> str:
@@ -1210,10 +1338,11 @@ def _arguments(r: Row) -> tuple[m.Argument, ...]:
     names = r["argnames"] or [""] * len(types)
     defaults = split_top_level(r["argdefaults"]) if r["argdefaults"] else []
     inputs = [k for k, mode in enumerate(modes) if mode in ("i", "b", "v")]
-    default_of = dict(zip(inputs[len(inputs) - len(defaults):], defaults))
+    default_of = dict(zip(inputs[len(inputs) - len(defaults) :], defaults))
     return tuple(
         m.Argument(name=names[k] or None, native=types[k], mode=_ARG_MODES[modes[k]], default=default_of.get(k))
-        for k in range(len(types)) if modes[k] != "t"  # RETURNS TABLE columns are part of ``returns``
+        for k in range(len(types))
+        if modes[k] != "t"  # RETURNS TABLE columns are part of ``returns``
     )
 
 
@@ -1243,8 +1372,11 @@ def _aggregate_definition(r: Row) -> str:
 
 def _aggregate_options(r: Row) -> dict[str, Any]:
     return {
-        "sfunc": r["agg_sfunc"], "stype": r["agg_stype"], "finalfunc": r["agg_finalfunc"],
-        "combinefunc": r["agg_combinefunc"], "initcond": r["agg_initcond"],
+        "sfunc": r["agg_sfunc"],
+        "stype": r["agg_stype"],
+        "finalfunc": r["agg_finalfunc"],
+        "combinefunc": r["agg_combinefunc"],
+        "initcond": r["agg_initcond"],
         "aggkind": r["agg_kind"] if r["agg_kind"] != "n" else None,
     }
 
@@ -1260,16 +1392,28 @@ def _read_users(conn: Any, cat: _Catalog, options: Any) -> tuple[tuple[m.User, .
         grants[g.grantee if g.grantee != "PUBLIC" else None].append(g)
     users = []
     for r in _fetch(conn, Q_ROLES):
-        users.append(m.User(
-            name=r["name"], can_login=r["login"], superuser=r["superuser"], member_of=tuple(r["member_of"]),
-            grants=tuple(grants.get(r["name"], ())),
-            options=_pg_options({
-                "createdb": r["createdb"], "createrole": r["createrole"], "replication": r["replication"],
-                "bypassrls": r["bypassrls"], "noinherit": not r["inherit"],
-                "connection_limit": r["connlimit"] if r["connlimit"] != -1 else None,
-                "valid_until": r["valid_until"], "config": r["config"], "comment": r["comment"],
-            }),
-        ))
+        users.append(
+            m.User(
+                name=r["name"],
+                can_login=r["login"],
+                superuser=r["superuser"],
+                member_of=tuple(r["member_of"]),
+                grants=tuple(grants.get(r["name"], ())),
+                options=_pg_options(
+                    {
+                        "createdb": r["createdb"],
+                        "createrole": r["createrole"],
+                        "replication": r["replication"],
+                        "bypassrls": r["bypassrls"],
+                        "noinherit": not r["inherit"],
+                        "connection_limit": r["connlimit"] if r["connlimit"] != -1 else None,
+                        "valid_until": r["valid_until"],
+                        "config": r["config"],
+                        "comment": r["comment"],
+                    }
+                ),
+            )
+        )
     return tuple(users), grants.get(None, [])
 
 
@@ -1288,8 +1432,10 @@ def _grants(rows: list[Row], nsp_names: dict[int, str], options: Any) -> list[m.
         else:
             whole[(obj, grantee, r["grantable"])].add(r["privilege"])
     out = [_grant(obj, grantee, grantable, _ordered(privs), ()) for (obj, grantee, grantable), privs in whole.items()]
-    out += [_grant(obj, grantee, grantable, (priv,), tuple(sorted(cols)))
-            for (obj, grantee, grantable, priv), cols in columns.items()]
+    out += [
+        _grant(obj, grantee, grantable, (priv,), tuple(sorted(cols)))
+        for (obj, grantee, grantable, priv), cols in columns.items()
+    ]
     return sorted(out, key=lambda g: (g.grantee, g.on, g.columns, g.privileges, g.grantable))
 
 
@@ -1301,8 +1447,9 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _grant(obj: tuple[Any, ...], grantee: str, grantable: bool, privileges: tuple[str, ...],
-           columns: tuple[str, ...]) -> m.Grant:
+def _grant(
+    obj: tuple[Any, ...], grantee: str, grantable: bool, privileges: tuple[str, ...], columns: tuple[str, ...]
+) -> m.Grant:
     objtype, schema, name, signature = obj
     if objtype in ("SCHEMA", "DATABASE"):
         on, target = f"{objtype} {name}", f"{objtype} {_quote(name)}"
@@ -1315,5 +1462,6 @@ def _grant(obj: tuple[Any, ...], grantee: str, grantable: bool, privileges: tupl
     statement = f"GRANT {', '.join(privileges)}{cols} ON {target} TO {who}"
     if grantable:
         statement += " WITH GRANT OPTION"
-    return m.Grant(privileges=privileges, on=on, grantee=grantee, grantable=grantable, statement=statement,
-                   columns=columns)
+    return m.Grant(
+        privileges=privileges, on=on, grantee=grantee, grantable=grantable, statement=statement, columns=columns
+    )

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..base import Engine
+from .ddl import SQLiteDDL
 from .export import SQLiteExport
 from .load import SQLiteLoad
-from .ddl import SQLiteDDL
 from .reflect import SQLiteReflector
 
 

@@ -14,14 +14,23 @@ class SQLiteDDL(BaseDDL):
     """SQLite rendering of the DDL plan."""
 
     def ddl_nulls_order(self, ctx: Context, nulls: str, path: str) -> str:
-        ctx.report.add(f"{path}/nulls", f"NULLS {nulls.upper()} dropped (not allowed in SQLite indexes)", "nulls-order", "approximation")
+        ctx.report.add(
+            f"{path}/nulls",
+            f"NULLS {nulls.upper()} dropped (not allowed in SQLite indexes)",
+            "nulls-order",
+            "approximation",
+        )
         return ""
 
     def ddl_view_sql(self, ctx: Context, view: m.View, qname: str, cols: str, body: str, path: str) -> str:
         if view.check_option:
-            ctx.report.add(f"{path}/check_option", "WITH CHECK OPTION dropped (SQLite views are read-only)", "check-option-dropped")
+            ctx.report.add(
+                f"{path}/check_option", "WITH CHECK OPTION dropped (SQLite views are read-only)", "check-option-dropped"
+            )
         if view.materialized:
-            ctx.report.add(f"{path}/materialized", "materialized view created as a plain view", "matview-plain", "approximation")
+            ctx.report.add(
+                f"{path}/materialized", "materialized view created as a plain view", "matview-plain", "approximation"
+            )
         return f"CREATE VIEW {qname}{cols} AS {body}"
 
     def ddl_identity(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> list[Statement]:
@@ -30,7 +39,11 @@ class SQLiteDDL(BaseDDL):
         pk = t.table.primary_key
         sole = pk is not None and tuple(pk.columns) == (col.name,)
         if not sole or col.type.kind not in ("integer", "decimal"):
-            ctx.report.add(f"{path}/identity", "identity dropped (SQLite auto-increments only an INTEGER PRIMARY KEY)", "identity-dropped")
+            ctx.report.add(
+                f"{path}/identity",
+                "identity dropped (SQLite auto-increments only an INTEGER PRIMARY KEY)",
+                "identity-dropped",
+            )
             return []
         if ctx.same and ident.kind != "autoincrement":
             return []  # an INTEGER PRIMARY KEY (rowid alias): the table's PRIMARY KEY clause keeps it
@@ -43,15 +56,27 @@ class SQLiteDDL(BaseDDL):
         seq = ident.next_value - 1
         return [
             Statement(f"DELETE FROM sqlite_sequence WHERE name = {name} AND seq < {seq}", "restart", t.qname, t.qname),
-            Statement(f"INSERT INTO sqlite_sequence (name, seq) SELECT {name}, {seq} WHERE NOT EXISTS "
-                      f"(SELECT 1 FROM sqlite_sequence WHERE name = {name})", "restart", t.qname, t.qname),
+            Statement(
+                f"INSERT INTO sqlite_sequence (name, seq) SELECT {name}, {seq} WHERE NOT EXISTS "
+                f"(SELECT 1 FROM sqlite_sequence WHERE name = {name})",
+                "restart",
+                t.qname,
+                t.qname,
+            ),
         ]
 
-    def ddl_column_parts(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> tuple[ColumnParts, list[Statement], list[Statement]]:
+    def ddl_column_parts(
+        self, ctx: Context, t: TableInfo, col: m.Column, path: str
+    ) -> tuple[ColumnParts, list[Statement], list[Statement]]:
         parts, post, restarts = super().ddl_column_parts(ctx, t, col, path)
         pk = t.table.primary_key
-        if (ctx.same and col.identity is None and pk is not None and tuple(pk.columns) == (col.name,)
-                and col.native.raw.upper() == "INTEGER"):
+        if (
+            ctx.same
+            and col.identity is None
+            and pk is not None
+            and tuple(pk.columns) == (col.name,)
+            and col.native.raw.upper() == "INTEGER"
+        ):
             # an INTEGER PRIMARY KEY that is not a rowid alias: only "PRIMARY KEY DESC" on the column does that
             head = f"CONSTRAINT {self.quote(pk.name)} " if pk.name else ""
             parts.primary_key = f"{head}PRIMARY KEY DESC"
@@ -71,7 +96,9 @@ class SQLiteDDL(BaseDDL):
                 out.append(Statement(f"PRAGMA user_version = {int(version)}", "pragma", "user_version"))
         return out
 
-    def ddl_on_update(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> list[Statement]:
+    def ddl_on_update(
+        self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str
+    ) -> list[Statement]:
         """MySQL ON UPDATE CURRENT_TIMESTAMP as an AFTER UPDATE trigger (same rule: only when
         another column changed and this one was not set)."""
         me = self.quote(t.col(col.name))
@@ -82,11 +109,17 @@ class SQLiteDDL(BaseDDL):
         now = "strftime('%Y-%m-%d %H:%M:%f', 'now')" if fsp else "CURRENT_TIMESTAMP"
         changed = " OR ".join(f"NEW.{c} IS NOT OLD.{c}" for c in others)
         name = f"{t.name}_{t.col(col.name)}_on_update"
-        sql = (f"CREATE TRIGGER {self.quote(name)} AFTER UPDATE ON {t.qname} FOR EACH ROW\n"
-               f"WHEN NEW.{me} IS OLD.{me} AND ({changed})\n"
-               f"BEGIN UPDATE {t.qname} SET {me} = {now} WHERE rowid = NEW.rowid; END")
-        ctx.report.add(f"{path}/on_update", "ON UPDATE CURRENT_TIMESTAMP emulated by an AFTER UPDATE trigger (UTC)",
-                       "on-update-trigger", "approximation")
+        sql = (
+            f"CREATE TRIGGER {self.quote(name)} AFTER UPDATE ON {t.qname} FOR EACH ROW\n"
+            f"WHEN NEW.{me} IS OLD.{me} AND ({changed})\n"
+            f"BEGIN UPDATE {t.qname} SET {me} = {now} WHERE rowid = NEW.rowid; END"
+        )
+        ctx.report.add(
+            f"{path}/on_update",
+            "ON UPDATE CURRENT_TIMESTAMP emulated by an AFTER UPDATE trigger (UTC)",
+            "on-update-trigger",
+            "approximation",
+        )
         return [Statement(sql, "trigger", self.quote(name), t.qname)]
 
     def ddl_pk_name(self, ctx: Context, t: TableInfo, pk: m.PrimaryKey, path: str) -> str | None:
@@ -95,7 +128,9 @@ class SQLiteDDL(BaseDDL):
     def ddl_bool(self, value: bool) -> str:
         return "1" if value else "0"
 
-    def ddl_collation(self, ctx: Context, t: TableInfo, col: m.Column, choice: Any, path: str) -> tuple[str | None, str | None]:
+    def ddl_collation(
+        self, ctx: Context, t: TableInfo, col: m.Column, choice: Any, path: str
+    ) -> tuple[str | None, str | None]:
         if ctx.same:
             return None, col.collation
         return super().ddl_collation(ctx, t, col, choice, path)
@@ -119,29 +154,47 @@ class SQLiteDDL(BaseDDL):
         return {self.quote(r[0]) for r in rows}
 
     # -- schema diff: ALTER rendering (dbjson diff --ddl) --------------------------------------------
-    def ddl_alter_column_sql(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, coldef: str,
-                             fields: set[str]) -> list[str]:
+    def ddl_alter_column_sql(
+        self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, coldef: str, fields: set[str]
+    ) -> list[str]:
         """SQLite's ALTER TABLE cannot change a column: unsupported (the table would need a rebuild)."""
-        raise UnsupportedError(f"SQLite cannot alter a column ({', '.join(sorted(fields))})", table=t.name, column=col.name,
-                               hint="SQLite changes a column only by rebuilding the table: create the new table, "
-                                    "copy the rows, drop the old one, rename")
+        raise UnsupportedError(
+            f"SQLite cannot alter a column ({', '.join(sorted(fields))})",
+            table=t.name,
+            column=col.name,
+            hint="SQLite changes a column only by rebuilding the table: create the new table, "
+            "copy the rows, drop the old one, rename",
+        )
 
     def ddl_add_constraint_sql(self, qtable: str, clause: str) -> str:
-        raise UnsupportedError(f"SQLite cannot add a constraint to an existing table ({clause})", table=qtable,
-                               hint="SQLite declares constraints in CREATE TABLE only: rebuild the table")
+        raise UnsupportedError(
+            f"SQLite cannot add a constraint to an existing table ({clause})",
+            table=qtable,
+            hint="SQLite declares constraints in CREATE TABLE only: rebuild the table",
+        )
 
     def ddl_drop_constraint_sql(self, qtable: str, kind: str, name: str | None) -> str:
-        raise UnsupportedError(f"SQLite cannot drop a {kind.replace('_', ' ')} ({name}) from an existing table",
-                               table=qtable, hint="SQLite declares constraints in CREATE TABLE only: rebuild the table")
+        raise UnsupportedError(
+            f"SQLite cannot drop a {kind.replace('_', ' ')} ({name}) from an existing table",
+            table=qtable,
+            hint="SQLite declares constraints in CREATE TABLE only: rebuild the table",
+        )
 
     def ddl_alters_in_place(self) -> bool:
         return False
 
-    def ddl_rebuild_table_sql(self, qtable: str, qtemp: str, name: str, create_sql: str, insert_columns: list[str],
-                              select_columns: list[str]) -> list[str]:
+    def ddl_rebuild_table_sql(
+        self, qtable: str, qtemp: str, name: str, create_sql: str, insert_columns: list[str], select_columns: list[str]
+    ) -> list[str]:
         """SQLite's table-rebuild recipe: create the new table, copy the rows, drop the old one, rename.
         ``legacy_alter_table`` keeps the rename from checking views that name the table meanwhile gone."""
         into = ", ".join(self.quote(c) for c in insert_columns)
         cols = ", ".join(self.quote(c) for c in select_columns)
-        return ["PRAGMA legacy_alter_table = ON", create_sql, f"INSERT INTO {qtemp} ({into}) SELECT {cols} FROM {qtable}",
-                f"DROP TABLE {qtable}", f"ALTER TABLE {qtemp} RENAME TO {self.quote(name)}", "PRAGMA legacy_alter_table = OFF"]
+        return [
+            "PRAGMA legacy_alter_table = ON",
+            create_sql,
+            f"INSERT INTO {qtemp} ({into}) SELECT {cols} FROM {qtable}",
+            f"DROP TABLE {qtable}",
+            f"ALTER TABLE {qtemp} RENAME TO {self.quote(name)}",
+            "PRAGMA legacy_alter_table = OFF",
+        ]

@@ -121,9 +121,13 @@ def _json_checks(table: m.Table) -> dict[str, Callable[[Any], Any]]:
                 try:
                     orjson.loads(v)
                 except orjson.JSONDecodeError as e:
-                    raise DataError(f"text that is not JSON in a JSON column ({e})", table=table.name,
-                                    column=_name, value=v,
-                                    hint="fix the value, or declare the column TEXT if it is not meant to hold JSON") from None
+                    raise DataError(
+                        f"text that is not JSON in a JSON column ({e})",
+                        table=table.name,
+                        column=_name,
+                        value=v,
+                        hint="fix the value, or declare the column TEXT if it is not meant to hold JSON",
+                    ) from None
             return v
 
         out[c.name] = check

@@ -26,19 +26,21 @@ if TYPE_CHECKING:
 _BATCH = 5000
 
 
-
 def _quote(ident: str) -> str:
     """An always-quoted identifier."""
     return '"' + ident.replace('"', '""') + '"'
 
+
 def _date_check(kind: str, zero_is_error: bool) -> Callable[[Any], Any]:
     """SQLite stores dates as text: the text must be a date (not any string), zero dates per policy."""
+
     def check(v: Any) -> Any:
         if type(v) is not str or not is_date_text(v):
             raise DataError(f"not a valid {kind} value", value=v)
         if zero_is_error and _is_zero_date(v):
             raise DataError("zero date (--zero-dates error)")
         return v
+
     return check
 
 
@@ -155,8 +157,10 @@ class SQLiteLoad:
             return f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
         inner = ", ".join(f"? AS {c}" for c in cols)
         targets = cols + [q(c) for c in tp.exprs]
-        return (f"INSERT INTO {table} ({', '.join(targets)}) SELECT {', '.join(cols)}, {', '.join(tp.exprs.values())} "
-                f"FROM (SELECT {inner})")
+        return (
+            f"INSERT INTO {table} ({', '.join(targets)}) SELECT {', '.join(cols)}, {', '.join(tp.exprs.values())} "
+            f"FROM (SELECT {inner})"
+        )
 
     def load_unit(self, conn: Any, tp: TablePlan, rows: Iterator[tuple[Any, ...]]) -> int:
         sql = self._insert_sql(tp)

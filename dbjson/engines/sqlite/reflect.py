@@ -138,8 +138,19 @@ def strip_parens(text: str) -> str:
 # CREATE TABLE parsing
 # ---------------------------------------------------------------------------------------------
 
-_COLUMN_CONSTRAINT_START = ("CONSTRAINT", "PRIMARY", "NOT", "NULL", "UNIQUE", "CHECK", "DEFAULT", "COLLATE",
-                            "REFERENCES", "GENERATED", "AS")
+_COLUMN_CONSTRAINT_START = (
+    "CONSTRAINT",
+    "PRIMARY",
+    "NOT",
+    "NULL",
+    "UNIQUE",
+    "CHECK",
+    "DEFAULT",
+    "COLLATE",
+    "REFERENCES",
+    "GENERATED",
+    "AS",
+)
 
 
 @dataclass
@@ -276,18 +287,36 @@ def _column_def(sql: str, item: list[Token], out: ParsedTable) -> None:
 
 _TYPE_RE = re.compile(r"^\s*([A-Za-z_][\w ]*?)\s*(?:\(\s*([+-]?\d+)\s*(?:,\s*([+-]?\d+)\s*)?\))?\s*$")
 _INT_BITS = {"TINYINT": 8, "INT1": 8, "SMALLINT": 16, "INT2": 16, "MEDIUMINT": 24, "INT3": 24}
-_VARCHAR = {"VARCHAR", "CHARACTER VARYING", "CHAR VARYING", "NVARCHAR", "VARYING CHARACTER",
-            "NATIONAL VARYING CHARACTER", "NATIONAL CHARACTER VARYING", "NCHAR VARYING", "VARCHAR2", "NVARCHAR2"}
+_VARCHAR = {
+    "VARCHAR",
+    "CHARACTER VARYING",
+    "CHAR VARYING",
+    "NVARCHAR",
+    "VARYING CHARACTER",
+    "NATIONAL VARYING CHARACTER",
+    "NATIONAL CHARACTER VARYING",
+    "NCHAR VARYING",
+    "VARCHAR2",
+    "NVARCHAR2",
+}
 _CHAR = {"CHAR", "CHARACTER", "NCHAR", "NATIVE CHARACTER", "NATIONAL CHARACTER", "NATIONAL CHAR"}
 _FLOAT = {"REAL", "DOUBLE", "DOUBLE PRECISION", "FLOAT", "FLOAT8"}
 _SIMPLE = {
-    "BOOLEAN": m.Type(kind="boolean"), "BOOL": m.Type(kind="boolean"),
-    "TEXT": m.Type(kind="text"), "CLOB": m.Type(kind="text"), "NTEXT": m.Type(kind="text"),
-    "BLOB": m.Type(kind="blob"), "DATE": m.Type(kind="date"),
-    "JSON": m.Type(kind="json"), "UUID": m.Type(kind="uuid"), "XML": m.Type(kind="xml"),
+    "BOOLEAN": m.Type(kind="boolean"),
+    "BOOL": m.Type(kind="boolean"),
+    "TEXT": m.Type(kind="text"),
+    "CLOB": m.Type(kind="text"),
+    "NTEXT": m.Type(kind="text"),
+    "BLOB": m.Type(kind="blob"),
+    "DATE": m.Type(kind="date"),
+    "JSON": m.Type(kind="json"),
+    "UUID": m.Type(kind="uuid"),
+    "XML": m.Type(kind="xml"),
     "FLOAT4": m.Type(kind="float", bits=32),
     # other engines' spellings met in real SQLite files (the jOOQ Sakila port: picture bytea)
-    "BYTEA": m.Type(kind="blob"), "BINARY": m.Type(kind="blob"), "VARBINARY": m.Type(kind="blob"),
+    "BYTEA": m.Type(kind="blob"),
+    "BINARY": m.Type(kind="blob"),
+    "VARBINARY": m.Type(kind="blob"),
     "YEAR": m.Type(kind="year"),
 }
 
@@ -342,8 +371,7 @@ def _by_affinity(declared: str) -> m.Type:
 
 
 _NUMBER_RE = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
-_FUNCTIONS = {"CURRENT_TIMESTAMP": "current_timestamp", "CURRENT_DATE": "current_date",
-              "CURRENT_TIME": "current_time"}
+_FUNCTIONS = {"CURRENT_TIMESTAMP": "current_timestamp", "CURRENT_DATE": "current_date", "CURRENT_TIME": "current_time"}
 
 
 def parse_default(text: str | None) -> m.Default | None:
@@ -478,11 +506,11 @@ class SQLiteReflector:
             schema = self._schema(conn, options)
             version = conn.execute("SELECT sqlite_version()").fetchone()[0]
         except sqlite3.DatabaseError as e:
-            raise ConnectionFailed(f"cannot read the SQLite database: {e}", file=target.database,
-                                   hint="is this an SQLite 3 database file?") from None
+            raise ConnectionFailed(
+                f"cannot read the SQLite database: {e}", file=target.database, hint="is this an SQLite 3 database file?"
+            ) from None
         path = target.database or ""
-        source = m.Source(engine=ENGINE, server_version=version, database=_database_name(path),
-                          dumped_at=now_utc())
+        source = m.Source(engine=ENGINE, server_version=version, database=_database_name(path), dumped_at=now_utc())
         return m.Database(source=source, schemas=(schema,))
 
     # -- schema ------------------------------------------------------------------------------
@@ -501,8 +529,13 @@ class SQLiteReflector:
                 views.append(self._view(name, sql))
             elif kind == "trigger":
                 triggers.append(self._trigger(name, tbl_name, sql))
-        return m.Schema(name=SCHEMA, tables=tuple(tables), views=tuple(views), triggers=tuple(triggers),
-                        options=self._schema_options(conn))
+        return m.Schema(
+            name=SCHEMA,
+            tables=tuple(tables),
+            views=tuple(views),
+            triggers=tuple(triggers),
+            options=self._schema_options(conn),
+        )
 
     @staticmethod
     def _shadow_tables(conn: sqlite3.Connection) -> set[str]:
@@ -538,8 +571,16 @@ class SQLiteReflector:
         )
         if parsed.virtual is not None:
             return m.Table(name=name, columns=columns, options={ENGINE: {"virtual": parsed.virtual}})
-        names = _Names(iter([parsed.pk_name, *(u[0] for u in parsed.uniques), *(c[0] for c in parsed.checks),
-                             *(f.name for f in parsed.fks)]))
+        names = _Names(
+            iter(
+                [
+                    parsed.pk_name,
+                    *(u[0] for u in parsed.uniques),
+                    *(c[0] for c in parsed.checks),
+                    *(f.name for f in parsed.fks),
+                ]
+            )
+        )
         table_opts = {k: True for k, v in (("without_rowid", parsed.without_rowid), ("strict", parsed.strict)) if v}
         return m.Table(
             name=name,
@@ -574,8 +615,11 @@ class SQLiteReflector:
         pc = _pc(parsed, name)
         identity = None
         if rowid_alias:
-            identity = (m.Identity(kind="autoincrement", next_value=next_value) if pc.autoincrement
-                        else m.Identity(kind="rowid"))
+            identity = (
+                m.Identity(kind="autoincrement", next_value=next_value)
+                if pc.autoincrement
+                else m.Identity(kind="rowid")
+            )
         generated = None
         if hidden in (2, 3) and pc.generated is not None:
             generated = m.Generated(expression=pc.generated, stored=hidden == 3, dialect=ENGINE)
@@ -591,24 +635,27 @@ class SQLiteReflector:
             collation=pc.collation,
         )
 
-    def _uniques(self, conn: sqlite3.Connection, table: str, parsed: ParsedTable,
-                 names: _Names) -> tuple[m.UniqueConstraint, ...]:
+    def _uniques(
+        self, conn: sqlite3.Connection, table: str, parsed: ParsedTable, names: _Names
+    ) -> tuple[m.UniqueConstraint, ...]:
         declared = list(parsed.uniques)
         out = []
         for _seq, index, _unique, origin, _partial in conn.execute(f"PRAGMA main.index_list({_quote(table)})"):
             if origin != "u":
                 continue
             cols = tuple(r[2] for r in conn.execute(f"PRAGMA main.index_info({_quote(index)})"))
-            match = next((d for d in declared if tuple(c.lower() for c in d[1]) == tuple(c.lower() for c in cols)),
-                         None)
+            match = next(
+                (d for d in declared if tuple(c.lower() for c in d[1]) == tuple(c.lower() for c in cols)), None
+            )
             if match is not None:
                 declared.remove(match)
             name = match[0] if match and match[0] else names.make(table, cols, "key")
             out.append(m.UniqueConstraint(name=name, columns=cols))
         return tuple(sorted(out, key=lambda u: u.name))
 
-    def _foreign_keys(self, conn: sqlite3.Connection, table: str, parsed: ParsedTable,
-                      names: _Names) -> tuple[m.ForeignKey, ...]:
+    def _foreign_keys(
+        self, conn: sqlite3.Connection, table: str, parsed: ParsedTable, names: _Names
+    ) -> tuple[m.ForeignKey, ...]:
         groups: dict[int, list[Any]] = {}
         for row in conn.execute(f"PRAGMA main.foreign_key_list({_quote(table)})"):
             groups.setdefault(row[0], []).append(row)
@@ -620,18 +667,30 @@ class SQLiteReflector:
             ref_cols = tuple(r[4] for r in rows)
             if any(c is None for c in ref_cols):
                 ref_cols = self._primary_key(conn, ref_table)
-            match = next((d for d in declared if [c.lower() for c in d.columns] == [c.lower() for c in cols]
-                          and d.ref_table.lower() == rows[0][2].lower()), None)
+            match = next(
+                (
+                    d
+                    for d in declared
+                    if [c.lower() for c in d.columns] == [c.lower() for c in cols]
+                    and d.ref_table.lower() == rows[0][2].lower()
+                ),
+                None,
+            )
             if match is not None:
                 declared.remove(match)
-            out.append(m.ForeignKey(
-                name=match.name if match and match.name else names.make(table, cols, "fkey"),
-                columns=cols, ref_table=ref_table, ref_columns=ref_cols,
-                on_update=rows[0][5], on_delete=rows[0][6],
-                match=None if rows[0][7] == "NONE" else rows[0][7],
-                deferrable=bool(match and match.deferrable),
-                initially_deferred=bool(match and match.initially_deferred),
-            ))
+            out.append(
+                m.ForeignKey(
+                    name=match.name if match and match.name else names.make(table, cols, "fkey"),
+                    columns=cols,
+                    ref_table=ref_table,
+                    ref_columns=ref_cols,
+                    on_update=rows[0][5],
+                    on_delete=rows[0][6],
+                    match=None if rows[0][7] == "NONE" else rows[0][7],
+                    deferrable=bool(match and match.deferrable),
+                    initially_deferred=bool(match and match.initially_deferred),
+                )
+            )
         return tuple(sorted(out, key=lambda f: f.name))
 
     @staticmethod
@@ -650,8 +709,12 @@ class SQLiteReflector:
     @staticmethod
     def _checks(table: str, parsed: ParsedTable, names: _Names) -> tuple[m.Check, ...]:
         out = [
-            m.Check(name=name or names.make(table, [column] if column else [], "check"), expression=expr,
-                    dialect=ENGINE, column=column)
+            m.Check(
+                name=name or names.make(table, [column] if column else [], "check"),
+                expression=expr,
+                dialect=ENGINE,
+                column=column,
+            )
             for name, expr, column in parsed.checks
         ]
         return tuple(sorted(out, key=lambda c: c.name))
@@ -665,8 +728,11 @@ class SQLiteReflector:
             sql = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", (name,)).fetchone()[0]
             parts, where = parse_index(sql)
             has_sql = where is not None or any(p.expression for p in parts)
-            out.append(m.Index(name=name, parts=tuple(parts), unique=bool(unique), where=where,
-                               dialect=ENGINE if has_sql else None))
+            out.append(
+                m.Index(
+                    name=name, parts=tuple(parts), unique=bool(unique), where=where, dialect=ENGINE if has_sql else None
+                )
+            )
         return tuple(sorted(out, key=lambda i: i.name))
 
     # -- views and triggers -----------------------------------------------------------------
@@ -679,8 +745,17 @@ class SQLiteReflector:
     def _trigger(name: str, table: str, sql: str) -> m.Trigger:
         p = parse_trigger(sql)
         opts = {ENGINE: {"update_of": list(p.update_of)}} if p.update_of else {}
-        return m.Trigger(name=name, table=table, timing=p.timing, events=(p.event,), body=p.body, definition=sql,
-                         dialect=ENGINE, when=p.when, options=opts)
+        return m.Trigger(
+            name=name,
+            table=table,
+            timing=p.timing,
+            events=(p.event,),
+            body=p.body,
+            definition=sql,
+            dialect=ENGINE,
+            when=p.when,
+            options=opts,
+        )
 
 
 def _pc(parsed: ParsedTable, column: str) -> ParsedColumn:
