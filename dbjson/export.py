@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import errno
 import fnmatch
-import gzip
 import hashlib
 import math
 import os
@@ -29,25 +28,25 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Protocol
-
-import xxhash
+from typing import IO, Any
 
 from . import model as m
 from . import progress as ev
-from .codec import Checksum, encoder
 from .connect import Target, is_connection_problem, parse_url, raise_if_connection_error
 from .engines import detect_engine, get_engine
+from .engines.interface import ExportEngine, ExportUnit, ReflectOptions
 from .errors import Cancelled, DataError, DbjsonError, UnsupportedError, UsageError
-from .manifest import FileEntry, KeyRange, Manifest, SnapshotInfo, SourceInfo, TableEntry, write_manifest
-from .reflect import ReflectOptions, now_utc, source_host
+from .format.codec import Checksum, encoder
+from .format.datafiles import DataFileWriter, _Syncer
+from .format.manifest import FileEntry, KeyRange, Manifest, SourceInfo, TableEntry, write_manifest
+from .model import now_utc
+from .url import source_host
 
 COMPRESSIONS = {"none": "", "gzip": ".gz", "zstd": ".zst"}
 DEFAULT_CHUNK_ROWS = 1_000_000  # a unit of work when no --chunk-size is given
 SPLIT_MIN_ROWS = 100_000  # tables at least this big are split so every worker can help
 UNITS_PER_WORKER = 2  # a split table's units per worker thread
 _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO}
-BLOCK_BYTES = 1 << 18  # engines yield blocks of about this size
 PROGRESS_EVERY = 0.25  # seconds between RowsProgress events per worker
 PREFETCH_BLOCKS = 8  # blocks a worker's reader thread may run ahead of hashing and writing
 
@@ -55,149 +54,6 @@ PREFETCH_BLOCKS = 8  # blocks a worker's reader thread may run ahead of hashing 
 # ---------------------------------------------------------------------------------------------
 # Units of work
 # ---------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Unit:
-    """One slice of one table: ``lower <= key < upper`` over ``key_columns`` (None = unbounded)."""
-
-    schema: str
-    table: m.Table
-    index: int = 0  # position within the table's units
-    count: int = 1  # number of units of the table
-    key_columns: tuple[str, ...] = ()
-    lower: tuple[Any, ...] | None = None
-    upper: tuple[Any, ...] | None = None
-    rows_estimate: int = 0
-    where: str | None = None
-
-    @property
-    def qualified(self) -> str:
-        return f"{self.schema}.{self.table.name}"
-
-
-class SQLExportBase:
-    """Shared SQL for the export mixins: row counts, key bounds and range predicates.
-
-    Engines set ``mark`` (the driver's placeholder) and implement ``export_qualify`` and
-    ``_fetch`` (run a query, return all rows); ``quote`` comes from :class:`~dbjson.engines.Engine`.
-    """
-
-    mark = "%s"
-    quote_char = '"'
-
-    def _q(self, ident: str) -> str:
-        """A quoted identifier (the export's own, independent of the DDL mixin)."""
-        qc = self.quote_char
-        return qc + ident.replace(qc, qc + qc) + qc
-
-    def _lit(self, text: str) -> str:
-        """An SQL string literal."""
-        return "'" + text.replace("'", "''") + "'"
-
-    def export_connect(self, target: Target) -> Any:
-        """A new raw connection for a worker."""
-        return target.connect_raw()
-
-    def export_qualify(self, schema: str, table: m.Table) -> str:
-        return f"{self._q(schema)}.{self._q(table.name)}"
-
-    def export_current_schema(self, conn: Any) -> str | None:
-        """The schema an unqualified table name means on ``conn`` (MySQL/MariaDB: the connection's
-        database; SQLite overrides it)."""
-        rows = self._fetch(conn, "SELECT DATABASE()")
-        return str(rows[0][0]) if rows and rows[0][0] is not None else None
-
-    def _fetch(self, conn: Any, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
-
-    def _tuple(self, columns: Sequence[str]) -> str:
-        cols = ", ".join(self._q(c) for c in columns)
-        return f"({cols})" if len(columns) > 1 else cols
-
-    def export_conditions(self, unit: Unit, inline: Callable[[Any], str] | None = None) -> tuple[str, list[Any]]:
-        """The WHERE clause (with a leading `` WHERE``, or empty) and parameters of a unit.
-
-        With ``inline`` (value → SQL literal) the key bounds are written into the SQL instead.
-        """
-        conds: list[str] = []
-        params: list[Any] = []
-        for bound, op in ((unit.lower, ">="), (unit.upper, "<")):
-            if bound is None:
-                continue
-            if inline is not None:
-                values = [inline(v) for v in bound]
-            else:
-                values = [self.mark] * len(bound)
-                params.extend(bound)
-            rhs = f"({', '.join(values)})" if len(values) > 1 else values[0]
-            conds.append(f"{self._tuple(unit.key_columns)} {op} {rhs}")
-        if unit.where:
-            conds.append(f"({unit.where})")
-        return (" WHERE " + " AND ".join(conds) if conds else ""), params
-
-    def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None:
-        """The catalog's row estimate (statistics), or None when the engine has none."""
-        return None
-
-    def export_refresh(self, conn: Any) -> None:
-        """Release the locks a worker's snapshot transaction took so far, keeping its snapshot
-        (PostgreSQL: a new transaction on the exported snapshot); nothing on other engines."""
-
-    def export_count(self, conn: Any, schema: str, table: m.Table, where: str | None) -> int:
-        cond = f" WHERE ({where})" if where else ""
-        return int(self._fetch(conn, f"SELECT COUNT(*) FROM {self.export_qualify(schema, table)}{cond}")[0][0])
-
-    def export_key_bounds(
-        self, conn: Any, schema: str, table: m.Table, column: str, where: str | None
-    ) -> tuple[Any, Any]:
-        cond = f" WHERE ({where})" if where else ""
-        q = self._q(column)
-        row = self._fetch(conn, f"SELECT MIN({q}), MAX({q}) FROM {self.export_qualify(schema, table)}{cond}")[0]
-        return row[0], row[1]
-
-    def export_key_boundaries(
-        self, conn: Any, schema: str, table: m.Table, columns: Sequence[str], where: str | None, every: int, limit: int
-    ) -> list[tuple[Any, ...]]:
-        """Up to ``limit`` keys, every ``every`` rows in key order (the lower bounds of units 2..n)."""
-        cond = f" WHERE ({where})" if where else ""
-        cols = ", ".join(self._q(c) for c in columns)
-        src = self.export_qualify(schema, table)
-        out: list[tuple[Any, ...]] = []
-        for i in range(1, limit + 1):
-            rows = self._fetch(conn, f"SELECT {cols} FROM {src}{cond} ORDER BY {cols} LIMIT 1 OFFSET {i * every}")
-            if not rows:
-                break
-            out.append(tuple(rows[0]))
-        return sorted(set(out))
-
-
-class ExportEngine(Protocol):
-    """What an engine's export mixin provides (``engines/<family>/export.py``)."""
-
-    def export_session(self, conn: Any) -> None: ...
-
-    def export_snapshot(
-        self, coordinator: Any, workers: Sequence[Any], warn: Callable[[str], None]
-    ) -> SnapshotInfo: ...
-
-    def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None: ...
-
-    def export_refresh(self, conn: Any) -> None: ...
-
-    def export_count(self, conn: Any, schema: str, table: m.Table, where: str | None) -> int: ...
-
-    def export_key_bounds(
-        self, conn: Any, schema: str, table: m.Table, column: str, where: str | None
-    ) -> tuple[Any, Any]: ...
-
-    def export_key_boundaries(
-        self, conn: Any, schema: str, table: m.Table, columns: Sequence[str], where: str | None, every: int, limit: int
-    ) -> list[tuple[Any, ...]]: ...
-
-    def export_stream(self, conn: Any, unit: Unit, stop: threading.Event) -> Iterator[bytes]: ...
-
-    def export_abort(self, conn: Any) -> None: ...
 
 
 # ---------------------------------------------------------------------------------------------
@@ -288,129 +144,6 @@ def safe_names(tables: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
 # ---------------------------------------------------------------------------------------------
 
 
-class _HashingFile:
-    """A binary file wrapper that counts and XXH3-128-hashes the bytes written (the manifest's
-    ``xxh128``: about 15 GB/s, where SHA-256 took 0.11 s of CPU per 1M-row export)."""
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        self.raw = raw
-        self.digest = xxhash.xxh3_128()
-        self.size = 0
-
-    def write(self, data: bytes | bytearray | memoryview) -> int:
-        self.digest.update(data)
-        self.size += len(data)
-        return self.raw.write(data)
-
-    def flush(self) -> None:
-        self.raw.flush()
-
-    def writable(self) -> bool:
-        return True
-
-    def close(self) -> None:  # the owner closes the raw file
-        self.raw.flush()
-
-
-class DataFile:
-    """One data file being written: ``<path>.partial`` until :meth:`finish` renames it."""
-
-    def __init__(self, path: Path, compress: str) -> None:
-        self.path = path
-        self.partial = path.with_name(path.name + ".partial")
-        self._raw = open(self.partial, "wb")  # noqa: SIM115 - closed in finish/discard
-        self._hash = _HashingFile(self._raw)
-        self._out: Any
-        if compress == "gzip":
-            self._out = gzip.GzipFile(filename="", mode="wb", fileobj=self._hash, compresslevel=6, mtime=0)
-        elif compress == "zstd":
-            import zstandard
-
-            self._out = zstandard.ZstdCompressor(level=3).stream_writer(self._hash, closefd=False)  # type: ignore[arg-type]
-        else:
-            self._out = self._hash
-        self.checksum = Checksum()
-        self.plain_bytes = 0
-
-    def write_block(self, block: bytes) -> int:
-        """Write complete lines (each ending in ``\\n``); returns the number of rows."""
-        before = self.checksum.rows
-        self.checksum.add_block(block)
-        self._out.write(block)
-        self.plain_bytes += len(block)
-        return self.checksum.rows - before
-
-    def seal(self) -> tuple[int, str]:
-        """End the (compressed) stream and hand the bytes to the OS; returns (size in bytes,
-        XXH3-128 hex of the bytes). The file is still ``.partial``: :meth:`commit` follows."""
-        if self._out is not self._hash:
-            self._out.close()
-        self._raw.flush()
-        return self._hash.size, self._hash.digest.hexdigest()
-
-    def commit(self) -> None:
-        """On disk (fsync), then renamed into place: a data file never has its final name before
-        its bytes are durable."""
-        os.fsync(self._raw.fileno())
-        self._raw.close()
-        os.replace(self.partial, self.path)
-
-    def finish(self) -> tuple[int, str]:
-        """:meth:`seal` and :meth:`commit`; returns (size in bytes, XXH3-128 hex of the bytes)."""
-        sealed = self.seal()
-        self.commit()
-        return sealed
-
-    def discard(self) -> None:
-        try:
-            self._raw.close()
-        finally:
-            self.partial.unlink(missing_ok=True)
-
-
-class _Syncer:
-    """Makes sealed data files durable (:meth:`DataFile.commit`: fsync, rename) on a thread of its
-    own, so that a worker goes on with its next unit while the disk catches up (the fsyncs of a
-    1M-row export took 0.09-0.11 s, on the workers' path before). :meth:`drain` waits for every
-    file; the manifest is written only after it. After an error (``on_error`` is called: the
-    export stops), later files are discarded."""
-
-    def __init__(self, on_error: Callable[[], None]) -> None:
-        self._on_error = on_error
-        self._queue: queue.Queue[DataFile | None] = queue.Queue()
-        self._done = threading.Event()
-        self.error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="dbjson-export-sync", daemon=True)
-        self._thread.start()
-
-    def submit(self, f: DataFile) -> None:
-        self._queue.put(f)
-
-    def _run(self) -> None:
-        try:
-            while (f := self._queue.get()) is not None:
-                if self.error is not None:
-                    f.discard()
-                    continue
-                try:
-                    f.commit()
-                except BaseException as e:  # noqa: BLE001 - reported by drain()
-                    self.error = e
-                    f.discard()
-                    self._on_error()
-        finally:
-            self._done.set()
-
-    def drain(self) -> None:
-        """Wait until every submitted file is committed (or discarded after an error); raises the
-        first error. Waits on an event, not join() (see _run_workers)."""
-        self._queue.put(None)
-        while not self._done.wait(0.2):
-            pass
-        if self.error is not None:
-            raise self.error
-
-
 # ---------------------------------------------------------------------------------------------
 # The report
 # ---------------------------------------------------------------------------------------------
@@ -475,7 +208,7 @@ def plan_table(
     where: str | None,
     chunk_rows: int | None,
     threads: int,
-) -> list[Unit]:
+) -> list[ExportUnit]:
     """Split one table into units: integer-key ranges, key-order boundaries, or one unit.
 
     A big table (by the catalog's estimate, no ``where``) is planned from the estimate: an exact
@@ -494,13 +227,13 @@ def plan_table(
         n = max(n, min(threads * UNITS_PER_WORKER, math.ceil(rows / (SPLIT_MIN_ROWS // 2))))
     pk = table.primary_key.columns if table.primary_key else ()
     if n <= 1 or not pk:
-        return [Unit(schema, table, rows_estimate=rows, where=where, key_columns=tuple(pk))]
+        return [ExportUnit(schema, table, rows_estimate=rows, where=where, key_columns=tuple(pk))]
     ikey = _integer_key(table)
     bounds: list[tuple[Any, ...]]
     if ikey is not None:
         lo, hi = engine.export_key_bounds(conn, schema, table, ikey, where)
         if lo is None:
-            return [Unit(schema, table, rows_estimate=rows, where=where, key_columns=tuple(pk))]
+            return [ExportUnit(schema, table, rows_estimate=rows, where=where, key_columns=tuple(pk))]
         lo, hi = int(lo), int(hi)
         span = hi - lo + 1
         n = min(n, span)
@@ -512,7 +245,7 @@ def plan_table(
     units = []
     for i in range(len(edges) - 1):
         units.append(
-            Unit(
+            ExportUnit(
                 schema,
                 table,
                 index=i,
@@ -534,7 +267,7 @@ def plan_table(
 
 @dataclass
 class _FileResult:
-    unit: Unit
+    unit: ExportUnit
     part: int
     entry: FileEntry
     checksum: Checksum
@@ -558,7 +291,7 @@ class _Shared:
     syncer: _Syncer = field(init=False)  # started by _run_workers: commits the workers' sealed files
 
 
-def _file_path(shared: _Shared, unit: Unit, part: int) -> Path:
+def _file_path(shared: _Shared, unit: ExportUnit, part: int) -> Path:
     name = shared.names[(unit.schema, unit.table.name)]
     if unit.count > 1:
         name += f".{unit.index:04d}"
@@ -567,7 +300,7 @@ def _file_path(shared: _Shared, unit: Unit, part: int) -> Path:
     return shared.out_dir / "data" / (name + ".jsonl" + COMPRESSIONS[shared.compress])
 
 
-def _key_range(unit: Unit) -> KeyRange | None:
+def _key_range(unit: ExportUnit) -> KeyRange | None:
     if unit.count <= 1 or not unit.key_columns:
         return None
     cols = [unit.table.column(c) for c in unit.key_columns]
@@ -579,14 +312,14 @@ def _key_range(unit: Unit) -> KeyRange | None:
     return KeyRange(columns=list(unit.key_columns), lower=enc(unit.lower), upper=enc(unit.upper))
 
 
-def _run_unit(shared: _Shared, conn: Any, unit: Unit) -> None:
+def _run_unit(shared: _Shared, conn: Any, unit: ExportUnit) -> None:
     part = 0
-    current: DataFile | None = None
+    current: DataFileWriter | None = None
     last_emit = time.monotonic()
     pending_rows = pending_bytes = 0
     table = unit.qualified
 
-    def close(f: DataFile) -> None:
+    def close(f: DataFileWriter) -> None:
         size, digest = f.seal()
         shared.syncer.submit(f)  # fsync and rename behind this worker's back
         entry = FileEntry(
@@ -602,7 +335,7 @@ def _run_unit(shared: _Shared, conn: Any, unit: Unit) -> None:
         shared.emit(ev.ChunkDone(table, entry.path, entry.rows, size))
 
     try:
-        current = DataFile(_file_path(shared, unit, part), shared.compress)
+        current = DataFileWriter(_file_path(shared, unit, part), shared.compress)
         for block in prefetched(shared.engine.export_stream(conn, unit, shared.stop), shared.stop):
             if shared.stop.is_set():
                 raise Cancelled("export cancelled")
@@ -617,7 +350,7 @@ def _run_unit(shared: _Shared, conn: Any, unit: Unit) -> None:
                     block = block[cut:]
                 close(current)
                 part += 1
-                current = DataFile(_file_path(shared, unit, part), shared.compress)
+                current = DataFileWriter(_file_path(shared, unit, part), shared.compress)
             if block:
                 pending_rows += current.write_block(block)
                 pending_bytes += len(block)
@@ -704,7 +437,7 @@ def prefetched(
 REFRESH_UNITS = 100  # units (or planned tables) per snapshot transaction: its table locks are then released
 
 
-def _worker(shared: _Shared, conn: Any, units: queue.Queue[Unit]) -> None:
+def _worker(shared: _Shared, conn: Any, units: queue.Queue[ExportUnit]) -> None:
     try:
         done = 0
         while not shared.stop.is_set():
@@ -727,7 +460,7 @@ def _worker(shared: _Shared, conn: Any, units: queue.Queue[Unit]) -> None:
         shared.stop.set()
 
 
-def _unit_done(shared: _Shared, unit: Unit) -> None:
+def _unit_done(shared: _Shared, unit: ExportUnit) -> None:
     with shared.lock:
         shared.remaining[unit.qualified] -= 1
         last = shared.remaining[unit.qualified] == 0
@@ -768,7 +501,7 @@ def _table_entries(results: list[_FileResult], tables: list[tuple[str, m.Table, 
 
 def _plan_or_explain(
     engine: Any, conn: Any, schema: str, table: m.Table, where: str | None, chunk_rows: int | None, threads: int
-) -> list[Unit]:
+) -> list[ExportUnit]:
     """plan_table, turning a query failure into a clear error (a bad --where is a usage error)."""
     try:
         return plan_table(engine, conn, schema, table, where=where, chunk_rows=chunk_rows, threads=threads)
@@ -892,7 +625,7 @@ def export_database(
         selected = _select_tables(db, tables, exclude)
         wmap = where or {}
         plan: list[tuple[str, m.Table, str | None]] = [(s, t, _where_for(wmap, s, t.name)) for s, t in selected]
-        units: list[Unit] = []
+        units: list[ExportUnit] = []
         for i, (s, t, w) in enumerate(plan):
             if i and i % REFRESH_UNITS == 0:
                 engine.export_refresh(workers[0])  # planning reads tables too (bounds, counts)
@@ -934,8 +667,8 @@ def export_database(
         _close_all([coordinator, *workers])
 
 
-def _run_workers(shared: _Shared, conns: list[Any], units: list[Unit]) -> None:
-    work: queue.Queue[Unit] = queue.Queue()
+def _run_workers(shared: _Shared, conns: list[Any], units: list[ExportUnit]) -> None:
+    work: queue.Queue[ExportUnit] = queue.Queue()
     for u in sorted(units, key=lambda u: -u.rows_estimate):
         work.put(u)
     chosen = conns[: max(1, min(len(conns), len(units)))]
@@ -1025,7 +758,7 @@ def export_table(
         if not found:
             raise UsageError(f"table {table!r} not found")
         schema, tbl = found[0]
-        unit = Unit(schema, tbl, where=where)
+        unit = ExportUnit(schema, tbl, where=where)
         total = Checksum()
         for block in engine.export_stream(conn, unit, threading.Event()):
             total.add_block(block)
@@ -1045,12 +778,12 @@ __all__ = [
     "export_database",
     "export_table",
     "ExportReport",
-    "Unit",
+    "ExportUnit",
     "plan_table",
     "safe_names",
     "parse_chunk_size",
     "parse_where",
-    "DataFile",
+    "DataFileWriter",
     "default_threads",
     "COMPRESSIONS",
 ]

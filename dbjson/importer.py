@@ -9,7 +9,7 @@ COPY, MySQL/MariaDB LOAD DATA LOCAL fed from memory, SQLite executemany). A dyna
 grows up to ``threads`` while units wait, largest units first; with two or more threads and
 enough data, rows are converted in forked worker processes (the interpreter lock would serialize
 the threads' conversion) while the threads keep connections, transactions and the journal. The
-resume journal (:mod:`dbjson.journal`) records every step, so ``resume=True`` loads exactly what
+resume journal (:mod:`dbjson.format.journal`) records every step, so ``resume=True`` loads exactly what
 is missing. See docs/data-transfer.md.
 
 Engine-specific work lives in ``dbjson/engines/<family>/load.py``; this module is engine-neutral.
@@ -20,9 +20,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import gc
-import gzip
 import hashlib
-import io
 import operator
 import os
 import pickle
@@ -42,7 +40,19 @@ import xxhash
 
 from . import model as m
 from . import speedups
-from .codec import (
+from .connect import Target, parse_url
+from .engines import Engine, get_engine
+from .engines.interface import TablePlan
+from .errors import (
+    ApplyError,
+    Cancelled,
+    DataError,
+    DbjsonError,
+    DocumentError,
+    UsageError,
+)
+from .export import safe_names
+from .format.codec import (
     BLAKE2B_SUM,
     DEFAULT_CHECKSUM,
     Checksum,
@@ -54,18 +64,8 @@ from .codec import (
     unwrap_json,
     unwrap_json_text,
 )
-from .connect import Target, parse_url
-from .engines import Engine, get_engine
-from .errors import (
-    ApplyError,
-    Cancelled,
-    DataError,
-    DbjsonError,
-    DocumentError,
-    UsageError,
-)
-from .export import safe_names
-from .journal import Journal, journal_path
+from .format.datafiles import DataFile, iter_lines, open_data
+from .format.journal import Journal, journal_path
 from .preflight import NUL_REPLACEMENT, replace_nul, value_rules
 
 IF_EXISTS = ("fail", "skip", "truncate", "replace")
@@ -142,22 +142,6 @@ class ImportReport:
 # ---------------------------------------------------------------------------------------------
 # The export directory: manifest and data files
 # ---------------------------------------------------------------------------------------------
-
-
-@dataclass
-class DataFile:
-    """One data file listed in the manifest."""
-
-    path: Path
-    rel: str
-    rows: int | None
-    bytes: int | None = None
-    checksum: str | None = None
-    xxh128: str | None = None  # XXH3-128 of the file's bytes (exports since format 1.2 write it)
-    sha256: str | None = (
-        None  # SHA-256 of the file's bytes (format 1.0-1.1 exports; hand-made manifests may have neither)
-    )
-    algorithm: str = DEFAULT_CHECKSUM  # the manifest's checksum_algorithm of ``checksum``
 
 
 @dataclass
@@ -252,130 +236,9 @@ def _check_data_path(rel: Any, where: str, pointer: str) -> str:
     return rel
 
 
-def open_data(path: Path | str) -> IO[bytes]:
-    """A binary reader over a plain, gzip (``.gz``) or zstd (``.zst``) data file."""
-    p = str(path)
-    if p.endswith(".gz"):
-        return gzip.open(p, "rb")  # type: ignore[return-value]
-    if p.endswith(".zst"):
-        import zstandard
-
-        fh = open(p, "rb")  # noqa: SIM115 - owned by the returned reader
-        return io.BufferedReader(_ZstdFrames(fh, zstandard), 1 << 20)
-    return open(p, "rb", buffering=1 << 20)  # noqa: SIM115
-
-
-class _ZstdFrames(io.RawIOBase):
-    """Decompressed bytes of a zstd file (one or more frames); the end of the file inside a frame
-    raises EOFError (zstandard's stream reader ends quietly there, so a cut file read short)."""
-
-    def __init__(self, fh: IO[bytes], zstandard: Any) -> None:
-        self._fh = fh
-        self._zstd = zstandard
-        self._dec = zstandard.ZstdDecompressor().decompressobj()
-        self._buf = memoryview(b"")
-        self._started = False  # bytes of the current frame were fed
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        while not self._buf:
-            chunk = self._fh.read(1 << 20)
-            if not chunk:
-                if self._started:
-                    raise EOFError("the zstd stream ends inside a frame")
-                return 0
-            out = bytearray()
-            while chunk:
-                self._started = True
-                out += self._dec.decompress(chunk)
-                chunk = b""
-                if self._dec.eof:  # a frame ended: the rest (if any) starts the next one
-                    chunk = self._dec.unused_data
-                    self._dec = self._zstd.ZstdDecompressor().decompressobj()
-                    self._started = False
-            self._buf = memoryview(bytes(out))
-        n = min(len(b), len(self._buf))
-        b[:n] = self._buf[:n]
-        self._buf = self._buf[n:]
-        return n
-
-    def close(self) -> None:
-        self._fh.close()
-        super().close()
-
-
-def iter_lines(fh: IO[bytes], file: str) -> Iterator[tuple[int, bytes]]:
-    """``(line number, line without newline)``; a last line without newline means a truncated file."""
-    number = 0
-    try:
-        for number, line in enumerate(fh, 1):
-            if line.endswith(b"\n"):
-                line = line[:-1]
-                if line.endswith(b"\r"):
-                    line = line[:-1]
-            elif line:
-                raise DataError("truncated file: the last line has no newline", file=file, line=number)
-            if line:
-                yield number, line
-    except (EOFError, OSError) as e:
-        raise DataError(f"truncated or corrupt file: {e}", file=file, line=number + 1) from None
-    except DbjsonError:
-        raise
-    except Exception as e:  # zstandard.ZstdError and friends
-        if type(e).__name__ == "ZstdError":
-            raise DataError(f"truncated or corrupt file: {e}", file=file, line=number + 1) from None
-        raise
-
-
 # ---------------------------------------------------------------------------------------------
 # The plan: tables, columns and units
 # ---------------------------------------------------------------------------------------------
-
-
-@dataclass
-class TablePlan:
-    """One table to load: source and target names, column mapping and the column options."""
-
-    schema: str
-    name: str
-    table: m.Table
-    tschema: str | None
-    tname: str
-    columns: list[m.Column]  # source columns present in the data, in ordinal order
-    target_names: list[str]
-    target_types: list[m.Type]
-    fixed: dict[str, str] = field(default_factory=dict)  # target column → value (text)
-    exprs: dict[str, str] = field(default_factory=dict)  # target column → SQL expression
-    increments: dict[str, int] = field(default_factory=dict)  # target column → first value
-    files: list[DataFile] = field(default_factory=list)
-    rows: int | None = None
-    checksum: str | None = None
-    checksum_algorithm: str = DEFAULT_CHECKSUM  # the manifest's, for ``checksum``
-    skipped: bool = False
-    base_rows: int = 0  # rows the table had before this import (--data-only into a non-empty table)
-    kept: bool = False  # the table was already there (--if-exists truncate): its indexes and keys too
-    # Source column → how the load changes its values on purpose (zero dates → NULL, NUL characters
-    # stripped or replaced): see dbjson.preflight.value_rules; verify applies the same rules.
-    value_rules: dict[str, str] = field(default_factory=dict)
-    ddl_only: bool = False  # a PostgreSQL partition: created, its rows come with its partitioned table
-    # Every column of the lines (manifest order) with its target name and type: what verify reads.
-    verify_columns: list[tuple[m.Column, str, m.Type]] = field(default_factory=list)
-
-    @property
-    def display(self) -> str:
-        return f"{self.schema}.{self.name}" if self.schema else self.name
-
-    @property
-    def insert_columns(self) -> list[str]:
-        """Target columns fed with values, in row-tuple order: data, fixed values, counters."""
-        return self.target_names + list(self.fixed) + list(self.increments)
-
-    @property
-    def altered(self) -> bool:
-        """True when column options change the content (verify then compares counts only)."""
-        return bool(self.fixed or self.exprs or self.increments)
 
 
 @dataclass
@@ -1883,7 +1746,7 @@ def _fatal(e: DataError) -> DataError:
 def load_converters(engine: Engine, tp: TablePlan, zero_dates: str) -> list[Callable[[Any], Any] | None]:
     """The engine's converter of each data column (None: the JSON value as is), with the NUL
     rule of the column (``tp.value_rules``: ``--nul strip|replace``) applied first, and json
-    columns' ``{"$json": X}`` escape (the JSON document null, see :func:`dbjson.codec.wrap_json_text`)
+    columns' ``{"$json": X}`` escape (the JSON document null, see :func:`dbjson.format.codec.wrap_json_text`)
     undone before that."""
     convs: list[Callable[[Any], Any] | None] = [
         engine.load_converter(c.type, t, zero_dates=zero_dates)  # type: ignore[attr-defined]

@@ -42,27 +42,28 @@ import xxhash
 
 from . import export as ex
 from . import model as m
-from .codec import Checksum
 from .connect import Target, connection_error, parse_url
 from .engines import detect_engine
+from .engines.interface import ExportUnit, TablePlan
 from .errors import Cancelled, DbjsonError, UsageError
+from .format.codec import Checksum
+from .format.datafiles import DataFile, DataFileWriter
+from .format.journal import Journal, journal_path
+from .format.manifest import FileEntry, Manifest, SnapshotInfo, SourceInfo, write_manifest
 from .importer import (
     IF_EXISTS,
     ZERO_DATES,
-    DataFile,
     Importer,
     ImportEvent,
     ImportReport,
     ManifestTable,
-    TablePlan,
     _Options,
     _target_identity,
     connect_target,
     default_threads,
 )
-from .journal import Journal, journal_path
-from .manifest import FileEntry, Manifest, SnapshotInfo, SourceInfo, write_manifest
-from .reflect import now_utc, source_host
+from .model import now_utc
+from .url import source_host
 
 PLAN_FILE = "migrate-plan.pickle"
 FINISHED = "migrate:finished"  # the journal step written when a migration completed (verified)
@@ -135,7 +136,7 @@ class _Source:
         self.idle: queue.Queue[Any] = queue.Queue()
         for c in conns:
             self.idle.put(c)
-        self.units: dict[str, ex.Unit] = {}  # data file rel → the export unit it streams
+        self.units: dict[str, ExportUnit] = {}  # data file rel → the export unit it streams
         self.keep: ex._Shared | None = None  # where kept files go (and their manifest entries)
         self.kept: dict[str, ex._FileResult] = {}  # rel → the finished kept file
         self.lock = threading.Lock()
@@ -161,7 +162,7 @@ class _Source:
         if where is not None:
             unit = dataclasses.replace(unit, where=f"({unit.where}) AND ({where})" if unit.where else where)
             return _Filtered(_UnitStream(self, unit, f.rel, None), 1 << 20)
-        kept = ex.DataFile(ex._file_path(self.keep, unit, 0), "none") if keep and self.keep is not None else None
+        kept = DataFileWriter(ex._file_path(self.keep, unit, 0), "none") if keep and self.keep is not None else None
         return io.BufferedReader(_UnitStream(self, unit, f.rel, kept), 1 << 20)
 
     def abort(self) -> None:
@@ -173,7 +174,7 @@ class _Source:
             except Exception:  # noqa: BLE001 - best effort
                 pass
 
-    def kept_file(self, rel: str, unit: ex.Unit, f: ex.DataFile) -> None:
+    def kept_file(self, rel: str, unit: ExportUnit, f: DataFileWriter) -> None:
         size, digest = f.finish()
         entry = FileEntry(
             path=f"data/{f.path.name}",
@@ -196,7 +197,7 @@ class _Filtered(io.BufferedReader):
 class _UnitStream(io.RawIOBase):
     """A readable stream of one unit's lines, straight from a snapshot connection."""
 
-    def __init__(self, source: _Source, unit: ex.Unit, rel: str, kept: ex.DataFile | None) -> None:
+    def __init__(self, source: _Source, unit: ExportUnit, rel: str, kept: DataFileWriter | None) -> None:
         super().__init__()
         self.source = source
         self.unit = unit
@@ -343,14 +344,14 @@ def _fingerprint(db: m.Database) -> str:
     return hashlib.blake2b(stable.to_json().encode(), digest_size=12).hexdigest()
 
 
-def _unit_rel(names: dict[tuple[str, str], str], unit: ex.Unit) -> str:
+def _unit_rel(names: dict[tuple[str, str], str], unit: ExportUnit) -> str:
     name = names[(unit.schema, unit.table.name)]
     return f"data/{name}.{unit.index:04d}.jsonl" if unit.count > 1 else f"data/{name}.jsonl"
 
 
 def _plan_units(
     engine: Any, conn: Any, db: m.Database, selected: list[tuple[str, m.Table]], threads: int, state: Path, resume: bool
-) -> tuple[list[ex.Unit], str]:
+) -> tuple[list[ExportUnit], str]:
     """The units (the saved plan on --resume) and the migration's identity for the journal."""
     fp = _fingerprint(db)
     path = state / PLAN_FILE
@@ -363,7 +364,7 @@ def _plan_units(
                 hint="run without --resume to start over",
             )
         units = [
-            ex.Unit(s, tables[(s, t)], index=i, count=n, key_columns=k, lower=lo, upper=hi, rows_estimate=r)
+            ExportUnit(s, tables[(s, t)], index=i, count=n, key_columns=k, lower=lo, upper=hi, rows_estimate=r)
             for s, t, i, n, k, lo, hi, r in saved["units"]
         ]
     else:
@@ -385,8 +386,8 @@ def _plan_units(
     return units, identity
 
 
-def _manifest_tables(db: m.Database, units: list[ex.Unit], names: dict[tuple[str, str], str]) -> list[ManifestTable]:
-    by_table: dict[tuple[str, str], list[ex.Unit]] = {}
+def _manifest_tables(db: m.Database, units: list[ExportUnit], names: dict[tuple[str, str], str]) -> list[ManifestTable]:
+    by_table: dict[tuple[str, str], list[ExportUnit]] = {}
     for u in units:
         by_table.setdefault((u.schema, u.table.name), []).append(u)
     out = []
@@ -643,7 +644,7 @@ def migrate(
 def _load(
     source: _Source,
     db: m.Database,
-    units: list[ex.Unit],
+    units: list[ExportUnit],
     names: dict[tuple[str, str], str],
     identity: str,
     target: Target,

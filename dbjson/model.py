@@ -25,6 +25,7 @@ import dataclasses
 import types
 import typing
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, ClassVar, TypeVar, get_type_hints
 
 from .__about__ import FORMAT_VERSION, __version__
@@ -604,3 +605,7 @@ def from_dict(cls: type[T], data: Any, path: str = "") -> T:
 def replace(obj: T, **changes: Any) -> T:
     """``dataclasses.replace`` with a friendlier name for the frozen model."""
     return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+
+
+def now_utc() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")

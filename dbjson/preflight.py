@@ -40,7 +40,8 @@ from . import model as m
 
 if TYPE_CHECKING:
     from .engines import Engine
-    from .importer import DataFile, TablePlan
+    from .engines.interface import TablePlan
+    from .format.datafiles import DataFile
 
 MAX_FINDINGS_PER_COLUMN = 1
 NUL_POLICIES = ("error", "strip", "replace")
@@ -355,7 +356,7 @@ def preflight(
 
     ``open_file`` reads a data file's lines from elsewhere (``dbjson.migrate``: from the source).
     """
-    from .importer import iter_lines, open_data
+    from .format.datafiles import iter_lines, open_data
 
     findings: list[Finding] = []
     for tp in tables:
@@ -455,7 +456,7 @@ def source_filter(
 
 def _may_hold_nul(path: Any) -> bool:
     """Whether the data file's bytes hold the JSON escape ``\\u0000`` (read in 8 MB pieces)."""
-    from .importer import open_data
+    from .format.datafiles import open_data
 
     needle = b"\\u0000"
     tail = b""

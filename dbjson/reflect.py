@@ -2,41 +2,13 @@
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from . import model as m
 from .connect import Target, parse_url, raise_if_connection_error
 from .engines import detect_engine
+from .engines.interface import ReflectOptions
 from .url import URL
-
-
-@dataclass(frozen=True, kw_only=True)
-class ReflectOptions:
-    """What to reflect. Globs match ``table`` or ``schema.table`` (case-sensitive)."""
-
-    tables: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    grants: bool = False
-    schemas: tuple[str, ...] = ()  # PostgreSQL schemas / MySQL databases; () = the URL's default
-
-    def wants(self, schema: str, table: str) -> bool:
-        names = (table, f"{schema}.{table}")
-        if self.tables and not any(fnmatch.fnmatchcase(n, g) for g in self.tables for n in names):
-            return False
-        return not any(fnmatch.fnmatchcase(n, g) for g in self.exclude for n in names)
-
-
-def now_utc() -> str:
-    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-def source_host(url: URL) -> str | None:
-    if not url.host:
-        return None
-    return f"{url.host}:{url.port}" if url.port else url.host
 
 
 def reflect(

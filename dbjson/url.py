@@ -336,3 +336,9 @@ def _parse(name: str, keep_blank_values: bool) -> URL:
 
 
 __all__ = ["URL", "make_url", "is_sqlalchemy_url"]
+
+
+def source_host(url: URL) -> str | None:
+    if not url.host:
+        return None
+    return f"{url.host}:{url.port}" if url.port else url.host

@@ -5,7 +5,7 @@ re-encoded canonically under the *source* column kinds (the schema document's ty
 MySQL → PostgreSQL load verifies even though the drivers hand back different Python values.
 The engine's ``verify_select`` reads the rows (PostgreSQL temporal and json columns as text) and
 ``verify_adapters`` bridge engine differences (MySQL geometry bytes → EWKB, JSON arrays stored as
-text...) before :class:`dbjson.codec.RowEncoder` builds each canonical line.
+text...) before :class:`dbjson.format.codec.RowEncoder` builds each canonical line.
 
 Values the load changes by policy (zero dates → NULL on PostgreSQL, ``--nul strip|replace``) are
 compared after applying the same rule to the export's lines (``TablePlan.value_rules``, see
@@ -22,22 +22,25 @@ by count only (expected = manifest rows − rejected rows + rows that were there
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Context, Decimal
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
-from .codec import Checksum, RowEncoder, raw_values
 from .connect import Target, parse_url
+from .engines.shared.batches import FETCH_BYTES
 from .errors import UsageError, VerifyError
+from .format.codec import Checksum, RowEncoder, raw_values
 from .preflight import NUL_POLICIES, NUL_REPLACEMENT, is_zero_date, replace_nul
 
 if TYPE_CHECKING:
     from .engines import Engine
-    from .importer import DataFile, ImportEvent, TablePlan
+    from .engines.interface import TablePlan
+    from .format.datafiles import DataFile
+    from .importer import ImportEvent
 
 
 @dataclass
@@ -157,7 +160,7 @@ def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0
     import dataclasses
     import threading
 
-    from .export import Unit
+    from .engines.interface import ExportUnit as Unit
 
     columns = tuple(dataclasses.replace(c, type=t) for c, _n, t in tp.verify_columns)
     table = dataclasses.replace(tp.table, name=tp.tname, columns=columns)
@@ -240,7 +243,7 @@ def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, i
 
     ``part`` = ``(key column, k, n)``: only the rows whose integer key is ``k`` modulo ``n``
     (the checksum is a sum, so the parts of a table add up to the whole). Lines are hashed a
-    batch at a time (one C-level pass, :meth:`dbjson.codec.Checksum.add_lines`)."""
+    batch at a time (one C-level pass, :meth:`dbjson.format.codec.Checksum.add_lines`)."""
     columns = [c for c, _n, _t in tp.verify_columns]
     adapters = engine.verify_adapters(tp)  # type: ignore[attr-defined]
     for name, rule in tp.value_rules.items():
@@ -269,34 +272,6 @@ def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, i
 
 
 _HASH_BATCH = 5000
-FETCH_BYTES = 16 << 20  # about this many bytes of rows per verify round trip and per hash batch
-_FETCH_MAX_ROWS = 5000
-
-
-def _row_bytes(row: Sequence[Any]) -> int:
-    """About the bytes one fetched row holds (its strings and byte strings; 16 per other value)."""
-    return sum(len(v) if isinstance(v, (str, bytes, bytearray, memoryview)) else 16 for v in row)
-
-
-_Row = TypeVar("_Row", bound=Sequence[Any])
-
-
-def byte_batches(fetch: Callable[[int], Sequence[_Row]], first: int = 8) -> Iterator[_Row]:
-    """The rows of a server-side cursor, fetched ``fetch(n)`` rows at a time with ``n`` sized so a
-    round trip holds about :data:`FETCH_BYTES` (measured on each batch: the largest of up to 64
-    sampled rows), between 1 and 5,000 rows. The first round trip asks for ``first`` rows (a
-    manifest's file sizes may be compressed, so they do not tell the row size). Peak memory is
-    then about FETCH_BYTES plus a few of the largest rows, whatever the row size."""
-    n = max(1, min(first, _FETCH_MAX_ROWS))
-    while True:
-        rows = fetch(n)
-        if not rows:
-            return
-        step = max(1, len(rows) // 64)
-        widest = max(_row_bytes(rows[i]) for i in range(0, len(rows), step))
-        n = max(1, min(_FETCH_MAX_ROWS, FETCH_BYTES // max(1, widest)))
-        yield from rows
-        del rows
 
 
 PART_MIN_ROWS = 20000  # smaller tables are checked in one piece
@@ -420,7 +395,7 @@ def _files_checksum(
     tp: TablePlan, normalize: Callable[[bytes], bytes], open_file: Callable[[DataFile], IO[bytes]] | None = None
 ) -> str:
     """The checksum of the export's own data files for ``tp``, each line through ``normalize``."""
-    from .importer import iter_lines, open_data
+    from .format.datafiles import iter_lines, open_data
 
     total = Checksum(algorithm=tp.checksum_algorithm)
     for f in tp.files:
@@ -515,6 +490,7 @@ def verify(
     when the journal does not say, compares NUL-affected columns ignoring U+0000 and U+FFFD.
     Zero dates on a target without them are compared as NULL (what any successful import loaded).
     """
+    from .format.journal import Journal, journal_path
     from .importer import (
         Importer,
         _Options,
@@ -524,7 +500,6 @@ def verify(
         default_threads,
         read_export,
     )
-    from .journal import Journal, journal_path
 
     if nul is not None and nul not in NUL_POLICIES:
         raise UsageError("--nul must be error, strip or replace")

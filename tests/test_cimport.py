@@ -33,11 +33,12 @@ from hypothesis import strategies as st
 
 from dbjson import importer, speedups
 from dbjson import model as m
-from dbjson.codec import raw_values
 from dbjson.engines import get_engine
+from dbjson.engines.interface import TablePlan
 from dbjson.errors import DataError
 from dbjson.export import export_database
-from dbjson.importer import TablePlan, _encode_block, build_block_encoder, c_block_plan, import_database
+from dbjson.format.codec import raw_values
+from dbjson.importer import _encode_block, build_block_encoder, c_block_plan, import_database
 from dbjson.verify import verify
 
 ROOT = Path(__file__).resolve().parents[1]

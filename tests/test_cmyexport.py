@@ -29,9 +29,10 @@ from test_export_perf import flags_with_a_2
 
 from dbjson.connect import Target, parse_url
 from dbjson.engines import detect_engine
+from dbjson.engines.interface import ExportUnit as Unit
 from dbjson.engines.mysql.export import MySQLExport
 from dbjson.errors import DataError
-from dbjson.export import Unit, export_database
+from dbjson.export import export_database
 from dbjson.reflect import reflect
 
 HERE = Path(__file__).parent

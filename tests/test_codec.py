@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dbjson import codec
 from dbjson import model as m
 from dbjson.errors import DataError
+from dbjson.format import codec
 
 
 def col(name: str, kind: str, **kw: Any) -> m.Column:
@@ -200,7 +200,7 @@ json_values = st.recursive(
 @settings(max_examples=200)
 @given(json_values)
 def test_json_nested_and_exact(v: Any) -> None:
-    from dbjson.codec import unwrap_json
+    from dbjson.format.codec import unwrap_json
 
     try:
         pretty = orjson.dumps(v, option=orjson.OPT_INDENT_2)

@@ -552,7 +552,7 @@ def test_c_path_is_used(fresh_db: Any, cmod: Any, monkeypatch: pytest.MonkeyPatc
             def __getattr__(self, name: str) -> Any:
                 return getattr(srv.conn, name)
 
-        from dbjson.export import Unit
+        from dbjson.engines.interface import ExportUnit as Unit
 
         unit = Unit(schema=schema, table=table)
 

@@ -19,10 +19,10 @@ import xxhash
 import zstandard
 from chinook import chinook_row_counts, chinook_table_name, load_chinook
 
-from dbjson.codec import Checksum
 from dbjson.errors import DataError, UsageError
 from dbjson.export import export_database, parse_chunk_size, parse_where, safe_names
-from dbjson.manifest import read_manifest
+from dbjson.format.codec import Checksum
+from dbjson.format.manifest import read_manifest
 from dbjson.validate import validate
 
 

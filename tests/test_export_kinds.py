@@ -16,10 +16,10 @@ import orjson
 import pytest
 
 import dbjson
-from dbjson.codec import RowEncoder, raw_values
 from dbjson.connect import Target, parse_url
 from dbjson.engines import detect_engine
 from dbjson.export import export_database
+from dbjson.format.codec import RowEncoder, raw_values
 
 HERE = Path(__file__).parent / "export_kinds"
 

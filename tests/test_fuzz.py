@@ -32,10 +32,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dbjson import model as m
-from dbjson.codec import RowDecoder, RowEncoder, decode_value, encode_value
 from dbjson.errors import DataError, DocumentError
-from dbjson.importer import iter_lines, open_data
-from dbjson.manifest import Manifest
+from dbjson.format.codec import RowDecoder, RowEncoder, decode_value, encode_value
+from dbjson.format.datafiles import iter_lines, open_data
+from dbjson.format.manifest import Manifest
 from dbjson.validate import validate
 
 FUZZ = settings(

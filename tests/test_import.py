@@ -19,8 +19,8 @@ import orjson
 import pytest
 
 from dbjson import model as m
-from dbjson.codec import DEFAULT_CHECKSUM, Checksum, RowEncoder
 from dbjson.errors import DataError, UsageError, VerifyError
+from dbjson.format.codec import DEFAULT_CHECKSUM, Checksum, RowEncoder
 from dbjson.importer import import_database
 from dbjson.verify import verify
 

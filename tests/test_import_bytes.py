@@ -18,8 +18,8 @@ from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, targ
 
 from dbjson import importer
 from dbjson.errors import DataError
+from dbjson.format.journal import Journal, journal_path
 from dbjson.importer import _encode_file_range, import_database
-from dbjson.journal import Journal, journal_path
 from dbjson.preflight import _may_hold_nul
 from dbjson.verify import verify
 
@@ -142,7 +142,7 @@ def test_preflight_nul_finding_still_found(fresh_db: Any, tmp_path: Path) -> Non
 def test_format_1_1_export_imports_and_verifies(fresh_db: Any, tmp_path: Path, engine: str) -> None:
     """An export written before data format 1.2 (BLAKE2b line hashes, SHA-256 file hashes) is
     imported and verified by its own algorithm; a changed row is still found."""
-    from dbjson.codec import BLAKE2B_SUM
+    from dbjson.format.codec import BLAKE2B_SUM
 
     export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(40)}, chunks=2, algorithm=BLAKE2B_SUM)
     doc = orjson.loads((export / "manifest.json").read_bytes())

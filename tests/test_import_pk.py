@@ -15,11 +15,11 @@ import psycopg
 import pytest
 from test_import import ITEMS, database, item_rows, make_export
 
-from dbjson.codec import RowEncoder
 from dbjson.ddl import to_ddl
 from dbjson.engines import get_engine
 from dbjson.errors import ApplyError
 from dbjson.export import export_database
+from dbjson.format.codec import RowEncoder
 from dbjson.importer import ImportEvent, import_database
 from dbjson.reflect import reflect
 

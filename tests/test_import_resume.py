@@ -14,8 +14,8 @@ import orjson
 import pytest
 from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
 
+from dbjson.format.journal import Journal, journal_path
 from dbjson.importer import import_database
-from dbjson.journal import Journal, journal_path
 
 ROWS = 60_000
 CHUNKS = 30

@@ -921,7 +921,7 @@ def test_connection_state_is_left_as_found(fresh_db: Any, state: str) -> None:
 
     from dbjson.connect import Target, parse_url
     from dbjson.engines import get_engine
-    from dbjson.reflect import ReflectOptions
+    from dbjson.engines.interface import ReflectOptions
 
     db = fresh_db("postgresql")
     db.execute("CREATE TABLE t (id integer PRIMARY KEY)")

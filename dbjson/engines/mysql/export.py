@@ -33,11 +33,13 @@ import orjson
 
 from ... import model as m
 from ... import speedups
-from ...codec import RowEncoder
 from ...connect import Target
 from ...errors import DataError, DbjsonError
-from ...export import BLOCK_BYTES, SQLExportBase, Unit
-from ...manifest import SnapshotInfo
+from ...format.codec import RowEncoder
+from ...format.manifest import SnapshotInfo
+from ..interface import BLOCK_BYTES
+from ..interface import ExportUnit as Unit
+from ..shared.sqlexport import SQLExportBase
 
 FETCH_ROWS = 2000
 READ_BYTES = 1 << 18  # one read from the socket on the C path (dbjson._cmyexport)
@@ -64,7 +66,7 @@ def mysql_vector_to_list(value: bytes) -> list[float]:
 
 
 def _json_wrapped(q: str, text: str, prefilter: str) -> str:
-    """The row encoding's escape of a json value (:func:`dbjson.codec.wrap_json_text`): the JSON
+    """The row encoding's escape of a json value (:func:`dbjson.format.codec.wrap_json_text`): the JSON
     document null → ``{"$json":null}``, an object whose only key is ``$json`` wrapped once more."""
     single = f"{prefilter}JSON_LENGTH({q}) = 1 AND JSON_CONTAINS_PATH({q}, 'one', '$.\"$json\"')"
     return (

@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import orjson
 
 from ...errors import ConnectionFailed, DataError
-from ..bulktext import encode_columns
-from ..bulktext import scalar_text as _text
+from ..shared.bulktext import encode_columns
+from ..shared.bulktext import scalar_text as _text
 
 # CREATE [UNIQUE] INDEX `name` ON `table` (parts) tail, as MySQLDDL.ddl_index writes it
 _CREATE_INDEX = re.compile(
@@ -42,7 +42,7 @@ _CREATE_INDEX = re.compile(
 if TYPE_CHECKING:
     from ... import model as m
     from ...connect import Target
-    from ...importer import TablePlan
+    from ..interface import TablePlan
 
 _TSV_ESCAPE = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0"})
 _PACKET = 1 << 20
@@ -406,7 +406,7 @@ class MySQLLoad:
         return counter[0]
 
     def load_encode_columns(self, cols: list[list[Any]]) -> bytes:
-        """LOAD DATA text of a block of converted rows given as columns (see :mod:`dbjson.engines.bulktext`)."""
+        """LOAD DATA text of a block of converted rows given as columns (see :mod:`dbjson.engines.shared.bulktext`)."""
         return encode_columns(cols, _TSV_ESCAPE, _TSV_SPECIALS)
 
     def load_can_encode(self, conn: Any, tp: TablePlan) -> bool:

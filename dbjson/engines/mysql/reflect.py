@@ -47,7 +47,7 @@ from ...errors import UsageError
 
 if TYPE_CHECKING:
     from ...connect import Target
-    from ...reflect import ReflectOptions
+    from ..interface import ReflectOptions
 
 Row = dict[str, Any]
 
@@ -232,7 +232,8 @@ class MySQLReflector:
     # -- entry point ------------------------------------------------------------------------------
     def reflect_database(self, conn: Any, target: Target, options: ReflectOptions) -> m.Database:
         """Reflect the selected databases (and, with ``options.grants``, accounts) into the model."""
-        from ...reflect import now_utc, source_host
+        from ...model import now_utc
+        from ...url import source_host
 
         cur = conn.cursor()
         try:

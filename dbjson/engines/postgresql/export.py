@@ -7,7 +7,7 @@ Rows: when every column has a server-side expression that produces exactly the c
 text (see :meth:`PostgreSQLExport.json_expression`), the server builds whole lines and streams them
 with ``COPY (SELECT ...) TO STDOUT`` in CSV format with control-character quote and delimiter, so
 the JSON passes through untouched and Python only moves bytes (and hashes lines). Otherwise a
-server-side (named) cursor fetches typed values and :class:`dbjson.codec.RowEncoder` encodes them.
+server-side (named) cursor fetches typed values and :class:`dbjson.format.codec.RowEncoder` encodes them.
 Session settings make text forms canonical: ``TimeZone=UTC``, ``DateStyle=ISO``,
 ``IntervalStyle=iso_8601``.
 
@@ -31,10 +31,12 @@ import orjson
 
 from ... import model as m
 from ... import speedups
-from ...codec import RowEncoder
 from ...errors import DataError
-from ...export import BLOCK_BYTES, SQLExportBase, Unit
-from ...manifest import SnapshotInfo
+from ...format.codec import RowEncoder
+from ...format.manifest import SnapshotInfo
+from ..interface import BLOCK_BYTES
+from ..interface import ExportUnit as Unit
+from ..shared.sqlexport import SQLExportBase
 from .copyread import block_reader
 
 FETCH_ROWS = 5000
@@ -52,7 +54,7 @@ _JSONB_COMPACT = (
 
 
 def _json_wrapped(q: str, text: str, binary: bool) -> str:
-    """The row encoding's escape of a json value (:func:`dbjson.codec.wrap_json_text`): the JSON
+    """The row encoding's escape of a json value (:func:`dbjson.format.codec.wrap_json_text`): the JSON
     document null → ``{"$json":null}``, an object whose only key is ``$json`` wrapped once more.
     Nested CASEs keep the cheap tests first (jsonb: a key lookup, no serialization); no subquery
     (a SubPlan in the line expression tripled the time of a 200k-row jsonb export)."""

@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...codec import is_date_text
 from ...errors import ConnectionFailed, DataError, UsageError
-from ..bulktext import encode_columns
-from ..bulktext import scalar_text as _text
+from ...format.codec import is_date_text
+from ..shared.bulktext import encode_columns
+from ..shared.bulktext import scalar_text as _text
 
 if TYPE_CHECKING:
     from ... import model as m
     from ...connect import Target
-    from ...importer import TablePlan
+    from ..interface import TablePlan
 
 _COPY_ESCAPE = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 _BATCH_ROWS = 5000
@@ -339,7 +339,7 @@ class PostgreSQLLoad:
         return "\n".join(out).encode()
 
     def load_encode_columns(self, cols: list[list[Any]]) -> bytes:
-        """COPY text of a block of converted rows given as columns (see :mod:`dbjson.engines.bulktext`)."""
+        """COPY text of a block of converted rows given as columns (see :mod:`dbjson.engines.shared.bulktext`)."""
         return encode_columns(cols, _COPY_ESCAPE, _COPY_SPECIALS)
 
     def load_can_encode(self, conn: Any, tp: TablePlan) -> bool:
@@ -437,7 +437,7 @@ class PostgreSQLLoad:
         if part is not None:
             key, k, n = _quote(part[0]), int(part[1]), int(part[2])
             sql += f" WHERE ({key} % {n} + {n}) % {n} = {k}"
-        from ...verify import byte_batches
+        from ..shared.batches import byte_batches
 
         with conn.transaction(), conn.cursor(name="dbjson_verify") as cur:
             cur.execute(sql)

@@ -672,7 +672,8 @@ class PostgreSQLReflector:
 
     def reflect_database(self, conn: Any, target: Any, options: Any) -> m.Database:
         """Reflect the URL's database (the selected or all non-system schemas) into the model."""
-        from ...reflect import now_utc, source_host
+        from ...model import now_utc
+        from ...url import source_host
 
         with _snapshot(conn):
             with conn.cursor() as cur:

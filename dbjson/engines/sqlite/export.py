@@ -6,7 +6,7 @@ WAL read mark, or a SHARED lock in rollback-journal mode), and the coordinator r
 lock. All workers therefore see the same committed state. If the write lock cannot be taken (a
 read-only file, a long writer) each worker takes its own snapshot (mode ``per-worker``).
 
-SQLite values are dynamically typed, so rows always go through :class:`dbjson.codec.RowEncoder`,
+SQLite values are dynamically typed, so rows always go through :class:`dbjson.format.codec.RowEncoder`,
 which checks each value against the column's declared kind.
 """
 
@@ -21,11 +21,12 @@ from typing import Any
 import orjson
 
 from ... import model as m
-from ...codec import RowEncoder
 from ...connect import Target, sqlite_connect_args
 from ...errors import DataError
-from ...export import SQLExportBase, Unit
-from ...manifest import SnapshotInfo
+from ...format.codec import RowEncoder
+from ...format.manifest import SnapshotInfo
+from ..interface import ExportUnit as Unit
+from ..shared.sqlexport import SQLExportBase
 
 FETCH_ROWS = 5000
 

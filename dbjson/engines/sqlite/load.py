@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...codec import is_date_text
 from ...errors import ConnectionFailed, DataError
+from ...format.codec import is_date_text
 
 if TYPE_CHECKING:
     from ... import model as m
     from ...connect import Target
-    from ...importer import TablePlan
+    from ..interface import TablePlan
 
 _BATCH = 5000
 

@@ -500,7 +500,7 @@ class SQLiteReflector:
 
     def reflect_database(self, conn: sqlite3.Connection, target: Any, options: Any) -> m.Database:
         """The whole database as a :class:`~dbjson.model.Database` (see the module docstring)."""
-        from ...reflect import now_utc
+        from ...model import now_utc
 
         try:
             schema = self._schema(conn, options)

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from .errors import DataError
+from ..errors import DataError
 
 JOURNAL_FORMAT = "dbjson-import-journal"
 

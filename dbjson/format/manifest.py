@@ -14,9 +14,9 @@ from typing import Any
 
 import orjson
 
-from .__about__ import __version__
+from ..__about__ import __version__
+from ..errors import DocumentError
 from .codec import DEFAULT_CHECKSUM
-from .errors import DocumentError
 
 FORMAT = "dbjson-manifest"
 MANIFEST_NAME = "manifest.json"
@@ -129,7 +129,7 @@ class Manifest:
     @classmethod
     def from_dict(cls, doc: dict[str, Any], *, validate: bool = True, file: str | None = None) -> Manifest:
         if validate:
-            from .validate import check_document
+            from ..validate import check_document
 
             check_document(doc, "manifest", file=file)
         try:
@@ -169,7 +169,7 @@ def write_manifest(directory: str | os.PathLike[str], manifest: Manifest, *, val
     """
     doc = manifest.to_dict()
     if validate:
-        from .validate import check_document
+        from ..validate import check_document
 
         check_document(doc, "manifest", file=MANIFEST_NAME)
     path = Path(directory) / MANIFEST_NAME

@@ -35,9 +35,9 @@ from typing import Any
 import orjson
 import xxhash
 
-from . import model as m
-from . import speedups
-from .errors import DataError, DocumentError
+from .. import model as m
+from .. import speedups
+from ..errors import DataError, DocumentError
 
 Encoder = Callable[[Any], Any]  # a non-NULL driver value → a JSON-ready value
 Decoder = Callable[[Any], Any]  # a non-null JSON value → a Python value for the driver
