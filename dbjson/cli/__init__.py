@@ -7,13 +7,16 @@ password) and turned into the documented exit codes (docs/cli.md).
 
 from __future__ import annotations
 
-from . import data as _data  # noqa: E402,F401
-from . import diff as _diff  # noqa: E402,F401
-from . import load as _load  # noqa: E402,F401
-from . import migrate as _migrate  # noqa: E402,F401
-
-# Command modules register themselves on ``app``.
-from . import schema as _schema  # noqa: E402,F401
 from .common import app, main
+
+# Command modules register themselves on ``app``, in this order: the order of ``dbjson --help``.
+# isort: off
+from . import schema as _schema  # noqa: F401
+from . import data as _data  # noqa: F401
+from . import load as _load  # noqa: F401
+from . import diff as _diff  # noqa: F401
+from . import migrate as _migrate  # noqa: F401
+
+# isort: on
 
 __all__ = ["app", "main"]
