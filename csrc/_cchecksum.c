@@ -32,7 +32,7 @@
 #include <string.h>
 
 #define XXH_INLINE_ALL
-#include "_cxxhash.h"
+#include "vendor/xxhash/xxhash.h"
 
 enum { BLAKE2B64 = 0, XXH3 = 1 };
 
