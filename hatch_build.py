@@ -1,12 +1,16 @@
-"""Build hook: compile dbjson's optional C speedups (``dbjson/_c*.c``) into extension modules.
+"""Build hook: compile dbjson's optional C speedups (``csrc/_c*.c``) into extension modules.
 
-Each ``dbjson/_cNAME.c`` is one CPython extension module ``dbjson._cNAME`` (the Python C API
-only, no other library). They move bytes between the engines' bulk text formats and dbjson's JSON
-lines without building a Python object per value; every one has a pure-Python path beside it that
-gives the same bytes (the tests compare the two), so a machine without a C compiler still gets a
-working dbjson, only slower. A failed compile is a warning, not a failed install.
+Each ``csrc/_cNAME.c`` is one CPython extension module ``dbjson._cNAME`` (the Python C API
+only, no other library), compiled into the package directory ``dbjson/`` (so an editable install
+imports it from the checkout, and a wheel force-includes it). They share the headers of
+``csrc/common/`` and the vendored xxHash (``csrc/vendor/xxhash/``), found through ``-I csrc``;
+``csrc/README.md`` describes them. They move bytes between the engines' bulk text formats and
+dbjson's JSON lines without building a Python object per value; every one has a pure-Python path
+beside it that gives the same bytes (the tests compare the two), so a machine without a C compiler
+still gets a working dbjson, only slower. A failed compile is a warning, not a failed install.
 
-Also runnable by hand in a checkout: ``python hatch_build.py`` compiles them in place.
+Also runnable by hand in a checkout: ``python hatch_build.py`` compiles them in place (a module
+is recompiled when its source, a header under ``csrc/`` or this file is newer than it).
 """
 
 from __future__ import annotations
@@ -15,36 +19,46 @@ import os
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
+CSRC = ROOT / "csrc"  # the C sources: one _cNAME.c per module, headers in common/ and vendor/
+PACKAGE = ROOT / "dbjson"  # where the compiled modules go (import name dbjson._cNAME)
 FLAGS = ["-O2", "-shared", "-fPIC", "-std=c11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-fvisibility=hidden"]
 
 
 def sources() -> list[Path]:
-    return sorted((ROOT / "dbjson").glob("_c*.c"))
+    """The C sources, one per extension module."""
+    return sorted(CSRC.glob("_c*.c"))
 
 
-def compile_all(log=print) -> list[Path]:  # type: ignore[no-untyped-def]
-    """Compile every ``dbjson/_c*.c`` next to its source; returns the modules built."""
+def headers() -> list[Path]:
+    """Every header a module may include (``csrc/common/``, ``csrc/vendor/``)."""
+    return sorted(CSRC.rglob("*.h"))
+
+
+def compile_all(log: Callable[[str], object] = print) -> list[Path]:
+    """Compile every ``csrc/_c*.c`` into ``dbjson/``; returns the modules built (or up to date)."""
     cc = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()
     include = sysconfig.get_paths()["include"]
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    shared = max([Path(__file__).stat().st_mtime, *(h.stat().st_mtime for h in headers())])
     built = []
     for src in sources():
-        out = src.with_name(src.stem + suffix)
-        if out.exists() and out.stat().st_mtime >= max(
-            [src.stat().st_mtime, *(h.stat().st_mtime for h in src.parent.glob("_c*.h"))]
-        ):
+        out = PACKAGE / (src.stem + suffix)
+        if out.exists() and out.stat().st_mtime >= max(src.stat().st_mtime, shared):
             built.append(out)
             continue
-        cmd = [*cc, *FLAGS, f"-I{include}", f"-I{src.parent}", str(src), "-o", str(out)]
+        cmd = [*cc, *FLAGS, f"-I{include}", f"-I{CSRC}", str(src), "-o", str(out)]
         try:
-            subprocess.run(cmd, check=True, capture_output=True, text=True)
+            proc = subprocess.run(cmd, check=True, capture_output=True, text=True)
         except (OSError, subprocess.CalledProcessError) as e:
             detail = getattr(e, "stderr", "") or str(e)
             log(f"dbjson: could not compile {src.name} (the pure-Python path is used instead): {detail.strip()[:2000]}")
             continue
+        if proc.stderr.strip():
+            log(f"dbjson: warnings compiling {src.name}: {proc.stderr.strip()[:2000]}")
         built.append(out)
     return built
 

@@ -1697,23 +1697,9 @@ def build_block_encoder(
     return encode
 
 
-# dbjson._cimport ops (see the comment block of dbjson/_cimport.c and the engines' load_bulk_op)
-_C_OPS = {
-    "pass": 0,
-    "pgbool": 1,
-    "bool10": 2,
-    "b64hex": 3,
-    "mynum": 4,
-    "floatpass": 5,
-    "pgdate": 6,
-    "pgdatez": 7,
-    "mytemp_same": 8,
-    "mytemp_other": 9,
-    "jsonraw": 10,
-    "jsondump": 11,
-    "jsondump_nowrap": 12,
-    "mytime": 13,
-}
+# dbjson._cimport ops by the engines' load_bulk_op names: "pass" is the module's OP_PASS constant, ...
+# (see the comment block of csrc/_cimport.c)
+_C_OPS = {k[3:].lower(): v for k, v in speedups.constants("_cimport").items() if k.startswith("OP_")}
 
 
 def c_block_plan(engine: Engine, tp: TablePlan, zero_dates: str) -> tuple[tuple[bytes, ...], bytes, int] | None:

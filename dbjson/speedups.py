@@ -1,9 +1,12 @@
-"""The optional C speedups (``dbjson/_c*.c``, compiled at install by ``hatch_build.py``).
+"""The optional C speedups (``csrc/_c*.c``, compiled into ``dbjson/`` at install by ``hatch_build.py``).
 
 Each C module has a pure-Python path beside it that produces the same bytes; :func:`load` returns
 the module, or None when it was not built (no C compiler at install) or when ``DBJSON_NO_SPEEDUPS``
 is set to a non-empty value other than ``0`` (for comparing the two paths, or to rule the C code out
 when chasing a problem). Checked at every call, so a test can switch between them.
+
+The numbers Python passes to a module or gets back (column kinds, ops...) come from
+:func:`constants`, never written again by hand.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import importlib
 import os
 from types import ModuleType
+
+from ._speedups_table import CONSTANTS
 
 _cache: dict[str, ModuleType | None] = {}
 
@@ -26,13 +31,18 @@ def load(name: str) -> ModuleType | None:
 
 def available() -> dict[str, bool]:
     """Which C modules this installation has built (whether or not ``DBJSON_NO_SPEEDUPS`` is set)."""
-    from pathlib import Path
+    return {name: _module(name) is not None for name in sorted(CONSTANTS)}
 
-    names = sorted(
-        {p.name.split(".")[0] for p in Path(__file__).parent.glob("_c*.c")}
-        | {p.name.split(".")[0] for p in Path(__file__).parent.glob("_c*.so")}
-    )
-    return {n: _module(n) is not None for n in names}
+
+def constants(name: str) -> dict[str, int]:
+    """The integer constants of C module ``name`` (e.g. ``constants("_cmyexport")["K_JSON"]``).
+
+    The built module's own (``PyModule_AddIntConstant``, whether or not ``DBJSON_NO_SPEEDUPS`` is
+    set), else the generated table :mod:`dbjson._speedups_table`: the same numbers, which
+    tests/test_speedups_table.py checks (a module built from older sources may lack a constant: the
+    table's value is used for it)."""
+    module = _module(name)
+    return {key: int(getattr(module, key, value)) for key, value in CONSTANTS[name].items()}
 
 
 def _module(name: str) -> ModuleType | None:

@@ -1,4 +1,4 @@
-"""The C speedup of import (``dbjson/_cimport.c``): a block of JSON lines straight to COPY /
+"""The C speedup of import (``csrc/_cimport.c``): a block of JSON lines straight to COPY /
 LOAD DATA text must be byte for byte what the Python block encoder writes
 (``build_block_encoder`` with ``DBJSON_NO_SPEEDUPS=1``), and must refuse (None) every line it does
 not convert exactly so (the Python path then names the bad line and column as before).

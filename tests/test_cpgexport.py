@@ -1,4 +1,4 @@
-"""The C speedup of PostgreSQL export (``dbjson/_cpgexport.c``): plain COPY text rows turned into
+"""The C speedup of PostgreSQL export (``csrc/_cpgexport.c``): plain COPY text rows turned into
 canonical lines on the client must be byte for byte the lines the server builds itself
 (``line_expression``), and the C conversion byte for byte its Python reference
 (``copy_to_jsonl_py``).

@@ -102,7 +102,8 @@ def _double_json(q: str) -> str:
 
 # conversion kinds of dbjson._cmyexport (the module's K_* constants)
 _K_NUMBER, _K_BOOL, _K_QUOTED, _K_STRING, _K_BINARY, _K_BIT, _K_TIMESTAMP, _K_SET, _K_JSON, _K_DOUBLE, _K_GEOMETRY = (
-    range(11)
+    speedups.constants("_cmyexport")[k]
+    for k in "K_NUMBER K_BOOL K_QUOTED K_STRING K_BINARY K_BIT K_TIMESTAMP K_SET K_JSON K_DOUBLE K_GEOMETRY".split()
 )
 
 

@@ -161,8 +161,11 @@ def _json_array_element(element: m.Type) -> bool:
 
 
 # -- client-side conversion of plain COPY text rows (the C speedup and its Python reference) --------
-# Column kinds of copy_to_jsonl_py / dbjson._cpgexport.copy_to_jsonl (same numbers in _cpgexport.c).
-K_RAW, K_NUMBER, K_BOOL, K_QUOTED, K_STRING, K_TIMESTAMP, K_BINARY, K_JSON, K_FLOAT = range(9)
+# Column kinds of copy_to_jsonl_py / dbjson._cpgexport.copy_to_jsonl (the module's K_* constants).
+K_RAW, K_NUMBER, K_BOOL, K_QUOTED, K_STRING, K_TIMESTAMP, K_BINARY, K_JSON, K_FLOAT = (
+    speedups.constants("_cpgexport")[k]
+    for k in "K_RAW K_NUMBER K_BOOL K_QUOTED K_STRING K_TIMESTAMP K_BINARY K_JSON K_FLOAT".split()
+)
 _COPY_ESCAPES = {b"\\": b"\\", b"b": b"\b", b"f": b"\f", b"n": b"\n", b"r": b"\r", b"t": b"\t", b"v": b"\v"}
 _COPY_ESCAPE = re.compile(rb"\\(.)", re.S)
 _TS = re.compile(rb"([0-9]{4,}-[0-9]{2}-[0-9]{2}) ([0-9]{2}:[0-9]{2}:[0-9]{2})(?:\.([0-9]{1,6}))?")

@@ -8,8 +8,9 @@
  * quotes included, as orjson.dumps writes it), in that order, with no whitespace outside
  * strings. Each value is converted by its column's op (OP_* below) and written as bulk text:
  * values joined by TAB, lines ended by LF, NULL as \N, strings escaped as
- * dbjson/engines/bulktext.py escapes them (flavor 0 = PostgreSQL COPY: backslash, TAB, LF, CR;
- * flavor 1 = MySQL/MariaDB LOAD DATA: the same plus NUL as \0).
+ * dbjson/engines/bulktext.py escapes them (flavor FLAVOR_PG = PostgreSQL COPY: backslash, TAB, LF,
+ * CR; FLAVOR_MY = MySQL/MariaDB LOAD DATA: the same plus NUL as \0). The OP_* and FLAVOR_*
+ * numbers are the module's constants.
  *
  * It must give, byte for byte, what the pure-Python path gives:
  *   dbjson/importer.py build_block_encoder (orjson.loads, load_converters, raw_json_columns,
@@ -34,70 +35,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    OP_PASS = 0,        /* no converter: string as is, number as str(), bool 1/0, null \N */
-    OP_PGBOOL = 1,      /* PostgreSQL boolean target: true -> t, false -> f */
-    OP_BOOL10 = 2,      /* boolean -> 1 / 0 */
-    OP_B64HEX = 3,      /* base64 -> hex (PostgreSQL: \x prefix) */
-    OP_MYNUM = 4,       /* MySQL number: as PASS, but "NaN"/"Infinity"/"-Infinity" refused, no bool */
-    OP_FLOATPASS = 5,   /* PostgreSQL float: as PASS, no bool */
-    OP_PGDATE = 6,      /* string matching codec._VERBATIM_DATE, as is */
-    OP_PGDATEZ = 7,     /* as OP_PGDATE, zero dates refused (policy) */
-    OP_MYTEMP_SAME = 8, /* MySQL temporal converter (same kind) */
-    OP_MYTEMP_OTHER = 9,/* MySQL temporal converter (other kind: zero dates refused) */
-    OP_JSONRAW = 10,    /* json column loading the line's text (unwrapped) */
-    OP_JSONDUMP = 11,   /* orjson.dumps(unwrap_json(v)): the text when canonical */
-    OP_JSONDUMP_NOWRAP = 12, /* orjson.dumps(v): the text when canonical */
-    OP_MYTIME = 13,     /* MySQL time: a "+HH:MM" / "-HH:MM" offset removed */
-    OP_COUNT = 14
-};
+#include "common/buf.h"
+#include "common/constants.h"
+#include "common/text.h"
 
-#define FLAVOR_PG 0
-#define FLAVOR_MY 1
+/* The op of a column (the engines' load_bulk_op names them in lower case: "pass", "pgbool", ...) */
+#define OPS(X)                                                                                             \
+    X(OP_PASS)            /* no converter: string as is, number as str(), bool 1/0, null \N */           \
+    X(OP_PGBOOL)          /* PostgreSQL boolean target: true -> t, false -> f */                          \
+    X(OP_BOOL10)          /* boolean -> 1 / 0 */                                                          \
+    X(OP_B64HEX)          /* base64 -> hex (PostgreSQL: \x prefix) */                                     \
+    X(OP_MYNUM)           /* MySQL number: as PASS, but "NaN"/"Infinity"/"-Infinity" refused, no bool */ \
+    X(OP_FLOATPASS)       /* PostgreSQL float: as PASS, no bool */                                        \
+    X(OP_PGDATE)          /* string matching codec._VERBATIM_DATE, as is */                               \
+    X(OP_PGDATEZ)         /* as OP_PGDATE, zero dates refused (policy) */                                 \
+    X(OP_MYTEMP_SAME)     /* MySQL temporal converter (same kind) */                                      \
+    X(OP_MYTEMP_OTHER)    /* MySQL temporal converter (other kind: zero dates refused) */                 \
+    X(OP_JSONRAW)         /* json column loading the line's text (unwrapped) */                           \
+    X(OP_JSONDUMP)        /* orjson.dumps(unwrap_json(v)): the text when canonical */                     \
+    X(OP_JSONDUMP_NOWRAP) /* orjson.dumps(v): the text when canonical */                                  \
+    X(OP_MYTIME)          /* MySQL time: a "+HH:MM" / "-HH:MM" offset removed */
+enum { OPS(CONST_ENUM) OP_COUNT };
+
+/* The bulk-text flavor (the engines' load_bulk_flavor) */
+#define FLAVORS(X) X(FLAVOR_PG) X(FLAVOR_MY)
+enum { FLAVORS(CONST_ENUM) };
+
 #define MAX_DEPTH 100
 #define MAX_KEYS 64
 #define FLOAT_TEXT_MAX 64
 
-/* ---- growable output buffer ------------------------------------------------------------ */
-
-typedef struct {
-    char *p;
-    Py_ssize_t len, cap;
-} Buf;
-
-static int buf_reserve(Buf *b, Py_ssize_t extra)
-{
-    if (extra < 0 || b->len > PY_SSIZE_T_MAX - extra)
-        return -1;
-    Py_ssize_t need = b->len + extra;
-    if (need <= b->cap)
-        return 0;
-    Py_ssize_t cap = b->cap ? b->cap : 4096;
-    while (cap < need) {
-        if (cap > PY_SSIZE_T_MAX / 2)
-            return -1;
-        cap *= 2;
-    }
-    char *np = realloc(b->p, (size_t)cap);
-    if (np == NULL)
-        return -1;
-    b->p = np;
-    b->cap = cap;
-    return 0;
-}
-
-static int buf_put(Buf *b, const char *s, Py_ssize_t n)
-{
-    if (buf_reserve(b, n) < 0)
-        return -1;
-    if (n > 0)
-        memcpy(b->p + b->len, s, (size_t)n);
-    b->len += n;
-    return 0;
-}
+/* ---- bulk text ----------------------------------------------------------------------- */
 
 /* `n` bytes with the flavor's bulk-text escapes (bulktext._COPY_ESCAPE / _TSV_ESCAPE). */
-static int buf_put_escaped(Buf *b, const unsigned char *s, Py_ssize_t n, int flavor)
+static int put_bulk_escaped(Buf *b, const unsigned char *s, Py_ssize_t n, int flavor)
 {
     if (n > (PY_SSIZE_T_MAX - 16) / 2 || buf_reserve(b, 2 * n) < 0)
         return -1;
@@ -126,21 +97,13 @@ static int buf_put_escaped(Buf *b, const unsigned char *s, Py_ssize_t n, int fla
 #define STR_NONASCII 2  /* the decoded string holds a byte >= 0x80 */
 #define STR_NONCANON 4  /* an escape orjson.dumps would not write */
 
-static int hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 static int hex4(const unsigned char *p, const unsigned char *end, unsigned *out)
 {
     if (end - p < 4)
         return -1;
     unsigned v = 0;
     for (int i = 0; i < 4; i++) {
-        int h = hexval(p[i]);
+        int h = hex_value(p[i]);
         if (h < 0)
             return -1;
         v = v * 16 + (unsigned)h;
@@ -577,8 +540,6 @@ static int json_value(const unsigned char **pp, const unsigned char *end, int de
 
 /* ---- per-column conversions ----------------------------------------------------------- */
 
-static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-
 static int digits(const unsigned char *s, Py_ssize_t n, Py_ssize_t i, Py_ssize_t count)
 {
     if (n - i < count)
@@ -653,7 +614,6 @@ static int b64val(unsigned char c)
 /* base64.b64decode(s, validate=True).hex() (refuses non-zero leftover bits too). */
 static int put_b64hex(Buf *out, const unsigned char *s, Py_ssize_t n)
 {
-    static const char hx[] = "0123456789abcdef";
     if (n % 4 != 0)
         return -1;
     Py_ssize_t pad = 0;
@@ -680,8 +640,8 @@ static int put_b64hex(Buf *out, const unsigned char *s, Py_ssize_t n)
         if (nd == 3 && (v[2] & 3)) return -1;
         if (nd == 2 && (v[1] & 15)) return -1;
         for (int k = 0; k < nb; k++) {
-            *o++ = hx[b[k] >> 4];
-            *o++ = hx[b[k] & 15];
+            *o++ = hex_lower(b[k] >> 4);
+            *o++ = hex_lower(b[k]);
         }
     }
     out->len = o - out->p;
@@ -708,12 +668,12 @@ static int convert_string(Job *job, int op, int flags)
     switch (op) {
     case OP_PASS:
     case OP_FLOATPASS:
-        return buf_put_escaped(out, s, n, job->flavor);
+        return put_bulk_escaped(out, s, n, job->flavor);
     case OP_MYNUM:
         if ((n == 3 && memcmp(s, "NaN", 3) == 0) || (n == 8 && memcmp(s, "Infinity", 8) == 0)
                 || (n == 9 && memcmp(s, "-Infinity", 9) == 0))
             return -1;
-        return buf_put_escaped(out, s, n, job->flavor);
+        return put_bulk_escaped(out, s, n, job->flavor);
     case OP_B64HEX:
         if (flags & STR_ESCAPED)
             return -1;
@@ -724,7 +684,7 @@ static int convert_string(Job *job, int op, int flags)
     case OP_PGDATEZ:
         if ((flags & STR_NONASCII) || !is_date_text(s, n) || (op == OP_PGDATEZ && is_zero_date(s, n)))
             return -1;
-        return buf_put_escaped(out, s, n, job->flavor);
+        return put_bulk_escaped(out, s, n, job->flavor);
     case OP_MYTEMP_SAME:
     case OP_MYTEMP_OTHER: {
         if (flags & STR_NONASCII)
@@ -733,7 +693,7 @@ static int convert_string(Job *job, int op, int flags)
                 || (op == OP_MYTEMP_OTHER && is_zero_date(s, n)))
             return -1;
         Py_ssize_t start = out->len;
-        if (buf_put_escaped(out, s, n, job->flavor) < 0)
+        if (put_bulk_escaped(out, s, n, job->flavor) < 0)
             return -1;
         if (n > 10) {
             /* v.replace("T", " ", 1), then a trailing "Z" removed (T and Z are not escaped) */
@@ -749,7 +709,7 @@ static int convert_string(Job *job, int op, int flags)
             return -1;
         if (n > 6 && (s[n - 6] == '+' || s[n - 6] == '-') && s[n - 3] == ':')
             n -= 6;
-        return buf_put_escaped(out, s, n, job->flavor);
+        return put_bulk_escaped(out, s, n, job->flavor);
     default:
         return -1;
     }
@@ -785,7 +745,7 @@ static int convert_json(Job *job, int op, const unsigned char **pp, const unsign
                     return -1;
         }
     }
-    return buf_put_escaped(&job->out, vs, ve - vs, job->flavor);
+    return put_bulk_escaped(&job->out, vs, ve - vs, job->flavor);
 }
 
 static int convert_value(Job *job, int op, const unsigned char **pp, const unsigned char *end)
@@ -939,8 +899,8 @@ static PyObject *jsonl_to_bulk(PyObject *self, PyObject *args)
         result = PyBytes_FromStringAndSize(job.out.p, job.out.len);
     }
 done:
-    free(job.out.p);
-    free(job.tmp.p);
+    buf_free(&job.out);
+    buf_free(&job.tmp);
     PyMem_Free(kp);
     PyMem_Free(kl);
     PyBuffer_Release(&block);
@@ -960,5 +920,13 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "dbjson._cimport", NU
 
 PyMODINIT_FUNC PyInit__cimport(void)
 {
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    static const ModuleConst constants[] = {OPS(CONST_ENTRY) FLAVORS(CONST_ENTRY) {NULL, 0}};
+    if (add_constants(m, constants) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

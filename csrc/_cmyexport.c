@@ -33,6 +33,8 @@
  *   K_GEOMETRY  MySQL's SRID + WKB -> upper-case hex EWKB, as json_expression's HEX/SUBSTR
  *               expression (SRID 0: the WKB; else the SRID flag set in the type's high byte)
  *
+ * The K_* kinds and the ST_* statuses of the result are the module's constants.
+ *
  * Anything this code cannot convert exactly (a text it does not expect) makes the call return
  * status UNSUPPORTED; malformed packets raise ValueError. It never reads or writes out of bounds
  * on any input (every length is checked against the bytes present). The byte loops run without
@@ -43,16 +45,22 @@
 #include <stdint.h>
 #include <string.h>
 
-enum { K_NUMBER, K_BOOL, K_QUOTED, K_STRING, K_BINARY, K_BIT, K_TIMESTAMP, K_SET, K_JSON, K_DOUBLE, K_GEOMETRY, K_COUNT };
-enum { ST_MORE = 0, ST_END = 1, ST_ERR = 2, ST_BAD = 3, ST_UNSUPPORTED = 4 };
-enum { PE_NONE = 0, PE_SEQ, PE_ROW, PE_NOMEM, PE_TOOBIG };
+#include "common/buf.h"
+#include "common/constants.h"
+#include "common/text.h"
+
+/* the column kinds (above) */
+#define KINDS(X)                                                                                  \
+    X(K_NUMBER) X(K_BOOL) X(K_QUOTED) X(K_STRING) X(K_BINARY) X(K_BIT) X(K_TIMESTAMP) X(K_SET) X(K_JSON) \
+    X(K_DOUBLE) X(K_GEOMETRY)
+enum { KINDS(CONST_ENUM) K_COUNT };
+/* the status of a call (rows_to_jsonl_doc) */
+#define STATUSES(X) X(ST_MORE) X(ST_END) X(ST_ERR) X(ST_BAD) X(ST_UNSUPPORTED)
+enum { STATUSES(CONST_ENUM) };
+/* protocol errors (raised as ValueError / MemoryError) */
+enum { PE_NONE = 0, PE_SEQ, PE_ROW, PE_NOMEM };
 
 #define MAX_PACKET 0xFFFFFFu
-
-typedef struct {
-    char *p;
-    Py_ssize_t len, cap;
-} outbuf;
 
 typedef struct {
     const char *key;
@@ -65,33 +73,6 @@ typedef struct {
     const unsigned char *p;
     Py_ssize_t len; /* -1: NULL */
 } value;
-
-static int out_reserve(outbuf *o, Py_ssize_t extra)
-{
-    if (extra < 0 || o->len > PY_SSIZE_T_MAX - extra)
-        return -1;
-    Py_ssize_t need = o->len + extra;
-    if (need <= o->cap)
-        return 0;
-    Py_ssize_t cap = o->cap ? o->cap : 65536;
-    while (cap < need)
-        cap = cap > PY_SSIZE_T_MAX / 2 ? need : cap * 2;
-    char *p = realloc(o->p, (size_t)cap);
-    if (p == NULL)
-        return -1;
-    o->p = p;
-    o->cap = cap;
-    return 0;
-}
-
-/* The caller reserved room: these never check. */
-static inline void put(outbuf *o, const void *s, Py_ssize_t n)
-{
-    if (n > 0)
-        memcpy(o->p + o->len, s, (size_t)n);
-    o->len += n;
-}
-static inline void putc1(outbuf *o, char c) { o->p[o->len++] = c; }
 
 /* ---------------------------------------------------------------- packets */
 
@@ -227,13 +208,11 @@ static int split_row(const unsigned char *pl, Py_ssize_t len, value *vals, Py_ss
 
 /* ---------------------------------------------------------------- kinds */
 
-static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-
-static int conv_number(outbuf *o, const unsigned char *s, Py_ssize_t n)
+static int conv_number(Buf *o, const unsigned char *s, Py_ssize_t n)
 {
     Py_ssize_t i = 0;
     if (n > 0 && s[0] == '-') {
-        putc1(o, '-');
+        buf_putc_unchecked(o, '-');
         i = 1;
     }
     if (i >= n)
@@ -245,75 +224,33 @@ static int conv_number(outbuf *o, const unsigned char *s, Py_ssize_t n)
         i++;
     if (s[0] == '-' && n - i == 1 && s[i] == '0')
         return -1; /* "-0" is no integer MySQL sends */
-    put(o, s + i, n - i);
+    buf_put_unchecked(o, s + i, n - i);
     return 0;
 }
 
-static const char HEX[] = "0123456789abcdef";
-
-static void conv_string(outbuf *o, const unsigned char *s, Py_ssize_t n)
+static void conv_string(Buf *o, const unsigned char *s, Py_ssize_t n)
 {
-    putc1(o, '"');
-    Py_ssize_t run = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        unsigned char c = s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        put(o, s + run, i - run);
-        run = i + 1;
-        putc1(o, '\\');
-        switch (c) {
-        case '"': putc1(o, '"'); break;
-        case '\\': putc1(o, '\\'); break;
-        case '\b': putc1(o, 'b'); break;
-        case '\t': putc1(o, 't'); break;
-        case '\n': putc1(o, 'n'); break;
-        case '\f': putc1(o, 'f'); break;
-        case '\r': putc1(o, 'r'); break;
-        default:
-            put(o, "u00", 3);
-            putc1(o, HEX[c >> 4]);
-            putc1(o, HEX[c & 15]);
-        }
-    }
-    put(o, s + run, n - run);
-    putc1(o, '"');
+    o->len = json_quote(o->p + o->len, s, n) - o->p;
 }
 
-static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static void conv_base64(outbuf *o, const unsigned char *s, Py_ssize_t n)
+static void conv_base64(Buf *o, const unsigned char *s, Py_ssize_t n)
 {
-    putc1(o, '"');
+    buf_putc_unchecked(o, '"');
     char *w = o->p + o->len;
     Py_ssize_t i = 0;
-    for (; n - i >= 3; i += 3) {
-        uint32_t v = ((uint32_t)s[i] << 16) | ((uint32_t)s[i + 1] << 8) | s[i + 2];
-        *w++ = B64[v >> 18];
-        *w++ = B64[(v >> 12) & 63];
-        *w++ = B64[(v >> 6) & 63];
-        *w++ = B64[v & 63];
-    }
-    if (n - i == 1) {
-        uint32_t v = (uint32_t)s[i] << 16;
-        *w++ = B64[v >> 18];
-        *w++ = B64[(v >> 12) & 63];
-        *w++ = '=';
-        *w++ = '=';
-    } else if (n - i == 2) {
-        uint32_t v = ((uint32_t)s[i] << 16) | ((uint32_t)s[i + 1] << 8);
-        *w++ = B64[v >> 18];
-        *w++ = B64[(v >> 12) & 63];
-        *w++ = B64[(v >> 6) & 63];
-        *w++ = '=';
-    }
+    for (; n - i >= 3; i += 3)
+        w = b64_quad(w, ((uint32_t)s[i] << 16) | ((uint32_t)s[i + 1] << 8) | s[i + 2], 3);
+    if (n - i == 1)
+        w = b64_quad(w, (uint32_t)s[i] << 16, 1);
+    else if (n - i == 2)
+        w = b64_quad(w, ((uint32_t)s[i] << 16) | ((uint32_t)s[i + 1] << 8), 2);
     o->len = w - o->p;
-    putc1(o, '"');
+    buf_putc_unchecked(o, '"');
 }
 
 /* The n low bits of the big-endian integer s, most significant first; a set bit above them (LPAD
  * would cut the digits) has no exact form here: -1. */
-static int conv_bit(outbuf *o, const unsigned char *s, Py_ssize_t n, long bits)
+static int conv_bit(Buf *o, const unsigned char *s, Py_ssize_t n, long bits)
 {
     for (Py_ssize_t j = 0; j < n; j++) { /* j: byte index from the least significant end */
         unsigned char byte = s[n - 1 - j];
@@ -323,49 +260,49 @@ static int conv_bit(outbuf *o, const unsigned char *s, Py_ssize_t n, long bits)
         } else if ((long)j * 8 + 8 > bits && (byte >> (bits - (long)j * 8)))
             return -1;
     }
-    putc1(o, '"');
+    buf_putc_unchecked(o, '"');
     for (long b = bits - 1; b >= 0; b--) {
         Py_ssize_t j = (Py_ssize_t)(b / 8);
         int bit = j < n ? (s[n - 1 - j] >> (b % 8)) & 1 : 0;
-        putc1(o, bit ? '1' : '0');
+        buf_putc_unchecked(o, bit ? '1' : '0');
     }
-    putc1(o, '"');
+    buf_putc_unchecked(o, '"');
     return 0;
 }
 
-static void conv_timestamp(outbuf *o, const unsigned char *s, Py_ssize_t n, long tz)
+static void conv_timestamp(Buf *o, const unsigned char *s, Py_ssize_t n, long tz)
 {
-    putc1(o, '"');
+    buf_putc_unchecked(o, '"');
     Py_ssize_t start = o->len;
-    put(o, s, n);
+    buf_put_unchecked(o, s, n);
     for (Py_ssize_t i = start; i < o->len; i++)
         if (o->p[i] == ' ')
             o->p[i] = 'T';
     if (tz)
-        putc1(o, 'Z');
-    putc1(o, '"');
+        buf_putc_unchecked(o, 'Z');
+    buf_putc_unchecked(o, '"');
 }
 
-static void conv_set(outbuf *o, const unsigned char *s, Py_ssize_t n)
+static void conv_set(Buf *o, const unsigned char *s, Py_ssize_t n)
 {
-    putc1(o, '[');
+    buf_putc_unchecked(o, '[');
     if (n > 0) {
-        putc1(o, '"');
+        buf_putc_unchecked(o, '"');
         for (Py_ssize_t i = 0; i < n; i++) {
             if (s[i] == ',')
-                put(o, "\",\"", 3);
+                buf_put_unchecked(o, "\",\"", 3);
             else
-                putc1(o, (char)s[i]);
+                buf_putc_unchecked(o, (char)s[i]);
         }
-        putc1(o, '"');
+        buf_putc_unchecked(o, '"');
     }
-    putc1(o, ']');
+    buf_putc_unchecked(o, ']');
 }
 
 /* REGEXP_REPLACE(text, '("(?:[^"\\]++|\\.)*+")|[ \t\n\r]+', '\1'): strings kept, whitespace
  * outside them dropped. A backslash followed by anything but a JSON escape letter: -1 (the regex
  * engines' "." differ on line terminators; valid JSON never has it). */
-static int json_compact(outbuf *o, const unsigned char *s, Py_ssize_t n)
+static int json_compact(Buf *o, const unsigned char *s, Py_ssize_t n)
 {
     Py_ssize_t i = 0;
     while (i < n) {
@@ -375,7 +312,7 @@ static int json_compact(outbuf *o, const unsigned char *s, Py_ssize_t n)
             continue;
         }
         if (c != '"') {
-            putc1(o, (char)c);
+            buf_putc_unchecked(o, (char)c);
             i++;
             continue;
         }
@@ -394,11 +331,11 @@ static int json_compact(outbuf *o, const unsigned char *s, Py_ssize_t n)
             j++;
         }
         if (j >= n) { /* no closing quote: the string alternative fails, '"' is copied */
-            putc1(o, '"');
+            buf_putc_unchecked(o, '"');
             i++;
             continue;
         }
-        put(o, s + i, j + 1 - i);
+        buf_put_unchecked(o, s + i, j + 1 - i);
         i = j + 1;
     }
     return 0;
@@ -434,22 +371,22 @@ static int single_json_key(const char *t, Py_ssize_t n)
 }
 
 /* flag: -1 = decide here (MySQL), 0/1 = the server's $json test (MariaDB). */
-static int conv_json(outbuf *o, const unsigned char *s, Py_ssize_t n, int flag)
+static int conv_json(Buf *o, const unsigned char *s, Py_ssize_t n, int flag)
 {
     static const char wrap[] = "{\"$json\":";
     Py_ssize_t start = o->len;
-    put(o, wrap, 9); /* room kept for the wrapping; removed below when not wrapped */
+    buf_put_unchecked(o, wrap, 9); /* room kept for the wrapping; removed below when not wrapped */
     if (json_compact(o, s, n) < 0)
         return -1;
     char *t = o->p + start + 9;
     Py_ssize_t tn = o->len - start - 9;
     if (tn == 4 && memcmp(t, "null", 4) == 0) {
-        putc1(o, '}');
+        buf_putc_unchecked(o, '}');
         return 0;
     }
     int w = flag >= 0 ? flag : (tn > 0 && t[0] == '{' && single_json_key(t, tn));
     if (w) {
-        putc1(o, '}');
+        buf_putc_unchecked(o, '}');
         return 0;
     }
     memmove(o->p + start, t, (size_t)tn);
@@ -458,7 +395,7 @@ static int conv_json(outbuf *o, const unsigned char *s, Py_ssize_t n, int flag)
 }
 
 /* _double_json on the server's text of a DOUBLE: [-]d+[.d+][e[+-]d+]. */
-static int conv_double(outbuf *o, const unsigned char *s, Py_ssize_t n)
+static int conv_double(Buf *o, const unsigned char *s, Py_ssize_t n)
 {
     Py_ssize_t i = 0;
     int neg = 0;
@@ -509,7 +446,7 @@ static int conv_double(outbuf *o, const unsigned char *s, Py_ssize_t n)
     while (lead < an && all[lead] == '0')
         lead++;
     if (lead == an) { /* q = 0 */
-        put(o, neg ? "-0.0" : "0.0", neg ? 4 : 3);
+        buf_put_unchecked(o, neg ? "-0.0" : "0.0", neg ? 4 : 3);
         return 0;
     }
     Py_ssize_t dn = an;
@@ -519,50 +456,48 @@ static int conv_double(outbuf *o, const unsigned char *s, Py_ssize_t n)
     dn -= lead;
     long k = (long)ilen - 1 - (long)lead + exp; /* value = d.ddd * 10^k */
     if (neg)
-        putc1(o, '-');
+        buf_putc_unchecked(o, '-');
     if (k >= -5 && k < 16) {
         if (k >= 0) {
             for (long p = 0; p <= k; p++)
-                putc1(o, p < dn ? d[p] : '0');
-            putc1(o, '.');
+                buf_putc_unchecked(o, p < dn ? d[p] : '0');
+            buf_putc_unchecked(o, '.');
             if (dn > k + 1)
-                put(o, d + k + 1, dn - (k + 1));
+                buf_put_unchecked(o, d + k + 1, dn - (k + 1));
             else
-                putc1(o, '0');
+                buf_putc_unchecked(o, '0');
         } else {
-            put(o, "0.", 2);
+            buf_put_unchecked(o, "0.", 2);
             for (long p = 0; p < -k - 1; p++)
-                putc1(o, '0');
-            put(o, d, dn);
+                buf_putc_unchecked(o, '0');
+            buf_put_unchecked(o, d, dn);
         }
         return 0;
     }
-    putc1(o, d[0]);
+    buf_putc_unchecked(o, d[0]);
     if (dn > 1) {
-        putc1(o, '.');
-        put(o, d + 1, dn - 1);
+        buf_putc_unchecked(o, '.');
+        buf_put_unchecked(o, d + 1, dn - 1);
     }
     char e[24];
     int en = snprintf(e, sizeof e, "e%c%ld", k < 0 ? '-' : '+', k < 0 ? -k : k);
-    put(o, e, en);
+    buf_put_unchecked(o, e, en);
     return 0;
 }
 
-static const char UHEX[] = "0123456789ABCDEF";
-
-static void put_hex(outbuf *o, const unsigned char *s, Py_ssize_t n)
+static void put_hex(Buf *o, const unsigned char *s, Py_ssize_t n)
 {
     for (Py_ssize_t i = 0; i < n; i++) {
-        putc1(o, UHEX[s[i] >> 4]);
-        putc1(o, UHEX[s[i] & 15]);
+        buf_putc_unchecked(o, hex_upper(s[i] >> 4));
+        buf_putc_unchecked(o, hex_upper(s[i]));
     }
 }
 
-static int conv_geometry(outbuf *o, const unsigned char *s, Py_ssize_t n)
+static int conv_geometry(Buf *o, const unsigned char *s, Py_ssize_t n)
 {
     if (n < 9)
         return -1;
-    putc1(o, '"');
+    buf_putc_unchecked(o, '"');
     if (s[0] == 0 && s[1] == 0 && s[2] == 0 && s[3] == 0) {
         put_hex(o, s + 4, n - 4);
     } else {
@@ -572,7 +507,7 @@ static int conv_geometry(outbuf *o, const unsigned char *s, Py_ssize_t n)
         put_hex(o, s, 4);
         put_hex(o, s + 9, n - 9);
     }
-    putc1(o, '"');
+    buf_putc_unchecked(o, '"');
     return 0;
 }
 
@@ -594,7 +529,7 @@ static Py_ssize_t bound(int kind, long arg, Py_ssize_t n)
 }
 
 /* One row: 0 ok, 1 bad boolean, 2 unsupported (*badcol, *badval set), -1 no memory. */
-static int convert_row(outbuf *o, const colspec *cols, Py_ssize_t ncols, const value *vals, Py_ssize_t *badcol,
+static int convert_row(Buf *o, const colspec *cols, Py_ssize_t ncols, const value *vals, Py_ssize_t *badcol,
                        value *badval)
 {
     Py_ssize_t need = 2, v = 0;
@@ -602,7 +537,7 @@ static int convert_row(outbuf *o, const colspec *cols, Py_ssize_t ncols, const v
         need += cols[c].key_len + bound(cols[c].kind, cols[c].arg, vals[v].len);
         v += (cols[c].kind == K_JSON && cols[c].arg == 1) ? 2 : 1;
     }
-    if (out_reserve(o, need) < 0)
+    if (buf_reserve(o, need) < 0)
         return -1;
     Py_ssize_t row_start = o->len;
     v = 0;
@@ -614,9 +549,9 @@ static int convert_row(outbuf *o, const colspec *cols, Py_ssize_t ncols, const v
             const value *f = &vals[v++];
             flag = f->len == 1 && f->p[0] == '1';
         }
-        put(o, cs->key, cs->key_len);
+        buf_put_unchecked(o, cs->key, cs->key_len);
         if (x->len < 0) {
-            put(o, "null", 4);
+            buf_put_unchecked(o, "null", 4);
             continue;
         }
         int r = 0;
@@ -624,7 +559,7 @@ static int convert_row(outbuf *o, const colspec *cols, Py_ssize_t ncols, const v
         case K_NUMBER: r = conv_number(o, x->p, x->len); break;
         case K_BOOL:
             if (x->len == 1 && (x->p[0] == '0' || x->p[0] == '1'))
-                put(o, x->p[0] == '1' ? "true" : "false", x->p[0] == '1' ? 4 : 5);
+                buf_put_unchecked(o, x->p[0] == '1' ? "true" : "false", x->p[0] == '1' ? 4 : 5);
             else {
                 *badcol = c;
                 *badval = *x;
@@ -633,9 +568,9 @@ static int convert_row(outbuf *o, const colspec *cols, Py_ssize_t ncols, const v
             }
             break;
         case K_QUOTED:
-            putc1(o, '"');
-            put(o, x->p, x->len);
-            putc1(o, '"');
+            buf_putc_unchecked(o, '"');
+            buf_put_unchecked(o, x->p, x->len);
+            buf_putc_unchecked(o, '"');
             break;
         case K_STRING: conv_string(o, x->p, x->len); break;
         case K_BINARY: conv_base64(o, x->p, x->len); break;
@@ -654,7 +589,7 @@ static int convert_row(outbuf *o, const colspec *cols, Py_ssize_t ncols, const v
             return 2;
         }
     }
-    put(o, "}\n", 2);
+    buf_put_unchecked(o, "}\n", 2);
     return 0;
 }
 
@@ -667,7 +602,7 @@ typedef struct {
     const colspec *cols; /* NULL: skip rows (drain) */
     Py_ssize_t ncols, nvals;
     value *vals;
-    outbuf out;
+    Buf out;
     /* results */
     int status, perr;
     Py_ssize_t need, rows, badcol;
@@ -779,7 +714,7 @@ static PyObject *finish(run_t *r)
         goto done;
     res = Py_BuildValue("(y#niiNn)", r->out.p ? r->out.p : "", r->out.len, r->pos, r->seq, r->status, info, r->rows);
 done:
-    free(r->out.p);
+    buf_free(&r->out);
     free(r->info_tmp);
     free(r->vals);
     return res;
@@ -926,12 +861,10 @@ PyMODINIT_FUNC PyInit__cmyexport(void)
     PyObject *mod = PyModule_Create(&module);
     if (mod == NULL)
         return NULL;
-    static const char *names[] = {"K_NUMBER", "K_BOOL", "K_QUOTED", "K_STRING", "K_BINARY",
-                                  "K_BIT", "K_TIMESTAMP", "K_SET", "K_JSON", "K_DOUBLE", "K_GEOMETRY"};
-    for (int i = 0; i < K_COUNT; i++)
-        if (PyModule_AddIntConstant(mod, names[i], i) < 0) {
-            Py_DECREF(mod);
-            return NULL;
-        }
+    static const ModuleConst constants[] = {KINDS(CONST_ENTRY) STATUSES(CONST_ENTRY) {NULL, 0}};
+    if (add_constants(mod, constants) < 0) {
+        Py_DECREF(mod);
+        return NULL;
+    }
     return mod;
 }

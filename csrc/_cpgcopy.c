@@ -20,8 +20,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
+
+#include "common/buf.h"
 
 typedef int (*getcopydata_fn)(void *conn, char **buffer, int async);
 typedef void (*freemem_fn)(void *ptr);
@@ -40,9 +40,8 @@ static PyObject *py_read_rows(PyObject *self, PyObject *args)
     getcopydata_fn get = (getcopydata_fn)(uintptr_t)get_addr;
     freemem_fn release = (freemem_fn)(uintptr_t)free_addr;
 
-    size_t cap = (size_t)max_bytes + (1 << 16), len = 0;
-    char *out = malloc(cap);
-    if (out == NULL)
+    Buf out = {0};
+    if (buf_reserve(&out, max_bytes > PY_SSIZE_T_MAX - (1 << 16) ? -1 : max_bytes + (1 << 16)) < 0)
         return PyErr_NoMemory();
     int status = 1, oom = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -55,32 +54,22 @@ static PyObject *py_read_rows(PyObject *self, PyObject *args)
                 release(row);
             break;
         }
-        if (len + (size_t)n > cap) {
-            size_t want = cap * 2 > len + (size_t)n ? cap * 2 : len + (size_t)n;
-            char *bigger = realloc(out, want);
-            if (bigger == NULL) {
-                release(row);
-                oom = 1;
-                break;
-            }
-            out = bigger;
-            cap = want;
-        }
-        memcpy(out + len, row, (size_t)n);
-        len += (size_t)n;
+        oom = buf_put(&out, row, n) < 0;
         release(row);
-        if (len >= (size_t)max_bytes) {
+        if (oom)
+            break;
+        if (out.len >= max_bytes) {
             status = 1;
             break;
         }
     }
     Py_END_ALLOW_THREADS
     if (oom) {
-        free(out);
+        buf_free(&out);
         return PyErr_NoMemory();
     }
-    PyObject *data = PyBytes_FromStringAndSize(out, (Py_ssize_t)len);
-    free(out);
+    PyObject *data = PyBytes_FromStringAndSize(out.p, out.len);
+    buf_free(&out);
     if (data == NULL)
         return NULL;
     return Py_BuildValue("(iN)", status, data);

@@ -6,13 +6,15 @@
  * ``checksum_algorithm``:
  *
  *   XXH3 (1)      ``xxh3-64-sum``, the default since data format 1.2: XXH3-64 (seed 0) of the
- *                 line. XXH3 comes from xxHash 0.8 (Yann Collet, BSD 2-Clause), vendored unchanged
- *                 as _cxxhash.h and compiled inline here; the Python reference is the ``xxhash``
- *                 package's ``xxh3_64_intdigest``.
+ *                 line. XXH3 comes from xxHash 0.8.2 (Yann Collet, BSD 2-Clause), vendored
+ *                 unchanged in csrc/vendor/xxhash/ and compiled inline here; the Python reference
+ *                 is the ``xxhash`` package's ``xxh3_64_intdigest``.
  *   BLAKE2B64 (0) ``blake2b64-sum`` (data format 1.0-1.1 exports, still read and verified): the
  *                 first 8 bytes of the line's BLAKE2b-512 digest read as a little-endian integer,
  *                 i.e. the final state word h[0]. BLAKE2b is implemented below as specified in
  *                 RFC 7693 (unkeyed, 64-byte output); the Python reference is hashlib.blake2b.
+ *
+ * The algorithm numbers are the module's constants BLAKE2B64 and XXH3.
  *
  * One C call per block (or list of lines), with the interpreter lock released: export, import and
  * verify hash from worker threads. tests/test_cchecksum.py compares every function with its Python
@@ -31,10 +33,14 @@
 #include <stdint.h>
 #include <string.h>
 
-#define XXH_INLINE_ALL
-#include "_cxxhash.h"
+#include "common/constants.h"
 
-enum { BLAKE2B64 = 0, XXH3 = 1 };
+#define XXH_INLINE_ALL
+#include "vendor/xxhash/xxhash.h"
+
+/* the algorithm argument (exported as the module's constants) */
+#define ALGORITHMS(X) X(BLAKE2B64) X(XXH3)
+enum { ALGORITHMS(CONST_ENUM) };
 
 static const uint64_t IV[8] = {
     0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
@@ -237,7 +243,8 @@ PyMODINIT_FUNC PyInit__cchecksum(void)
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
-    if (PyModule_AddIntConstant(m, "BLAKE2B64", BLAKE2B64) < 0 || PyModule_AddIntConstant(m, "XXH3", XXH3) < 0) {
+    static const ModuleConst constants[] = {ALGORITHMS(CONST_ENTRY) {NULL, 0}};
+    if (add_constants(m, constants) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -6,7 +6,8 @@
  *   block  complete rows of `COPY (SELECT col, ...) TO STDOUT` in text format (fields separated by
  *          a tab, rows ended by a newline, NULL written as \N, backslash escapes \\ \b \f \n \r \t \v)
  *   keys   per column, the literal JSON text before the value: b'{"id":', b',"name":', ...
- *   kinds  per column, one of the K_* codes below; args: per column, an integer for the kind
+ *   kinds  per column, one of the K_* codes below (the module's constants); args: per column, an
+ *          integer for the kind
  *
  * Output: per row keys[0] value0 keys[1] value1 ... "}\n", where each value is what
  * PostgreSQLExport.json_expression() makes the server produce for that column (NULL -> null).
@@ -43,58 +44,18 @@
 #include <Python.h>
 #include <string.h>
 
-enum { K_RAW = 0, K_NUMBER, K_BOOL, K_QUOTED, K_STRING, K_TIMESTAMP, K_BINARY, K_JSON, K_FLOAT, K_COUNT };
+#include "common/buf.h"
+#include "common/constants.h"
+#include "common/text.h"
+
+/* the column kinds (above) */
+#define KINDS(X) X(K_RAW) X(K_NUMBER) X(K_BOOL) X(K_QUOTED) X(K_STRING) X(K_TIMESTAMP) X(K_BINARY) X(K_JSON) X(K_FLOAT)
+enum { KINDS(CONST_ENUM) K_COUNT };
+/* what the converters return */
 enum { ST_OK = 0, ST_UNSUPPORTED = 1, ST_NOMEM = 2 };
-
-/* -- growable output buffer (PyMem_Raw*: usable without the GIL) ------------------------------ */
-typedef struct {
-    char *p;
-    Py_ssize_t len, cap;
-} Buf;
-
-static int buf_reserve(Buf *b, Py_ssize_t n)
-{
-    if (n < 0)
-        return ST_NOMEM;
-    if (n <= b->cap - b->len)
-        return ST_OK;
-    if (n > PY_SSIZE_T_MAX - b->len)
-        return ST_NOMEM;
-    Py_ssize_t want = b->len + n;
-    Py_ssize_t cap = b->cap ? b->cap : 4096;
-    while (cap < want)
-        cap = (cap > PY_SSIZE_T_MAX / 2) ? want : cap * 2;
-    char *np = PyMem_RawRealloc(b->p, (size_t)cap);
-    if (np == NULL)
-        return ST_NOMEM;
-    b->p = np;
-    b->cap = cap;
-    return ST_OK;
-}
-
-static int buf_put(Buf *b, const char *s, Py_ssize_t n)
-{
-    if (buf_reserve(b, n))
-        return ST_NOMEM;
-    if (n > 0)
-        memcpy(b->p + b->len, s, (size_t)n);
-    b->len += n;
-    return ST_OK;
-}
 
 #define PUT(b, s, n) do { if (buf_put((b), (s), (n))) return ST_NOMEM; } while (0)
 #define PUTLIT(b, lit) PUT((b), (lit), (Py_ssize_t)(sizeof(lit) - 1))
-
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
-
-/* hex digit value + 1 (0: not a hex digit) */
-static const unsigned char HEX1[256] = {
-    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
-    ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
-    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
-};
-
-static int hex_value(char c) { return (int)HEX1[(unsigned char)c] - 1; }
 
 /* COPY text bytes that end a field (1) or start an escape (2) */
 static const unsigned char FIELD_CLASS[256] = {['\t'] = 1, ['\n'] = 1, ['\\'] = 2};
@@ -164,32 +125,9 @@ static int emit_quoted(Buf *o, const char *s, Py_ssize_t n)
 /* PostgreSQL's escape_json() (to_json of a text). */
 static int emit_string(Buf *o, const char *s, Py_ssize_t n)
 {
-    static const char hexd[] = "0123456789abcdef";
     if (n > (PY_SSIZE_T_MAX - 2) / 6 || buf_reserve(o, 6 * n + 2))
         return ST_NOMEM;
-    char *d = o->p + o->len;
-    *d++ = '"';
-    for (Py_ssize_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        switch (c) {
-        case '"': *d++ = '\\'; *d++ = '"'; break;
-        case '\\': *d++ = '\\'; *d++ = '\\'; break;
-        case '\b': *d++ = '\\'; *d++ = 'b'; break;
-        case '\f': *d++ = '\\'; *d++ = 'f'; break;
-        case '\n': *d++ = '\\'; *d++ = 'n'; break;
-        case '\r': *d++ = '\\'; *d++ = 'r'; break;
-        case '\t': *d++ = '\\'; *d++ = 't'; break;
-        default:
-            if (c < 0x20) {
-                *d++ = '\\'; *d++ = 'u'; *d++ = '0'; *d++ = '0';
-                *d++ = hexd[c >> 4]; *d++ = hexd[c & 15];
-            } else {
-                *d++ = (char)c;
-            }
-        }
-    }
-    *d++ = '"';
-    o->len = d - o->p;
+    o->len = json_quote(o->p + o->len, (const unsigned char *)s, n) - o->p;
     return ST_OK;
 }
 
@@ -259,7 +197,6 @@ static int emit_timestamp(Buf *o, const char *s, Py_ssize_t n, long arg)
 /* bytea hex output (\x0aff) -> quoted base64 */
 static int emit_binary(Buf *o, const char *s, Py_ssize_t n)
 {
-    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     if (n < 2 || s[0] != '\\' || s[1] != 'x' || (n - 2) % 2 != 0)
         return ST_UNSUPPORTED;
     const char *h = s + 2;
@@ -281,10 +218,7 @@ static int emit_binary(Buf *o, const char *s, Py_ssize_t n)
             }
             v = v << 8 | byte;
         }
-        *d++ = b64[(v >> 18) & 63];
-        *d++ = b64[(v >> 12) & 63];
-        *d++ = take > 1 ? b64[(v >> 6) & 63] : '=';
-        *d++ = take > 2 ? b64[v & 63] : '=';
+        d = b64_quad(d, v, (int)take);
     }
     *d++ = '"';
     o->len = d - o->p;
@@ -727,7 +661,7 @@ static PyObject *copy_to_jsonl(PyObject *self, PyObject *pyargs)
     }
     int st;
     Py_BEGIN_ALLOW_THREADS
-    st = buf_reserve(&out, 2 * view.len + 64); /* lines are about twice the COPY text */
+    st = buf_reserve(&out, 2 * view.len + 64) < 0 ? ST_NOMEM : ST_OK; /* lines are about twice the COPY text */
     if (st == ST_OK)
         st = convert((const char *)view.buf, view.len, &pl, &out, scratch, scratch + view.len + 1);
     Py_END_ALLOW_THREADS
@@ -738,7 +672,7 @@ static PyObject *copy_to_jsonl(PyObject *self, PyObject *pyargs)
     else
         result = PyBytes_FromStringAndSize(out.p, out.len);
 done:
-    PyMem_RawFree(out.p);
+    buf_free(&out);
     PyMem_Free(scratch);
     PyMem_Free(pl.keys);
     PyMem_Free(pl.keylens);
@@ -764,12 +698,8 @@ PyMODINIT_FUNC PyInit__cpgexport(void)
     PyObject *mod = PyModule_Create(&module);
     if (mod == NULL)
         return NULL;
-    if (PyModule_AddIntConstant(mod, "K_RAW", K_RAW) || PyModule_AddIntConstant(mod, "K_NUMBER", K_NUMBER) ||
-        PyModule_AddIntConstant(mod, "K_BOOL", K_BOOL) || PyModule_AddIntConstant(mod, "K_QUOTED", K_QUOTED) ||
-        PyModule_AddIntConstant(mod, "K_STRING", K_STRING) ||
-        PyModule_AddIntConstant(mod, "K_TIMESTAMP", K_TIMESTAMP) ||
-        PyModule_AddIntConstant(mod, "K_BINARY", K_BINARY) || PyModule_AddIntConstant(mod, "K_JSON", K_JSON) ||
-        PyModule_AddIntConstant(mod, "K_FLOAT", K_FLOAT)) {
+    static const ModuleConst constants[] = {KINDS(CONST_ENTRY) {NULL, 0}};
+    if (add_constants(mod, constants) < 0) {
         Py_DECREF(mod);
         return NULL;
     }

@@ -1,0 +1,88 @@
+/*
+ * dbjson C speedups, shared: character classes and the encodings several modules write.
+ *
+ *   is_digit(c)            ASCII 0-9 (c: a char or an unsigned char)
+ *   hex_value(c)           0-15 for an ASCII hex digit (either case), else -1
+ *   hex_lower(v), hex_upper(v)   the hex digit of v & 15
+ *   b64_quad(d, v, take)   the 4 base64 characters (RFC 4648 alphabet, '=' padding) of the
+ *                          24-bit group v holding `take` (1-3) bytes, most significant first;
+ *                          returns d + 4
+ *   json_quote(d, s, n)    s[0..n) as a JSON string, quotes included, escaped as both orjson and
+ *                          PostgreSQL's escape_json() write it: " \ \b \f \n \r \t as two-byte
+ *                          escapes, other bytes < 0x20 as \u00xx (lowercase hex), every other
+ *                          byte (DEL, non-ASCII, /) unchanged; needs room for 6 * n + 2 bytes at d;
+ *                          returns the end of what it wrote
+ *
+ * No memory is allocated and no Python object touched: all of it is usable without the lock.
+ */
+#ifndef DBJSON_COMMON_TEXT_H
+#define DBJSON_COMMON_TEXT_H
+
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline int is_digit(int c) { return c >= '0' && c <= '9'; }
+
+static inline int hex_value(int c)
+{
+    /* value + 1 (0: not a hex digit) */
+    static const unsigned char HEX1[256] = {
+        ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+        ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+        ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+    };
+    return (int)HEX1[(unsigned char)c] - 1;
+}
+
+static inline char hex_lower(unsigned v) { return "0123456789abcdef"[v & 15]; }
+
+static inline char hex_upper(unsigned v) { return "0123456789ABCDEF"[v & 15]; }
+
+static inline char *b64_quad(char *d, uint32_t v, int take)
+{
+    static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    d[0] = B64[(v >> 18) & 63];
+    d[1] = B64[(v >> 12) & 63];
+    d[2] = take > 1 ? B64[(v >> 6) & 63] : '=';
+    d[3] = take > 2 ? B64[v & 63] : '=';
+    return d + 4;
+}
+
+static inline char *json_quote(char *d, const unsigned char *s, Py_ssize_t n)
+{
+    *d++ = '"';
+    Py_ssize_t run = 0; /* start of the bytes not written yet */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        if (i > run)
+            memcpy(d, s + run, (size_t)(i - run));
+        d += i - run;
+        run = i + 1;
+        *d++ = '\\';
+        switch (c) {
+        case '"': *d++ = '"'; break;
+        case '\\': *d++ = '\\'; break;
+        case '\b': *d++ = 'b'; break;
+        case '\f': *d++ = 'f'; break;
+        case '\n': *d++ = 'n'; break;
+        case '\r': *d++ = 'r'; break;
+        case '\t': *d++ = 't'; break;
+        default:
+            *d++ = 'u';
+            *d++ = '0';
+            *d++ = '0';
+            *d++ = hex_lower(c >> 4);
+            *d++ = hex_lower(c);
+        }
+    }
+    if (n > run)
+        memcpy(d, s + run, (size_t)(n - run));
+    d += n - run;
+    *d++ = '"';
+    return d;
+}
+
+#endif
