@@ -26,8 +26,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import model as m
-from .ddl.base import Context, _table_order, _view_order, family_of
+from .ddl.context import Context, engine_family
+from .ddl.order import table_order, view_order
 from .ddl.plan import Statement
+from .engines import get_engine
 from .errors import DocumentError
 
 Source = m.Database | str | Path
@@ -134,8 +136,6 @@ class DiffDdl:
 
     def script(self) -> str:
         """A SQL script for the dialect's client; skipped changes are listed as comments first."""
-        from .engines import get_engine
-
         engine = get_engine(self.dialect, self.server_version)
         lines = [
             f"-- skipped: {s.change.op} {s.change.kind} {s.change.object}"
@@ -297,7 +297,7 @@ class _Comparer:
     def __init__(self, a: m.Database, b: m.Database, include_counters: bool) -> None:
         self.a, self.b = a, b
         self.counters = include_counters
-        self.same_family = family_of(a.source.engine) == family_of(b.source.engine)
+        self.same_family = engine_family(a.source.engine) == engine_family(b.source.engine)
         self.cross_engine = a.source.engine != b.source.engine  # MySQL against MariaDB
         self.out: list[Change] = []
 
@@ -553,8 +553,6 @@ def diff_ddl(d: SchemaDiff, dialect: str | None = None, *, allow_drop: bool = Fa
     the dialect cannot make at all (SQLite altering a column) raises
     :class:`~dbjson.errors.UnsupportedError`.
     """
-    from .engines import get_engine
-
     name = get_engine(dialect or d.b.source.engine).name
     version = d.b.source.server_version if name == d.b.source.engine else None
     engine = get_engine(name, version)
@@ -611,11 +609,12 @@ class _DdlBuilder:
 
     def __init__(self, d: SchemaDiff, engine: Any, allow_drop: bool) -> None:
         self.d, self.engine, self.allow_drop = d, engine, allow_drop
-        self.ctx_a = Context(d.a, engine)  # renders A's objects one at a time
-        engine._assign_names(self.ctx_a)
-        self.ctx_b = Context(d.b, engine)  # B's names on the target
-        engine._assign_names(self.ctx_b)
-        self.plan_ctx = Context(d.a, engine)  # whole new tables come from the schema-load plan
+        source_a, source_b = get_engine(d.a.source.engine), get_engine(d.b.source.engine)
+        self.ctx_a = Context(d.a, engine, source_engine=source_a)  # renders A's objects one at a time
+        engine.ddl_assign_names(self.ctx_a)
+        self.ctx_b = Context(d.b, engine, source_engine=source_b)  # B's names on the target
+        engine.ddl_assign_names(self.ctx_b)
+        self.plan_ctx = Context(d.a, engine, source_engine=source_a)  # whole new tables come from the schema-load plan
         self.plan = engine.ddl_plan(self.plan_ctx)
         self.phases: dict[str, list[tuple[int, Statement]]] = {p: [] for p in _PHASES}
         self.skipped: list[Skipped] = []
@@ -644,7 +643,7 @@ class _DdlBuilder:
     @staticmethod
     def view_rank(schema: m.Schema, view: m.View) -> int:
         """Position of a view in dependency order (a view after the views it selects from)."""
-        return _view_order(schema.views).index(schema.views.index(view))
+        return view_order(schema.views).index(schema.views.index(view))
 
     def skip(self, c: Change, reason: str) -> None:
         self.skipped.append(Skipped(c, reason))
@@ -666,7 +665,7 @@ class _DdlBuilder:
             return None
         ti, table = found
         si = self.d.a.schemas.index(s)
-        return s, table, self.engine._table_info(self.ctx_a, s, table, f"/schemas/{si}/tables/{ti}")
+        return s, table, self.engine.ddl_table_info(self.ctx_a, s, table, f"/schemas/{si}/tables/{ti}")
 
     def qtable_b(self, c: Change, name: str | None = None) -> tuple[m.Table, str] | None:
         """B's table of a change and its quoted name on the target."""
@@ -872,7 +871,7 @@ class _DdlBuilder:
             sb = self.schema_b(c)
             assert sb is not None
             tschema, tname = self.ctx_b.table_names[(sb.name, table.name)]
-            rank = -_table_order(sb.tables).index(sb.tables.index(table))  # partitions and children first
+            rank = -table_order(sb.tables).index(sb.tables.index(table))  # partitions and children first
             self.emit("drop_tables", self.engine.ddl_drop_sql("table", tschema, tname), "drop", q, q, rank=rank)
             return
         if c.field == "comment":

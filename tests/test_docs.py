@@ -136,9 +136,9 @@ def test_library_signatures_match_the_code() -> None:
     import inspect
 
     import dbjson
-    from dbjson.ddl import load_schema
     from dbjson.export import export_table
     from dbjson.importer import import_table_stream
+    from dbjson.schemaload import load_schema
     from dbjson.validate import check_document
 
     functions = {
