@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from .. import model as m
 from ..ddl.context import engine_family
 from ..errors import DocumentError
+from ..reflect import reflect
 
 Source = m.Database | str | Path
 _T = TypeVar("_T")
@@ -111,8 +112,6 @@ def load_side(source: Source) -> m.Database:
         return source
     text = str(source)
     if isinstance(source, str) and "://" in text:
-        from ..reflect import reflect
-
         return reflect(text)
     try:
         raw = Path(text).read_bytes()
