@@ -34,13 +34,14 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
-    from .ddl import DdlPlan, apply_ddl, to_ddl
+    from .ddl import DdlPlan
     from .export import export_database
     from .importer import import_database
     from .migrate import migrate
     from .model import Database
     from .reflect import reflect
     from .schemadiff import SchemaDiff, diff, diff_ddl
+    from .schemaload import apply_ddl, to_ddl
     from .validate import Problem, validate
     from .verify import verify
 
@@ -53,8 +54,8 @@ _LAZY = {
     "Problem": ("dbjson.validate", "Problem"),
     "verify": ("dbjson.verify", "verify"),
     "migrate": ("dbjson.migrate", "migrate"),
-    "to_ddl": ("dbjson.ddl", "to_ddl"),
-    "apply_ddl": ("dbjson.ddl", "apply_ddl"),
+    "to_ddl": ("dbjson.schemaload", "to_ddl"),
+    "apply_ddl": ("dbjson.schemaload", "apply_ddl"),
     "DdlPlan": ("dbjson.ddl", "DdlPlan"),
     "export_database": ("dbjson.export", "export_database"),
     "import_database": ("dbjson.importer", "import_database"),

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConnectionFailed, DbjsonError, UsageError, hint_for
-from .url import URL as URL  # URL re-exported: dbjson.ddl.apply imports it from here
+from .url import URL as URL  # URL re-exported: dbjson.schemaload imports it from here
 from .url import is_sqlalchemy_url, make_url
 
 if TYPE_CHECKING:

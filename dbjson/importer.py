@@ -336,7 +336,7 @@ def _rename_in_table(t: m.Table, mp: dict[str, str], per: dict[str, dict[str, st
 def _plan_ddl(db: m.Database, engine: Engine, strict: bool, target: Target, *, creating: bool = False) -> Any:
     """The DDL plan of an import. ``creating``: the plan's statements will run (not only its name
     and type maps), so on engines with ``load_defer_primary_key`` primary keys come post-data."""
-    from .ddl import to_ddl
+    from .schemaload import to_ddl
 
     defer = creating and bool(getattr(engine, "load_defer_primary_key", False))
     return to_ddl(
@@ -1899,7 +1899,7 @@ def _wait_quietly(pending: set[Future[None]], timeout: float) -> None:
 
 def _has_ddl() -> bool:
     try:
-        from .ddl import to_ddl  # noqa: F401
+        from .schemaload import to_ddl  # noqa: F401
     except ImportError:
         return False
     return True

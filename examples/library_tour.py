@@ -20,8 +20,8 @@ from typing import Any
 
 import dbjson
 from dbjson import progress
-from dbjson.ddl import create_database
 from dbjson.importer import ImportEvent
+from dbjson.schemaload import create_database
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sample_db  # noqa: E402  (examples/sample_db.py, next to this file)

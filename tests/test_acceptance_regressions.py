@@ -13,11 +13,10 @@ from typing import Any
 import pytest
 
 from dbjson import Database
-from dbjson.ddl import to_ddl
-from dbjson.ddl.apply import load_schema
 from dbjson.export import export_database
 from dbjson.importer import import_database
 from dbjson.reflect import reflect
+from dbjson.schemaload import load_schema, to_ddl
 from dbjson.verify import verify
 
 

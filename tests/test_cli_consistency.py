@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from conftest import FreshDatabase, _mysql_connect, _pg_connect, server_url
 
-from dbjson.ddl.apply import create_database
 from dbjson.errors import ApplyError, UsageError
+from dbjson.schemaload import create_database
 
 DBJSON = str(Path(sys.executable).parent / "dbjson")
 Fresh = Callable[[str], FreshDatabase]

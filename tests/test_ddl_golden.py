@@ -15,7 +15,7 @@ import pytest
 from ddl_fixtures import mysql_document, postgresql_document
 
 from dbjson import model as m
-from dbjson.ddl import to_ddl
+from dbjson.schemaload import to_ddl
 
 GOLDEN = Path(__file__).parent / "golden"
 TORTURE = Path(__file__).parent / "torture"

@@ -19,7 +19,7 @@ from conftest import ENGINES, FreshDatabase
 
 from dbjson import model as m
 from dbjson import reflect
-from dbjson.ddl import load_schema, to_ddl
+from dbjson.schemaload import load_schema, to_ddl
 
 TORTURE = Path(__file__).parent / "torture"
 CORPORA = ("torture", "chinook")

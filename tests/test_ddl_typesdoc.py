@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 import jsonschema
-from dbjson import typesdoc
 from dbjson.model import TYPE_KINDS
 from dbjson.resources import dialect_table, json_schema
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # tools/ is a top-level folder of the repository, not part of the package
+    sys.path.insert(0, str(ROOT))
+
+from tools.docgen import typesdoc
 
 ENGINES = ("mysql", "mariadb", "postgresql", "sqlite")
 
 
 def test_committed_types_md_is_up_to_date() -> None:
     assert typesdoc.default_path().read_text(encoding="utf-8") == typesdoc.render(), (
-        "docs/types.md is stale: run .venv/bin/python -m dbjson.typesdoc"
+        "docs/types.md is stale: run .venv/bin/python -m tools.docgen.typesdoc"
     )
 
 

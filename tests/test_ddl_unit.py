@@ -8,11 +8,11 @@ import pytest
 from ddl_fixtures import mysql_document, postgresql_document
 
 from dbjson import model as m
-from dbjson.ddl import to_ddl
-from dbjson.ddl.base import Namer, short_hash
+from dbjson.ddl.context import Namer, short_hash
 from dbjson.ddl.expr import translate
 from dbjson.ddl.plan import TranslationReport
 from dbjson.errors import TranslationError
+from dbjson.schemaload import to_ddl
 
 
 def _sql(plan: Any) -> str:

@@ -21,8 +21,9 @@ from conftest import FreshDatabase
 
 import dbjson
 from dbjson import model as m
-from dbjson.ddl import apply_ddl
-from dbjson.schemadiff import Change, SchemaDiff, _narrowing, diff, diff_ddl
+from dbjson.schemadiff import Change, SchemaDiff, diff, diff_ddl
+from dbjson.schemadiff.compare import _narrowing
+from dbjson.schemaload import apply_ddl
 
 Fresh = Callable[[str], FreshDatabase]
 TORTURE = Path(__file__).parent / "torture"

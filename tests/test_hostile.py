@@ -34,9 +34,9 @@ from hostile.names import column_names, quote, source_sql, table_names
 from test_import import ITEMS, ITEMS_DDL, _lines, database, item_rows, make_export, target_with
 
 from dbjson import model as m
-from dbjson.ddl import load_schema
 from dbjson.errors import DbjsonError, DocumentError, TranslationError
 from dbjson.reflect import reflect
+from dbjson.schemaload import load_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 SUMMARY = Path(os.environ.get("DBJSON_RELIABILITY_DIR", ROOT / "tests" / ".reliability")) / "hostile.json"

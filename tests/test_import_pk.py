@@ -15,13 +15,13 @@ import psycopg
 import pytest
 from test_import import ITEMS, database, item_rows, make_export
 
-from dbjson.ddl import to_ddl
 from dbjson.engines import get_engine
 from dbjson.errors import ApplyError
 from dbjson.export import export_database
 from dbjson.format.codec import RowEncoder
 from dbjson.importer import ImportEvent, import_database
 from dbjson.reflect import reflect
+from dbjson.schemaload import to_ddl
 
 SOURCE = """
 CREATE TABLE parent (a integer, b text, note text, CONSTRAINT parent_key_custom PRIMARY KEY (a, b));

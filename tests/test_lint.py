@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PATHS = ["dbjson", "tests", "bench", "examples", "hatch_build.py", "mkdocs_hooks.py"]
+PATHS = ["dbjson", "tests", "bench", "examples", "tools", "hatch_build.py", "mkdocs_hooks.py"]
 
 
 def _ruff(*args: str) -> subprocess.CompletedProcess[str]:

@@ -22,12 +22,12 @@ import psycopg
 import pytest
 from test_faults_restart import PrivatePostgres, start_private_pg
 
-import dbjson.ddl.apply as apply_mod
-from dbjson.ddl.apply import load_schema
+import dbjson.schemaload as schemaload
 from dbjson.engines.postgresql.export import PostgreSQLExport
 from dbjson.errors import ApplyError
 from dbjson.export import export_database
 from dbjson.reflect import reflect
+from dbjson.schemaload import load_schema
 
 # max_connections=20 and few background workers: a lock table of about 64 x 26 slots
 SMALL_LOCK_TABLE = "-c max_connections=20 -c max_worker_processes=2 -c max_wal_senders=0"
@@ -67,7 +67,7 @@ def _tables(prefix: str, n: int) -> str:
 
 
 def test_thousands_of_tables(small_pg: PrivatePostgres, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(apply_mod, "LOCK_BATCH", 100)  # a batch must fit the small lock table
+    monkeypatch.setattr(schemaload, "LOCK_BATCH", 100)  # a batch must fit the small lock table
     for db in ("source", "target", "other"):
         small_pg.execute(f"CREATE DATABASE {db}")
     n = _lock_slots(small_pg) // 4 + 200  # ~4 locks per table: past the whole lock table

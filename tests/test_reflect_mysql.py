@@ -622,7 +622,7 @@ def test_low_privilege_account(my_engine: str, fresh_db: Any) -> None:
 def test_torture_same_engine_fixpoint(torture: tuple[FreshDatabase, m.Database], fresh_db: Any) -> None:
     """schema-load of the torture document into an empty database of the same engine reflects the same
     document (every reflected attribute is one the DDL can re-create: nothing is lost on the way)."""
-    from dbjson.ddl import apply_ddl, to_ddl
+    from dbjson.schemaload import apply_ddl, to_ddl
 
     db, doc = torture
     target = fresh_db(db.engine)

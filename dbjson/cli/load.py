@@ -213,7 +213,7 @@ def import_cmd(
 
         _install_signals(lambda: holder["imp"].status_line() if "imp" in holder else "dbjson import: starting")
         if create:
-            from ..ddl.apply import create_database
+            from ..schemaload import create_database
 
             run(lambda: create_database(url))
         try:

@@ -86,7 +86,7 @@ def migrate_cmd(
     from ..migrate import migrate
 
     if create:
-        from ..ddl.apply import create_database
+        from ..schemaload import create_database
 
         run(lambda: create_database(target))
     printer = _Printer(quiet or json_out)

@@ -178,9 +178,9 @@ def schema_load(
 
       dbjson schema-load shop.schema.json --to mysql://root@127.0.0.1/shop --if-exists replace --report loss.json
     """
-    from ..ddl import load_schema, to_ddl
     from ..ddl.plan import DdlPlan, TranslationReport
     from ..model import Database
+    from ..schemaload import load_schema, to_ddl
 
     if (to is None) == (dialect is None):
         run(lambda: (_ for _ in ()).throw(UsageError("give exactly one of --to URL or --dialect NAME")))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,6 +80,11 @@ class TranslationReport:
         }
 
 
+def terminated(stmt: Statement) -> str:
+    """A statement terminated by ``;``: how most clients take it in a script."""
+    return stmt.sql.rstrip() + ";"
+
+
 @dataclass
 class DdlPlan:
     """DDL for one target: ``pre_data`` (what rows need), then ``post_data`` (after the rows)."""
@@ -94,15 +100,16 @@ class DdlPlan:
     # (source schema, table, column) of generated columns created as plain columns: their rows load them
     plain_generated: set[tuple[str, str, str]] = field(default_factory=set)
 
+    # One statement as the target's command-line client wants it in a script (the engine's
+    # ``ddl_script_statement``, given by the engine that made the plan).
+    script_statement: Callable[[Statement], str] = field(default=terminated, repr=False, compare=False)
+
     @property
     def statements(self) -> list[Statement]:
         return self.pre_data + self.post_data
 
     def script(self) -> str:
         """The whole plan as a SQL script for the target's command-line client."""
-        from ..engines import get_engine
-
-        engine = get_engine(self.target, self.server_version)
-        parts = ["-- pre-data"] + [engine.ddl_script_statement(s) for s in self.pre_data]  # type: ignore[attr-defined]
-        parts += ["-- post-data"] + [engine.ddl_script_statement(s) for s in self.post_data]  # type: ignore[attr-defined]
+        parts = ["-- pre-data"] + [self.script_statement(s) for s in self.pre_data]
+        parts += ["-- post-data"] + [self.script_statement(s) for s in self.post_data]
         return "\n".join(parts) + "\n"

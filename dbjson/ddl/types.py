@@ -113,3 +113,18 @@ _CARRY: dict[str, tuple[str, ...]] = {
     "enum": ("values",),
     "set": ("values",),
 }
+
+
+def complete_type(t: m.Type) -> m.Type:
+    """Fill parameters a source left open (SQLite): the widest safe choice."""
+    if t.kind in ("time", "timestamp") and t.fsp is None:
+        return m.replace(t, fsp=6)
+    if t.kind == "char" and t.length is None:
+        return m.replace(t, kind="varchar")
+    if t.kind == "binary" and t.length is None:
+        return m.replace(t, kind="varbinary")
+    if t.kind == "bit" and t.length is None and not t.varying:
+        return m.replace(t, length=1)
+    if t.kind in ("integer", "float") and t.bits is None:
+        return m.replace(t, bits=64)
+    return t

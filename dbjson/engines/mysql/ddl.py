@@ -6,8 +6,12 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ... import model as m
-from ...ddl.base import BaseDDL, ColumnParts, Context, TableInfo, family_of
+from ...ddl.columns import ColumnParts
+from ...ddl.context import Context, engine_family
 from ...ddl.plan import DdlPlan, Statement
+from ...ddl.tableinfo import TableInfo
+from ...ddl.types import TypeChoice
+from ...ddl.walker import BaseDDL
 
 _TEXTY = {"text", "blob", "json", "geometry"}
 _TABLE_OPTIONS = {
@@ -76,7 +80,7 @@ class MySQLDDL(BaseDDL):
             return "json"  # MariaDB's JSON alias (re-adds its json_valid check)
         return raw
 
-    def ddl_column_type(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> Any:
+    def ddl_column_type(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> TypeChoice:
         if not ctx.same and ctx.same_family and col.native.engine in ("mysql", "mariadb"):
             # MySQL ↔ MariaDB: the native spelling works unless it names a type the other lacks.
             raw = ctx.verbatim(col.native.raw, f"{path}/native/raw", "native type")
@@ -85,8 +89,6 @@ class MySQLDDL(BaseDDL):
             if renamed:
                 raw = renamed + raw[len(base) :]
             if base not in _NOT_NATIVE:
-                from ...ddl.types import TypeChoice
-
                 return TypeChoice(raw, col.type, rule="native-family")
         return super().ddl_column_type(ctx, t, col, path)
 
@@ -660,7 +662,7 @@ class MySQLDDL(BaseDDL):
         return f"{head} VIEW {qname}{cols} AS {body}{tail}"
 
     def ddl_view(self, ctx: Context, schema: m.Schema, view: m.View, tschema: str | None, path: str) -> list[Statement]:
-        if family_of(view.dialect or ctx.source) == "mysql" and not ctx.same:
+        if engine_family(view.dialect or ctx.source) == "mysql" and not ctx.same:
             body = ctx.verbatim(
                 view.definition.strip().rstrip(";"), f"{path}/definition", "view definition", statement=True
             )

@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ... import model as m
-from ...ddl.base import BaseDDL, ColumnParts, Context, TableInfo
+from ...ddl.columns import ColumnParts
+from ...ddl.context import Context
 from ...ddl.plan import DdlPlan, Statement
+from ...ddl.tableinfo import TableInfo
+from ...ddl.walker import BaseDDL
 
 _ON_UPDATE_FN = "dbjson_on_update_ts"
 _ON_UPDATE_BODY = """CREATE OR REPLACE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql AS $dbjson$

@@ -162,7 +162,7 @@ class PostgreSQLLoad:
             conn.execute("ROLLBACK")
 
     def load_execute_ddl(self, conn: Any, sql: str) -> None:
-        conn.execute(sql, binary=True)  # extended protocol: one statement only (see dbjson.ddl.apply)
+        conn.execute(sql, binary=True)  # extended protocol: one statement only (see dbjson.schemaload)
 
     # -- catalog --------------------------------------------------------------------------------
     def load_existing_tables(self, conn: Any, schemas: set[str | None]) -> set[tuple[str | None, str]]:

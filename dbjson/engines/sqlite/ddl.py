@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ... import model as m
-from ...ddl.base import BaseDDL, ColumnParts, Context, TableInfo
+from ...ddl.columns import ColumnParts
+from ...ddl.context import Context
 from ...ddl.plan import DdlPlan, Statement
+from ...ddl.tableinfo import TableInfo
+from ...ddl.walker import BaseDDL
 from ...errors import UnsupportedError
 
 

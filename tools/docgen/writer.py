@@ -1,4 +1,4 @@
-"""Shared entry point of the doc generators (``python -m dbjson.clidoc``, ``python -m dbjson.typesdoc``)."""
+"""Shared entry point of the doc generators (``python -m tools.docgen.clidoc``, ``python -m tools.docgen.typesdoc``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,13 @@
-"""Running a DDL plan on a live target: one transaction where the engine has transactional DDL."""
+"""schema-load, the command: translate a schema document into DDL for a target engine, and apply it.
+
+``to_ddl(database, target)`` returns a :class:`~dbjson.ddl.plan.DdlPlan`: ``pre_data`` (types,
+sequences, tables with their primary keys), ``post_data`` (secondary indexes, unique and foreign
+keys, checks, triggers, views, routines, identity and sequence restarts) and a
+:class:`~dbjson.ddl.plan.TranslationReport` of everything dropped or approximated. ``apply_ddl``
+runs statements: in one transaction where the engine has transactional DDL. ``load_schema`` does
+both for a live target (``dbjson schema-load --to URL``). This module looks engines up by name or
+detects them on a live connection; the translation itself is the ``dbjson.ddl`` kit's.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +15,44 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import model as m
-from ..connect import URL, Target, parse_url, scrub
-from ..errors import ApplyError, ConnectionFailed, TranslationError, UsageError
-from .plan import DdlPlan, Statement
+from . import model as m
+from .connect import URL, Target, parse_url, scrub
+from .ddl.context import Context
+from .ddl.plan import DdlPlan, Statement
+from .engines import Engine, detect_engine, get_engine
+from .errors import ApplyError, ConnectionFailed, TranslationError, UsageError
 
-IF_EXISTS = ("fail", "skip", "replace")
+# --if-exists of schema-load (the import has one more: truncate)
+SCHEMA_LOAD_IF_EXISTS = ("fail", "skip", "replace")
 _CREATES = ("table", "type", "collation", "sequence", "view", "schema")
+
+
+def to_ddl(
+    database: m.Database,
+    target: Any,
+    *,
+    server_version: str | None = None,
+    strict: bool = False,
+    options: dict[str, Any] | None = None,
+) -> DdlPlan:
+    """Translate ``database`` into DDL for ``target`` (an engine name or an Engine object).
+
+    ``options``: ``schema_map`` ({source schema: target schema}). With ``strict``, any loss
+    (report items of severity ``loss``) raises :class:`~dbjson.errors.TranslationError`.
+    """
+    engine = target if isinstance(target, Engine) else get_engine(str(target), server_version)
+    ctx = Context(database, engine, options, source_engine=get_engine(database.source.engine))
+    plan: DdlPlan = engine.ddl_plan(ctx)  # type: ignore[attr-defined]
+    if strict and plan.report.losses:
+        first = plan.report.losses[0]
+        err = TranslationError(
+            f"{len(plan.report.losses)} loss(es) translating {database.source.engine} → {engine.name}; first: {first}",
+            pointer=first.path,
+            hint="drop --strict to accept the losses listed by --report",
+        )
+        err.report = plan.report  # type: ignore[attr-defined]
+        raise err
+    return plan
 
 
 @dataclass
@@ -38,8 +78,6 @@ def apply_ddl(statements: Sequence[Statement], url_or_conn: Any, engine: Any = N
     statements (cross-engine translations) that the target rejects are skipped: they are
     returned with the server's message, for the translation report.
     """
-    from ..engines import detect_engine, get_engine
-
     own = not hasattr(url_or_conn, "cursor")
     target = Target(parse_url(url_or_conn)) if own else None
     conn = target.connect_raw() if target else url_or_conn
@@ -269,11 +307,8 @@ def load_schema(
     are left alone, with their indexes and constraints), ``replace`` (drop them first).
     ``dry_run`` connects (to learn the server version and what exists) but changes nothing.
     """
-    from ..engines import detect_engine
-    from . import to_ddl
-
-    if if_exists not in IF_EXISTS:
-        raise UsageError(f"--if-exists must be one of {', '.join(IF_EXISTS)}, not {if_exists!r}")
+    if if_exists not in SCHEMA_LOAD_IF_EXISTS:
+        raise UsageError(f"--if-exists must be one of {', '.join(SCHEMA_LOAD_IF_EXISTS)}, not {if_exists!r}")
     target = Target(parse_url(url))
     if create and not dry_run:
         create_database(target.url)

@@ -1,0 +1,208 @@
+"""The state of one translation (:class:`Context`) and the naming rules the DDL kit shares.
+
+The caller (``dbjson.schemaload``, ``dbjson.schemadiff``) builds a :class:`Context` with the engine
+objects it needs: the target engine, whose ``ddl_*`` hooks render the statements, and the source
+engine (its identifier quoting spells a domain's ``VALUE`` as the column). The kit looks no engine
+up by itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any, Protocol
+
+from .. import model as m
+from ..errors import TranslationError
+from .plan import Statement, TranslationReport
+
+_FAMILY = {"mysql": "mysql", "mariadb": "mysql", "postgresql": "postgresql", "sqlite": "sqlite"}
+
+
+def engine_family(engine_name: str) -> str:
+    """The engine family of an engine name (MariaDB belongs to the mysql family)."""
+    return _FAMILY.get(engine_name, engine_name)
+
+
+def short_hash(text: str) -> str:
+    """8 hex digits of ``text``'s SHA-1: the suffix of a shortened identifier."""
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
+
+
+class Namer:
+    """Deterministic, collision-free target names within namespaces, shortened to the limit."""
+
+    def __init__(self, limit: int, unit: str, report: TranslationReport) -> None:
+        self.limit = limit
+        self.unit = unit
+        self.report = report
+        self.used: dict[tuple[Any, ...], set[str]] = {}
+
+    def size(self, name: str) -> int:
+        return len(name.encode("utf-8")) if self.unit == "bytes" else len(name)
+
+    def shorten(self, name: str) -> str:
+        """``name`` itself when it fits, else ``name[:n] + "_" + 8 hex digits of its hash``."""
+        if not self.limit or self.size(name) <= self.limit:
+            return name
+        suffix = "_" + short_hash(name)
+        head = name
+        while self.size(head + suffix) > self.limit:
+            head = head[:-1]
+        return head + suffix
+
+    def claim(self, scope: tuple[Any, ...], name: str, path: str, what: str, prefix: str | None = None) -> str:
+        """A name for ``name`` unique in ``scope``; renames are reported at ``path``."""
+        used = self.used.setdefault(scope, set())
+        final = self.shorten(name)
+        if final.lower() in used and prefix:
+            final = self.shorten(f"{prefix}_{name}")
+        n = 2
+        base = final
+        while final.lower() in used:
+            final = self.shorten(f"{base}_{n}")
+            n += 1
+        used.add(final.lower())
+        if final != name:
+            self.report.add(
+                path,
+                f"{what} name {name!r} renamed to {final!r}",
+                "identifier-shortened" if self.limit and self.size(name) > self.limit else "identifier-unique",
+                "rename",
+            )
+        return final
+
+    def reserve(self, scope: tuple[Any, ...], name: str) -> None:
+        self.used.setdefault(scope, set()).add(name.lower())
+
+
+class Quoting(Protocol):
+    """What the translation needs of the source engine: its identifier quoting."""
+
+    def quote(self, ident: str) -> str: ...
+
+
+class Context:
+    """The state of one translation: source, target, report, names, options."""
+
+    def __init__(
+        self, db: m.Database, engine: Any, options: dict[str, Any] | None = None, *, source_engine: Quoting
+    ) -> None:
+        self.db = db
+        self.engine = engine
+        self.source = db.source.engine
+        self.source_family = engine_family(self.source)
+        self.same = self.source == engine.name
+        self.same_family = self.source_family == engine.family
+        self.source_engine = source_engine
+        self.options = dict(options or {})
+        self.report = TranslationReport(self.source, engine.name)
+        limits = engine.table.get("limits", {})
+        self.namer = Namer(
+            int(limits.get("identifier_length", 0)), str(limits.get("identifier_unit", "characters")), self.report
+        )
+        self.caps: dict[str, Any] = engine.table.get("capabilities", {})
+        self.schema_names: dict[str, str | None] = {}
+        self.table_names: dict[tuple[str, str], tuple[str | None, str]] = {}
+        self.column_names: dict[tuple[str, str, str], str] = {}
+        self.identity_columns: set[tuple[str, str, str]] = set()
+        self.types: list[Statement] = []  # types created on the way (PG enums)
+        self.enum_types: dict[tuple[str | None, str], tuple[str, ...]] = {}
+        self.post_functions: list[Statement] = []  # helper functions (PG on-update trigger)
+        self.helpers_done: set[str] = set()
+        self.column_types: dict[tuple[str, str, str], m.Type] = {}
+        self.plain_generated: set[tuple[str, str, str]] = set()
+
+    def functions(self) -> set[str]:
+        return {f.lower() for f in self.caps.get("functions", [])}
+
+    def expr(
+        self,
+        sql: str,
+        dialect: str | None,
+        path: str,
+        what: str,
+        *,
+        statement: bool = False,
+        constant: bool = False,
+        schema: str | None = None,
+    ) -> str | None:
+        """``sql`` for the target: verbatim in the same dialect, else translated or reported."""
+        src = dialect or self.source
+        if not self.caps.get("sequences") and re.search(r"(?i)\b(nextval|lastval|setval)\s*\(", sql):
+            self.report.add(
+                path, f"{what} uses a sequence ({self.engine.name} has none); dropped", "sequence-expression"
+            )
+            return None
+        if src == self.engine.name or engine_family(src) == self.engine.family == "mysql":
+            return self.verbatim(sql, path, what, statement=statement)
+        # lazy: sqlglot is imported when DDL is made (0.1-0.3 s of every export's start-up otherwise)
+        from .expr import translate
+
+        out, reason = translate(
+            sql,
+            src,
+            self.engine.name,
+            self.functions(),
+            statement=statement,
+            schemas=self.schema_names,
+            constant=constant and not self.caps.get("column_defaults_may_refer"),
+            tables=self.table_names,
+            default_schema=schema,
+            nodes=tuple(self.caps.get("expression_nodes", ())),
+        )
+        if out is None:
+            self.report.add(path, f"{what} not translated from {src} ({reason}); dropped", "expression-guard")
+        elif engine_family(src) == "mysql" and re.search(r"(?i)\bgroup_concat\s*\(", sql):
+            self.report.add(
+                path,
+                f"GROUP_CONCAT made {'string_agg' if self.engine.name == 'postgresql' else 'group_concat'}: "
+                "no group_concat_max_len truncation (MySQL cuts results at 1024 bytes by default)",
+                "group-concat",
+                "approximation",
+            )
+        elif self.engine.family == "mysql" and re.search(r"(?i)\b(group_concat|string_agg)\s*\(", sql):
+            self.report.add(
+                path,
+                "string aggregation made GROUP_CONCAT: MySQL cuts its result at group_concat_max_len "
+                "(1024 bytes by default)",
+                "group-concat",
+            )
+        return out
+
+    def verbatim(self, sql: str, path: str, what: str, *, statement: bool = False, lists: bool = False) -> str:
+        """``sql`` copied as written into a statement for this engine, after the guard of
+        :func:`~dbjson.ddl.expr.verbatim_problem`; text that could leave its slot is refused."""
+        from .expr import verbatim_problem  # lazy: sqlglot (see expr above)
+
+        reason = verbatim_problem(sql, self.engine.name, statement=statement, lists=lists)
+        if reason:
+            raise TranslationError(
+                f"{what} refused: it {reason}",
+                pointer=path,
+                value=sql,
+                hint="the schema document may have been crafted; see 'Untrusted documents' in docs/format.md",
+            )
+        return sql
+
+    def definition(self, sql: str, path: str, what: str) -> str:
+        """A routine, trigger or event definition (a whole statement, used as written): it must be
+        the CREATE statement of that kind, so a document cannot pass off another statement as one."""
+        found = _DEFINITION.match(sql)
+        allowed = {"routine": ("FUNCTION", "PROCEDURE", "AGGREGATE")}.get(what, (what.upper(),))
+        if found is None or found.group(1).upper() not in allowed:
+            raise TranslationError(
+                f"{what} definition refused: it is not a CREATE {' or '.join(allowed)} statement",
+                pointer=path,
+                value=sql,
+                hint="the schema document may have been crafted; see 'Untrusted documents' in docs/format.md",
+            )
+        return sql
+
+
+_QUOTED_OR_WORD = r"(?:`(?:[^`]|``)*`|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|[^\s@`'\"]+)"
+_DEFINITION = re.compile(
+    r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:DEFINER\s*=\s*" + _QUOTED_OR_WORD + r"(?:@" + _QUOTED_OR_WORD + r")?\s+)?"
+    r"(?:SQL\s+SECURITY\s+\w+\s+)?(?:CONSTRAINT\s+|TEMP(?:ORARY)?\s+)?(?:AGGREGATE\s+(?=FUNCTION))?(FUNCTION|PROCEDURE|TRIGGER|EVENT|AGGREGATE)\b",
+    re.IGNORECASE,
+)
