@@ -52,20 +52,18 @@ from .errors import (
     UsageError,
 )
 from .export import safe_names
-from .format.codec import (
+from .format.checksum import (
     BLAKE2B_SUM,
     DEFAULT_CHECKSUM,
     Checksum,
     check_algorithm,
     format_checksum,
     line_hash,
-    raw_values,
     sum_lines,
-    unwrap_json,
-    unwrap_json_text,
 )
 from .format.datafiles import DataFile, iter_lines, open_data
 from .format.journal import Journal, journal_path
+from .format.jsontext import raw_values, unwrap_json, unwrap_json_text
 from .preflight import NUL_REPLACEMENT, replace_nul, value_rules
 
 IF_EXISTS = ("fail", "skip", "truncate", "replace")

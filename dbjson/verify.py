@@ -33,7 +33,9 @@ import orjson
 from .connect import Target, parse_url
 from .engines.shared.batches import FETCH_BYTES
 from .errors import UsageError, VerifyError
-from .format.codec import Checksum, RowEncoder, raw_values
+from .format.checksum import Checksum
+from .format.codec import RowEncoder
+from .format.jsontext import raw_values
 from .preflight import NUL_POLICIES, NUL_REPLACEMENT, is_zero_date, replace_nul
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ import pytest
 import xxhash
 
 from dbjson import speedups
-from dbjson.format.codec import (
+from dbjson.format.checksum import (
     BLAKE2B_SUM,
     CHECKSUM_ALGORITHMS,
     DEFAULT_CHECKSUM,
