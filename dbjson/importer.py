@@ -1744,7 +1744,7 @@ def _fatal(e: DataError) -> DataError:
 def load_converters(engine: Engine, tp: TablePlan, zero_dates: str) -> list[Callable[[Any], Any] | None]:
     """The engine's converter of each data column (None: the JSON value as is), with the NUL
     rule of the column (``tp.value_rules``: ``--nul strip|replace``) applied first, and json
-    columns' ``{"$json": X}`` escape (the JSON document null, see :func:`dbjson.format.codec.wrap_json_text`)
+    columns' ``{"$json": X}`` escape (the JSON document null, see :func:`dbjson.format.jsontext.wrap_json_text`)
     undone before that."""
     convs: list[Callable[[Any], Any] | None] = [
         engine.load_converter(c.type, t, zero_dates=zero_dates)  # type: ignore[attr-defined]
