@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ... import model as m
-from .catalog import ENGINE, Catalog, Row
-from .sqltext import check_expression, parse_default, split_top_level, unwrap
+from .catalog import Catalog, Row
+from .sqltext import ENGINE, check_expression, parse_default, split_top_level, unwrap
 
 _NEXTVAL_RE = re.compile(r"nextval\('((?:[^']|'')*)'::regclass\)")
 

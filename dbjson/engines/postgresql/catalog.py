@@ -16,7 +16,6 @@ from typing import Any
 from ...errors import UsageError
 from .typemap import TypeInfo, TypeMapper
 
-ENGINE = "postgresql"
 Row = dict[str, Any]  # one catalog row, keyed by the query's column aliases
 
 # -- catalog queries (one per object kind; ``%(nsp)s`` is the array of reflected schema oids) ------

@@ -47,7 +47,8 @@ from ... import model as m
 from ...url import source_host
 from .accounts import read_users
 from .assemble import Assembler, pg_options
-from .catalog import ENGINE, Q_DATABASE, Q_EXTENSIONS, fetch, read_catalog, snapshot
+from .catalog import Q_DATABASE, Q_EXTENSIONS, fetch, read_catalog, snapshot
+from .sqltext import ENGINE
 
 
 class PostgreSQLReflector:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 from ... import model as m
-from .catalog import ENGINE
+
+ENGINE = "postgresql"  # the engine's name in the model, and the dialect of the expressions parsed here
 
 _LITERAL_RE = re.compile(r"""'((?:[^']|'')*)'(?:::[\w" .\[\]]+(?:\([\d, ]+\))?(?:\[\])*)?""")
 _NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
