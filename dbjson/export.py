@@ -36,7 +36,8 @@ from .connect import Target, is_connection_problem, parse_url, raise_if_connecti
 from .engines import detect_engine, get_engine
 from .engines.interface import ExportEngine, ExportUnit, ReflectOptions
 from .errors import Cancelled, DataError, DbjsonError, UnsupportedError, UsageError
-from .format.codec import Checksum, encoder
+from .format.checksum import Checksum
+from .format.codec import encoder
 from .format.datafiles import DataFileWriter, _Syncer
 from .format.manifest import FileEntry, KeyRange, Manifest, SourceInfo, TableEntry, write_manifest
 from .model import now_utc

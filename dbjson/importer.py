@@ -52,20 +52,18 @@ from .errors import (
     UsageError,
 )
 from .export import safe_names
-from .format.codec import (
+from .format.checksum import (
     BLAKE2B_SUM,
     DEFAULT_CHECKSUM,
     Checksum,
     check_algorithm,
     format_checksum,
     line_hash,
-    raw_values,
     sum_lines,
-    unwrap_json,
-    unwrap_json_text,
 )
 from .format.datafiles import DataFile, iter_lines, open_data
 from .format.journal import Journal, journal_path
+from .format.jsontext import raw_values, unwrap_json, unwrap_json_text
 from .preflight import NUL_REPLACEMENT, replace_nul, value_rules
 
 IF_EXISTS = ("fail", "skip", "truncate", "replace")
@@ -1732,7 +1730,7 @@ def _fatal(e: DataError) -> DataError:
 def load_converters(engine: Engine, tp: TablePlan, zero_dates: str) -> list[Callable[[Any], Any] | None]:
     """The engine's converter of each data column (None: the JSON value as is), with the NUL
     rule of the column (``tp.value_rules``: ``--nul strip|replace``) applied first, and json
-    columns' ``{"$json": X}`` escape (the JSON document null, see :func:`dbjson.format.codec.wrap_json_text`)
+    columns' ``{"$json": X}`` escape (the JSON document null, see :func:`dbjson.format.jsontext.wrap_json_text`)
     undone before that."""
     convs: list[Callable[[Any], Any] | None] = [
         engine.load_converter(c.type, t, zero_dates=zero_dates)  # type: ignore[attr-defined]

@@ -46,7 +46,7 @@ from .connect import Target, connection_error, parse_url
 from .engines import detect_engine
 from .engines.interface import ExportUnit, TablePlan
 from .errors import Cancelled, DbjsonError, UsageError
-from .format.codec import Checksum
+from .format.checksum import Checksum
 from .format.datafiles import DataFile, DataFileWriter
 from .format.journal import Journal, journal_path
 from .format.manifest import FileEntry, Manifest, SnapshotInfo, SourceInfo, write_manifest

@@ -33,7 +33,9 @@ import orjson
 from .connect import Target, parse_url
 from .engines.shared.batches import FETCH_BYTES
 from .errors import UsageError, VerifyError
-from .format.codec import Checksum, RowEncoder, raw_values
+from .format.checksum import Checksum
+from .format.codec import RowEncoder
+from .format.jsontext import raw_values
 from .preflight import NUL_POLICIES, NUL_REPLACEMENT, is_zero_date, replace_nul
 
 if TYPE_CHECKING:
@@ -243,7 +245,7 @@ def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, i
 
     ``part`` = ``(key column, k, n)``: only the rows whose integer key is ``k`` modulo ``n``
     (the checksum is a sum, so the parts of a table add up to the whole). Lines are hashed a
-    batch at a time (one C-level pass, :meth:`dbjson.format.codec.Checksum.add_lines`)."""
+    batch at a time (one C-level pass, :meth:`dbjson.format.checksum.Checksum.add_lines`)."""
     columns = [c for c, _n, _t in tp.verify_columns]
     adapters = engine.verify_adapters(tp)  # type: ignore[attr-defined]
     for name, rule in tp.value_rules.items():

@@ -1,6 +1,6 @@
 """The C content checksum (``dbjson._cchecksum``) gives exactly the sums of the Python references
 for both line hashes: XXH3-64 (``xxh3-64-sum``, the ``xxhash`` package) and BLAKE2b per RFC 7693
-(``blake2b64-sum``, ``hashlib.blake2b``), through :class:`dbjson.format.codec.Checksum` too."""
+(``blake2b64-sum``, ``hashlib.blake2b``), through :class:`dbjson.format.checksum.Checksum` too."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 import xxhash
 
 from dbjson import speedups
-from dbjson.format.codec import (
+from dbjson.format.checksum import (
     BLAKE2B_SUM,
     CHECKSUM_ALGORITHMS,
     DEFAULT_CHECKSUM,

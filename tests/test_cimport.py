@@ -37,7 +37,7 @@ from dbjson.engines import get_engine
 from dbjson.engines.interface import TablePlan
 from dbjson.errors import DataError
 from dbjson.export import export_database
-from dbjson.format.codec import raw_values
+from dbjson.format.jsontext import raw_values
 from dbjson.importer import _encode_block, build_block_encoder, c_block_plan, import_database
 from dbjson.verify import verify
 

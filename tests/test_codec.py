@@ -1,4 +1,4 @@
-"""The row codec: canonical encoding per kind, decode → encode identity, checksums."""
+"""The row codec: canonical encoding per kind, decode → encode identity, the table of kinds, checksums."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from dbjson import model as m
 from dbjson.errors import DataError
-from dbjson.format import codec
+from dbjson.format import checksum, codec
 
 
 def col(name: str, kind: str, **kw: Any) -> m.Column:
@@ -200,7 +200,7 @@ json_values = st.recursive(
 @settings(max_examples=200)
 @given(json_values)
 def test_json_nested_and_exact(v: Any) -> None:
-    from dbjson.format.codec import unwrap_json
+    from dbjson.format.jsontext import unwrap_json
 
     try:
         pretty = orjson.dumps(v, option=orjson.OPT_INDENT_2)
@@ -298,15 +298,50 @@ def test_decoder_checks_keys_and_values() -> None:
         dec.decode(b'{"a":"1","b":"not base64!"}')
 
 
+def test_the_table_has_one_codec_per_model_kind() -> None:
+    """Adding a kind to ``model.TYPE_KINDS`` without its encoder and decoder fails here."""
+    assert list(codec.KIND_CODECS) == list(m.TYPE_KINDS)
+    for kind in m.TYPE_KINDS:
+        t = m.Type(kind=kind)
+        assert callable(codec.encoder_for_type(t)) and callable(codec.decoder_for_type(t))
+
+
+def test_unknown_kind_is_a_data_error() -> None:
+    for build in (codec.encoder_for_type, codec.decoder_for_type):
+        with pytest.raises(DataError, match="unknown type kind 'nope'"):
+            build(m.Type(kind="nope"))
+    with pytest.raises(DataError, match="unknown type kind"):
+        codec.RowEncoder([col("c", "nope")])
+    with pytest.raises(DataError, match="unknown type kind"):
+        codec.RowEncoder([col("c", "nope")], adapters={"c": str})
+
+
+def test_row_checks_only_where_orjson_writes_the_driver_value() -> None:
+    """Text-like kinds and short integers are only type-checked per row; the rest are encoded, and an
+    adapter always goes through the full encoder."""
+    checked = {
+        kind
+        for kind in m.TYPE_KINDS
+        if codec.KIND_CODECS[kind].row_check(m.Type(kind=kind, bits=32 if kind == "integer" else None)) is not None
+    }
+    assert checked == {"char", "varchar", "text", "enum", "xml", "opaque", "integer", "year"}
+    assert codec.KIND_CODECS["integer"].row_check(m.Type(kind="integer", bits=64)) is None
+    enc = codec.RowEncoder([col("t", "text"), col("i", "integer", bits=16)], adapters={"t": lambda v: v.upper()})
+    assert enc.line([b"abc", 7]) == b'{"t":"ABC","i":7}'
+    with pytest.raises(DataError) as e:
+        enc.line([b"\xff", 1])
+    assert e.value.column == "t"  # the full encoder names the column
+
+
 def test_checksum_is_order_independent_and_mergeable() -> None:
     lines = [b'{"a":1}', b'{"a":2}', b'{"a":3}']
-    c1 = codec.table_checksum(lines)
-    assert c1 == codec.table_checksum(reversed(lines))
-    part1, part2 = codec.Checksum(), codec.Checksum()
+    c1 = checksum.table_checksum(lines)
+    assert c1 == checksum.table_checksum(reversed(lines))
+    part1, part2 = checksum.Checksum(), checksum.Checksum()
     part1.add_block(b'{"a":1}\n{"a":2}\n')
     part2.add(b'{"a":3}')
     assert (part1 + part2).hexdigest() == c1 and (part1 + part2).rows == 3
-    assert len(c1) == 16 and c1 != codec.table_checksum(lines[:2])
+    assert len(c1) == 16 and c1 != checksum.table_checksum(lines[:2])
     import hashlib
 
     import xxhash
@@ -314,5 +349,5 @@ def test_checksum_is_order_independent_and_mergeable() -> None:
     expected = sum(xxhash.xxh3_64_intdigest(x) for x in lines) % 2**64  # xxh3-64-sum, the default
     assert c1 == f"{expected:016x}"
     legacy = sum(int.from_bytes(hashlib.blake2b(x).digest()[:8], "little") for x in lines) % 2**64
-    assert codec.table_checksum(lines, codec.BLAKE2B_SUM) == f"{legacy:016x}"  # format 1.0-1.1 exports
-    assert codec.table_checksum([]) == "0000000000000000"
+    assert checksum.table_checksum(lines, checksum.BLAKE2B_SUM) == f"{legacy:016x}"  # format 1.0-1.1 exports
+    assert checksum.table_checksum([]) == "0000000000000000"

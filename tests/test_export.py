@@ -21,7 +21,7 @@ from chinook import chinook_row_counts, chinook_table_name, load_chinook
 
 from dbjson.errors import DataError, UsageError
 from dbjson.export import export_database, parse_chunk_size, parse_where, safe_names
-from dbjson.format.codec import Checksum
+from dbjson.format.checksum import Checksum
 from dbjson.format.manifest import read_manifest
 from dbjson.validate import validate
 

@@ -19,7 +19,8 @@ import dbjson
 from dbjson.connect import Target, parse_url
 from dbjson.engines import detect_engine
 from dbjson.export import export_database
-from dbjson.format.codec import RowEncoder, raw_values
+from dbjson.format.codec import RowEncoder
+from dbjson.format.jsontext import raw_values
 
 HERE = Path(__file__).parent / "export_kinds"
 

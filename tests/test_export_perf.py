@@ -17,7 +17,7 @@ from dbjson import model as m
 from dbjson.connect import Target, parse_url
 from dbjson.errors import DataError
 from dbjson.export import _connect, export_database
-from dbjson.format.codec import line_hash
+from dbjson.format.checksum import line_hash
 from dbjson.reflect import reflect
 
 # Modules an export never needs: schema validation, DDL translation, typer's rich help renderer.

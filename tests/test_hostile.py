@@ -269,7 +269,7 @@ def _replace_line(n: int, line: bytes) -> Callable[[Path], None]:
 
 def _fix_manifest(export: Path) -> None:
     """Recompute the manifest's checksums and sizes, so only the damage under test is seen."""
-    from dbjson.format.codec import Checksum
+    from dbjson.format.checksum import Checksum
 
     man = orjson.loads((export / "manifest.json").read_bytes())
     for t in man["tables"]:

@@ -20,7 +20,8 @@ import pytest
 
 from dbjson import model as m
 from dbjson.errors import DataError, UsageError, VerifyError
-from dbjson.format.codec import DEFAULT_CHECKSUM, Checksum, RowEncoder
+from dbjson.format.checksum import DEFAULT_CHECKSUM, Checksum
+from dbjson.format.codec import RowEncoder
 from dbjson.importer import import_database
 from dbjson.verify import verify
 

@@ -142,7 +142,7 @@ def test_preflight_nul_finding_still_found(fresh_db: Any, tmp_path: Path) -> Non
 def test_format_1_1_export_imports_and_verifies(fresh_db: Any, tmp_path: Path, engine: str) -> None:
     """An export written before data format 1.2 (BLAKE2b line hashes, SHA-256 file hashes) is
     imported and verified by its own algorithm; a changed row is still found."""
-    from dbjson.format.codec import BLAKE2B_SUM
+    from dbjson.format.checksum import BLAKE2B_SUM
 
     export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(40)}, chunks=2, algorithm=BLAKE2B_SUM)
     doc = orjson.loads((export / "manifest.json").read_bytes())

@@ -13,7 +13,7 @@ from dbjson import model as m
 from dbjson.engines import get_engine
 from dbjson.engines.interface import TablePlan
 from dbjson.errors import DataError
-from dbjson.format.codec import MASK64, line_hash
+from dbjson.format.checksum import MASK64, line_hash
 from dbjson.importer import _encode_block, build_block_encoder, build_row_converter
 
 VERSIONS = {"postgresql": "15.0", "mysql": "9.1.0", "mariadb": "10.11.9-MariaDB"}

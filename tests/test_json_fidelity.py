@@ -115,7 +115,7 @@ def _json_texts(db: Any, engine: str, columns: list[str]) -> list[tuple[Any, ...
 def test_json_null_and_sql_null_round_trip(source: str, target: str, fresh_db: Any, tmp_path: Path) -> None:
     import orjson
 
-    from dbjson.format.codec import raw_values
+    from dbjson.format.jsontext import raw_values
 
     src = fresh_db(source)
     for stmt in NULLS[source]:
@@ -156,7 +156,8 @@ def test_json_null_and_sql_null_round_trip(source: str, target: str, fresh_db: A
 def test_json_escape_is_reversible(text: bytes, line: bytes) -> None:
     import orjson
 
-    from dbjson.format.codec import RowDecoder, RowEncoder, unwrap_json, unwrap_json_text, wrap_json_text
+    from dbjson.format.codec import RowDecoder, RowEncoder
+    from dbjson.format.jsontext import unwrap_json, unwrap_json_text, wrap_json_text
     from dbjson.model import Column, NativeType, Type
 
     assert wrap_json_text(text) == line

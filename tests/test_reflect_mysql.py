@@ -14,7 +14,8 @@ from conftest import FreshDatabase, _mysql_connect
 from sqlalchemy.engine import make_url
 
 from dbjson import model as m
-from dbjson.engines.mysql.reflect import (
+from dbjson.engines.mysql.assemble import TableAssembler
+from dbjson.engines.mysql.sqltext import (
     parse_value_list,
     strip_outer_parens,
     unescape_is,
@@ -88,9 +89,7 @@ def test_strip_outer_parens() -> None:
     ],
 )
 def test_default_expressions(text: str, expected: m.Default) -> None:
-    from dbjson.engines import get_engine
-
-    assert get_engine("mariadb")._expression_default(text, "db") == expected  # type: ignore[attr-defined]
+    assert TableAssembler("mariadb", True).expression_default(text, "db") == expected
 
 
 # -- the torture schema --------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from conftest import FreshDatabase
 
 import dbjson
 from dbjson import model as m
-from dbjson.engines.postgresql.reflect import (
+from dbjson.engines.postgresql.sqltext import (
     check_expression,
     parse_default,
     split_top_level,
@@ -86,16 +86,16 @@ def test_parse_default(expr: str | None, expected: m.Default | None) -> None:
 
 
 def test_next_value_of_a_sequence() -> None:
-    from dbjson.engines.postgresql.reflect import _next_value
+    from dbjson.engines.postgresql.assemble import next_value
 
     asc = {"increment": 5, "min_value": 1, "max_value": 20, "cycle": False}
-    assert _next_value(None, asc) is None  # unreadable
-    assert _next_value((1, False), asc) == 1  # never called: start
-    assert _next_value((10, True), asc) == 15
-    assert _next_value((20, True), asc) is None  # exhausted
-    assert _next_value((20, True), {**asc, "cycle": True}) == 1
+    assert next_value(None, asc) is None  # unreadable
+    assert next_value((1, False), asc) == 1  # never called: start
+    assert next_value((10, True), asc) == 15
+    assert next_value((20, True), asc) is None  # exhausted
+    assert next_value((20, True), {**asc, "cycle": True}) == 1
     desc = {"increment": -1, "min_value": -3, "max_value": -1, "cycle": True}
-    assert _next_value((-3, True), desc) == -1
+    assert next_value((-3, True), desc) == -1
 
 
 def test_split_and_check_helpers() -> None:

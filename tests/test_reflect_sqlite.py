@@ -11,7 +11,8 @@ from chinook import CHINOOK_TABLES, load_chinook
 from conftest import FreshDatabase
 
 from dbjson import model as m
-from dbjson.engines.sqlite.reflect import parse_default, parse_trigger, standard_type
+from dbjson.engines.sqlite.sqltext import parse_default, parse_trigger
+from dbjson.engines.sqlite.typemap import standard_type
 from dbjson.errors import ConnectionFailed
 from dbjson.reflect import reflect
 from dbjson.validate import validate
@@ -307,7 +308,7 @@ def test_chinook_validates_and_is_a_fixpoint(chinook: m.Database) -> None:
 
 
 def test_constraint_names_bind_to_the_next_constraint_only() -> None:
-    from dbjson.engines.sqlite.reflect import parse_create_table, parse_index
+    from dbjson.engines.sqlite.sqltext import parse_create_table, parse_index
 
     parsed = parse_create_table(
         "CREATE TABLE t (a INT CONSTRAINT nn NOT NULL CHECK (a > 0) DEFAULT (CAST(1 AS TEXT)) "

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .. import model as m
-from ..format.codec import DEFAULT_CHECKSUM
+from ..format.checksum import DEFAULT_CHECKSUM
 from ..format.datafiles import DataFile
 from ..format.manifest import SnapshotInfo
 

@@ -16,7 +16,7 @@ from typing import IO, Any
 import xxhash
 
 from ..errors import DataError, DbjsonError
-from .codec import DEFAULT_CHECKSUM, Checksum
+from .checksum import DEFAULT_CHECKSUM, Checksum
 
 
 class _HashingFile:

@@ -16,7 +16,7 @@ import orjson
 
 from ..__about__ import __version__
 from ..errors import DocumentError
-from .codec import DEFAULT_CHECKSUM
+from .checksum import DEFAULT_CHECKSUM
 
 FORMAT = "dbjson-manifest"
 MANIFEST_NAME = "manifest.json"

@@ -66,7 +66,7 @@ def mysql_vector_to_list(value: bytes) -> list[float]:
 
 
 def _json_wrapped(q: str, text: str, prefilter: str) -> str:
-    """The row encoding's escape of a json value (:func:`dbjson.format.codec.wrap_json_text`): the JSON
+    """The row encoding's escape of a json value (:func:`dbjson.format.jsontext.wrap_json_text`): the JSON
     document null → ``{"$json":null}``, an object whose only key is ``$json`` wrapped once more."""
     single = f"{prefilter}JSON_LENGTH({q}) = 1 AND JSON_CONTAINS_PATH({q}, 'one', '$.\"$json\"')"
     return (

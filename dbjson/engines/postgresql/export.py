@@ -54,7 +54,7 @@ _JSONB_COMPACT = (
 
 
 def _json_wrapped(q: str, text: str, binary: bool) -> str:
-    """The row encoding's escape of a json value (:func:`dbjson.format.codec.wrap_json_text`): the JSON
+    """The row encoding's escape of a json value (:func:`dbjson.format.jsontext.wrap_json_text`): the JSON
     document null → ``{"$json":null}``, an object whose only key is ``$json`` wrapped once more.
     Nested CASEs keep the cheap tests first (jsonb: a key lookup, no serialization); no subquery
     (a SubPlan in the line expression tripled the time of a 200k-row jsonb export)."""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ...errors import ConnectionFailed, DataError, UsageError
-from ...format.codec import is_date_text
+from ...format.decoders import is_date_text
 from ..shared.bulktext import encode_columns
 from ..shared.bulktext import scalar_text as _text
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ...errors import ConnectionFailed, DataError
-from ...format.codec import is_date_text
+from ...format.decoders import is_date_text
 
 if TYPE_CHECKING:
     from ... import model as m
