@@ -26,7 +26,7 @@ from dbjson._speedups_table import CONSTANTS
 from dbjson.engines import get_engine
 from dbjson.engines.mysql import export as my_export
 from dbjson.engines.postgresql import export as pg_export
-from dbjson.format import codec
+from dbjson.format import checksum
 
 ROOT = Path(__file__).resolve().parents[1]
 XXHASH = ROOT / "csrc" / "vendor" / "xxhash"
@@ -94,7 +94,10 @@ def test_python_names_hold_the_c_numbers() -> None:
     for engine in ("mysql", "mariadb"):
         assert get_engine(engine).load_bulk_flavor == flavors["FLAVOR_MY"]  # type: ignore[attr-defined]
     algorithms = CONSTANTS["_cchecksum"]
-    assert codec._C_ALGORITHM == {codec.BLAKE2B_SUM: algorithms["BLAKE2B64"], codec.XXH3_SUM: algorithms["XXH3"]}
+    assert checksum._C_ALGORITHM == {
+        checksum.BLAKE2B_SUM: algorithms["BLAKE2B64"],
+        checksum.XXH3_SUM: algorithms["XXH3"],
+    }
 
 
 def test_available_names_every_module() -> None:

@@ -29,7 +29,8 @@ XXH3_SUM = "xxh3-64-sum"  # XXH3-64, seed 0, of the line: the default since data
 BLAKE2B_SUM = "blake2b64-sum"  # first 8 bytes of BLAKE2b-512, little-endian: data format 1.0-1.1
 CHECKSUM_ALGORITHMS = (XXH3_SUM, BLAKE2B_SUM)
 DEFAULT_CHECKSUM = XXH3_SUM
-_C_ALGORITHM = {BLAKE2B_SUM: 0, XXH3_SUM: 1}  # dbjson._cchecksum's algorithm numbers
+_C_NUMBERS = speedups.constants("_cchecksum")
+_C_ALGORITHM = {BLAKE2B_SUM: _C_NUMBERS["BLAKE2B64"], XXH3_SUM: _C_NUMBERS["XXH3"]}  # dbjson._cchecksum's numbers
 
 
 def check_algorithm(algorithm: Any, **where: Any) -> str:
