@@ -426,6 +426,7 @@ def copy_to_jsonl(block: bytes, keys: tuple[bytes, ...], kinds: tuple[int, ...],
 
 class PostgreSQLExport(SQLExportBase):
     mark = "%s"
+    _snapshot_id: str | None = None  # the exported snapshot workers return to (export_refresh)
 
     # -- connections and snapshot -------------------------------------------------------------
     def export_session(self, conn: Any) -> None:
@@ -457,7 +458,7 @@ class PostgreSQLExport(SQLExportBase):
             raise
         # The coordinator's transaction stays open for the whole export (closing its connection
         # ends it): the snapshot can be imported again by export_refresh.
-        self._snapshot_id: str | None = snap_id
+        self._snapshot_id = snap_id
         return SnapshotInfo(mode="exported-snapshot", id=snap_id, lsn=lsn)
 
     def export_refresh(self, conn: Any) -> None:
@@ -467,7 +468,7 @@ class PostgreSQLExport(SQLExportBase):
         seen is the same snapshot; as with pg_dump without a lock on every table up front, a
         table dropped or rewritten concurrently between two refreshes makes the export fail
         naming it. No-op without an exported snapshot (single-connection mode)."""
-        snap_id = getattr(self, "_snapshot_id", None)
+        snap_id = self._snapshot_id
         if snap_id is None:
             return
         conn.execute("COMMIT")
@@ -660,7 +661,7 @@ class PostgreSQLExport(SQLExportBase):
     def export_stream(self, conn: Any, unit: Unit, stop: threading.Event) -> Iterator[bytes]:
         """Blocks of complete canonical lines for one unit."""
         line = self.line_expression(unit.table.columns)
-        if line is None or not getattr(self, "server_side_json", True):
+        if line is None or not self.capabilities.server_side_json:
             yield from self._stream_cursor(conn, unit, stop)
             return
         plan = self.copy_plan(unit.table.columns) if speedups.load("_cpgexport") is not None else None

@@ -7,7 +7,7 @@ from typing import Any
 
 from ... import model as m
 from ...connect import Target
-from ..interface import ExportUnit
+from ..interface import Capabilities, ExportUnit
 
 
 class SQLExportBase:
@@ -19,6 +19,7 @@ class SQLExportBase:
 
     mark = "%s"
     quote_char = '"'
+    capabilities: Capabilities  # the engine's (dbjson.engines.base.Engine)
 
     def _q(self, ident: str) -> str:
         """A quoted identifier (the export's own, independent of the DDL mixin)."""
