@@ -9,6 +9,7 @@ docs/data-format.md for the rules).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,7 @@ def test_server_and_python_paths_write_identical_files(
     for name in ("srv", "srv_pk"):  # without and with a primary key (split into key ranges)
         outs = []
         for flag in (True, False):
-            monkeypatch.setattr(type(eng), "server_side_json", flag, raising=False)
+            monkeypatch.setattr(type(eng), "capabilities", dataclasses.replace(eng.capabilities, server_side_json=flag))
             export_database(db.url, tmp_path / f"{name}{flag}", threads=1, tables=[name])
             (path,) = (tmp_path / f"{name}{flag}" / "data").glob(f"*.{name}.jsonl")
             outs.append(sorted(path.read_bytes().splitlines()))
@@ -138,7 +139,7 @@ def test_not_null_columns_and_json_separators_in_strings(
     conn.close()
     outs = []
     for flag in (True, False):
-        monkeypatch.setattr(type(eng), "server_side_json", flag, raising=False)
+        monkeypatch.setattr(type(eng), "capabilities", dataclasses.replace(eng.capabilities, server_side_json=flag))
         export_database(db.url, tmp_path / str(flag), threads=1, tables=["nn"])
         (path,) = (tmp_path / str(flag) / "data").glob("*.nn.jsonl")
         outs.append(sorted(path.read_bytes().splitlines()))

@@ -68,7 +68,6 @@ _counter = itertools.count(1)
 _hooked = False
 
 
-
 def _quote(ident: str) -> str:
     """An always-quoted identifier."""
     return "`" + ident.replace("`", "``") + "`"

@@ -65,7 +65,6 @@ _PASS_KINDS = frozenset(
 )
 
 
-
 def _quote(ident: str) -> str:
     """An always-quoted identifier."""
     return '"' + ident.replace('"', '""') + '"'

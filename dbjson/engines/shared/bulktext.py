@@ -125,7 +125,9 @@ def encode_rows(rows: Sequence[Sequence[Any]], fmt: BulkText) -> bytes:
             or "\r" in line
             or (nul and "\0" in line)
         ):
-            line = "\t".join(["\\N" if v is None else (v if type(v) is str else scalar_text(v)).translate(esc) for v in row])
+            line = "\t".join(
+                ["\\N" if v is None else (v if type(v) is str else scalar_text(v)).translate(esc) for v in row]
+            )
         out.append(line)
     out.append("")
     return "\n".join(out).encode()
