@@ -69,8 +69,10 @@ def test_server_side_json_equals_python_encoding_per_column(fresh_db: Any, engin
                 if expr is None:
                     assert col.type.kind in ("float", "array", "time", "vector"), col.name
                     continue
-                server = eng._fetch(conn, f"SELECT {eng._q('id')}, {expr} FROM {src} ORDER BY 1")
-                python = eng._fetch(conn, f"SELECT {eng._q('id')}, {eng.select_expression(col)} FROM {src} ORDER BY 1")
+                server = eng._fetch(conn, f"SELECT {eng.quote('id')}, {expr} FROM {src} ORDER BY 1")
+                python = eng._fetch(
+                    conn, f"SELECT {eng.quote('id')}, {eng.select_expression(col)} FROM {src} ORDER BY 1"
+                )
                 enc = RowEncoder([col], eng.export_adapters([col]) if hasattr(eng, "export_adapters") else None)
                 for (_, s), (_, p) in zip(server, python):
                     text = None if s is None else (s.decode() if isinstance(s, bytes) else str(s))
@@ -96,7 +98,7 @@ def test_server_and_python_paths_write_identical_files(
     eng: Any = detect_engine(target.family, conn)
     conn.close()
     keep = [c.name for c in table.columns if eng.json_expression(c) is not None]
-    q = eng._q
+    q = eng.quote
     relax = "SET SESSION sql_mode = 'ALLOW_INVALID_DATES';\n" if engine_name != "postgresql" else ""
     db.execute(f"{relax}CREATE TABLE srv AS SELECT {', '.join(q(c) for c in keep)} FROM {q('kinds')}")
     db.execute(f"{relax}CREATE TABLE srv_pk AS SELECT * FROM srv;\nALTER TABLE srv_pk ADD PRIMARY KEY ({q('id')})")
