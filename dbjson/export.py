@@ -33,9 +33,9 @@ from typing import IO, Any
 from . import model as m
 from . import progress as ev
 from .connect import Target, is_connection_problem, parse_url, raise_if_connection_error
-from .engines import detect_engine, get_engine
-from .engines.interface import ExportEngine, ExportUnit, ReflectOptions
-from .errors import Cancelled, DataError, DbjsonError, UnsupportedError, UsageError
+from .engines import Engine, detect_engine, get_engine
+from .engines.interface import Exporter, ExportUnit, ReflectOptions
+from .errors import Cancelled, DataError, DbjsonError, UsageError
 from .format.checksum import Checksum
 from .format.codec import encoder
 from .format.datafiles import DataFileWriter, _Syncer
@@ -201,7 +201,7 @@ def _integer_key(table: m.Table) -> str | None:
 
 
 def plan_table(
-    engine: ExportEngine,
+    engine: Exporter,
     conn: Any,
     schema: str,
     table: m.Table,
@@ -278,7 +278,7 @@ class _FileResult:
 class _Shared:
     """State shared by the coordinator and the workers."""
 
-    engine: Any
+    engine: Engine
     out_dir: Path
     names: dict[tuple[str, str], str]
     compress: str
@@ -501,7 +501,7 @@ def _table_entries(results: list[_FileResult], tables: list[tuple[str, m.Table, 
 
 
 def _plan_or_explain(
-    engine: Any, conn: Any, schema: str, table: m.Table, where: str | None, chunk_rows: int | None, threads: int
+    engine: Engine, conn: Any, schema: str, table: m.Table, where: str | None, chunk_rows: int | None, threads: int
 ) -> list[ExportUnit]:
     """plan_table, turning a query failure into a clear error (a bad --where is a usage error)."""
     try:
@@ -522,11 +522,10 @@ def _plan_or_explain(
 def _connect(target: Target) -> Any:
     """The first connection, made the way the engine family makes worker connections (MySQL: no
     TLS to a loopback address unless the URL asks for it) before the exact engine is known."""
-    family: Any = get_engine(target.family)
-    return family.export_connect(target)
+    return get_engine(target.family).export_connect(target)
 
 
-def _open_workers(target: Target, engine: Any, n: int) -> list[Any]:
+def _open_workers(target: Target, engine: Engine, n: int) -> list[Any]:
     conns = []
     try:
         for _ in range(n):
@@ -554,12 +553,9 @@ def _select_tables(db: m.Database, tables: Sequence[str], exclude: Sequence[str]
     return [(s.name, t) for s, t in db.tables() if opts.wants(s.name, t.name) and not t.partition_of]
 
 
-def _reflect(engine: Any, conn: Any, target: Target, tables: Sequence[str], exclude: Sequence[str]) -> m.Database:
-    if not hasattr(engine, "reflect_database"):
-        raise UnsupportedError(f"schema reflection is not available for {engine.name}")
+def _reflect(engine: Engine, conn: Any, target: Target, tables: Sequence[str], exclude: Sequence[str]) -> m.Database:
     options = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude))
-    db: m.Database = engine.reflect_database(conn, target, options)
-    return db
+    return engine.reflect_database(conn, target, options)
 
 
 def _clear_previous(out: Path) -> None:
@@ -618,7 +614,7 @@ def export_database(
     coordinator = _connect(target)
     workers: list[Any] = []
     try:
-        engine: Any = detect_engine(target.family, coordinator)
+        engine = detect_engine(target.family, coordinator)
         engine.export_session(coordinator)
         workers = _open_workers(target, engine, nthreads)
         snapshot = engine.export_snapshot(coordinator, workers, warn)
@@ -751,7 +747,7 @@ def export_table(
     target = Target(parse_url(url))
     conn = _connect(target)
     try:
-        engine: Any = detect_engine(target.family, conn)
+        engine = detect_engine(target.family, conn)
         engine.export_session(conn)
         engine.export_snapshot(None, [conn], lambda _m: None)
         db = database or _reflect(engine, conn, target, (table,), ())

@@ -336,7 +336,7 @@ def _plan_ddl(db: m.Database, engine: Engine, strict: bool, target: Target, *, c
     and type maps), so on engines with ``load_defer_primary_key`` primary keys come post-data."""
     from .schemaload import to_ddl
 
-    defer = creating and bool(getattr(engine, "load_defer_primary_key", False))
+    defer = creating and engine.capabilities.defers_primary_key
     return to_ddl(
         db,
         engine,
@@ -423,7 +423,7 @@ class Importer:
     def conn(self) -> Any:
         c = getattr(self._local, "conn", None)
         if c is None:
-            c = self.engine.load_connect(self.target, data_only=self.opts.data_only)  # type: ignore[attr-defined]
+            c = self.engine.load_connect(self.target, data_only=self.opts.data_only)
             self._local.conn = c
             with self._lock:
                 self._conns.append(c)
@@ -446,7 +446,7 @@ class Importer:
             conns, self._conns = self._conns, []
         for c in conns:
             try:
-                self.engine.load_disconnect(c)  # type: ignore[attr-defined]
+                self.engine.load_disconnect(c)
             except Exception:  # noqa: BLE001
                 pass
         for fh in self._rejects.values():
@@ -469,7 +469,7 @@ class Importer:
             active = list(self._active.values())
         for c in active:
             try:
-                self.engine.load_interrupt(c, self.target)  # type: ignore[attr-defined]
+                self.engine.load_interrupt(c, self.target)
             except Exception:  # noqa: BLE001
                 pass
 
@@ -557,7 +557,7 @@ class Importer:
             self.report.translation = [str(i) for i in plan.report.items]
         tables = self._table_plans(db, renamed, mtables, plan, select, colopts)
         conn = self.conn()
-        existing = self.engine.load_existing_tables(conn, {t.tschema for t in tables})  # type: ignore[attr-defined]
+        existing = self.engine.load_existing_tables(conn, {t.tschema for t in tables})
         self._decide_existing(tables, existing, state.done)
         if not self.opts.data_only and plan is not None:
             self.status["phase"] = "pre-data"
@@ -595,8 +595,7 @@ class Importer:
             self.status["phase"] = "post-data"
             self.emit("phase", "post-data DDL")
             post = self._post_statements(plan, tables)
-            merge = getattr(self.engine, "load_merge_indexes", None)  # one ALTER per table (MySQL/MariaDB)
-            self._run_ddl(merge(post) if merge is not None else post, state, parallel=True)
+            self._run_ddl(self.engine.load_merge_indexes(post), state, parallel=True)  # MySQL: one ALTER per table
         self.report.seconds = time.monotonic() - start
         self.report.rejected = self.rejected
         if self.rejected:
@@ -778,7 +777,7 @@ class Importer:
             elif self.opts.if_exists == "truncate":
                 tp.kept = True
             elif self.opts.if_exists == "replace":
-                self.engine.load_drop(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
+                self.engine.load_drop(self.conn(), tp.tschema, tp.tname)
                 existing.discard((tp.tschema, tp.tname))
         kept = [(tp.tschema, tp.tname) for tp in tables if tp.kept]
         if kept:  # together: a table referenced by another one emptied here may be emptied with it
@@ -813,7 +812,7 @@ class Importer:
             pre_data=[st for st in pre if st.kind in _SHARED_KINDS],
             post_data=[st for st in self._post_statements(plan, tables) if st.kind == "view"],
         )
-        drops = self.engine.ddl_drop_statements(shared)  # type: ignore[attr-defined]
+        drops = self.engine.ddl_drop_statements(shared)
         return [dataclasses.replace(st, sql=st.sql.removesuffix(" CASCADE")) for st in drops if st.kind == "drop"]
 
     def _post_statements(self, plan: Any, tables: list[TablePlan]) -> list[Any]:
@@ -880,10 +879,10 @@ class Importer:
         try:
             for attempt in range(MAX_ATTEMPTS):
                 try:
-                    self.engine.load_execute_ddl(conn, st.sql)  # type: ignore[attr-defined]
+                    self.engine.load_execute_ddl(conn, st.sql)
                     return
                 except Exception as e:  # noqa: BLE001 - classified below
-                    kind = self.engine.load_error_kind(e)  # type: ignore[attr-defined]
+                    kind = self.engine.load_error_kind(e)
                     if self.cancel.is_set():
                         raise Cancelled("import cancelled") from None
                     if tolerate_exists and kind == "exists":
@@ -913,8 +912,7 @@ class Importer:
     def _duplicate_key_error(self, st: Any, e: BaseException) -> ApplyError:
         """A primary key added after the data (``load_defer_primary_key``) that the rows break:
         the table, the constraint and the duplicated key value from the server's detail."""
-        detail_of = getattr(self.engine, "load_error_detail", None)
-        constraint, detail = detail_of(e) if detail_of is not None else (None, None)
+        constraint, detail = self.engine.load_error_detail(e)
         table = _unquote(st.table or st.object)
         name = f" {constraint}" if constraint else ""
         found = f": {detail}" if detail else f": {_first_line(e)}"
@@ -964,7 +962,7 @@ class Importer:
             f"loading {len(todo)} unit(s) with up to {self.opts.threads} thread(s)",
             data={"units": len(todo), "bytes": sum(u.size for u in todo)},
         )
-        threads = self.opts.threads if self.engine.load_parallel_writers else 1  # type: ignore[attr-defined]
+        threads = self.opts.threads if self.engine.capabilities.parallel_writers else 1
         for wave in self._foreign_key_waves(todo):
             self.run_parallel([(u.size, self._unit_job(u)) for u in wave], threads)
         for _round in range(MAX_ATTEMPTS):
@@ -985,7 +983,7 @@ class Importer:
         (``load_checks_foreign_keys``) checks them at every statement: its rows are loaded after
         those of the tables it references (waves by depth; the units of one wave in parallel).
         References of a table to itself are not ordered (its units load in parallel)."""
-        if not getattr(self.engine, "load_checks_foreign_keys", False) or not any(u.table.kept for u in units):
+        if not self.engine.capabilities.checks_foreign_keys or not any(u.table.kept for u in units):
             return [units]
         tables: dict[tuple[str, str], TablePlan] = {}
         for u in units:
@@ -1049,7 +1047,7 @@ class Importer:
         for tp in {id(u.table): u.table for u in units}.values():
             step = "base:" + tp.display
             if step not in state.done:
-                rows = self.engine.load_count(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
+                rows = self.engine.load_count(self.conn(), tp.tschema, tp.tname)
                 self.journal.done(step, rows=rows)
                 state.done[step] = {"rows": rows}
             tp.base_rows = int(state.done[step].get("rows", 0))
@@ -1066,7 +1064,7 @@ class Importer:
             mine = [u for u in units if u.table is tp]
             base = int(state.done.get("base:" + tp.display, {}).get("rows", 0))
             done_rows = base + sum(int(state.done[u.step].get("rows", 0)) for u in mine if u.step in state.done)
-            actual = self.engine.load_count(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
+            actual = self.engine.load_count(self.conn(), tp.tschema, tp.tname)
             if actual == done_rows:
                 continue  # every ambiguous unit was rolled back
             if len(us) == 1 and us[0].file.rows is not None and actual == done_rows + us[0].file.rows:
@@ -1081,7 +1079,7 @@ class Importer:
                     hint="empty the table and import it again without --resume",
                 )
             # Cannot tell which units committed: empty the table and load all of it again.
-            self.engine.load_truncate(self.conn(), tp.tschema, tp.tname)  # type: ignore[attr-defined]
+            self.engine.load_truncate(self.conn(), tp.tschema, tp.tname)
             for u in mine:
                 if u.step in state.done:
                     self.journal.undo(u.step)
@@ -1100,7 +1098,7 @@ class Importer:
             try:
                 conn = self.conn()
             except Exception as e:  # noqa: BLE001 - e.g. the session killed while it was being set up
-                if self.engine.load_error_kind(e) not in ("retry", "disconnect") or attempt + 1 >= MAX_ATTEMPTS:  # type: ignore[attr-defined]
+                if self.engine.load_error_kind(e) not in ("retry", "disconnect") or attempt + 1 >= MAX_ATTEMPTS:
                     raise
                 self.emit("retry", f"{unit.file.rel}: {_first_line(e)}; retrying", table=tp.display)
                 _backoff(attempt)
@@ -1113,22 +1111,22 @@ class Importer:
                 if careful:
                     loaded, rejected = self._load_careful(conn, unit, reader, pending)
                 else:
-                    self.engine.load_begin(conn)  # type: ignore[attr-defined]
+                    self.engine.load_begin(conn)
                     pool = self._encoder_pool(conn, tp)
                     if pool is not None:
-                        loaded = self.engine.load_unit_encoded(conn, tp, reader.encoded_blocks(pool))  # type: ignore[attr-defined]
+                        loaded = self.engine.load_unit_encoded(conn, tp, reader.encoded_blocks(pool))
                     else:
-                        loaded = self.engine.load_unit(conn, tp, reader.rows())  # type: ignore[attr-defined]
+                        loaded = self.engine.load_unit(conn, tp, reader.rows())
                     rejected = 0
                 reader.check_complete(loaded + rejected)
                 assert self.journal is not None
                 self.journal.begin(unit.step)
                 try:
-                    self.engine.load_commit(conn)  # type: ignore[attr-defined]
+                    self.engine.load_commit(conn)
                 except Exception as e:  # noqa: BLE001 - the server may have committed: never load it twice
                     if self.cancel.is_set():
                         raise Cancelled("import cancelled") from None
-                    if self.engine.load_error_kind(e) != "disconnect":  # type: ignore[attr-defined]
+                    if self.engine.load_error_kind(e) != "disconnect":
                         raise  # refused (disk full...): not committed, handled below
                     self.drop_conn()
                     with self._lock:
@@ -1163,7 +1161,7 @@ class Importer:
                 self._rollback(conn)
                 if self.cancel.is_set():
                     raise Cancelled("import cancelled") from None
-                kind = self.engine.load_error_kind(e)  # type: ignore[attr-defined]
+                kind = self.engine.load_error_kind(e)
                 last = _first_line(e)
                 if kind in ("retry", "disconnect") and attempt + 1 < MAX_ATTEMPTS:
                     self.emit("retry", f"{unit.file.rel}: {_first_line(e)}; retrying", table=tp.display)
@@ -1191,11 +1189,7 @@ class Importer:
     def _encoder_pool(self, conn: Any, tp: TablePlan) -> Any:
         """Where this unit's blocks are converted: the process pool (see :meth:`start_encoders`),
         inline in this thread, or None (row by row through ``engine.load_unit``)."""
-        if (
-            tp.increments
-            or not hasattr(self.engine, "load_encode_columns")
-            or not self.engine.load_can_encode(conn, tp)  # type: ignore[attr-defined]
-        ):
+        if tp.increments or self.engine.capabilities.bulk_text is None or not self.engine.load_can_encode(conn, tp):
             return None
         return self._procs if self._procs is not None else _INLINE
 
@@ -1215,8 +1209,8 @@ class Importer:
             self.opts.threads < 2
             or todo_bytes < PROCESS_MIN_BYTES
             or self.opts.schema_only
-            or not hasattr(self.engine, "load_encode_rows")
-            or not self.engine.load_parallel_writers  # type: ignore[attr-defined]
+            or self.engine.capabilities.bulk_text is None
+            or not self.engine.capabilities.parallel_writers
             or "fork" not in multiprocessing.get_all_start_methods()
             or threading.active_count() > 1
         ):
@@ -1230,7 +1224,7 @@ class Importer:
 
     def _rollback(self, conn: Any) -> None:
         try:
-            self.engine.load_rollback(conn)  # type: ignore[attr-defined]
+            self.engine.load_rollback(conn)
         except Exception:  # noqa: BLE001 - a dead connection: the server rolled back
             self.drop_conn()
 
@@ -1240,21 +1234,22 @@ class Importer:
         """Row by row (savepoint per row): rejected rows are collected in ``pending`` (written to the
         rejects file only when the unit commits, so a retried unit never rejects a row twice) or raise."""
         tp = unit.table
-        self.engine.load_begin(conn)  # type: ignore[attr-defined]
+        self.engine.load_begin(conn)
         loaded = rejected = 0
         for number, raw, row, error in reader.rows_careful():
             if error is None:
+                assert row is not None  # rows_careful gives a row whenever it gives no error
                 try:
-                    self.engine.load_row_safely(conn, tp, row)  # type: ignore[attr-defined]
+                    self.engine.load_row_safely(conn, tp, row)
                     loaded += 1
                     continue
                 except (AttributeError, TypeError, NameError, AssertionError):
                     raise  # a bug, not a refused row
                 except Exception as e:  # noqa: BLE001 - the server refused this row
-                    kind = self.engine.load_error_kind(e)  # type: ignore[attr-defined]
+                    kind = self.engine.load_error_kind(e)
                     if kind in ("retry", "disconnect"):
                         raise
-                    col, value = self.engine.load_error_column(e, tp, row)  # type: ignore[attr-defined]
+                    col, value = self.engine.load_error_column(e, tp, row)
                     error = DataError(
                         f"the target refused the row: {_first_line(e)}",
                         file=unit.file.rel,
@@ -1641,7 +1636,7 @@ def build_block_encoder(
         len(names) >= 2
         and set(names) == {c.name for c in tp.table.columns}
         and not tp.increments
-        and hasattr(engine, "load_encode_columns")
+        and engine.capabilities.bulk_text is not None
     )
     getter = operator.itemgetter(*names)
     width = len(names)
@@ -1655,7 +1650,7 @@ def build_block_encoder(
             number += 1
             if raw:
                 rows.append(convert(raw, number, 0))
-        return engine.load_encode_rows(rows) if rows else b""  # type: ignore[attr-defined]
+        return engine.load_encode_rows(rows) if rows else b""
 
     def by_columns(lines: list[bytes]) -> bytes:
         objs = list(map(loads, lines))
@@ -1667,7 +1662,7 @@ def build_block_encoder(
         for i, conv in active:
             cols[i] = [None if v is None else conv(v) for v in cols[i]]
         cols.extend([v] * len(objs) for v in fixed)
-        return engine.load_encode_columns(cols)  # type: ignore[attr-defined,no-any-return]
+        return engine.load_encode_columns(cols)
 
     def encode(block: bytes, first_line: int, algorithm: str | None = DEFAULT_CHECKSUM) -> tuple[bytes, int, int]:
         lines = block.split(b"\n")
@@ -1707,7 +1702,8 @@ def c_block_plan(engine: Engine, tp: TablePlan, zero_dates: str) -> tuple[tuple[
 
     Only plain tables qualify: no ``--set`` values, no increments and no value rules (``--nul``).
     Keys are the column names as orjson writes them in a line (ordinal order, as exported)."""
-    if not hasattr(engine, "load_bulk_op") or tp.fixed or tp.increments or tp.value_rules or not tp.columns:
+    bulk = engine.capabilities.bulk_text
+    if bulk is None or tp.fixed or tp.increments or tp.value_rules or not tp.columns:
         return None
     raw = set(raw_json_columns(engine, tp))
     ops = []
@@ -1719,7 +1715,7 @@ def c_block_plan(engine: Engine, tp: TablePlan, zero_dates: str) -> tuple[tuple[
             return None
         ops.append(_C_OPS[op])
     keys = tuple(orjson.dumps(c.name) for c in tp.columns)
-    return keys, bytes(ops), int(engine.load_bulk_flavor)  # type: ignore[attr-defined]
+    return keys, bytes(ops), bulk.c_flavor
 
 
 def _fatal(e: DataError) -> DataError:
@@ -1733,8 +1729,7 @@ def load_converters(engine: Engine, tp: TablePlan, zero_dates: str) -> list[Call
     columns' ``{"$json": X}`` escape (the JSON document null, see :func:`dbjson.format.jsontext.wrap_json_text`)
     undone before that."""
     convs: list[Callable[[Any], Any] | None] = [
-        engine.load_converter(c.type, t, zero_dates=zero_dates)  # type: ignore[attr-defined]
-        for c, t in zip(tp.columns, tp.target_types)
+        engine.load_converter(c.type, t, zero_dates=zero_dates) for c, t in zip(tp.columns, tp.target_types)
     ]
     for i, c in enumerate(tp.columns):
         rule = tp.value_rules.get(c.name, "")
@@ -1756,7 +1751,7 @@ def raw_json_columns(engine: Engine, tp: TablePlan) -> list[int]:
     integers beyond 2^64) rather than a re-serialization of the value parsed by orjson (doubles):
     targets that store JSON as text (MariaDB, SQLite, PostgreSQL ``json``) and engines whose
     binary JSON keeps numbers exactly (PostgreSQL ``jsonb``: ``load_json_numbers_exact``)."""
-    exact = bool(getattr(engine, "load_json_numbers_exact", False))
+    exact = engine.capabilities.json_numbers_exact
     return [
         i
         for i, (c, t) in enumerate(zip(tp.columns, tp.target_types))
@@ -1942,7 +1937,7 @@ def connect_target(url: str) -> tuple[Target, Engine]:
 
 
 def _connect_probe(target: Target) -> Any:
-    return get_engine(target.family if target.family != "mysql" else "mysql").load_connect(target)  # type: ignore[attr-defined]
+    return get_engine(target.family if target.family != "mysql" else "mysql").load_connect(target)
 
 
 def import_database(
@@ -2099,7 +2094,7 @@ def import_table_stream(
         for key, value in _parse_assignments(opt, "--" + attr).items():
             Importer._apply_column_option(tp, attr, _split_option(key, attr)[1], conv(value))
     convert = build_row_converter(engine, tp, zero_dates, "<stdin>")
-    conn = engine.load_connect(target)  # type: ignore[attr-defined]
+    conn = engine.load_connect(target)
     report = ImportReport(target=target.display(), threads=1)
     res = report.tables[tp.display] = TableResult(tp.display, _qual(tp))
     try:
@@ -2116,12 +2111,12 @@ def import_table_stream(
             else:
                 done = True
             if batch:
-                engine.load_begin(conn)  # type: ignore[attr-defined]
+                engine.load_begin(conn)
                 try:
-                    engine.load_unit(conn, tp, iter(batch))  # type: ignore[attr-defined]
-                    engine.load_commit(conn)  # type: ignore[attr-defined]
+                    engine.load_unit(conn, tp, iter(batch))
+                    engine.load_commit(conn)
                 except Exception as e:  # noqa: BLE001
-                    engine.load_rollback(conn)  # type: ignore[attr-defined]
+                    engine.load_rollback(conn)
                     if isinstance(e, DbjsonError):
                         raise
                     raise DataError(
@@ -2131,7 +2126,7 @@ def import_table_stream(
                 res.units += 1
         report.rows = res.rows
     finally:
-        engine.load_disconnect(conn)  # type: ignore[attr-defined]
+        engine.load_disconnect(conn)
     report.seconds = time.monotonic() - start
     return report
 

@@ -127,12 +127,12 @@ def replace_nul(v: Any, by: str, char: str = "\x00") -> Any:
 
 def holds_nul(engine: Engine) -> bool:
     """Whether the target engine's text (and json) columns can hold U+0000."""
-    return bool(getattr(engine, "load_text_holds_nul", True))
+    return engine.capabilities.text_holds_nul
 
 
 def holds_zero_dates(engine: Engine) -> bool:
     """Whether the target engine keeps zero dates (MySQL/MariaDB natively, SQLite as text)."""
-    return bool(getattr(engine, "load_holds_zero_dates", True))
+    return engine.capabilities.holds_zero_dates
 
 
 def nul_sensitive(engine: Engine, src: m.Type, tgt: m.Type) -> bool:
@@ -211,9 +211,9 @@ def column_rules(
     out: list[tuple[str, Check, Condition]] = []
     st = src.type
     rng = _int_range(tgt)
-    limit = getattr(engine, "load_integer_limit", None)  # what the engine stores, whatever the type says
-    if rng is not None and limit is not None:
-        rng = (max(rng[0], limit[0]), min(rng[1], limit[1]))
+    stored = engine.capabilities.integer_limit  # what the engine stores, whatever the type says
+    if rng is not None and stored is not None:
+        rng = (max(rng[0], stored[0]), min(rng[1], stored[1]))
     if (
         st.kind == "integer"
         and rng is not None
@@ -430,7 +430,7 @@ def preflight(
 
 
 def source_filter(
-    engine: Engine, conn: Any, source_engine: Any, tp: TablePlan, *, zero_dates: str = "null", nul: str = "error"
+    engine: Engine, conn: Any, source_engine: Engine, tp: TablePlan, *, zero_dates: str = "null", nul: str = "error"
 ) -> str | None:
     """A SQL condition on the source table that every row :func:`preflight` would report for ``tp`` satisfies.
 
@@ -441,13 +441,12 @@ def source_filter(
     express a condition, or a unique key may collide under the target's collation (``engine`` and
     ``conn`` are the target's).
     """
-    express = getattr(source_engine, "preflight_condition", None)
-    if express is None or _collision_keys(engine, conn, tp):
+    if not source_engine.capabilities.filters_preflight or _collision_keys(engine, conn, tp):
         return None
     parts: list[str] = []
     for c, t in zip(tp.columns, tp.target_types):
         for _sev, _check, cond in column_rules(engine, c, t, zero_dates, nul):
-            sql = express(c, cond)
+            sql = source_engine.preflight_condition(c, cond)
             if sql is None:
                 return None
             parts.append(f"({sql})")
@@ -477,7 +476,7 @@ def _not_null_columns(engine: Engine, conn: Any, tp: TablePlan) -> set[str]:
     if holds_zero_dates(engine) or not any(c.type.allows_zero for c in tp.columns):
         return set()
     try:
-        return set(engine.load_not_null_columns(conn, tp.tschema, tp.tname))  # type: ignore[attr-defined]
+        return set(engine.load_not_null_columns(conn, tp.tschema, tp.tname))
     except Exception:  # noqa: BLE001 - no such method, or the table does not exist yet
         return {n for c, n in zip(tp.columns, tp.target_names) if not c.nullable}
 
@@ -494,7 +493,7 @@ def _collision_keys(
     if not keys or not any(c.type.kind in ("char", "varchar", "text", "enum") for c in tp.columns):
         return []
     try:
-        collations = engine.load_collations(conn, tp.tschema, tp.tname)  # type: ignore[attr-defined]
+        collations = engine.load_collations(conn, tp.tschema, tp.tname)
     except Exception:  # noqa: BLE001 - the table may not exist yet (schema-less data-only)
         return []
     tnames = dict(zip([c.name for c in tp.columns], tp.target_names))

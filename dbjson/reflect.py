@@ -31,11 +31,10 @@ def reflect(
     try:
         engine = detect_engine(target.family, conn)
         try:
-            db: m.Database = engine.reflect_database(conn, target, options)  # type: ignore[attr-defined]
+            return engine.reflect_database(conn, target, options)
         except Exception as e:  # a driver error mid-reflection
             raise_if_connection_error(e, target.url)
             raise
-        return db
     finally:
         try:
             conn.close()

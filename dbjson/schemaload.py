@@ -42,7 +42,7 @@ def to_ddl(
     """
     engine = target if isinstance(target, Engine) else get_engine(str(target), server_version)
     ctx = Context(database, engine, options, source_engine=get_engine(database.source.engine))
-    plan: DdlPlan = engine.ddl_plan(ctx)  # type: ignore[attr-defined]
+    plan: DdlPlan = engine.ddl_plan(ctx)
     if strict and plan.report.losses:
         first = plan.report.losses[0]
         err = TranslationError(

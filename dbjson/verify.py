@@ -128,7 +128,7 @@ def check_table(
     :func:`verify_tables`)."""
     expected = None if tp.rows is None else tp.rows - rejected + tp.base_rows
     if _counts_only(tp, rejected):
-        rows = engine.load_count(conn, tp.tschema, tp.tname)  # type: ignore[attr-defined]
+        rows = engine.load_count(conn, tp.tschema, tp.tname)
         target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
         return TableCheck(tp.display, target, expected, rows, tp.checksum, None, mode="count")
     total = target_checksum(engine, conn, tp)
@@ -154,7 +154,6 @@ def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0
         or tp.value_rules
         or not tp.checksum
         or tp.rows is None
-        or not hasattr(engine, "export_stream")
         or not tp.verify_columns
         or any(c.name != name for c, name, _t in tp.verify_columns)
     ):
@@ -168,19 +167,18 @@ def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0
     table = dataclasses.replace(tp.table, name=tp.tname, columns=columns)
     pk = tp.table.primary_key
     keys = tuple(pk.columns) if pk is not None and all(k in {c.name for c in columns} for k in pk.columns) else ()
-    exp: Any = engine
     try:
-        conn = exp.export_connect(target)
+        conn = engine.export_connect(target)
     except Exception:  # noqa: BLE001 - the full check will connect (and report) its own way
         return None
     total = Checksum(algorithm=tp.checksum_algorithm)
     try:
-        exp.export_session(conn)
-        exp.export_snapshot(None, [conn], lambda _m: None)
-        schema = tp.tschema if tp.tschema is not None else exp.export_current_schema(conn)
+        engine.export_session(conn)
+        engine.export_snapshot(None, [conn], lambda _m: None)
+        schema = tp.tschema if tp.tschema is not None else engine.export_current_schema(conn)
         if schema is None:
             return None
-        for block in exp.export_stream(conn, Unit(schema, table, key_columns=keys), threading.Event()):
+        for block in engine.export_stream(conn, Unit(schema, table, key_columns=keys), threading.Event()):
             total.add_block(block)
     except Exception:  # noqa: BLE001 - e.g. a type the target's export cannot read this way
         return None
@@ -247,18 +245,14 @@ def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, i
     (the checksum is a sum, so the parts of a table add up to the whole). Lines are hashed a
     batch at a time (one C-level pass, :meth:`dbjson.format.checksum.Checksum.add_lines`)."""
     columns = [c for c, _n, _t in tp.verify_columns]
-    adapters = engine.verify_adapters(tp)  # type: ignore[attr-defined]
+    adapters = engine.verify_adapters(tp)
     for name, rule in tp.value_rules.items():
         if rule == "nul-unknown":  # the target holds "" or U+FFFD where the export has U+0000
             adapters[name] = _then(adapters.get(name), lambda v: replace_nul(v, "", "\ufffd"))
     line = RowEncoder(columns, adapters).line
     semantic = semantic_line_normalizer(tp)
     make = line if semantic is None else (lambda row: semantic(line(row)))
-    rows = (
-        engine.verify_select(conn, tp)  # type: ignore[attr-defined]
-        if part is None
-        else engine.verify_select(conn, tp, part=part)  # type: ignore[attr-defined]
-    )
+    rows = engine.verify_select(conn, tp, part=part)
     total = Checksum(algorithm=tp.checksum_algorithm)
     batch: list[bytes] = []
     size = 0
@@ -283,7 +277,7 @@ def part_key(engine: Engine, tp: TablePlan) -> str | None:
     """The target column that splits ``tp`` into parts (a one-column integer primary key, on an
     engine whose ``verify_select`` takes ``part``), or None."""
     pk = tp.table.primary_key
-    if not getattr(engine, "verify_parts", False) or pk is None or len(pk.columns) != 1:
+    if not engine.capabilities.verify_parts or pk is None or len(pk.columns) != 1:
         return None
     for c, name, t in tp.verify_columns:
         if c.name == pk.columns[0] and c.type.kind == "integer" and t.kind == "integer":
@@ -301,11 +295,11 @@ def _check_part(
 
     engine = get_engine(engine_name, server_version)
     tp = pickle.loads(plan)
-    conn = engine.load_connect(target)  # type: ignore[attr-defined]
+    conn = engine.load_connect(target)
     try:
         total = target_checksum(engine, conn, tp, part)
     finally:
-        engine.load_disconnect(conn)  # type: ignore[attr-defined]
+        engine.load_disconnect(conn)
     return total.rows, total.value
 
 

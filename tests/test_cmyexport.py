@@ -8,6 +8,7 @@ makes sure the C path really ran. Fuzz tests feed the parser random and mutated 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib
 import json
@@ -30,6 +31,7 @@ from test_export_perf import flags_with_a_2
 from dbjson.connect import Target, parse_url
 from dbjson.engines import detect_engine
 from dbjson.engines.interface import ExportUnit as Unit
+from dbjson.engines.mysql import MariaDB, MySQL
 from dbjson.engines.mysql.export import MySQLExport
 from dbjson.errors import DataError
 from dbjson.export import export_database
@@ -73,7 +75,10 @@ def set_mode(monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
         monkeypatch.delenv("DBJSON_NO_SPEEDUPS", raising=False)
     else:
         monkeypatch.setenv("DBJSON_NO_SPEEDUPS", "1")
-    monkeypatch.setattr(MySQLExport, "server_side_json", mode != "python", raising=False)
+    for cls in (MySQL, MariaDB):
+        monkeypatch.setattr(
+            cls, "capabilities", dataclasses.replace(cls.capabilities, server_side_json=mode != "python")
+        )
 
 
 def export_modes(

@@ -132,7 +132,7 @@ class Server:
         line = self.eng.line_expression(columns)
         assert line is not None
         src = self.eng.export_qualify(schema, table)
-        order = self.eng._q(table.columns[0].name)
+        order = self.eng.quote(table.columns[0].name)
         rows = self.eng._fetch(self.conn, f"SELECT {line} FROM {src} ORDER BY {order}")
         return b"".join(r[0].encode() + b"\n" for r in rows)
 
@@ -142,7 +142,7 @@ class Server:
         assert plan is not None
         select_list, *spec = plan
         src = self.eng.export_qualify(schema, table)
-        order = self.eng._q(table.columns[0].name)
+        order = self.eng.quote(table.columns[0].name)
         with self.conn.cursor() as cur:
             with cur.copy(f"COPY (SELECT {select_list} FROM {src} ORDER BY {order}) TO STDOUT") as cp:
                 data = b"".join(bytes(b) for b in cp)

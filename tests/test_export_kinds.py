@@ -9,6 +9,7 @@ docs/data-format.md for the rules).
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -69,8 +70,10 @@ def test_server_side_json_equals_python_encoding_per_column(fresh_db: Any, engin
                 if expr is None:
                     assert col.type.kind in ("float", "array", "time", "vector"), col.name
                     continue
-                server = eng._fetch(conn, f"SELECT {eng._q('id')}, {expr} FROM {src} ORDER BY 1")
-                python = eng._fetch(conn, f"SELECT {eng._q('id')}, {eng.select_expression(col)} FROM {src} ORDER BY 1")
+                server = eng._fetch(conn, f"SELECT {eng.quote('id')}, {expr} FROM {src} ORDER BY 1")
+                python = eng._fetch(
+                    conn, f"SELECT {eng.quote('id')}, {eng.select_expression(col)} FROM {src} ORDER BY 1"
+                )
                 enc = RowEncoder([col], eng.export_adapters([col]) if hasattr(eng, "export_adapters") else None)
                 for (_, s), (_, p) in zip(server, python):
                     text = None if s is None else (s.decode() if isinstance(s, bytes) else str(s))
@@ -96,14 +99,14 @@ def test_server_and_python_paths_write_identical_files(
     eng: Any = detect_engine(target.family, conn)
     conn.close()
     keep = [c.name for c in table.columns if eng.json_expression(c) is not None]
-    q = eng._q
+    q = eng.quote
     relax = "SET SESSION sql_mode = 'ALLOW_INVALID_DATES';\n" if engine_name != "postgresql" else ""
     db.execute(f"{relax}CREATE TABLE srv AS SELECT {', '.join(q(c) for c in keep)} FROM {q('kinds')}")
     db.execute(f"{relax}CREATE TABLE srv_pk AS SELECT * FROM srv;\nALTER TABLE srv_pk ADD PRIMARY KEY ({q('id')})")
     for name in ("srv", "srv_pk"):  # without and with a primary key (split into key ranges)
         outs = []
         for flag in (True, False):
-            monkeypatch.setattr(type(eng), "server_side_json", flag, raising=False)
+            monkeypatch.setattr(type(eng), "capabilities", dataclasses.replace(eng.capabilities, server_side_json=flag))
             export_database(db.url, tmp_path / f"{name}{flag}", threads=1, tables=[name])
             (path,) = (tmp_path / f"{name}{flag}" / "data").glob(f"*.{name}.jsonl")
             outs.append(sorted(path.read_bytes().splitlines()))
@@ -139,7 +142,7 @@ def test_not_null_columns_and_json_separators_in_strings(
     conn.close()
     outs = []
     for flag in (True, False):
-        monkeypatch.setattr(type(eng), "server_side_json", flag, raising=False)
+        monkeypatch.setattr(type(eng), "capabilities", dataclasses.replace(eng.capabilities, server_side_json=flag))
         export_database(db.url, tmp_path / str(flag), threads=1, tables=["nn"])
         (path,) = (tmp_path / str(flag) / "data").glob("*.nn.jsonl")
         outs.append(sorted(path.read_bytes().splitlines()))

@@ -72,7 +72,7 @@ NAMES = ["plain", "tab\there", "new\nline", "back\\slash", "cr\rx", "nul\x00x", 
 def _row_path(engine_name: str, lines: list[bytes]) -> bytes:
     engine = get_engine(engine_name, VERSIONS[engine_name])
     convert = build_row_converter(engine, _plan(), "null", "f.jsonl")
-    return engine.load_encode_rows([convert(ln, i, 0) for i, ln in enumerate(lines, 1) if ln])  # type: ignore[attr-defined,no-any-return]
+    return engine.load_encode_rows([convert(ln, i, 0) for i, ln in enumerate(lines, 1) if ln])
 
 
 @pytest.mark.parametrize("engine_name", ["postgresql", "mysql", "mariadb"])

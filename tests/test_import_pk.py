@@ -1,5 +1,5 @@
 """PostgreSQL import: primary keys of the tables the import creates are added after the data
-(``load_defer_primary_key``, as pg_restore does), with the plan's name and columns, before the
+(``capabilities.defers_primary_key``, as pg_restore does), with the plan's name and columns, before the
 foreign keys that need them; duplicate keys in the data fail at ADD PRIMARY KEY with the table,
 the constraint and the duplicated value; a kill before post-data, then --resume, ends with the keys."""
 
@@ -74,9 +74,9 @@ def test_plan_option_moves_the_key_to_the_front_of_post_data(fresh_db: Any) -> N
     assert max(deferred.post_data.index(st) for st in pks) < first_fk
     # everything else is the same plan
     assert [st.sql for st in plain.post_data] == [st.sql for st in deferred.post_data if st.kind != "primary_key"]
-    assert not getattr(get_engine("mysql"), "load_defer_primary_key", False)
-    assert not getattr(get_engine("sqlite"), "load_defer_primary_key", False)
-    assert getattr(get_engine("postgresql"), "load_defer_primary_key", False)
+    assert not get_engine("mysql").capabilities.defers_primary_key
+    assert not get_engine("sqlite").capabilities.defers_primary_key
+    assert get_engine("postgresql").capabilities.defers_primary_key
 
 
 def test_keys_are_added_after_the_data_with_their_names(fresh_db: Any, tmp_path: Path) -> None:

@@ -199,7 +199,7 @@ def test_every_condition_selects_the_failing_values(fresh_db: Any, source_engine
             f"SET SESSION sql_mode = '';\nCREATE TABLE {table} (id INT PRIMARY KEY, c {sqltype});\n"
             + "".join(f"INSERT INTO {table} VALUES ({n}, {v});\n" for n, (v, _) in enumerate(values))
         )
-        sql = engine.preflight_condition(column, cond)  # type: ignore[attr-defined]
+        sql = engine.preflight_condition(column, cond)
         assert sql is not None
         got = [int(r[0]) for r in db.query(f"SELECT id FROM {table} WHERE {sql} ORDER BY id")]
         assert got == [n for n, (_v, hit) in enumerate(values) if hit], (sqltype, cond, sql)

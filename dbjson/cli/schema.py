@@ -216,7 +216,7 @@ def schema_load(
             from ..engines import get_engine
 
             engine = get_engine(result.plan.target, result.plan.server_version)
-            return "\n".join(engine.ddl_script_statement(s) for s in result.statements) + "\n"  # type: ignore[attr-defined]
+            return "\n".join(engine.ddl_script_statement(s) for s in result.statements) + "\n"
         return ""
 
     text = run(go)

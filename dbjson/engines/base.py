@@ -1,24 +1,35 @@
-"""The engine base class.
+"""The engine base class: every hook of the contract declared, the optional ones with a default.
 
-An engine class is assembled from four mixins, one per concern, each in its own module of the
-engine's package: ``reflect.py`` (catalog → model), ``ddl.py`` (model → DDL for this engine) and
-``export.py`` (snapshot, row export) and ``load.py`` (bulk load). Data tables (limits, capabilities, type
-mappings, reserved words) come from ``dialects/<name>.toml``, never from code.
+An engine class is assembled from one mixin per concern, each in its own module of the engine's
+package: ``reflect.py`` (catalog → model), ``ddl.py`` (model → DDL for this engine), ``export.py``
+(snapshot, row export) and ``load.py`` (bulk load, verify's read-back), plus :class:`Engine`
+last. :class:`Engine` inherits the roles of :mod:`dbjson.engines.interface`, so mypy checks each
+mixin's hooks against the contract, and a call on an ``Engine`` needs no ``hasattr``: what differs
+between engines is ``capabilities``. Data tables (limits, DDL capabilities, type mappings,
+reserved words) come from ``dialects/<name>.toml``, never from code.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+from .. import model as m
+from ..ddl.plan import Statement
+from ..errors import UnsupportedError
 from ..resources import dialect_table
+from .interface import Capabilities, DdlDialect, Exporter, Loader, Reflector, TablePlan, VerifyReader
+from .shared.bulktext import BulkText, encode_columns, encode_rows
 
 
-class Engine:
+class Engine(Reflector, DdlDialect, Exporter, Loader, VerifyReader):
+    """One engine at one server version: the hooks of every role, and what it can do."""
+
     name: str = "base"  # mysql | mariadb | postgresql | sqlite
     family: str = "base"  # mysql | postgresql | sqlite
     default_version: str = "0"
+    capabilities: Capabilities  # set by each engine class
 
     def __init__(self, server_version: str | None = None) -> None:
         self.server_version = server_version or self.default_version
@@ -58,9 +69,52 @@ class Engine:
         """A SQL string literal."""
         return "'" + value.replace("'", "''") + "'"
 
+    # -- defaults of the optional hooks (see the roles in dbjson.engines.interface) -------------
+    def preflight_condition(self, column: m.Column, cond: tuple[Any, ...]) -> str | None:
+        """None: no pre-flight condition can be expressed (``capabilities.filters_preflight`` is False)."""
+        return None
+
     def load_truncate_tables(self, conn: Any, tables: Sequence[tuple[str | None, str]]) -> None:
         """Empty the tables ``--if-exists truncate`` keeps, one ``load_truncate`` each: a load
         session that does not check foreign keys (MySQL/MariaDB, SQLite) may empty them in any
         order; PostgreSQL overrides it (one statement, never CASCADE)."""
         for schema, table in tables:
-            self.load_truncate(conn, schema, table)  # type: ignore[attr-defined]
+            self.load_truncate(conn, schema, table)
+
+    def load_not_null_columns(self, conn: Any, schema: str | None, table: str) -> set[str]:
+        """Unsupported unless the engine reads them (PostgreSQL, where zero dates load as NULL)."""
+        raise UnsupportedError(f"{self.name}: reading a table's NOT NULL columns is not supported")
+
+    def load_merge_indexes(self, statements: Sequence[Statement]) -> list[Statement]:
+        """The statements unchanged: one statement per index."""
+        return list(statements)
+
+    def _bulk_text(self) -> BulkText:
+        fmt = self.capabilities.bulk_text
+        if fmt is None:
+            raise UnsupportedError(f"{self.name} loads no bulk text")
+        return fmt
+
+    def load_bulk_op(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> str | None:
+        """Unsupported without ``capabilities.bulk_text``."""
+        raise UnsupportedError(f"{self.name} loads no bulk text")
+
+    def load_encode_rows(self, rows: Sequence[Sequence[Any]]) -> bytes:
+        """The engine's bulk text (``capabilities.bulk_text``) of converted rows."""
+        return encode_rows(rows, self._bulk_text())
+
+    def load_encode_columns(self, cols: Sequence[Sequence[Any]]) -> bytes:
+        """The engine's bulk text (``capabilities.bulk_text``) of converted rows given as columns."""
+        return encode_columns(cols, self._bulk_text())
+
+    def load_can_encode(self, conn: Any, tp: TablePlan) -> bool:
+        """False: the engine takes no encoded blocks (it has no ``capabilities.bulk_text``)."""
+        return False
+
+    def load_unit_encoded(self, conn: Any, tp: TablePlan, blocks: Iterator[bytes]) -> int:
+        """Unsupported without ``capabilities.bulk_text``."""
+        raise UnsupportedError(f"{self.name} loads no bulk text")
+
+    def load_error_detail(self, exc: BaseException) -> tuple[str | None, str | None]:
+        """Neither a constraint nor a detail line (the server's message says it all)."""
+        return None, None

@@ -1,7 +1,20 @@
-"""The engine contract: the values that cross between the commands and the engine packages.
+"""The engine contract: what the commands may ask of an engine, and the values that cross.
 
-Layer: engines. The commands (export, import, verify, migrate, reflect) build these values and hand
-them to an engine's hooks; the engines read them and never import a command module.
+Layer: engines. The commands (reflect, export, import, verify, migrate, schema-diff) build the
+values below and call an engine's hooks; the engines read them and never import a command module.
+
+An engine plays four roles, each a :class:`~typing.Protocol` here: :class:`Reflector` (catalog →
+model), :class:`DdlDialect` (model → DDL, implemented by the ddl kit's
+:class:`~dbjson.ddl.walker.BaseDDL` and the engine's ``ddl.py``), :class:`Exporter` (snapshot and
+row export) and :class:`Loader` (bulk load, with :class:`VerifyReader` reading the rows back).
+:class:`~dbjson.engines.base.Engine` inherits them all, so every hook is declared and mypy checks
+each engine's mixins against these signatures. What an engine can do differently is one record,
+:class:`Capabilities` (``engine.capabilities``): callers test a field, never ``hasattr``; an
+optional hook the engine does not have keeps ``Engine``'s default (it raises
+:class:`~dbjson.errors.UnsupportedError` or returns a neutral value, as its docstring says).
+
+Not to be confused with the ``[capabilities]`` table of ``dialects/<name>.toml``: that one says
+what the engine's SQL can express (read by the DDL kit), this one what the engine's code does.
 """
 
 from __future__ import annotations
@@ -10,12 +23,18 @@ import fnmatch
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from .. import model as m
+from ..connect import Target
+from ..ddl.columns import ColumnParts
+from ..ddl.context import Context
+from ..ddl.plan import DdlPlan, Statement
+from ..ddl.tableinfo import TableInfo
 from ..format.checksum import DEFAULT_CHECKSUM
 from ..format.datafiles import DataFile
 from ..format.manifest import SnapshotInfo
+from .shared.bulktext import BulkText
 
 BLOCK_BYTES = 1 << 18  # engines yield export blocks of about this size
 
@@ -37,34 +56,6 @@ class ExportUnit:
     @property
     def qualified(self) -> str:
         return f"{self.schema}.{self.table.name}"
-
-
-class ExportEngine(Protocol):
-    """What an engine's export mixin provides (``engines/<family>/export.py``)."""
-
-    def export_session(self, conn: Any) -> None: ...
-
-    def export_snapshot(
-        self, coordinator: Any, workers: Sequence[Any], warn: Callable[[str], None]
-    ) -> SnapshotInfo: ...
-
-    def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None: ...
-
-    def export_refresh(self, conn: Any) -> None: ...
-
-    def export_count(self, conn: Any, schema: str, table: m.Table, where: str | None) -> int: ...
-
-    def export_key_bounds(
-        self, conn: Any, schema: str, table: m.Table, column: str, where: str | None
-    ) -> tuple[Any, Any]: ...
-
-    def export_key_boundaries(
-        self, conn: Any, schema: str, table: m.Table, columns: Sequence[str], where: str | None, every: int, limit: int
-    ) -> list[tuple[Any, ...]]: ...
-
-    def export_stream(self, conn: Any, unit: ExportUnit, stop: threading.Event) -> Iterator[bytes]: ...
-
-    def export_abort(self, conn: Any) -> None: ...
 
 
 @dataclass
@@ -125,3 +116,281 @@ class ReflectOptions:
         if self.tables and not any(fnmatch.fnmatchcase(n, g) for g in self.tables for n in names):
             return False
         return not any(fnmatch.fnmatchcase(n, g) for g in self.exclude for n in names)
+
+
+# -- capabilities --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Capabilities:
+    """What one engine's hooks can do, beyond what every engine does (``engine.capabilities``).
+
+    Every field must be given: adding one makes each engine decide its value.
+    """
+
+    # -- the server
+    mariadb: bool  # the MySQL family's MariaDB variant (reflect and DDL read it as ``is_mariadb``)
+    # -- export (Exporter)
+    server_side_json: bool  # lines may be built by the server or in C; False: every row through the Python codec
+    filters_preflight: bool  # ``preflight_condition`` turns pre-flight checks into SQL (migrate reads fewer rows)
+    # -- load (Loader)
+    parallel_writers: bool  # units load on several connections at once (SQLite: one writer)
+    checks_foreign_keys: bool  # a kept table's foreign keys are checked during the load: order the units
+    defers_primary_key: bool  # tables the import creates get their primary key after the data
+    holds_zero_dates: bool  # zero dates load as they are (else NULL or an error: --zero-dates)
+    text_holds_nul: bool  # text and json columns can hold U+0000 (else --nul error|strip|replace)
+    json_numbers_exact: bool  # binary JSON keeps numbers exactly: json columns load the line's own text
+    integer_limit: tuple[int, int] | None  # what any integer column stores, whatever its declared type
+    # The tab-separated text the bulk loader reads (load_encode_rows, load_encode_columns,
+    # load_bulk_op, load_unit_encoded); None: the loader takes Python values (those hooks raise).
+    bulk_text: BulkText | None
+    # -- verify (VerifyReader)
+    verify_parts: bool  # verify_select takes ``part=``: big tables are read back in parts
+
+
+# -- the roles -----------------------------------------------------------------------------------
+
+LoadErrorKind = Literal["retry", "disconnect", "exists", "data", "other"]
+
+
+class Reflector(Protocol):
+    """Catalog → model (``engines/<family>/reflect.py``)."""
+
+    def reflect_database(self, conn: Any, target: Target, options: ReflectOptions) -> m.Database:
+        """The database behind the raw connection ``conn`` as the schema model, what ``options`` selects."""
+
+
+class DdlDialect(Protocol):
+    """Model → DDL: the hooks the commands call (``to_ddl``, ``apply_ddl``, the import, schema-diff).
+
+    Implemented by the ddl kit's :class:`~dbjson.ddl.walker.BaseDDL` (the walker, which also asks the
+    engine for many smaller ``ddl_*`` pieces) and each engine's ``ddl.py``.
+    """
+
+    def ddl_plan(self, ctx: Context) -> DdlPlan:
+        """Translate ``ctx.db`` into a DDL plan for this engine (pre-data, post-data, report)."""
+
+    def ddl_script_statement(self, stmt: Statement) -> str:
+        """One statement as it appears in a script (terminated for the engine's client)."""
+
+    def ddl_drop_statements(self, plan: DdlPlan) -> list[Statement]:
+        """Statements that remove the plan's tables and views (``--if-exists replace``)."""
+
+    def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
+        """Quoted, qualified names (as in ``Statement.object``) of the plan's relations and types that exist."""
+
+    def ddl_column_parts(
+        self, ctx: Context, t: TableInfo, col: m.Column, path: str
+    ) -> tuple[ColumnParts, list[Statement], list[Statement]]:
+        """One column's definition parts, its post-data statements and its restarts."""
+
+    def ddl_column_sql(self, ctx: Context, t: TableInfo, p: ColumnParts) -> str:
+        """A column definition rendered from its parts."""
+
+    def ddl_primary_key(self, ctx: Context, t: TableInfo, pk: m.PrimaryKey, path: str) -> str:
+        """The PRIMARY KEY clause of a table."""
+
+    def ddl_unique_clause(self, ctx: Context, t: TableInfo, u: m.UniqueConstraint, path: str) -> str | None:
+        """A UNIQUE constraint clause, or None when it is dropped (reported)."""
+
+    def ddl_check_expression(self, ctx: Context, t: TableInfo, chk: m.Check, path: str) -> str | None:
+        """A CHECK's condition for this engine, or None when it is dropped or declared on its column."""
+
+    def ddl_check_clause(self, ctx: Context, t: TableInfo, name: str, sql: str, path: str) -> str:
+        """A named CHECK constraint clause around a condition from ``ddl_check_expression``."""
+
+    def ddl_fk_clause(self, ctx: Context, t: TableInfo, fk: m.ForeignKey, path: str) -> str | None:
+        """A FOREIGN KEY constraint clause, or None when it is dropped (reported)."""
+
+    def ddl_index(self, ctx: Context, t: TableInfo, ix: m.Index, path: str) -> Statement | None:
+        """The CREATE INDEX statement of an index, or None when it is dropped (reported)."""
+
+    def ddl_view(self, ctx: Context, schema: m.Schema, view: m.View, tschema: str | None, path: str) -> list[Statement]:
+        """The statements that create a view."""
+
+    def ddl_routine(
+        self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str
+    ) -> list[Statement]:
+        """The statements that create a function or procedure."""
+
+    def ddl_trigger(
+        self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str
+    ) -> list[Statement]:
+        """The statements that create a trigger."""
+
+    def ddl_event(self, ctx: Context, schema: m.Schema, ev: m.Event, tschema: str | None, path: str) -> list[Statement]:
+        """The statements that create a scheduled event."""
+
+    def ddl_alter_add_column_sql(self, qtable: str, coldef: str) -> str:
+        """ALTER TABLE ... ADD COLUMN for a definition rendered by ``ddl_column_sql``."""
+
+    def ddl_alter_drop_column_sql(self, qtable: str, column: str) -> str:
+        """ALTER TABLE ... DROP COLUMN."""
+
+    def ddl_alter_column_sql(
+        self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, coldef: str, fields: set[str]
+    ) -> list[str]:
+        """Statements that give an existing column the definition ``parts`` (``fields`` changed)."""
+
+    def ddl_add_constraint_sql(self, qtable: str, clause: str) -> str:
+        """ALTER TABLE ... ADD a constraint clause (primary key, unique, check, foreign key)."""
+
+    def ddl_drop_constraint_sql(self, qtable: str, kind: str, name: str | None) -> str:
+        """ALTER TABLE ... DROP a constraint (``kind``: primary_key, unique, check or foreign_key)."""
+
+    def ddl_drop_sql(
+        self, kind: str, schema: str | None, name: str, table: str | None = None, signature: str | None = None
+    ) -> str:
+        """DROP of a schema object (table, view, index, sequence, trigger, routine, event, type...)."""
+
+    def ddl_table_comment_sql(self, qtable: str, comment: str | None) -> str:
+        """Set (or, with None, remove) a table's comment."""
+
+    def ddl_alters_in_place(self) -> bool:
+        """Whether ALTER TABLE changes columns and constraints in place (else tables are rebuilt)."""
+
+    def ddl_rebuild_table_sql(
+        self, qtable: str, qtemp: str, name: str, create_sql: str, insert_columns: list[str], select_columns: list[str]
+    ) -> list[str]:
+        """Replace table ``qtable`` by ``create_sql`` (which creates ``qtemp``), keeping its rows."""
+
+
+class Exporter(Protocol):
+    """Snapshot and row export, the source side of export and migrate (``engines/<family>/export.py``)."""
+
+    def export_connect(self, target: Target) -> Any:
+        """A new raw connection for one worker."""
+
+    def export_session(self, conn: Any) -> None:
+        """Set a connection up for export (time zone, text forms, timeouts)."""
+
+    def export_snapshot(self, coordinator: Any, workers: Sequence[Any], warn: Callable[[str], None]) -> SnapshotInfo:
+        """Put every worker on one snapshot (``coordinator`` None: the one worker's own transaction)."""
+
+    def export_current_schema(self, conn: Any) -> str | None:
+        """The schema an unqualified table name means on ``conn``."""
+
+    def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None:
+        """The catalog's row estimate of a table, or None when there is none."""
+
+    def export_refresh(self, conn: Any) -> None:
+        """Release the locks a worker's snapshot transaction took so far, keeping its snapshot."""
+
+    def export_count(self, conn: Any, schema: str, table: m.Table, where: str | None) -> int:
+        """The exact row count of a table (under a ``--where`` condition)."""
+
+    def export_key_bounds(
+        self, conn: Any, schema: str, table: m.Table, column: str, where: str | None
+    ) -> tuple[Any, Any]:
+        """The smallest and largest value of an integer key column."""
+
+    def export_key_boundaries(
+        self, conn: Any, schema: str, table: m.Table, columns: Sequence[str], where: str | None, every: int, limit: int
+    ) -> list[tuple[Any, ...]]:
+        """Up to ``limit`` keys, every ``every`` rows in key order (the lower bounds of units 2..n)."""
+
+    def export_stream(self, conn: Any, unit: ExportUnit, stop: threading.Event) -> Iterator[bytes]:
+        """Blocks of complete canonical lines (about :data:`BLOCK_BYTES`) of one unit, until ``stop``."""
+
+    def export_abort(self, conn: Any) -> None:
+        """Stop the statement streaming on ``conn`` at once (called from another thread)."""
+
+    def preflight_condition(self, column: m.Column, cond: tuple[Any, ...]) -> str | None:
+        """SQL true for every value of ``column`` failing a pre-flight check, or None.
+
+        Optional (``capabilities.filters_preflight``): by default None (every row is read)."""
+
+
+class Loader(Protocol):
+    """Bulk load, the target side of import and migrate (``engines/<family>/load.py``)."""
+
+    def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
+        """A connection set up for bulk loading (its session settings saved to be restored)."""
+
+    def load_disconnect(self, conn: Any) -> None:
+        """Restore the session settings and close."""
+
+    def load_interrupt(self, conn: Any, target: Target) -> None:
+        """Cancel the statement running on ``conn`` (called from another thread)."""
+
+    def load_begin(self, conn: Any) -> None:
+        """Begin a unit's transaction."""
+
+    def load_commit(self, conn: Any) -> None:
+        """Commit a unit's transaction."""
+
+    def load_rollback(self, conn: Any) -> None:
+        """Roll a unit's transaction back (nothing when the connection is gone)."""
+
+    def load_execute_ddl(self, conn: Any, sql: str) -> None:
+        """Run one DDL statement."""
+
+    def load_existing_tables(self, conn: Any, schemas: set[str | None]) -> set[tuple[str | None, str]]:
+        """The (schema, table) pairs that exist in ``schemas`` (None: the connection's default)."""
+
+    def load_truncate(self, conn: Any, schema: str | None, table: str) -> None:
+        """Empty one table."""
+
+    def load_truncate_tables(self, conn: Any, tables: Sequence[tuple[str | None, str]]) -> None:
+        """Empty the tables ``--if-exists truncate`` keeps (by default one ``load_truncate`` each)."""
+
+    def load_drop(self, conn: Any, schema: str | None, table: str) -> None:
+        """Drop one table if it exists."""
+
+    def load_count(self, conn: Any, schema: str | None, table: str) -> int:
+        """The table's row count."""
+
+    def load_collations(self, conn: Any, schema: str | None, table: str) -> dict[str, str]:
+        """Column → collation for the table's columns that compare case- or accent-insensitively."""
+
+    def load_not_null_columns(self, conn: Any, schema: str | None, table: str) -> set[str]:
+        """The table's NOT NULL columns as created (optional: by default UnsupportedError)."""
+
+    def load_merge_indexes(self, statements: Sequence[Statement]) -> list[Statement]:
+        """Post-data statements with each table's indexes merged into one (by default unchanged)."""
+
+    def load_converter(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> Callable[[Any], Any] | None:
+        """JSON value (non-null) of a ``src`` column → the loader's input for ``tgt`` (None: as is)."""
+
+    def load_bulk_op(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> str | None:
+        """``load_converter`` as a ``dbjson._cimport`` operation name, or None (``capabilities.bulk_text``)."""
+
+    def load_encode_rows(self, rows: Sequence[Sequence[Any]]) -> bytes:
+        """Bulk text of converted rows (``capabilities.bulk_text``; otherwise UnsupportedError)."""
+
+    def load_encode_columns(self, cols: Sequence[Sequence[Any]]) -> bytes:
+        """Bulk text of converted rows given as columns (``capabilities.bulk_text``)."""
+
+    def load_can_encode(self, conn: Any, tp: TablePlan) -> bool:
+        """Whether blocks encoded elsewhere can be streamed for ``tp`` now (by default False)."""
+
+    def load_unit_encoded(self, conn: Any, tp: TablePlan, blocks: Iterator[bytes]) -> int:
+        """Load blocks of encoded bulk text into ``tp`` (in the caller's transaction); the row count."""
+
+    def load_unit(self, conn: Any, tp: TablePlan, rows: Iterator[tuple[Any, ...]]) -> int:
+        """Load converted rows into ``tp`` (in the caller's transaction); the row count."""
+
+    def load_row_safely(self, conn: Any, tp: TablePlan, row: tuple[Any, ...]) -> None:
+        """Load one row under a savepoint (rolled back to on failure, then re-raised)."""
+
+    def load_error_kind(self, exc: BaseException) -> LoadErrorKind:
+        """How the import handles an error: retry, disconnect, exists, data or other."""
+
+    def load_error_column(self, exc: BaseException, tp: TablePlan, row: tuple[Any, ...]) -> tuple[str | None, Any]:
+        """The column (and its value in ``row``) a server error names, when it names one."""
+
+    def load_error_detail(self, exc: BaseException) -> tuple[str | None, str | None]:
+        """The constraint a server error names and the server's detail line (by default none)."""
+
+
+class VerifyReader(Protocol):
+    """Reading a loaded table back for ``verify`` (``engines/<family>/load.py``)."""
+
+    def verify_select(
+        self, conn: Any, tp: TablePlan, part: tuple[str, int, int] | None = None
+    ) -> Iterator[tuple[Any, ...]]:
+        """The target rows of ``tp.verify_columns``, streamed; ``part`` = (integer key column, k, n):
+        only the rows whose key is k modulo n (``capabilities.verify_parts``)."""
+
+    def verify_adapters(self, tp: TablePlan) -> dict[str, Callable[[Any], Any]]:
+        """Per source column: the target driver's value → a value the source kind's encoder takes."""

@@ -46,7 +46,7 @@ class DiffDdl:
             f"{' ' + s.change.field if s.change.field else ''}: {s.reason}"
             for s in self.skipped
         ]
-        lines += [engine.ddl_script_statement(s) for s in self.statements]  # type: ignore[attr-defined]
+        lines += [engine.ddl_script_statement(s) for s in self.statements]
         return "\n".join(lines) + ("\n" if lines else "")
 
     def to_dict(self) -> dict[str, Any]:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..base import Engine
+from ..interface import Capabilities
+from ..shared.bulktext import LOAD_DATA_TEXT
 from .ddl import MySQLDDL
 from .export import MySQLExport
 from .load import MySQLLoad
@@ -15,10 +19,24 @@ class MySQL(MySQLReflector, MySQLDDL, MySQLExport, MySQLLoad, MySQLPreflight, En
     family = "mysql"
     default_version = "9.1.0"
     quote_char = "`"
+    capabilities = Capabilities(
+        mariadb=False,
+        server_side_json=True,
+        filters_preflight=True,  # MySQLPreflight
+        parallel_writers=True,
+        checks_foreign_keys=False,  # the load session sets foreign_key_checks = 0
+        defers_primary_key=False,  # InnoDB clusters rows by the primary key: it comes with the table
+        holds_zero_dates=True,
+        text_holds_nul=True,
+        json_numbers_exact=False,  # binary JSON keeps numbers as doubles
+        integer_limit=None,
+        bulk_text=LOAD_DATA_TEXT,
+        verify_parts=True,
+    )
 
     @property
     def is_mariadb(self) -> bool:
-        return False
+        return self.capabilities.mariadb
 
     def literal(self, value: str) -> str:
         return "'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
@@ -27,7 +45,4 @@ class MySQL(MySQLReflector, MySQLDDL, MySQLExport, MySQLLoad, MySQLPreflight, En
 class MariaDB(MySQL):
     name = "mariadb"
     default_version = "10.11.0-MariaDB"
-
-    @property
-    def is_mariadb(self) -> bool:
-        return True
+    capabilities = dataclasses.replace(MySQL.capabilities, mariadb=True)

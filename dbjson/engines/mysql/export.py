@@ -39,7 +39,7 @@ from ...format.codec import RowEncoder
 from ...format.manifest import SnapshotInfo
 from ..interface import BLOCK_BYTES
 from ..interface import ExportUnit as Unit
-from ..shared.sqlexport import SQLExportBase
+from ..shared.sqlexport import SQLExportBase, encoded_blocks
 
 FETCH_ROWS = 2000
 READ_BYTES = 1 << 18  # one read from the socket on the C path (dbjson._cmyexport)
@@ -267,7 +267,7 @@ class MySQLExport(SQLExportBase):
         MySQL: ``FLUSH TABLES WITH READ LOCK`` (``LOCK INSTANCE FOR BACKUP`` does not block DML, so
         it cannot make the workers' snapshots identical).
         """
-        if getattr(self, "is_mariadb", False):
+        if self.capabilities.mariadb:
             try:
                 self._fetch(conn, "BACKUP STAGE START")
                 self._fetch(conn, "BACKUP STAGE BLOCK_COMMIT")
@@ -281,7 +281,7 @@ class MySQLExport(SQLExportBase):
         return "global-read-lock", "UNLOCK TABLES"
 
     def _binlog_position(self, conn: Any, info: SnapshotInfo) -> None:
-        is_mariadb = bool(getattr(self, "is_mariadb", False))
+        is_mariadb = self.capabilities.mariadb
         statements = ("SHOW MASTER STATUS",) if is_mariadb else ("SHOW BINARY LOG STATUS", "SHOW MASTER STATUS")
         for stmt in statements:
             try:
@@ -327,13 +327,10 @@ class MySQLExport(SQLExportBase):
         )
         return int(rows[0][0]) if rows and rows[0][0] is not None else None
 
-    def _lit(self, text: str) -> str:
-        return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
-
     def json_expression(self, column: m.Column) -> str | None:
         """SQL producing the column's canonical JSON text exactly as the codec would (NULL for NULL;
         a NUL byte for a value with no canonical form); None when only Python is exact."""
-        q = self._q(column.name)
+        q = self.quote(column.name)
         t = column.type
         k = t.kind
         if k == "boolean":
@@ -364,7 +361,7 @@ class MySQLExport(SQLExportBase):
         if k == "set" and all(_SIMPLE_LABEL.match(v) for v in t.values) and t.values:
             return f"CONCAT('[', IF({q} = '', '', CONCAT('\"', REPLACE({q}, ',', '\",\"'), '\"')), ']')"
         if k == "json":
-            if getattr(self, "is_mariadb", False):
+            if self.capabilities.mariadb:
                 # MariaDB keeps JSON as the text written, often already compact: the regular
                 # expression runs only on values with whitespace (240k orders.meta: 0.23 s -> 0.06 s)
                 text = f"IF({q} REGEXP '[ \\t\\n\\r]', REGEXP_REPLACE({q}, '{_JSON_WS}', '\\\\1'), {q})"
@@ -382,15 +379,15 @@ class MySQLExport(SQLExportBase):
     def _json_quote(self, q: str) -> str:
         """JSON_QUOTE; on MariaDB its upper-case hex escapes of control characters are lowered (as orjson)."""
         quoted = f"JSON_QUOTE({q})"
-        if not getattr(self, "is_mariadb", False):
+        if not self.capabilities.mariadb:
             return quoted
         fixed = quoted
         for h in ("0B", "0E", "0F", "1A", "1B", "1C", "1D", "1E", "1F"):
             # an escape \u00XX not itself escaped (preceded by an even run of backslashes)
-            pattern = self._lit(r"(?<!\\)((?:\\\\)*)\\u00" + h)
-            replacement = self._lit(r"\1\\u00" + h.lower())
+            pattern = self.literal(r"(?<!\\)((?:\\\\)*)\\u00" + h)
+            replacement = self.literal(r"\1\\u00" + h.lower())
             fixed = f"REGEXP_REPLACE({fixed}, {pattern}, {replacement})"
-        controls = self._lit(r"[\x0b\x0e\x0f\x1a-\x1f]")
+        controls = self.literal(r"[\x0b\x0e\x0f\x1a-\x1f]")
         return f"IF({q} REGEXP {controls}, {fixed}, {quoted})"
 
     def line_expression(self, columns: Sequence[m.Column], *, newline: bool = False) -> str | None:
@@ -404,7 +401,7 @@ class MySQLExport(SQLExportBase):
             if expr is None:
                 return None
             key = ("{" if i == 0 else ",") + orjson.dumps(c.name).decode() + ":"
-            parts.append(self._lit(key))
+            parts.append(self.literal(key))
             parts.append(f"COALESCE({expr}, 'null')")
         if not parts:
             return None
@@ -414,7 +411,7 @@ class MySQLExport(SQLExportBase):
     def select_expression(self, column: m.Column) -> str:
         """The SELECT expression for the Python path: FLOAT through DOUBLE (the text protocol
         would round it to 6 digits)."""
-        q = self._q(column.name)
+        q = self.quote(column.name)
         if column.type.kind == "float" and column.type.bits == 32:
             return f"CAST({q} AS DOUBLE)"
         return q
@@ -438,7 +435,7 @@ class MySQLExport(SQLExportBase):
         # parameter formatting would take for a placeholder
         cond, _ = self.export_conditions(unit, inline=conn.escape)
         src = self.export_qualify(unit.schema, unit.table)
-        server_side = getattr(self, "server_side_json", True)
+        server_side = self.capabilities.server_side_json
         cm = speedups.load("_cmyexport") if server_side and _pymysql_internals_known(conn) else None
         plan = self.c_plan(unit.table.columns) if cm is not None else None
         if plan is not None:
@@ -459,11 +456,7 @@ class MySQLExport(SQLExportBase):
                 yield from self._blocks_server(cur, stop, unit)
             else:
                 enc = RowEncoder(unit.table.columns, self.export_adapters(unit.table.columns))
-                while not stop.is_set():
-                    rows = cur.fetchmany(FETCH_ROWS)
-                    if not rows:
-                        break
-                    yield enc.lines(rows)
+                yield from encoded_blocks(cur.fetchmany, enc, stop, FETCH_ROWS)
         finally:
             if not stop.is_set():
                 cur.close()
@@ -475,7 +468,7 @@ class MySQLExport(SQLExportBase):
         line carries its newline, so a batch is yielded as received."""
         line = self.line_expression(unit.table.columns, newline=True)
         assert line is not None  # export_stream checked that every column has an expression
-        key = self._q(unit.key_columns[0])
+        key = self.quote(unit.key_columns[0])
         src = self.export_qualify(unit.schema, unit.table)
         cond, _ = self.export_conditions(unit, inline=conn.escape)
         lo, hi = self._fetch(conn, f"SELECT MIN({key}), MAX({key}) FROM {src}{cond}")[0]
@@ -535,7 +528,7 @@ class MySQLExport(SQLExportBase):
         if k == "json":
             # MySQL's binary JSON is printed normalised: the C code finds a single "$json" key
             # itself; JSON kept as text (MariaDB) gets the server's test in an extra column
-            return _K_JSON, 0 if (t.binary and not getattr(self, "is_mariadb", False)) else 1
+            return _K_JSON, 0 if (t.binary and not self.capabilities.mariadb) else 1
         if k == "geometry":
             return _K_GEOMETRY, 0
         return None
@@ -548,12 +541,12 @@ class MySQLExport(SQLExportBase):
         keys: list[bytes] = []
         kinds: list[int] = []
         args: list[int] = []
-        mariadb = bool(getattr(self, "is_mariadb", False))
+        mariadb = self.capabilities.mariadb
         for i, c in enumerate(columns):
             ka = self.c_kind(c)
             if ka is None:
                 return None
-            q = self._q(c.name)
+            q = self.quote(c.name)
             if ka[0] == _K_BOOL:  # the server's own comparison, as json_expression's CASE
                 select.append(f"CASE WHEN {q} IS NULL THEN NULL WHEN {q} = 0 THEN 0 WHEN {q} = 1 THEN 1 ELSE 2 END")
             else:

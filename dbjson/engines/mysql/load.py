@@ -29,9 +29,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
+from ...ddl.plan import Statement
 from ...errors import ConnectionFailed, DataError
-from ..shared.bulktext import encode_columns
+from ..shared.bulktext import LOAD_DATA_TEXT, encode_rows
 from ..shared.bulktext import scalar_text as _text
+from ..shared.loading import error_column_value, is_zero_date, row_batches
 
 # CREATE [UNIQUE] INDEX `name` ON `table` (parts) tail, as MySQLDDL.ddl_index writes it
 _CREATE_INDEX = re.compile(
@@ -42,11 +44,9 @@ _CREATE_INDEX = re.compile(
 if TYPE_CHECKING:
     from ... import model as m
     from ...connect import Target
-    from ..interface import TablePlan
+    from ..interface import LoadErrorKind, TablePlan
 
-_TSV_ESCAPE = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0"})
 _PACKET = 1 << 20
-_BATCH_ROWS = 5000
 _INSERT_BYTES = 4 << 20
 _RETRY_CODES = {1205, 1213, 1614, 1637}
 _DISCONNECT_CODES = {2006, 2013, 2055, 2003, 1053, 1927, 4031}
@@ -66,10 +66,6 @@ _streams: dict[str, Iterator[bytes]] = {}
 _streams_lock = threading.Lock()
 _counter = itertools.count(1)
 _hooked = False
-
-
-_BOOL = {True: "1", False: "0"}  # a JSON boolean in an integer column
-_TSV_SPECIALS = "\\\t\n\r\0"
 
 
 def _quote(ident: str) -> str:
@@ -117,10 +113,6 @@ def _register(stream: Iterator[bytes]) -> str:
     return name
 
 
-def _is_zero_date(v: str) -> bool:
-    return v.startswith("0000-") or v[4:8] == "-00-" or v[7:10] == "-00"
-
-
 def _ewkb_to_mysql(hexstr: str) -> str:
     """Hex EWKB (SRID flag) → hex of MySQL's internal geometry (4-byte LE SRID + plain WKB)."""
     b = bytes.fromhex(hexstr)
@@ -149,9 +141,6 @@ def _mysql_to_ewkb(raw: bytes) -> bytes:
 
 class MySQLLoad:
     """The MySQL/MariaDB side of ``dbjson import`` and ``dbjson verify``."""
-
-    load_parallel_writers = True
-    verify_parts = True  # verify_select takes part= (dbjson.verify reads big tables in parts)
 
     # -- connections ----------------------------------------------------------------------------
     def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
@@ -241,7 +230,7 @@ class MySQLLoad:
     def _name(self, schema: str | None, table: str) -> str:
         return _quote(table)
 
-    def load_merge_indexes(self, statements: Sequence[Any]) -> list[Any]:
+    def load_merge_indexes(self, statements: Sequence[Statement]) -> list[Statement]:
         """Post-data index statements of one table as one ``ALTER TABLE t ADD INDEX a (...), ADD
         INDEX b (...)``: InnoDB builds them in one scan of the table, where separate ``CREATE
         INDEX`` statements each scan it and wait for each other's metadata lock (measured on the
@@ -249,14 +238,12 @@ class MySQLLoad:
         SPATIAL indexes (InnoDB adds one FULLTEXT index per statement), statements that may be
         skipped (``optional``) and any text not in the form :meth:`ddl_index` writes stay apart.
         The statements' order is kept: a merged statement takes the place of its table's first."""
-        from ...ddl.plan import Statement
-
-        groups: dict[str, list[tuple[int, Any, re.Match[str]]]] = {}
+        groups: dict[str, list[tuple[int, Statement, re.Match[str]]]] = {}
         for i, st in enumerate(statements):
             match = _CREATE_INDEX.match(st.sql) if st.kind in ("index", "unique") and not st.optional else None
             if match and st.table and match.group("table") == st.table:
                 groups.setdefault(st.table, []).append((i, st, match))
-        merged: dict[int, Any] = {}
+        merged: dict[int, Statement] = {}
         dropped: set[int] = set()
         for table, items in groups.items():
             if len(items) < 2:
@@ -335,8 +322,6 @@ class MySQLLoad:
             return lambda v: orjson.dumps(v).decode()
         return _text
 
-    load_bulk_flavor = 1  # dbjson._cimport: LOAD DATA text escapes (NUL as \\0)
-
     def load_bulk_op(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> str | None:
         """What :meth:`load_converter` does to a ``src`` value for a ``tgt`` column, as the name of
         a ``dbjson._cimport`` op (branch by branch the same order), or None: no C op."""
@@ -370,7 +355,7 @@ class MySQLLoad:
         def conv(v: Any) -> Any:
             if type(v) is not str:
                 raise DataError("a date/time must be a string")
-            if v in ("infinity", "-infinity") or v.startswith("-") or (_is_zero_date(v) and not same_kind):
+            if v in ("infinity", "-infinity") or v.startswith("-") or (is_zero_date(v) and not same_kind):
                 if zero_dates == "error":
                     raise DataError("a date MySQL cannot hold (--zero-dates null loads NULL)")
                 return None
@@ -405,12 +390,9 @@ class MySQLLoad:
             raise _LoadWarning(f"the server took {loaded} of {counter[0]} rows")
         return counter[0]
 
-    def load_encode_columns(self, cols: list[list[Any]]) -> bytes:
-        """LOAD DATA text of a block of converted rows given as columns (see :mod:`dbjson.engines.shared.bulktext`)."""
-        return encode_columns(cols, _TSV_ESCAPE, _TSV_SPECIALS)
-
     def load_can_encode(self, conn: Any, tp: TablePlan) -> bool:
-        """Whether rows encoded elsewhere (:meth:`load_encode_rows`) can be streamed for ``tp``."""
+        """Whether rows encoded elsewhere (``load_encode_rows``) can be streamed: not once the server
+        refused LOCAL INFILE on ``conn``."""
         return bool(getattr(conn, "_dbjson_local", True))
 
     def load_unit_encoded(self, conn: Any, tp: TablePlan, blocks: Iterator[bytes]) -> int:
@@ -451,42 +433,11 @@ class MySQLLoad:
             raise
         return loaded
 
-    def _tsv(self, rows: Iterator[tuple[Any, ...]], counter: list[int]) -> Iterator[bytes]:
-        batch: list[tuple[Any, ...]] = []
-        for row in rows:
-            batch.append(row)
-            if len(batch) >= _BATCH_ROWS:
-                counter[0] += len(batch)
-                yield self.load_encode_rows(batch)
-                batch = []
-        counter[0] += len(batch)
-        if batch:
-            yield self.load_encode_rows(batch)
-
-    def load_encode_rows(self, rows: list[tuple[Any, ...]]) -> bytes:
-        """LOAD DATA text of converted rows (a line is escaped only when it needs it)."""
-        esc = _TSV_ESCAPE
-        out = []
-        width = len(rows[0]) - 1 if rows else 0
-        for row in rows:
-            line = "\t".join(
-                ["\\N" if v is None else v if type(v) is str else _BOOL[v] if type(v) is bool else str(v) for v in row]
-            )
-            # Each NULL marker holds exactly one backslash: any other backslash, tab or line break
-            # inside a value sends the row through the escaping path.
-            if (
-                line.count("\t") != width
-                or line.count("\\") != row.count(None)
-                or "\n" in line
-                or "\r" in line
-                or "\0" in line
-            ):
-                line = "\t".join(
-                    ["\\N" if v is None else (v if type(v) is str else _text(v)).translate(esc) for v in row]
-                )
-            out.append(line)
-        out.append("")
-        return "\n".join(out).encode()
+    @staticmethod
+    def _tsv(rows: Iterator[tuple[Any, ...]], counter: list[int]) -> Iterator[bytes]:
+        for batch in row_batches(rows):
+            counter[0] += len(batch)
+            yield encode_rows(batch, LOAD_DATA_TEXT)
 
     def _insert_sql(self, tp: TablePlan) -> tuple[str, str]:
         q = _quote
@@ -531,7 +482,7 @@ class MySQLLoad:
             cur.execute("RELEASE SAVEPOINT dbjson_row")
 
     # -- errors ---------------------------------------------------------------------------------
-    def load_error_kind(self, exc: BaseException) -> str:
+    def load_error_kind(self, exc: BaseException) -> LoadErrorKind:
         """retry | disconnect | exists | data | other."""
         import pymysql
 
@@ -553,10 +504,7 @@ class MySQLLoad:
     def load_error_column(self, exc: BaseException, tp: TablePlan, row: tuple[Any, ...]) -> tuple[str | None, Any]:
         """The column (and its value) a server error names (``... for column 'x' at row 1``)."""
         mt = re.search(r"column '([^']+)'", str(exc)) or re.search(r"for key '(?:[^'.]+\.)?([^']+)'", str(exc))
-        col = mt.group(1) if mt else None
-        if col in tp.insert_columns:
-            return col, row[tp.insert_columns.index(col)]
-        return col, None
+        return error_column_value(tp, row, mt.group(1) if mt else None)
 
     # -- verify ---------------------------------------------------------------------------------
     def verify_select(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ..base import Engine
+from ..interface import Capabilities
+from ..shared.bulktext import COPY_TEXT
 from .ddl import PostgreSQLDDL
 from .export import PostgreSQLExport
 from .load import PostgreSQLLoad
@@ -13,3 +15,19 @@ class PostgreSQL(PostgreSQLReflector, PostgreSQLDDL, PostgreSQLExport, PostgreSQ
     name = "postgresql"
     family = "postgresql"
     default_version = "15.0"
+    capabilities = Capabilities(
+        mariadb=False,
+        server_side_json=True,
+        filters_preflight=False,
+        parallel_writers=True,
+        checks_foreign_keys=True,  # no session switch turns a kept table's foreign keys off
+        # Tables the import creates get their primary key after the data (as pg_restore does): COPY
+        # into an unindexed heap, then one ALTER TABLE ... ADD PRIMARY KEY (bench/analysis.md).
+        defers_primary_key=True,
+        holds_zero_dates=False,  # zero dates load as NULL (--zero-dates null) or stop the import
+        text_holds_nul=False,  # text and jsonb cannot hold U+0000 (--nul error|strip|replace)
+        json_numbers_exact=True,  # jsonb numbers are numeric: json columns load the line's text, not doubles
+        integer_limit=None,
+        bulk_text=COPY_TEXT,
+        verify_parts=True,
+    )

@@ -36,7 +36,7 @@ from ...format.codec import RowEncoder
 from ...format.manifest import SnapshotInfo
 from ..interface import BLOCK_BYTES
 from ..interface import ExportUnit as Unit
-from ..shared.sqlexport import SQLExportBase
+from ..shared.sqlexport import SQLExportBase, encoded_blocks
 from .copyread import block_reader
 
 FETCH_ROWS = 5000
@@ -429,6 +429,7 @@ def copy_to_jsonl(block: bytes, keys: tuple[bytes, ...], kinds: tuple[int, ...],
 
 class PostgreSQLExport(SQLExportBase):
     mark = "%s"
+    _snapshot_id: str | None = None  # the exported snapshot workers return to (export_refresh)
 
     # -- connections and snapshot -------------------------------------------------------------
     def export_session(self, conn: Any) -> None:
@@ -454,13 +455,13 @@ class PostgreSQLExport(SQLExportBase):
         try:
             for w in workers:
                 w.execute(begin)
-                w.execute(f"SET TRANSACTION SNAPSHOT {self._lit(snap_id)}")
+                w.execute(f"SET TRANSACTION SNAPSHOT {self.literal(snap_id)}")
         except BaseException:
             coordinator.execute("COMMIT")
             raise
         # The coordinator's transaction stays open for the whole export (closing its connection
         # ends it): the snapshot can be imported again by export_refresh.
-        self._snapshot_id: str | None = snap_id
+        self._snapshot_id = snap_id
         return SnapshotInfo(mode="exported-snapshot", id=snap_id, lsn=lsn)
 
     def export_refresh(self, conn: Any) -> None:
@@ -470,12 +471,12 @@ class PostgreSQLExport(SQLExportBase):
         seen is the same snapshot; as with pg_dump without a lock on every table up front, a
         table dropped or rewritten concurrently between two refreshes makes the export fail
         naming it. No-op without an exported snapshot (single-connection mode)."""
-        snap_id = getattr(self, "_snapshot_id", None)
+        snap_id = self._snapshot_id
         if snap_id is None:
             return
         conn.execute("COMMIT")
         conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        conn.execute(f"SET TRANSACTION SNAPSHOT {self._lit(snap_id)}")
+        conn.execute(f"SET TRANSACTION SNAPSHOT {self.literal(snap_id)}")
 
     def export_abort(self, conn: Any) -> None:
         """Cancel the running query (from another thread) so a worker stops at once."""
@@ -485,7 +486,7 @@ class PostgreSQLExport(SQLExportBase):
     def export_qualify(self, schema: str, table: m.Table) -> str:
         """``ONLY`` the table itself: rows of inheritance children are exported with the children
         (a partitioned table, whose partitions are skipped, is read whole)."""
-        name = f"{self._q(schema)}.{self._q(table.name)}"
+        name = f"{self.quote(schema)}.{self.quote(table.name)}"
         return name if table.partitioning is not None else f"ONLY {name}"
 
     def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None:
@@ -505,7 +506,7 @@ class PostgreSQLExport(SQLExportBase):
 
     def select_expression(self, column: m.Column) -> str:
         """The SELECT expression whose driver value the codec encodes (Python path)."""
-        q = self._q(column.name)
+        q = self.quote(column.name)
         t = column.type
         if t.kind == "money":
             return f"{q}::numeric"
@@ -521,7 +522,7 @@ class PostgreSQLExport(SQLExportBase):
     def json_expression(self, column: m.Column) -> str | None:
         """SQL producing the column's canonical JSON text exactly as the codec would (NULL for NULL);
         None when only the Python encoder is exact for this type."""
-        q = self._q(column.name)
+        q = self.quote(column.name)
         t = column.type
         k = t.kind
         if k == "boolean":
@@ -578,7 +579,7 @@ class PostgreSQLExport(SQLExportBase):
         are literals (merged with the neighbouring keys)."""
         t = column.type
         if (t.kind == "integer" and (t.bits or 64) > 32) or t.kind in ("decimal", "uuid", "bit", "date"):
-            return [(True, '"'), (False, f"{self._q(column.name)}::text"), (True, '"')]
+            return [(True, '"'), (False, f"{self.quote(column.name)}::text"), (True, '"')]
         return [(False, expr)]
 
     def line_expression(self, columns: Sequence[m.Column]) -> str | None:
@@ -604,7 +605,7 @@ class PostgreSQLExport(SQLExportBase):
                 merged[-1] = (True, merged[-1][1] + text)
             else:
                 merged.append((lit, text))
-        sql = [self._lit(text) if lit else f"({text})" for lit, text in merged]
+        sql = [self.literal(text) if lit else f"({text})" for lit, text in merged]
         chains = [" || ".join(sql[i : i + PIPE_GROUP]) for i in range(0, len(sql), PIPE_GROUP)]
         return chains[0] if len(chains) == 1 else "concat(" + ", ".join(f"({c})::text" for c in chains) + ")"
 
@@ -613,7 +614,7 @@ class PostgreSQLExport(SQLExportBase):
         """(kind, arg, SELECT expression) of a column for :func:`copy_to_jsonl`: the plain column
         when the client converts its COPY text, else its ``json_expression`` (K_RAW); None when
         neither is exact."""
-        q = self._q(column.name)
+        q = self.quote(column.name)
         t = column.type
         k = t.kind
         if k == "boolean":
@@ -663,7 +664,7 @@ class PostgreSQLExport(SQLExportBase):
     def export_stream(self, conn: Any, unit: Unit, stop: threading.Event) -> Iterator[bytes]:
         """Blocks of complete canonical lines for one unit."""
         line = self.line_expression(unit.table.columns)
-        if line is None or not getattr(self, "server_side_json", True):
+        if line is None or not self.capabilities.server_side_json:
             yield from self._stream_cursor(conn, unit, stop)
             return
         plan = self.copy_plan(unit.table.columns) if speedups.load("_cpgexport") is not None else None
@@ -747,8 +748,4 @@ class PostgreSQLExport(SQLExportBase):
         with conn.cursor(name=f"dbjson_export_{next(_cursor_ids)}") as cur:
             cur.itersize = FETCH_ROWS
             cur.execute(sql)
-            while not stop.is_set():
-                rows = cur.fetchmany(FETCH_ROWS)
-                if not rows:
-                    return
-                yield enc.lines(rows)
+            yield from encoded_blocks(cur.fetchmany, enc, stop, FETCH_ROWS)

@@ -19,16 +19,16 @@ import orjson
 
 from ...errors import ConnectionFailed, DataError, UsageError
 from ...format.decoders import is_date_text
-from ..shared.bulktext import encode_columns
+from ..shared.batches import byte_batches
+from ..shared.bulktext import COPY_TEXT, encode_rows
 from ..shared.bulktext import scalar_text as _text
+from ..shared.loading import error_column_value, in_savepoint, is_zero_date, row_batches
 
 if TYPE_CHECKING:
     from ... import model as m
     from ...connect import Target
-    from ..interface import TablePlan
+    from ..interface import LoadErrorKind, TablePlan
 
-_COPY_ESCAPE = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
-_BATCH_ROWS = 5000
 _RETRY_STATES = {"40001", "40P01", "55P03", "57P03"}
 _DISCONNECT_STATES = {"57P01", "57P02", "08000", "08003", "08006", "08001", "08004"}
 _EXISTS_STATES = {"42P07", "42710", "42P06", "42723", "42P16"}
@@ -65,17 +65,9 @@ _PASS_KINDS = frozenset(
 )
 
 
-_BOOL = {True: "1", False: "0"}  # a JSON boolean in an integer column
-_COPY_SPECIALS = "\\\t\n\r"
-
-
 def _quote(ident: str) -> str:
     """An always-quoted identifier."""
     return '"' + ident.replace('"', '""') + '"'
-
-
-def _is_zero_date(v: str) -> bool:
-    return v.startswith("0000-") or v[4:8] == "-00-" or v[7:10] == "-00"
 
 
 def _array_literal(v: Any) -> str:
@@ -98,17 +90,6 @@ def _array_literal(v: Any) -> str:
 
 class PostgreSQLLoad:
     """The PostgreSQL side of ``dbjson import`` and ``dbjson verify``."""
-
-    load_parallel_writers = True
-    load_checks_foreign_keys = True  # a kept table's foreign keys are checked during the load (no session switch)
-    # Tables the import creates get their primary key after the data (as pg_restore does): COPY
-    # into an unindexed heap, then one ALTER TABLE ... ADD PRIMARY KEY (bench/analysis.md).
-    # InnoDB clusters rows by the key and SQLite cannot add one later, so only PostgreSQL.
-    load_defer_primary_key = True
-    verify_parts = True  # verify_select takes part= (dbjson.verify reads big tables in parts)
-    load_holds_zero_dates = False  # zero dates load as NULL (--zero-dates null) or stop the import
-    load_text_holds_nul = False  # text and jsonb cannot hold U+0000 (--nul error|strip|replace)
-    load_json_numbers_exact = True  # jsonb numbers are numeric: json columns load the line's text, not doubles
 
     # -- connections ----------------------------------------------------------------------------
     def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
@@ -254,8 +235,6 @@ class PostgreSQLLoad:
             return lambda v: orjson.dumps(v).decode() if tk not in ("array", "vector") else _array_literal(v)
         return _text
 
-    load_bulk_flavor = 0  # dbjson._cimport: COPY text escapes
-
     def load_bulk_op(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> str | None:
         """What :meth:`load_converter` does to a ``src`` value for a ``tgt`` column, as the name of
         a ``dbjson._cimport`` op (branch by branch the same order), or None: no C op."""
@@ -285,7 +264,7 @@ class PostgreSQLLoad:
         def conv(v: Any) -> Any:
             if type(v) is not str or not is_date_text(v):
                 raise DataError("not a valid date/time value", value=v)
-            if _is_zero_date(v):
+            if is_zero_date(v):
                 if zero_dates == "error":
                     raise DataError("zero date: PostgreSQL cannot hold it (--zero-dates null loads NULL)")
                 return None
@@ -304,46 +283,18 @@ class PostgreSQLLoad:
             return self._load_with_exprs(conn, tp, rows)
         return self._copy(conn, self._copy_sql(tp), rows)
 
-    def _copy(self, conn: Any, sql: str, rows: Iterator[tuple[Any, ...]]) -> int:
+    @staticmethod
+    def _copy(conn: Any, sql: str, rows: Iterator[tuple[Any, ...]]) -> int:
         n = 0
         with conn.cursor() as cur, cur.copy(sql) as cp:
-            batch: list[tuple[Any, ...]] = []
-            for row in rows:
-                batch.append(row)
-                if len(batch) >= _BATCH_ROWS:
-                    cp.write(self.load_encode_rows(batch))
-                    n += len(batch)
-                    batch = []
-            if batch:
-                cp.write(self.load_encode_rows(batch))
+            for batch in row_batches(rows):
+                cp.write(encode_rows(batch, COPY_TEXT))
                 n += len(batch)
         return n
 
-    def load_encode_rows(self, rows: list[tuple[Any, ...]]) -> bytes:
-        """COPY text of converted rows (a line is escaped only when it needs it)."""
-        esc = _COPY_ESCAPE
-        out = []
-        width = len(rows[0]) - 1 if rows else 0
-        for row in rows:
-            line = "\t".join(
-                ["\\N" if v is None else v if type(v) is str else _BOOL[v] if type(v) is bool else str(v) for v in row]
-            )
-            # Each NULL marker holds exactly one backslash: any other backslash, tab or line break
-            # inside a value sends the row through the escaping path.
-            if line.count("\t") != width or line.count("\\") != row.count(None) or "\n" in line or "\r" in line:
-                line = "\t".join(
-                    ["\\N" if v is None else (v if type(v) is str else _text(v)).translate(esc) for v in row]
-                )
-            out.append(line)
-        out.append("")
-        return "\n".join(out).encode()
-
-    def load_encode_columns(self, cols: list[list[Any]]) -> bytes:
-        """COPY text of a block of converted rows given as columns (see :mod:`dbjson.engines.shared.bulktext`)."""
-        return encode_columns(cols, _COPY_ESCAPE, _COPY_SPECIALS)
-
     def load_can_encode(self, conn: Any, tp: TablePlan) -> bool:
-        """Whether rows encoded elsewhere (:meth:`load_encode_rows`) can be streamed for ``tp``."""
+        """Whether rows encoded elsewhere (``load_encode_rows``) can be streamed for ``tp``: not
+        with ``--set-sql`` expressions (those load through a staging table)."""
         return not tp.exprs
 
     def load_unit_encoded(self, conn: Any, tp: TablePlan, blocks: Iterator[bytes]) -> int:
@@ -370,16 +321,10 @@ class PostgreSQLLoad:
 
     def load_row_safely(self, conn: Any, tp: TablePlan, row: tuple[Any, ...]) -> None:
         """Load one row under a savepoint (rolled back to on failure, then re-raised)."""
-        conn.execute("SAVEPOINT dbjson_row")
-        try:
-            self.load_unit(conn, tp, iter([row]))
-        except BaseException:
-            conn.execute("ROLLBACK TO SAVEPOINT dbjson_row")
-            raise
-        conn.execute("RELEASE SAVEPOINT dbjson_row")
+        in_savepoint(conn.execute, lambda: self.load_unit(conn, tp, iter([row])))
 
     # -- errors ---------------------------------------------------------------------------------
-    def load_error_kind(self, exc: BaseException) -> str:
+    def load_error_kind(self, exc: BaseException) -> LoadErrorKind:
         """retry | disconnect | exists | data | other."""
         import psycopg
 
@@ -410,9 +355,7 @@ class PostgreSQLLoad:
             ctx = getattr(diag, "context", None) or ""
             mt = re.search(r"column (\w+):", ctx)
             col = mt.group(1) if mt else None
-        if col in tp.insert_columns:
-            return col, row[tp.insert_columns.index(col)]
-        return col, None
+        return error_column_value(tp, row, col)
 
     # -- verify ---------------------------------------------------------------------------------
     def verify_select(
@@ -437,8 +380,6 @@ class PostgreSQLLoad:
         if part is not None:
             key, k, n = _quote(part[0]), int(part[1]), int(part[2])
             sql += f" WHERE ({key} % {n} + {n}) % {n} = {k}"
-        from ..shared.batches import byte_batches
-
         with conn.transaction(), conn.cursor(name="dbjson_verify") as cur:
             cur.execute(sql)
             # round trips sized by bytes, not rows: 5,000 rows of 5 MB would be 25 GB in memory

@@ -2,39 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ... import model as m
 from ...connect import Target
-from ..interface import ExportUnit
+from ...format.codec import RowEncoder
+from ..interface import Capabilities, ExportUnit
 
 
 class SQLExportBase:
     """Shared SQL for the export mixins: row counts, key bounds and range predicates.
 
-    Engines set ``mark`` (the driver's placeholder) and implement ``export_qualify`` and
-    ``_fetch`` (run a query, return all rows); ``quote`` comes from :class:`~dbjson.engines.Engine`.
+    Engines set ``mark`` (the driver's placeholder) and implement ``_fetch`` (run a query, return
+    all rows); ``quote``, ``literal`` and ``capabilities`` come from :class:`~dbjson.engines.Engine`.
     """
 
     mark = "%s"
-    quote_char = '"'
+    capabilities: Capabilities
 
-    def _q(self, ident: str) -> str:
-        """A quoted identifier (the export's own, independent of the DDL mixin)."""
-        qc = self.quote_char
-        return qc + ident.replace(qc, qc + qc) + qc
+    if TYPE_CHECKING:  # provided by dbjson.engines.base.Engine
 
-    def _lit(self, text: str) -> str:
-        """An SQL string literal."""
-        return "'" + text.replace("'", "''") + "'"
+        def quote(self, ident: str) -> str: ...
+        def literal(self, value: str) -> str: ...
 
     def export_connect(self, target: Target) -> Any:
         """A new raw connection for a worker."""
         return target.connect_raw()
 
     def export_qualify(self, schema: str, table: m.Table) -> str:
-        return f"{self._q(schema)}.{self._q(table.name)}"
+        return f"{self.quote(schema)}.{self.quote(table.name)}"
 
     def export_current_schema(self, conn: Any) -> str | None:
         """The schema an unqualified table name means on ``conn`` (MySQL/MariaDB: the connection's
@@ -46,7 +44,7 @@ class SQLExportBase:
         raise NotImplementedError
 
     def _tuple(self, columns: Sequence[str]) -> str:
-        cols = ", ".join(self._q(c) for c in columns)
+        cols = ", ".join(self.quote(c) for c in columns)
         return f"({cols})" if len(columns) > 1 else cols
 
     def export_conditions(self, unit: ExportUnit, inline: Callable[[Any], str] | None = None) -> tuple[str, list[Any]]:
@@ -86,7 +84,7 @@ class SQLExportBase:
         self, conn: Any, schema: str, table: m.Table, column: str, where: str | None
     ) -> tuple[Any, Any]:
         cond = f" WHERE ({where})" if where else ""
-        q = self._q(column)
+        q = self.quote(column)
         row = self._fetch(conn, f"SELECT MIN({q}), MAX({q}) FROM {self.export_qualify(schema, table)}{cond}")[0]
         return row[0], row[1]
 
@@ -95,7 +93,7 @@ class SQLExportBase:
     ) -> list[tuple[Any, ...]]:
         """Up to ``limit`` keys, every ``every`` rows in key order (the lower bounds of units 2..n)."""
         cond = f" WHERE ({where})" if where else ""
-        cols = ", ".join(self._q(c) for c in columns)
+        cols = ", ".join(self.quote(c) for c in columns)
         src = self.export_qualify(schema, table)
         out: list[tuple[Any, ...]] = []
         for i in range(1, limit + 1):
@@ -104,3 +102,15 @@ class SQLExportBase:
                 break
             out.append(tuple(rows[0]))
         return sorted(set(out))
+
+
+def encoded_blocks(
+    fetch: Callable[[int], Sequence[Sequence[Any]]], encoder: RowEncoder, stop: threading.Event, rows: int
+) -> Iterator[bytes]:
+    """Blocks of canonical lines encoded in Python (the export's path without server-side lines):
+    ``fetch(rows)`` rows at a time until the cursor is exhausted or ``stop`` is set."""
+    while not stop.is_set():
+        batch = fetch(rows)
+        if not batch:
+            return
+        yield encoder.lines(batch)

@@ -26,7 +26,7 @@ from ...errors import DataError
 from ...format.codec import RowEncoder
 from ...format.manifest import SnapshotInfo
 from ..interface import ExportUnit as Unit
-from ..shared.sqlexport import SQLExportBase
+from ..shared.sqlexport import SQLExportBase, encoded_blocks
 
 FETCH_ROWS = 5000
 
@@ -95,15 +95,11 @@ class SQLiteExport(SQLExportBase):
     def export_stream(self, conn: Any, unit: Unit, stop: threading.Event) -> Iterator[bytes]:
         """Blocks of complete canonical lines for one unit."""
         cond, params = self.export_conditions(unit)
-        cols = ", ".join(self._q(c.name) for c in unit.table.columns)
+        cols = ", ".join(self.quote(c.name) for c in unit.table.columns)
         cur = conn.execute(f"SELECT {cols} FROM {self.export_qualify(unit.schema, unit.table)}{cond}", tuple(params))
         enc = RowEncoder(unit.table.columns, _json_checks(unit.table))
         try:
-            while not stop.is_set():
-                rows = cur.fetchmany(FETCH_ROWS)
-                if not rows:
-                    return
-                yield enc.lines(rows)
+            yield from encoded_blocks(cur.fetchmany, enc, stop, FETCH_ROWS)
         finally:
             cur.close()
 

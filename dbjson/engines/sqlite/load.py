@@ -1,7 +1,7 @@
 """SQLite load: ``executemany`` inside one transaction per unit, a single writer.
 
 SQLite serializes writers, so the importer loads SQLite units one at a time
-(``load_parallel_writers = False``); reading and converting still overlap with the writes of
+(``capabilities.parallel_writers`` is False); reading and converting still overlap with the writes of
 the sqlite3 module, which releases the GIL while it steps statements. Session for loading:
 ``PRAGMA synchronous = NORMAL`` and a busy timeout; foreign keys stay off during the load.
 """
@@ -15,15 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ...errors import ConnectionFailed, DataError
+from ...errors import ConnectionFailed, DataError, UnsupportedError
 from ...format.decoders import is_date_text
+from ..shared.loading import in_savepoint, is_zero_date, row_batches
 
 if TYPE_CHECKING:
     from ... import model as m
     from ...connect import Target
-    from ..interface import TablePlan
-
-_BATCH = 5000
+    from ..interface import LoadErrorKind, TablePlan
 
 
 def _quote(ident: str) -> str:
@@ -37,22 +36,15 @@ def _date_check(kind: str, zero_is_error: bool) -> Callable[[Any], Any]:
     def check(v: Any) -> Any:
         if type(v) is not str or not is_date_text(v):
             raise DataError(f"not a valid {kind} value", value=v)
-        if zero_is_error and _is_zero_date(v):
+        if zero_is_error and is_zero_date(v):
             raise DataError("zero date (--zero-dates error)")
         return v
 
     return check
 
 
-def _is_zero_date(v: str) -> bool:
-    return v.startswith("0000-") or v[4:8] == "-00-" or v[7:10] == "-00"
-
-
 class SQLiteLoad:
     """The SQLite side of ``dbjson import`` and ``dbjson verify``."""
-
-    load_parallel_writers = False
-    load_integer_limit = (-(1 << 63), (1 << 63) - 1)  # every INTEGER is a signed 64-bit value
 
     # -- connections ----------------------------------------------------------------------------
     def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
@@ -165,29 +157,16 @@ class SQLiteLoad:
     def load_unit(self, conn: Any, tp: TablePlan, rows: Iterator[tuple[Any, ...]]) -> int:
         sql = self._insert_sql(tp)
         n = 0
-        batch: list[tuple[Any, ...]] = []
-        for row in rows:
-            batch.append(row)
-            if len(batch) >= _BATCH:
-                conn.executemany(sql, batch)
-                n += len(batch)
-                batch = []
-        if batch:
+        for batch in row_batches(rows):
             conn.executemany(sql, batch)
             n += len(batch)
         return n
 
     def load_row_safely(self, conn: Any, tp: TablePlan, row: tuple[Any, ...]) -> None:
-        conn.execute("SAVEPOINT dbjson_row")
-        try:
-            conn.execute(self._insert_sql(tp), row)
-        except BaseException:
-            conn.execute("ROLLBACK TO SAVEPOINT dbjson_row")
-            raise
-        conn.execute("RELEASE SAVEPOINT dbjson_row")
+        in_savepoint(conn.execute, lambda: conn.execute(self._insert_sql(tp), row))
 
     # -- errors ---------------------------------------------------------------------------------
-    def load_error_kind(self, exc: BaseException) -> str:
+    def load_error_kind(self, exc: BaseException) -> LoadErrorKind:
         text = str(exc).lower()
         if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
             return "retry"
@@ -205,7 +184,12 @@ class SQLiteLoad:
         return None, None
 
     # -- verify ---------------------------------------------------------------------------------
-    def verify_select(self, conn: Any, tp: TablePlan) -> Iterator[tuple[Any, ...]]:
+    def verify_select(
+        self, conn: Any, tp: TablePlan, part: tuple[str, int, int] | None = None
+    ) -> Iterator[tuple[Any, ...]]:
+        """The target rows of ``tp.verify_columns`` (the whole table: ``part`` is unsupported)."""
+        if part is not None:
+            raise UnsupportedError("SQLite reads a table back whole (no verify parts)")
         cols = ", ".join(_quote(name) for _c, name, _t in tp.verify_columns)
         yield from conn.execute(f"SELECT {cols} FROM {self._name(tp.tschema, tp.tname)}")
 
