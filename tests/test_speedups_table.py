@@ -90,9 +90,9 @@ def test_python_names_hold_the_c_numbers() -> None:
     ops = {k: v for k, v in CONSTANTS["_cimport"].items() if k.startswith("OP_")}
     assert importer._C_OPS == {k[3:].lower(): v for k, v in ops.items()}
     flavors = CONSTANTS["_cimport"]
-    assert get_engine("postgresql").load_bulk_flavor == flavors["FLAVOR_PG"]  # type: ignore[attr-defined]
+    assert get_engine("postgresql").capabilities.bulk_text.c_flavor == flavors["FLAVOR_PG"]  # type: ignore[union-attr]
     for engine in ("mysql", "mariadb"):
-        assert get_engine(engine).load_bulk_flavor == flavors["FLAVOR_MY"]  # type: ignore[attr-defined]
+        assert get_engine(engine).capabilities.bulk_text.c_flavor == flavors["FLAVOR_MY"]  # type: ignore[union-attr]
     algorithms = CONSTANTS["_cchecksum"]
     assert checksum._C_ALGORITHM == {
         checksum.BLAKE2B_SUM: algorithms["BLAKE2B64"],

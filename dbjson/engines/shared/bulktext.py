@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from ... import speedups
+
 
 @dataclass(frozen=True, eq=False)
 class BulkText:
@@ -36,17 +38,19 @@ class BulkText:
         return "\0" in self.specials
 
 
+_C_FLAVORS = speedups.constants("_cimport")
+
 COPY_TEXT = BulkText(
     statement="COPY",
     escape=str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}),
     specials="\\\t\n\r",
-    c_flavor=0,
+    c_flavor=_C_FLAVORS["FLAVOR_PG"],
 )
 LOAD_DATA_TEXT = BulkText(
     statement="LOAD DATA",
     escape=str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0"}),
     specials="\\\t\n\r\0",
-    c_flavor=1,
+    c_flavor=_C_FLAVORS["FLAVOR_MY"],
 )
 
 NULL = "\\N"
