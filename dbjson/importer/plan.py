@@ -14,10 +14,9 @@ import dataclasses
 import fnmatch
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import model as m
-from ..ddl.plan import DdlPlan, Statement
 from ..engines import Engine
 from ..engines.interface import TablePlan
 from ..errors import DocumentError, UsageError
@@ -27,6 +26,9 @@ from ..preflight import value_rules
 from .options import ImportOptions, split_option
 from .reader import LoadUnit
 from .session import first_line
+
+if TYPE_CHECKING:
+    from ..ddl.plan import DdlPlan, Statement
 
 
 @dataclass
@@ -75,7 +77,7 @@ def table_plans(
     db: m.Database,
     renamed: m.Database,
     mtables: list[ManifestTable],
-    plan: Any,
+    plan: DdlPlan | None,
     engine: Engine,
     opts: ImportOptions,
     manifest_file: str,
@@ -222,7 +224,7 @@ def _rename_in_table(t: m.Table, mp: dict[str, str], per: dict[str, dict[str, st
 def plan_ddl(db: m.Database, engine: Engine, strict: bool, *, creating: bool = False) -> DdlPlan:
     """The DDL plan of an import. ``creating``: the plan's statements will run (not only its name
     and type maps), so on engines with ``load_defer_primary_key`` primary keys come post-data."""
-    from ..ddl import to_ddl
+    from ..ddl import to_ddl  # (start-up time: dbjson.ddl loads when a plan is made)
 
     defer = creating and bool(getattr(engine, "load_defer_primary_key", False))
     return to_ddl(
@@ -303,6 +305,8 @@ def replace_drops(engine: Engine, plan: DdlPlan, pre: list[Statement], tables: l
     this import creates again (the importer drops the tables when it finds them). Only objects the
     document defines, and never with CASCADE: an object outside the document that uses one of
     them makes the drop fail (an ApplyError with a hint) instead of silently losing it."""
+    from ..ddl.plan import DdlPlan  # (start-up time: dbjson.ddl loads when a plan is made, see plan_ddl)
+
     shared = DdlPlan(
         plan.target,
         plan.server_version,

@@ -37,10 +37,12 @@ class LoadUnit:
 
     @property
     def step(self) -> str:
+        """The unit's journal step."""
         return "data:" + self.file.rel
 
     @property
     def size(self) -> int:
+        """The data file's size in bytes (the manifest's, else the file's; 0 when unknown)."""
         if self.file.bytes is not None:
             return self.file.bytes
         try:
