@@ -5,7 +5,7 @@ How it works (docs/migrate.md):
 1. the source side is the export's: ``threads`` connections in one consistent snapshot
    (``engine.export_snapshot``), the schema reflected inside it, every table planned into units
    (:func:`dbjson.export.plan_table`: key ranges of big tables);
-2. the target side is the import's (:class:`dbjson.importer.Importer`): DDL plan and translation
+2. the target side is the import's (:class:`dbjson.importer.run.Importer`): DDL plan and translation
    report, pre-data DDL, pre-flight, rows unit by unit (each in one transaction, journaled), post-data
    DDL, verify. Each export unit is one import unit whose "data file" is a stream: the import thread
    that loads it checks out a snapshot connection and reads the unit's canonical JSON lines from
@@ -49,21 +49,16 @@ from .errors import Cancelled, DbjsonError, UsageError
 from .format.checksum import Checksum
 from .format.datafiles import DataFile, DataFileWriter
 from .format.journal import Journal, journal_path
-from .format.manifest import FileEntry, Manifest, SnapshotInfo, SourceInfo, write_manifest
-from .importer import (
-    IF_EXISTS,
-    ZERO_DATES,
-    Importer,
-    ImportEvent,
-    ImportReport,
-    ManifestTable,
-    _Options,
-    _target_identity,
-    connect_target,
-    default_threads,
-)
+from .format.manifest import FileEntry, Manifest, ManifestTable, SnapshotInfo, SourceInfo, write_manifest
+from .importer.options import ImportOptions, default_load_threads
+from .importer.plan import ImportPlan
+from .importer.report import ImportEvent, ImportReport
+from .importer.run import Importer
+from .importer.session import connect_target, target_identity
 from .model import now_utc
+from .preflight import preflight_columns, source_filter
 from .url import source_host
+from .verify import verify_error
 
 PLAN_FILE = "migrate-plan.pickle"
 FINISHED = "migrate:finished"  # the journal step written when a migration completed (verified)
@@ -277,8 +272,6 @@ class _MigrateImporter(Importer):
             return self.source.open(f, keep=False)
         tp = self.plans[f.rel]
         if tp.display not in self.filters:
-            from .preflight import source_filter
-
             self.filters[tp.display] = source_filter(
                 self.engine,
                 self.conn(),
@@ -294,26 +287,17 @@ class _MigrateImporter(Importer):
             where=self.filters[tp.display],
         )
 
-    def _table_plans(self, *args: Any, **kwargs: Any) -> list[TablePlan]:
-        tables = super()._table_plans(*args, **kwargs)
-        self.plans = {f.rel: tp for tp in tables for f in tp.files}
-        return tables
+    def plan(self, db: m.Database, mtables: list[ManifestTable]) -> ImportPlan:
+        """The import's plan; each unit's data file mapped to its table (for :meth:`scan_file`)."""
+        planned = super().plan(db, mtables)
+        self.plans = {f.rel: tp for tp in planned.tables for f in tp.files}
+        return planned
 
-    def _load_data(self, tables: list[TablePlan], state: Any) -> None:
-        super()._load_data(tables, state)
+    def load_data(self, tables: list[TablePlan], state: Any) -> None:
+        """The import's data phase, then each table's expected rows and checksum (:func:`expected_totals`)."""
+        super().load_data(tables, state)
         assert self.journal is not None
         expected_totals(tables, self.journal.read().done)
-
-
-def preflight_columns(engine: Any, tp: TablePlan, zero_dates: str) -> set[str]:
-    """The columns :func:`dbjson.preflight.preflight` looks at in ``tp``'s lines: those with a check
-    for this target, and the columns of unique keys (collisions under the target's collation)."""
-    from .preflight import _column_checks, _unique_keys
-
-    needed = {c.name for c, t in zip(tp.columns, tp.target_types) if _column_checks(engine, c, t, zero_dates)}
-    for _name, cols in _unique_keys(tp.table):
-        needed.update(cols)
-    return needed
 
 
 def expected_totals(tables: Sequence[TablePlan], done: dict[str, dict[str, Any]]) -> None:
@@ -414,7 +398,7 @@ def _manifest_tables(db: m.Database, units: list[ExportUnit], names: dict[tuple[
 
 def _interrupted(state: Path, target: Target) -> bool:
     """Whether the journal in ``state`` holds units of a run that did not finish."""
-    done = Journal(journal_path(state, _target_identity(target))).read().done
+    done = Journal(journal_path(state, target_identity(target))).read().done
     return FINISHED not in done and any(k.startswith("data:") for k in done)
 
 
@@ -422,7 +406,7 @@ def default_state_dir(source: Target, target: Target) -> Path:
     """Where a migration without ``keep`` keeps its journal and plan: ``$XDG_STATE_HOME/dbjson/migrate/<id>``
     (``~/.local/state/...``), one directory per source and target pair."""
     base = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-    pair = f"{_target_identity(source)}\n{_target_identity(target)}"
+    pair = f"{target_identity(source)}\n{target_identity(target)}"
     return base / "dbjson" / "migrate" / hashlib.blake2b(pair.encode(), digest_size=8).hexdigest()
 
 
@@ -522,18 +506,24 @@ def migrate(
     Raises the errors of export and import (ConnectionFailed, UsageError, DataError with the
     pre-flight's findings, ApplyError, VerifyError, Cancelled).
     """
-    if if_exists not in IF_EXISTS:
-        raise UsageError(f"--if-exists must be one of {', '.join(IF_EXISTS)}")
-    if zero_dates not in ZERO_DATES:
-        raise UsageError("--zero-dates must be null or error")
+    opts = ImportOptions(  # checks --if-exists and --zero-dates
+        threads=threads or default_load_threads(),
+        tables=tuple(tables),
+        exclude=tuple(exclude),
+        if_exists=if_exists,
+        resume=resume,
+        strict=strict,
+        zero_dates=zero_dates,
+        verify=verify,
+    )
     if threads is not None and threads < 1:
         raise UsageError("--threads must be at least 1")
-    nthreads = threads or default_threads()
+    nthreads = opts.threads
     started = time.monotonic()
     created_at = now_utc()
     src = Target(parse_url(source_url))
     target, tengine = connect_target(target_url)
-    if _target_identity(src) == _target_identity(target):
+    if target_identity(src) == target_identity(target):
         raise UsageError("the source and the target are the same database")
     state = (
         Path(keep) if keep is not None else Path(state_dir) if state_dir is not None else default_state_dir(src, target)
@@ -589,19 +579,7 @@ def migrate(
             target,
             tengine,
             state,
-            tables,
-            exclude,
-            _Options(
-                threads=nthreads,
-                schema_only=False,
-                data_only=False,
-                if_exists=if_exists,
-                resume=resume,
-                strict=strict,
-                zero_dates=zero_dates,
-                max_errors=0,
-                verify=verify,
-            ),
+            opts,
             on_event,
             importer_hook,
         )
@@ -619,13 +597,11 @@ def migrate(
         ex._close_all([coordinator, *workers])
     load = report.report
     if load.verify is not None and not load.verify.ok:
-        from .verify import verify_error
-
         raise verify_error(load.verify)
     if keep is None and state_dir is None:
         shutil.rmtree(state, ignore_errors=True)  # finished: nothing to resume
     else:
-        journal = Journal(journal_path(state, _target_identity(target)))
+        journal = Journal(journal_path(state, target_identity(target)))
         journal.done(FINISHED)
         journal.close()
     return MigrateReport(
@@ -650,9 +626,7 @@ def _load(
     target: Target,
     tengine: Any,
     state: Path,
-    tables: Sequence[str],
-    exclude: Sequence[str],
-    opts: _Options,
+    opts: ImportOptions,
     on_event: Callable[[ImportEvent], None] | None,
     importer_hook: Callable[[Importer], None] | None,
 ) -> _MigrateImporter:
@@ -662,9 +636,8 @@ def _load(
     imp.filters = {}
     if importer_hook is not None:
         importer_hook(imp)
-    colopts: dict[str, Any] = {"set_values": {}, "set_sql": {}, "increments": {}, "renames": {}}
     try:
-        imp.run(db, _manifest_tables(db, units, names), identity, (tuple(tables), tuple(exclude)), colopts)
+        imp.run(db, _manifest_tables(db, units, names), identity)
     except KeyboardInterrupt:
         imp.cancel.set()
         source.abort()

@@ -37,13 +37,16 @@ from typing import IO, TYPE_CHECKING, Any
 import orjson
 
 from . import model as m
+from .format.datafiles import DataFile, iter_lines, open_data
 
 if TYPE_CHECKING:
     from .engines import Engine
     from .engines.interface import TablePlan
-    from .format.datafiles import DataFile
 
 MAX_FINDINGS_PER_COLUMN = 1
+# The value policies of import, verify and migrate (``--zero-dates``, ``--nul``): what happens to
+# values a target cannot hold.
+ZERO_DATES = ("null", "error")
 NUL_POLICIES = ("error", "strip", "replace")
 NUL_REPLACEMENT = {"strip": "", "replace": "\ufffd"}
 # Kinds whose values are strings (or lists of strings) that a NUL-less target stores as text.
@@ -356,8 +359,6 @@ def preflight(
 
     ``open_file`` reads a data file's lines from elsewhere (``dbjson.migrate``: from the source).
     """
-    from .format.datafiles import iter_lines, open_data
-
     findings: list[Finding] = []
     for tp in tables:
         if tp.skipped:
@@ -429,6 +430,16 @@ def preflight(
     return findings
 
 
+def preflight_columns(engine: Engine, tp: TablePlan, zero_dates: str) -> set[str]:
+    """The columns :func:`preflight` looks at in ``tp``'s lines: those with a check for this target,
+    and the columns of unique keys (collisions under the target's collation). ``dbjson migrate``
+    reads only these from the source for the pre-flight."""
+    needed = {c.name for c, t in zip(tp.columns, tp.target_types) if _column_checks(engine, c, t, zero_dates)}
+    for _name, cols in _unique_keys(tp.table):
+        needed.update(cols)
+    return needed
+
+
 def source_filter(
     engine: Engine, conn: Any, source_engine: Engine, tp: TablePlan, *, zero_dates: str = "null", nul: str = "error"
 ) -> str | None:
@@ -455,8 +466,6 @@ def source_filter(
 
 def _may_hold_nul(path: Any) -> bool:
     """Whether the data file's bytes hold the JSON escape ``\\u0000`` (read in 8 MB pieces)."""
-    from .format.datafiles import open_data
-
     needle = b"\\u0000"
     tail = b""
     try:
@@ -513,6 +522,7 @@ def _collision_keys(
 __all__ = [
     "preflight",
     "source_filter",
+    "preflight_columns",
     "column_rules",
     "Condition",
     "Finding",
@@ -526,5 +536,6 @@ __all__ = [
     "holds_nul",
     "holds_zero_dates",
     "NUL_POLICIES",
+    "ZERO_DATES",
     "NUL_REPLACEMENT",
 ]

@@ -21,28 +21,34 @@ by count only (expected = manifest rows − rejected rows + rows that were there
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import pickle
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Context, Decimal
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import orjson
 
 from .connect import Target, parse_url
+from .engines import Engine, get_engine
+from .engines.interface import ExportUnit, TablePlan
 from .engines.shared.batches import FETCH_BYTES
 from .errors import UsageError, VerifyError
 from .format.checksum import Checksum
 from .format.codec import RowEncoder
+from .format.datafiles import DataFile, iter_lines, open_data
+from .format.journal import Journal, journal_path
 from .format.jsontext import raw_values
+from .format.manifest import read_export
+from .importer.options import ImportOptions, default_load_threads, parse_assignments
+from .importer.plan import plan_import
+from .importer.report import ImportEvent
+from .importer.session import TargetSession, connect_target, target_identity
 from .preflight import NUL_POLICIES, NUL_REPLACEMENT, is_zero_date, replace_nul
-
-if TYPE_CHECKING:
-    from .engines import Engine
-    from .engines.interface import TablePlan
-    from .format.datafiles import DataFile
-    from .importer import ImportEvent
 
 
 @dataclass
@@ -158,11 +164,6 @@ def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0
         or any(c.name != name for c, name, _t in tp.verify_columns)
     ):
         return None
-    import dataclasses
-    import threading
-
-    from .engines.interface import ExportUnit as Unit
-
     columns = tuple(dataclasses.replace(c, type=t) for c, _n, t in tp.verify_columns)
     table = dataclasses.replace(tp.table, name=tp.tname, columns=columns)
     pk = tp.table.primary_key
@@ -178,7 +179,7 @@ def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0
         schema = tp.tschema if tp.tschema is not None else engine.export_current_schema(conn)
         if schema is None:
             return None
-        for block in engine.export_stream(conn, Unit(schema, table, key_columns=keys), threading.Event()):
+        for block in engine.export_stream(conn, ExportUnit(schema, table, key_columns=keys), threading.Event()):
             total.add_block(block)
     except Exception:  # noqa: BLE001 - e.g. a type the target's export cannot read this way
         return None
@@ -289,10 +290,6 @@ def _check_part(
     engine_name: str, server_version: str, target: Target, plan: bytes, part: tuple[str, int, int]
 ) -> tuple[int, int]:
     """In a worker process: (rows, checksum value) of one part of a table (:func:`target_checksum`)."""
-    import pickle
-
-    from .engines import get_engine
-
     engine = get_engine(engine_name, server_version)
     tp = pickle.loads(plan)
     conn = engine.load_connect(target)
@@ -391,8 +388,6 @@ def _files_checksum(
     tp: TablePlan, normalize: Callable[[bytes], bytes], open_file: Callable[[DataFile], IO[bytes]] | None = None
 ) -> str:
     """The checksum of the export's own data files for ``tp``, each line through ``normalize``."""
-    from .format.datafiles import iter_lines, open_data
-
     total = Checksum(algorithm=tp.checksum_algorithm)
     for f in tp.files:
         with open_file(f) if open_file is not None else open_data(f.path) as fh:
@@ -415,13 +410,11 @@ def verify_tables(
     """Check every table (in parallel through ``run_parallel``; one connection per thread).
 
     ``open_file`` reads a data file's lines from elsewhere (``dbjson.migrate``: from the source).
-    With ``pool`` (the importer's worker processes, see ``Importer.start_encoders``) and
+    With ``pool`` (the worker processes, see :meth:`dbjson.importer.session.TargetSession.start_encoders`) and
     ``target``, a large table with a one-column integer key is read and re-encoded in parts
     (key modulo the number of workers), one per worker process and connection, while this
     thread computes the expected checksum: re-encoding in Python then runs on every core.
     """
-    from .importer import ImportEvent
-
     report = VerifyReport()
     results: dict[str, TableCheck] = {}
     workers = int(getattr(pool, "_max_workers", 0) or 0) if target is not None else 0
@@ -430,8 +423,6 @@ def verify_tables(
         key = part_key(engine, tp) if workers > 1 and (tp.rows or 0) >= PART_MIN_ROWS else None
         if key is None or _counts_only(tp, rejected_rows) or tp.value_rules:
             return None
-        import pickle
-
         plan = pickle.dumps(tp)
         futures = [
             pool.submit(_check_part, engine.name, engine.server_version, target, plan, (key, k, workers))
@@ -486,17 +477,6 @@ def verify(
     when the journal does not say, compares NUL-affected columns ignoring U+0000 and U+FFFD.
     Zero dates on a target without them are compared as NULL (what any successful import loaded).
     """
-    from .format.journal import Journal, journal_path
-    from .importer import (
-        Importer,
-        _Options,
-        _parse_assignments,
-        _target_identity,
-        connect_target,
-        default_threads,
-        read_export,
-    )
-
     if nul is not None and nul not in NUL_POLICIES:
         raise UsageError("--nul must be error, strip or replace")
 
@@ -506,33 +486,43 @@ def verify(
     Target(parse_url(url)).connect_raw(create=False).close()
     target, engine = connect_target(url)
     if nul is None:
-        recorded = Journal(journal_path(d, _target_identity(target))).read().done.get("policies", {})
+        recorded = Journal(journal_path(d, target_identity(target))).read().done.get("policies", {})
         nul = recorded.get("nul") if recorded.get("nul") in NUL_POLICIES else None
-    opts = _Options(
-        threads=threads or default_threads(),
-        schema_only=False,
+    opts = ImportOptions(
+        threads=threads or default_load_threads(),
+        tables=tuple(tables),
+        exclude=tuple(exclude),
         data_only=True,
-        if_exists="fail",
-        resume=False,
-        strict=False,
-        zero_dates="null",
-        max_errors=0,
-        verify=True,
         nul=nul,
+        renames=parse_assignments(renames, "--rename"),
     )
-    imp = Importer(d, target, engine, opts, on_event)
+
+    def warn(message: str) -> None:
+        if on_event is not None:
+            on_event(ImportEvent("warning", message))
+
+    session = TargetSession(target, engine, threads=opts.threads, data_only=True)
     try:
-        imp.start_encoders(sum(f.bytes or 0 for t in mtables for f in t.files))  # big tables in parts (verify_tables)
-        colopts: dict[str, Mapping[str, Any]] = {
-            "set_values": {},
-            "set_sql": {},
-            "increments": {},
-            "renames": _parse_assignments(renames, "--rename"),
-        }
-        result: VerifyReport = imp.verify_only(db, mtables, (tuple(tables), tuple(exclude)), colopts)
-        return result
+        session.start_encoders(sum(f.bytes or 0 for t in mtables for f in t.files))  # big tables in parts
+        plan = plan_import(
+            db,
+            mtables,
+            engine,
+            opts,
+            manifest_file=str(d / "manifest.json"),
+            warn=warn,
+        )
+        return verify_tables(
+            engine,
+            session.conn,
+            [t for t in plan.tables if not t.ddl_only],
+            lambda jobs: session.run_parallel(jobs, opts.threads),
+            on_event=on_event,
+            pool=session.procs,
+            target=target,
+        )
     finally:
-        imp.close_all()
+        session.close_all()
 
 
 __all__ = [

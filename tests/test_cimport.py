@@ -31,14 +31,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dbjson import importer, speedups
 from dbjson import model as m
+from dbjson import speedups
 from dbjson.engines import get_engine
 from dbjson.engines.interface import TablePlan
 from dbjson.errors import DataError
 from dbjson.export import export_database
 from dbjson.format.jsontext import raw_values
-from dbjson.importer import _encode_block, build_block_encoder, c_block_plan, import_database
+from dbjson.importer import encoders, import_database
+from dbjson.importer.encoders import build_block_encoder, c_block_plan, encode_block
 from dbjson.verify import verify
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -175,7 +176,7 @@ def test_plans_use_the_expected_ops() -> None:
         e: dict(zip(NAMES, c_block_plan(get_engine(e, VERSIONS[e]), plan_for(e), "null")[1]))  # type: ignore[index]
         for e in FLAVORS
     }
-    c = importer._C_OPS
+    c = encoders._C_OPS
     assert ops["postgresql"] == {
         "i32": c["pass"],
         "i64": c["pass"],
@@ -561,8 +562,8 @@ def test_errors_name_file_line_and_column_as_before(
     results = []
     for off in ("", "1"):
         monkeypatch.setenv("DBJSON_NO_SPEEDUPS", off)
-        importer._ENCODERS.clear()
-        results.append(_encode_block(engine_name, VERSIONS[engine_name], plan, "null", "f.jsonl", 10, block))
+        encoders._ENCODERS.clear()
+        results.append(encode_block(engine_name, VERSIONS[engine_name], plan, "null", "f.jsonl", 10, block))
     assert results[0] == results[1]
 
 
@@ -663,7 +664,7 @@ class ParityShim:
         self.cmod = cmod
         self.lines = self.answered = self.blocks_c = self.column_values = self.column_answered = 0
         self.mismatches: list[tuple[str, bytes, bytes | None, bytes | None]] = []
-        real = importer.build_block_encoder
+        real = encoders.build_block_encoder
 
         def build(engine: Any, tp: TablePlan, zero_dates: str, file: str) -> Any:
             encode = real(engine, tp, zero_dates, file)
@@ -676,8 +677,8 @@ class ParityShim:
 
             return checked
 
-        monkeypatch.setattr(importer, "build_block_encoder", build)
-        importer._ENCODERS.clear()
+        monkeypatch.setattr(encoders, "build_block_encoder", build)
+        encoders._ENCODERS.clear()
 
     def _check(self, engine: Any, tp: TablePlan, zero_dates: str, file: str, cplan: Any, block: bytes) -> None:
         saved = os.environ.get("DBJSON_NO_SPEEDUPS")
@@ -747,7 +748,7 @@ class ParityShim:
                     self.mismatches.append((f"{tp.display}.{c.name}", one, got, want))
 
 
-_REAL_BUILD = importer.build_block_encoder
+_REAL_BUILD = encoders.build_block_encoder
 
 
 def _load_sql(fresh_db: Any, engine: str, path: Path) -> Any:
@@ -866,7 +867,7 @@ def test_import_end_to_end_c_on_and_off(
     for off in ("", "1"):
         monkeypatch.setenv("DBJSON_NO_SPEEDUPS", off)
         monkeypatch.setitem(speedups._cache, "_cimport", Counting)
-        importer._ENCODERS.clear()
+        encoders._ENCODERS.clear()
         dst = fresh_db(target)
         report = import_database(out, dst.url, threads=2)
         verified = report.verify is not None and report.verify.ok

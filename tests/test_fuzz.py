@@ -416,7 +416,7 @@ MANIFEST = {
 @FUZZ
 @given(st.data())
 def test_manifest_reader_raises_only_document_errors(data: st.DataObject) -> None:
-    from dbjson.importer import _manifest_tables
+    from dbjson.format.manifest import manifest_tables
 
     doc = _mutated(data, orjson.loads(orjson.dumps(MANIFEST)))
     try:
@@ -424,7 +424,7 @@ def test_manifest_reader_raises_only_document_errors(data: st.DataObject) -> Non
     except DocumentError:
         pass
     try:
-        _manifest_tables(doc, Path("/nonexistent/export"), "manifest.json")
+        manifest_tables(doc, Path("/nonexistent/export"), "manifest.json")
     except DocumentError:
         pass
 

@@ -458,11 +458,11 @@ def test_worker_processes_report_bad_lines_exactly(fresh_db: Any, tmp_path: Path
 
     def on_event(ev: Any) -> None:
         if ev.kind == "phase" and "units" in ev.data:  # the data phase starts
-            pooled.append(used[0]._procs is not None)
+            pooled.append(used[0].procs is not None)
 
     with pytest.raises(DataError) as ei:
         import_database(export, target.url, data_only=True, threads=2, importer_hook=used.append, on_event=on_event)
-    assert pooled == [True] and used[0]._procs is None  # workers for the data phase; shut down at the end
+    assert pooled == [True] and used[0].procs is None  # workers for the data phase; shut down at the end
     err = ei.value
     assert (err.file, err.line, err.column) == ("data/shop.items.0001.jsonl", 23456 - 15001 + 1, "data"), str(err)
     report = import_database(export, target.url, data_only=True, threads=2, max_errors=1, resume=True)

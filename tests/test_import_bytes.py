@@ -16,10 +16,11 @@ import pytest
 import xxhash
 from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
 
-from dbjson import importer
 from dbjson.errors import DataError
 from dbjson.format.journal import Journal, journal_path
-from dbjson.importer import _encode_file_range, import_database
+from dbjson.importer import encoders, import_database
+from dbjson.importer.encoders import encode_file_range
+from dbjson.importer.session import connect_target, target_identity
 from dbjson.preflight import _may_hold_nul
 from dbjson.verify import verify
 
@@ -47,21 +48,21 @@ def _with_file_hash(export: Path, wrong: bool = False, kind: str = "xxh128") -> 
 def test_bytes_checked_by_file_hash(
     fresh_db: Any, tmp_path: Path, threads: int, kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(importer, "PROCESS_MIN_BYTES", 0)  # worker processes even for a small export
+    monkeypatch.setattr(encoders, "PROCESS_MIN_BYTES", 0)  # worker processes even for a small export
     export = _with_file_hash(
         make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(300)}, chunks=2), kind=kind
     )
     seen: list[Any] = []
-    original = importer.sum_lines
-    monkeypatch.setattr(importer, "sum_lines", lambda lines, algorithm=None: seen.append(len(lines)) or 0)
+    original = encoders.sum_lines
+    monkeypatch.setattr(encoders, "sum_lines", lambda lines, algorithm=None: seen.append(len(lines)) or 0)
     target = target_with(fresh_db, "postgresql", ITEMS_DDL)
     report = import_database(export, target.url, data_only=True, threads=threads, verify=False)
     assert report.rows == 301
     assert seen == []  # no line was hashed: the bytes were
-    monkeypatch.setattr(importer, "sum_lines", original)
+    monkeypatch.setattr(encoders, "sum_lines", original)
     assert verify(export, target.url).ok  # what was loaded is what the manifest sums
     doc = orjson.loads((export / "manifest.json").read_bytes())
-    state = Journal(journal_path(export, importer._target_identity(importer.connect_target(target.url)[0]))).read()
+    state = Journal(journal_path(export, target_identity(connect_target(target.url)[0]))).read()
     for f in doc["tables"][0]["files"]:  # the journal records the manifest's content checksum
         assert state.done["data:" + f["path"]]["checksum"] == f["checksum"]
 
@@ -71,7 +72,7 @@ def test_bytes_checked_by_file_hash(
 def test_file_hash_mismatch_refuses_the_unit(
     fresh_db: Any, tmp_path: Path, threads: int, kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(importer, "PROCESS_MIN_BYTES", 0)
+    monkeypatch.setattr(encoders, "PROCESS_MIN_BYTES", 0)
     export = _with_file_hash(
         make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(50)}), wrong=True, kind=kind
     )
@@ -101,11 +102,11 @@ def test_worker_refuses_bytes_that_changed(tmp_path: Path) -> None:
     path = tmp_path / "f.jsonl"
     path.write_bytes(data)
     args = ("postgresql", VERSIONS["postgresql"], pickle.dumps(_plan()), "null", "f.jsonl", 1, str(path), 0, len(data))
-    ok = _encode_file_range(*args, zlib.crc32(data))
+    ok = encode_file_range(*args, zlib.crc32(data))
     assert ok[0] == "ok" and ok[2] == 5 and ok[3] == 0  # no line hashes
-    hashed = _encode_file_range(*args)
+    hashed = encode_file_range(*args)
     assert hashed[1] == ok[1] and hashed[3] != 0  # same bytes for the server; the lines hashed
-    changed = _encode_file_range(*args, zlib.crc32(data) ^ 1)
+    changed = encode_file_range(*args, zlib.crc32(data) ^ 1)
     assert changed[0] == "error" and "changed" in changed[1] and changed[4]["file"] == "f.jsonl"
 
 

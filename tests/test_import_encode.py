@@ -14,7 +14,8 @@ from dbjson.engines import get_engine
 from dbjson.engines.interface import TablePlan
 from dbjson.errors import DataError
 from dbjson.format.checksum import MASK64, line_hash
-from dbjson.importer import _encode_block, build_block_encoder, build_row_converter
+from dbjson.importer.convert import build_row_converter
+from dbjson.importer.encoders import build_block_encoder, encode_block
 
 VERSIONS = {"postgresql": "15.0", "mysql": "9.1.0", "mariadb": "10.11.9-MariaDB"}
 
@@ -125,7 +126,7 @@ def test_encoder_cache_is_keyed_by_the_plan() -> None:
     plain, with_fixed = _plan(), _plan()
     with_fixed.fixed = {"origin": "x"}
     block = _line(1, "a") + b"\n"
-    first = _encode_block("postgresql", VERSIONS["postgresql"], pickle.dumps(plain), "null", "f.jsonl", 1, block)
-    second = _encode_block("postgresql", VERSIONS["postgresql"], pickle.dumps(with_fixed), "null", "f.jsonl", 1, block)
+    first = encode_block("postgresql", VERSIONS["postgresql"], pickle.dumps(plain), "null", "f.jsonl", 1, block)
+    second = encode_block("postgresql", VERSIONS["postgresql"], pickle.dumps(with_fixed), "null", "f.jsonl", 1, block)
     assert first[0] == second[0] == "ok"
     assert second[1] == first[1][:-1] + b"\tx\n"

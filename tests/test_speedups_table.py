@@ -21,12 +21,13 @@ from types import ModuleType
 
 import pytest
 
-from dbjson import importer, speedups
+from dbjson import speedups
 from dbjson._speedups_table import CONSTANTS
 from dbjson.engines import get_engine
 from dbjson.engines.mysql import export as my_export
 from dbjson.engines.postgresql import export as pg_export
 from dbjson.format import checksum
+from dbjson.importer import encoders
 
 ROOT = Path(__file__).resolve().parents[1]
 XXHASH = ROOT / "csrc" / "vendor" / "xxhash"
@@ -88,7 +89,7 @@ def test_python_names_hold_the_c_numbers() -> None:
     for name, value in CONSTANTS["_cpgexport"].items():
         assert getattr(pg_export, name) == value, name
     ops = {k: v for k, v in CONSTANTS["_cimport"].items() if k.startswith("OP_")}
-    assert importer._C_OPS == {k[3:].lower(): v for k, v in ops.items()}
+    assert encoders._C_OPS == {k[3:].lower(): v for k, v in ops.items()}
     flavors = CONSTANTS["_cimport"]
     assert get_engine("postgresql").capabilities.bulk_text.c_flavor == flavors["FLAVOR_PG"]  # type: ignore[union-attr]
     for engine in ("mysql", "mariadb"):

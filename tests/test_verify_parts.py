@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
 
-from dbjson import importer
-from dbjson.importer import import_database
+from dbjson.importer import encoders, import_database
+from dbjson.importer.session import connect_target
 
 V = importlib.import_module("dbjson.verify")  # the module (dbjson.verify is also the function's name)
 
@@ -41,7 +41,7 @@ def test_parts_add_up_to_the_whole(fresh_db: Any, tmp_path: Path, engine: str, m
     assert not report.ok  # three rows more than the manifest
     eng, _conn, tp = seen[0]
     assert V.part_key(eng, tp) == "id"
-    conn = eng.load_connect(importer.connect_target(target.url)[0])
+    conn = eng.load_connect(connect_target(target.url)[0])
     try:
         whole = V.target_checksum(eng, conn, tp)
         for n in (2, 3):
@@ -64,7 +64,7 @@ def _marked(*args: Any) -> tuple[int, int]:
 
 def test_verify_in_worker_processes(fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     export, target = _loaded(fresh_db, "postgresql", tmp_path)
-    monkeypatch.setattr(importer, "PROCESS_MIN_BYTES", 0)
+    monkeypatch.setattr(encoders, "PROCESS_MIN_BYTES", 0)
     monkeypatch.setattr(V, "PART_MIN_ROWS", 0)
     marker = tmp_path / "parts"
     marker.mkdir()

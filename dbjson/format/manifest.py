@@ -3,10 +3,16 @@ and the files with their sizes and checksums. Validated by ``jsonschema/manifest
 
 Written last (after every data file is complete), so a directory with a manifest is a finished
 export. See docs/data-format.md for the field reference.
+
+Two ways to read it: :func:`read_manifest` gives the whole document as written by ``dbjson export``
+(validated); :func:`read_export` gives what loading an export needs (the schema document and each
+table's data files) and tolerates hand-made manifests (a mapping of tables, missing counts or
+checksums), as ``dbjson import`` and ``dbjson verify`` do.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -14,9 +20,11 @@ from typing import Any
 
 import orjson
 
+from .. import model as m
 from ..__about__ import __version__
-from ..errors import DocumentError
-from .checksum import DEFAULT_CHECKSUM
+from ..errors import DataError, DocumentError, UsageError
+from .checksum import BLAKE2B_SUM, DEFAULT_CHECKSUM, check_algorithm
+from .datafiles import DataFile
 
 FORMAT = "dbjson-manifest"
 MANIFEST_NAME = "manifest.json"
@@ -153,6 +161,14 @@ class Manifest:
             raise DocumentError(f"invalid manifest: {e}", file=file) from None
 
 
+def _json(raw: bytes, file: str) -> Any:
+    """The manifest's JSON value (malformed JSON is a DocumentError naming the file)."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as e:
+        raise DocumentError(f"malformed JSON: {e}", file=file) from None
+
+
 def _drop_none(obj: Any) -> Any:
     if isinstance(obj, dict):
         return {k: _drop_none(v) for k, v in obj.items() if v is not None}
@@ -188,13 +204,108 @@ def read_manifest(directory_or_file: str | os.PathLike[str], *, validate: bool =
         raw = path.read_bytes()
     except OSError as e:
         raise DocumentError(f"cannot read manifest: {e.strerror}", file=str(path)) from None
-    try:
-        doc = orjson.loads(raw)
-    except orjson.JSONDecodeError as e:
-        raise DocumentError(f"malformed JSON: {e}", file=str(path)) from None
+    doc = _json(raw, str(path))
     if not isinstance(doc, dict):
         raise DocumentError("a manifest must be a JSON object", file=str(path))
     return Manifest.from_dict(doc, validate=validate, file=str(path))
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading an export to load it
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ManifestTable:
+    """One table of the manifest as loading sees it: its data files, and its row count and content
+    checksum when the manifest gives them (None in a hand-made manifest, or before ``dbjson migrate``
+    has read the rows)."""
+
+    schema: str
+    name: str
+    rows: int | None
+    checksum: str | None
+    files: list[DataFile]
+    columns: list[str] | None = None
+    algorithm: str = DEFAULT_CHECKSUM  # the manifest's checksum_algorithm of ``checksum``
+
+
+def read_export(directory: Path) -> tuple[m.Database, list[ManifestTable], str]:
+    """The schema document, the manifest's tables and an identity of the export (its manifest hash).
+
+    No such directory is a UsageError (exit 2, as for ``dbjson import``); a directory without its
+    schema.json or manifest.json a DataError naming the missing file.
+    """
+    if not Path(directory).is_dir():
+        raise UsageError(f"not an export directory: {directory}")
+    schema_path = directory / "schema.json"
+    manifest_path = directory / MANIFEST_NAME
+    for p in (schema_path, manifest_path):
+        if not p.is_file():
+            raise DataError("missing from the export directory", file=str(p))
+    db = m.Database.from_json(schema_path.read_bytes(), filename=str(schema_path))
+    raw = manifest_path.read_bytes()
+    tables = manifest_tables(_json(raw, str(manifest_path)), directory, str(manifest_path))
+    return db, tables, hashlib.blake2b(raw, digest_size=8).hexdigest()
+
+
+def manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTable]:
+    """The tables of the manifest document ``doc`` (a list, or a mapping keyed by ``schema.table``),
+    their data files under ``directory``; anything malformed is a DocumentError naming ``where``."""
+    if not isinstance(doc, dict) or "tables" not in doc:
+        raise DocumentError("not a dbjson manifest (no 'tables')", file=where)
+    items = doc["tables"]
+    if isinstance(items, dict):
+        items = [dict(v, key=k) for k, v in items.items()]
+    if not isinstance(items, list) or not all(
+        isinstance(t, dict) and isinstance(t.get("files", []), list) for t in items
+    ):
+        raise DocumentError("'tables' must list objects, each with a list of 'files'", file=where, pointer="/tables")
+    # absent in hand-made manifests: blake2b64-sum, the only line hash before data format 1.2
+    algorithm = check_algorithm(doc.get("checksum_algorithm", BLAKE2B_SUM), file=where, pointer="/checksum_algorithm")
+    out: list[ManifestTable] = []
+    for ti, t in enumerate(items):
+        name = t.get("name") or t.get("table") or str(t.get("key", "")).split(".")[-1]
+        schema = t.get("schema") or (str(t["key"]).rsplit(".", 1)[0] if "." in str(t.get("key", "")) else "")
+        files = []
+        for fi, f in enumerate(t.get("files", [])):
+            rel = _check_data_path(f.get("path") if isinstance(f, dict) else f, where, f"/tables/{ti}/files/{fi}")
+            files.append(
+                DataFile(
+                    path=directory / rel,
+                    rel=rel,
+                    rows=f.get("rows") if isinstance(f, dict) else None,
+                    bytes=f.get("bytes") if isinstance(f, dict) else None,
+                    checksum=f.get("checksum") if isinstance(f, dict) else None,
+                    xxh128=f.get("xxh128") if isinstance(f, dict) and isinstance(f.get("xxh128"), str) else None,
+                    sha256=f.get("sha256") if isinstance(f, dict) and isinstance(f.get("sha256"), str) else None,
+                    algorithm=algorithm,
+                )
+            )
+        out.append(
+            ManifestTable(
+                schema=schema,
+                name=name,
+                rows=t.get("rows"),
+                checksum=t.get("checksum"),
+                files=files,
+                columns=t.get("columns"),
+                algorithm=algorithm,
+            )
+        )
+    return out
+
+
+def _check_data_path(rel: Any, where: str, pointer: str) -> str:
+    """A manifest's data file path: relative, and inside the export directory."""
+    if not isinstance(rel, str) or not rel:
+        raise DocumentError("a data file entry has no 'path'", file=where, pointer=pointer, value=rel)
+    parts = rel.replace("\\", "/").split("/")
+    if rel.startswith(("/", "\\")) or ":" in parts[0] or ".." in parts or "\x00" in rel:
+        raise DocumentError(
+            "a data file path must stay inside the export directory", file=where, pointer=pointer, value=rel
+        )
+    return rel
 
 
 __all__ = [
@@ -206,6 +317,9 @@ __all__ = [
     "SourceInfo",
     "write_manifest",
     "read_manifest",
+    "read_export",
+    "manifest_tables",
+    "ManifestTable",
     "FORMAT",
     "MANIFEST_NAME",
     "CHECKSUM_ALGORITHM",

@@ -1,0 +1,232 @@
+"""The data files of an import, read unit by unit (:class:`LoadUnit`: one data file of a table):
+lines converted for the engine, row by row or a block at a time through the encoders, counted and
+checksummed against the manifest (:class:`UnitReader`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import threading
+import zlib
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+import xxhash
+
+from ..engines import Engine
+from ..engines.interface import TablePlan
+from ..errors import Cancelled, DataError
+from ..format.checksum import Checksum
+from ..format.datafiles import DataFile, iter_lines
+from .convert import build_row_converter
+from .encoders import INLINE, encode_block, encode_file_range
+
+CANCEL_CHECK_EVERY = 2000
+
+
+@dataclass
+class LoadUnit:
+    """One data file of a table to load (in its own transaction, journaled as :attr:`step`)."""
+
+    table: TablePlan
+    file: DataFile
+    base_row: int  # rows in the table's earlier files (counter columns stay deterministic)
+
+    @property
+    def step(self) -> str:
+        """The unit's journal step."""
+        return "data:" + self.file.rel
+
+    @property
+    def size(self) -> int:
+        """The data file's size in bytes (the manifest's, else the file's; 0 when unknown)."""
+        if self.file.bytes is not None:
+            return self.file.bytes
+        try:
+            return self.file.path.stat().st_size
+        except OSError:
+            return 0
+
+
+class UnitReader:
+    """Reads one unit's lines, converts them for the engine and checks them against the manifest."""
+
+    def __init__(
+        self,
+        unit: LoadUnit,
+        engine: Engine,
+        zero_dates: str,
+        open_file: Callable[[DataFile], IO[bytes]],
+        cancel: threading.Event,
+        *,
+        streams: bool = False,
+    ) -> None:
+        self.unit = unit
+        self.engine = engine
+        self.zero_dates = zero_dates
+        self.open_file = open_file  # the importer's (dbjson.migrate: the source's stream)
+        self.cancel = cancel
+        self.streams = streams  # no file on disk to read by byte range
+        self.tp = unit.table
+        self.checksum = Checksum(algorithm=unit.file.algorithm)
+        self.count = 0
+        self.line = 0
+        self._fh: IO[bytes] | None = None
+        self.convert = build_row_converter(engine, self.tp, zero_dates, unit.file.rel)
+
+    def _lines(self) -> Iterator[tuple[int, bytes]]:
+        self._fh = self.open_file(self.unit.file)
+        return iter_lines(self._fh, self.unit.file.rel)
+
+    def rows(self) -> Iterator[tuple[Any, ...]]:
+        """Converted rows for the bulk path (a bad line raises DataError naming file and line)."""
+        cancel = self.cancel
+        add = self.checksum.add
+        convert = self.convert
+        base = self.unit.base_row
+        for number, raw in self._lines():
+            self.line = number
+            self.count += 1
+            if self.count % CANCEL_CHECK_EVERY == 0 and cancel.is_set():
+                raise Cancelled("import cancelled")
+            add(raw)
+            yield convert(raw, number, base + self.count)
+
+    def encoded_blocks(self, pool: Any, lookahead: int = 2) -> Iterator[bytes]:
+        """The unit's rows converted and encoded by the process pool, in order, a block at a time.
+
+        The file is read in 1 MB blocks of whole lines here; each block is converted (and its
+        lines checksummed) in a worker process by :func:`encode_block`. A worker process reads
+        a block of a plain (uncompressed) file again by its byte range (:func:`encode_file_range`,
+        from the page cache) rather than receiving it through the pool's pipe.
+
+        When the manifest gives the plain file's XXH3-128 (or SHA-256) and content checksum, the
+        bytes are checked instead of the lines: the whole file's hash here (a mismatch stops the unit
+        before it commits), each block's CRC-32 where a worker re-reads it (the bytes it encodes
+        are the bytes checked here), and the content checksum is then the manifest's (the file is
+        byte for byte the one the export summed). One hash of the bytes costs a fraction of a
+        hash call per line.
+        """
+        f = self.unit.file
+        rel = f.rel
+        path = str(f.path)
+        plain = not path.endswith((".gz", ".zst")) and not self.streams
+        by_range = pool is not INLINE and plain
+        expect_hash = f.xxh128 or f.sha256
+        by_bytes = plain and expect_hash is not None and f.checksum is not None
+        file_hash: Any = None
+        hash_name = ""
+        if by_bytes:
+            file_hash, hash_name = (xxhash.xxh3_128(), "xxh128") if f.xxh128 else (hashlib.sha256(), "sha256")
+        self._fh = fh = self.open_file(f)
+        pending: deque[Any] = deque()
+        rest = b""
+        first_line = 1
+        offset = 0  # of the block in the (plain) file
+        eng = self.engine
+        plan = pickle.dumps(self.tp)  # once per unit, not once per block
+        while True:
+            try:
+                chunk = fh.read(1 << 20)
+            except Exception as e:  # noqa: BLE001 - EOFError, OSError, zstandard.ZstdError
+                raise _fatal(
+                    DataError(f"truncated or corrupt file: {e}", file=rel, table=self.tp.display, line=first_line)
+                ) from None
+            if self.cancel.is_set():
+                raise Cancelled("import cancelled")
+            if file_hash is not None:
+                file_hash.update(chunk)
+                if not chunk and file_hash.hexdigest() != (expect_hash or "").lower():
+                    raise _fatal(
+                        DataError(
+                            f"content checksum: the file's {hash_name} {file_hash.hexdigest()} differs from "
+                            f"the manifest's {expect_hash}",
+                            file=rel,
+                            table=self.tp.display,
+                        )
+                    )
+            data = rest + chunk if rest else chunk
+            cut = data.rfind(b"\n") + 1 if chunk else len(data)
+            block, rest = data[:cut], data[cut:]
+            if block:
+                if not chunk and not block.endswith(b"\n"):
+                    raise _fatal(
+                        DataError(
+                            "truncated file: the last line has no newline",
+                            file=rel,
+                            line=first_line + block.count(b"\n"),
+                            table=self.tp.display,
+                        )
+                    )
+                args = (eng.name, eng.server_version, plan, self.zero_dates, rel, first_line)
+                if by_range:
+                    expect = zlib.crc32(block) if by_bytes else None
+                    pending.append(pool.submit(encode_file_range, *args, path, offset, len(block), expect, f.algorithm))
+                else:
+                    pending.append(pool.submit(encode_block, *args, block, None if by_bytes else f.algorithm))
+                first_line += block.count(b"\n")
+                offset += len(block)
+            while pending and (len(pending) > lookahead or not chunk):
+                yield self._take(pending.popleft().result())
+            if not chunk:
+                if by_bytes:  # every block was taken: the content is the file the manifest describes
+                    self.checksum = Checksum.from_hex(f.checksum or "", self.checksum.rows, f.algorithm)
+                return
+
+    def _take(self, result: tuple[Any, ...]) -> bytes:
+        status, payload, n, csum, info = result
+        if status != "ok":
+            raise DataError(payload, **info)
+        self.count += n
+        self.checksum.merge(Checksum(csum, n, self.checksum.algorithm))
+        return payload  # type: ignore[no-any-return]
+
+    def rows_careful(self) -> Iterator[tuple[int, bytes, tuple[Any, ...] | None, DataError | None]]:
+        """Every line with its converted row or its error."""
+        base = self.unit.base_row
+        for number, raw in self._lines():
+            self.line = number
+            self.count += 1
+            if self.count % CANCEL_CHECK_EVERY == 0 and self.cancel.is_set():
+                raise Cancelled("import cancelled")
+            self.checksum.add(raw)
+            try:
+                yield number, raw, self.convert(raw, number, base + self.count), None
+            except DataError as e:
+                yield number, raw, None, e
+
+    def check_complete(self, handled: int) -> None:
+        """The unit matches the manifest: every row was read and handled, checksum equal."""
+        f = self.unit.file
+        if f.rows is not None and self.count != f.rows:
+            raise _fatal(
+                DataError(
+                    f"the manifest lists {f.rows} rows, the file has {self.count}", file=f.rel, table=self.tp.display
+                )
+            )
+        if handled != self.count:
+            raise _fatal(
+                DataError(f"read {self.count} rows but the target took {handled}", file=f.rel, table=self.tp.display)
+            )
+        if f.checksum and self.checksum.hexdigest() != f.checksum:
+            raise _fatal(
+                DataError(
+                    f"checksum {self.checksum.hexdigest()} differs from the manifest's {f.checksum}",
+                    file=f.rel,
+                    table=self.tp.display,
+                )
+            )
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+
+def _fatal(e: DataError) -> DataError:
+    """``e`` marked fatal: the unit's data is wrong, loading it again row by row cannot help."""
+    e.fatal = True  # type: ignore[attr-defined]
+    return e

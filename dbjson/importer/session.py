@@ -1,0 +1,179 @@
+"""A run against a target database: its connections (one per thread), the thread pool that runs
+jobs over them, and the worker processes that convert rows on other cores.
+
+An import (:class:`dbjson.importer.run.Importer`) is one :class:`TargetSession`; ``dbjson verify``
+(:func:`dbjson.verify.verify`) makes one of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any
+
+from ..connect import Target, parse_url
+from ..engines import Engine, detect_engine, get_engine
+from ..errors import Cancelled
+from .encoders import start_worker_pool
+
+
+class TargetSession:
+    """Connections to ``target`` through ``engine``'s load hooks, one per thread (:meth:`conn`),
+    jobs run in parallel over them (:meth:`run_parallel`), and the worker processes (``procs``,
+    see :meth:`start_encoders`). ``data_only``: the connections load into tables that already
+    exist (the engine sets them up accordingly). :meth:`close_all` ends everything."""
+
+    def __init__(self, target: Target, engine: Engine, *, threads: int, data_only: bool) -> None:
+        self.target = target
+        self.engine = engine
+        self.threads = threads
+        self.data_only = data_only
+        self.cancel = threading.Event()
+        self.active: dict[int, Any] = {}  # thread id → the connection running its statement (interrupt_all)
+        self.procs: Any = None  # ProcessPoolExecutor converting rows on other cores (see start_encoders)
+        self._conn_lock = threading.Lock()
+        self._local = threading.local()
+        self._conns: list[Any] = []
+
+    # -- connections ----------------------------------------------------------------------------
+    def conn(self) -> Any:
+        """This thread's connection (opened on first use)."""
+        c = getattr(self._local, "conn", None)
+        if c is None:
+            c = self.engine.load_connect(self.target, data_only=self.data_only)
+            self._local.conn = c
+            with self._conn_lock:
+                self._conns.append(c)
+        return c
+
+    def drop_conn(self) -> None:
+        """Close this thread's connection (a broken one): the next :meth:`conn` opens another."""
+        c = getattr(self._local, "conn", None)
+        if c is not None:
+            self._local.conn = None
+            with self._conn_lock:
+                if c in self._conns:
+                    self._conns.remove(c)
+            try:
+                c.close()
+            except Exception:  # noqa: BLE001 - a broken connection may fail to close
+                pass
+
+    def close_all(self) -> None:
+        """Close every connection and stop the worker processes."""
+        with self._conn_lock:
+            conns, self._conns = self._conns, []
+        for c in conns:
+            try:
+                self.engine.load_disconnect(c)
+            except Exception:  # noqa: BLE001
+                pass
+        if self.procs is not None:
+            # Always wait for the pool's manager thread: otherwise the interpreter's exit hook can race
+            # it and print "Bad file descriptor". Queued blocks are cancelled; a block a worker is
+            # converting (about 1 MB: tens of milliseconds) is let finish. Workers are never
+            # terminated here: one killed while it writes its result leaves half a message in the
+            # result pipe, and the pool's manager thread then waits forever for the rest (an
+            # import that failed on a bad line hung in this shutdown once, in CI).
+            self.procs.shutdown(wait=True, cancel_futures=True)
+            self.procs = None
+
+    def interrupt_all(self) -> None:
+        """Interrupt every running statement (from the main thread, on Ctrl-C/SIGTERM)."""
+        with self._conn_lock:
+            active = list(self.active.values())
+        for c in active:
+            try:
+                self.engine.load_interrupt(c, self.target)
+            except Exception:  # noqa: BLE001
+                pass
+
+    # -- worker processes -----------------------------------------------------------------------
+    def start_encoders(self, todo_bytes: int, *, schema_only: bool = False) -> None:
+        """Fork the worker processes now when they pay (see :func:`dbjson.importer.encoders.start_worker_pool`)."""
+        self.procs = start_worker_pool(self.engine, self.threads, todo_bytes, schema_only=schema_only)
+
+    # -- running work in the pool ---------------------------------------------------------------
+    def run_parallel(self, jobs: Sequence[tuple[int, Callable[[], None]]], threads: int) -> None:
+        """Run jobs (size, fn) largest first on a pool of up to ``threads``; first error wins."""
+        ordered = [fn for _size, fn in sorted(jobs, key=lambda j: -j[0])]
+        if not ordered:
+            return
+        pool = ThreadPoolExecutor(max_workers=max(1, min(threads, len(ordered))), thread_name_prefix="dbjson-load")
+        pending: set[Future[None]] = set()
+        queue = list(reversed(ordered))
+        error: BaseException | None = None
+        try:
+            while queue or pending:
+                while queue and len(pending) < threads and error is None and not self.cancel.is_set():
+                    pending.add(pool.submit(self._guard, queue.pop()))
+                if not pending:
+                    break
+                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    exc = fut.exception()
+                    if exc is not None and (
+                        error is None or isinstance(error, Cancelled) and not isinstance(exc, Cancelled)
+                    ):
+                        error = exc  # the first real error, not the cancellations it caused
+                        self.cancel.set()
+                if error is not None:
+                    queue.clear()
+        except BaseException:
+            self.cancel.set()
+            self.interrupt_all()
+            _wait_quietly(pending, 10.0)
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+        if error is not None:
+            raise error
+
+    def _guard(self, fn: Callable[[], None]) -> None:
+        if self.cancel.is_set():
+            raise Cancelled("import cancelled")
+        fn()
+
+
+def connect_target(url: str) -> tuple[Target, Engine]:
+    """The target and its engine (MariaDB told from MySQL by the server)."""
+    target = Target(parse_url(url))
+    conn = _connect_probe(target)
+    try:
+        engine = detect_engine(target.family, conn)
+    finally:
+        conn.close()
+    return target, engine
+
+
+def _connect_probe(target: Target) -> Any:
+    return get_engine(target.family if target.family != "mysql" else "mysql").load_connect(target)
+
+
+def target_identity(target: Target) -> str:
+    """The target database as the journal names it (:func:`dbjson.format.journal.journal_path`):
+    the same database gives the same string whatever the URL's password or options."""
+    u = target.url
+    if target.family == "sqlite":
+        return f"sqlite:{os.path.abspath(u.database or '')}"
+    return f"{target.family}://{u.username or ''}@{u.host or ''}:{u.port or ''}/{u.database or ''}"
+
+
+def first_line(e: BaseException) -> str:
+    """The first line of an exception's message (its type's name when it has none)."""
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def backoff(attempt: int) -> None:
+    """Sleep before retry number ``attempt`` (exponential, jittered, at most 5 s)."""
+    time.sleep(min(5.0, 0.1 * (2**attempt)) * (0.5 + random.random()))
+
+
+def _wait_quietly(pending: set[Future[None]], timeout: float) -> None:
+    if pending:
+        wait(pending, timeout=timeout)
