@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConnectionFailed, DbjsonError, UsageError, hint_for
+from .errors import ConnectionFailed, DbjsonError, UsageError, first_line, hint_for
 from .url import URL as URL  # URL re-exported: dbjson.schemaload imports it from here
 from .url import is_sqlalchemy_url, make_url
 
@@ -387,5 +387,5 @@ def raise_if_connection_error(exc: BaseException, url: URL) -> None:
 def connection_error(exc: BaseException, url: URL) -> ConnectionFailed:
     """Turn a driver's connection failure into a clear, password-free :class:`ConnectionFailed`."""
     orig = getattr(exc, "orig", None) or exc
-    msg = scrub(str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__, url.password)
+    msg = scrub(first_line(orig), url.password)
     return ConnectionFailed(f"cannot connect to {mask(url)}: {msg}", hint=hint_for(msg))

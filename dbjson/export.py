@@ -35,7 +35,7 @@ from . import progress as ev
 from .connect import Target, is_connection_problem, parse_url, raise_if_connection_error
 from .engines import Engine, detect_engine, get_engine
 from .engines.interface import Exporter, ExportUnit, ReflectOptions
-from .errors import Cancelled, DataError, DbjsonError, UsageError
+from .errors import Cancelled, DataError, DbjsonError, UsageError, first_line
 from .format.checksum import Checksum
 from .format.codec import encoder
 from .format.datafiles import DataFileWriter, _Syncer
@@ -509,7 +509,7 @@ def _plan_or_explain(
     except DbjsonError:
         raise
     except Exception as e:  # noqa: BLE001 - a driver error
-        text = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        text = first_line(e)
         if where:
             raise UsageError(
                 f"--where condition failed: {text}", table=f"{schema}.{table.name}", hint=f"the condition was: {where}"

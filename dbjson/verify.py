@@ -115,12 +115,11 @@ class VerifyReport:
 def verify_error(report: VerifyReport) -> VerifyError:
     """The error for a failed verification (every problem listed)."""
     problems = report.problems
-    err = VerifyError(
+    return VerifyError(
         f"verification failed for {len(problems)} table(s): {problems[0]}",
         hint="the target differs from the export; re-import the tables named above",
+        problems=problems,
     )
-    err.problems = problems  # type: ignore[attr-defined]
-    return err
 
 
 def check_table(

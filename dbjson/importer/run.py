@@ -33,7 +33,7 @@ from .. import model as m
 from ..connect import Target
 from ..engines import Engine
 from ..engines.interface import TablePlan
-from ..errors import ApplyError, Cancelled, DataError, UsageError
+from ..errors import ApplyError, Cancelled, DataError, UsageError, first_line
 from ..export import safe_names
 from ..format.datafiles import DataFile, open_data
 from ..format.journal import Journal, journal_path
@@ -55,7 +55,7 @@ from .plan import (
 )
 from .reader import LoadUnit, UnitReader
 from .report import ImportEvent, ImportReport, TableResult
-from .session import TargetSession, backoff, connect_target, first_line, target_identity
+from .session import TargetSession, backoff, connect_target, target_identity
 
 MAX_ATTEMPTS = 6
 
@@ -170,13 +170,12 @@ class Importer(TargetSession):
                 tp.value_rules = {c: r for c, r in tp.value_rules.items() if (tp.display, c) in found}
             errors = [f for f in findings if f.severity == "error"]
             if errors:
-                err = DataError(
+                raise DataError(
                     f"pre-flight: {len(errors)} problem(s) the target cannot hold; first: {errors[0]}",
                     table=errors[0].table,
                     column=errors[0].column,
+                    problems=[str(f) for f in errors],
                 )
-                err.problems = [str(f) for f in errors]  # type: ignore[attr-defined]
-                raise err
             self.load_data(tables, state)
         if not self.opts.data_only and plan is not None:
             self.status["phase"] = "post-data"
@@ -562,7 +561,7 @@ class Importer(TargetSession):
                 if committed:
                     raise
                 self._rollback(conn)
-                if self.opts.max_errors > 0 and not careful and e.line is not None and not getattr(e, "fatal", False):
+                if self.opts.max_errors > 0 and not careful and e.line is not None and not e.fatal:
                     careful = True
                     continue
                 raise
@@ -645,14 +644,13 @@ class Importer(TargetSession):
             with self._lock:
                 over = self.rejected + len(pending) + 1 > self.opts.max_errors
             if over:
-                err = DataError(
+                raise DataError(
                     f"more than {self.opts.max_errors} rejected rows; last: {error}",
                     file=unit.file.rel,
                     line=number,
                     table=tp.display,
+                    fatal=True,
                 )
-                err.fatal = True  # type: ignore[attr-defined]
-                raise err
             pending.append((number, raw, error))
             rejected += 1
         return loaded, rejected

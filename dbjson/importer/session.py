@@ -163,12 +163,6 @@ def target_identity(target: Target) -> str:
     return f"{target.family}://{u.username or ''}@{u.host or ''}:{u.port or ''}/{u.database or ''}"
 
 
-def first_line(e: BaseException) -> str:
-    """The first line of an exception's message (its type's name when it has none)."""
-    text = str(e).strip()
-    return text.splitlines()[0] if text else type(e).__name__
-
-
 def backoff(attempt: int) -> None:
     """Sleep before retry number ``attempt`` (exponential, jittered, at most 5 s)."""
     time.sleep(min(5.0, 0.1 * (2**attempt)) * (0.5 + random.random()))
