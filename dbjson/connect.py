@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -344,6 +344,15 @@ class Target:
             return driver.connect(*args, **kw)
         except Exception as e:  # noqa: BLE001 - translate every driver error
             raise connection_error(e, self.url) from None
+
+
+def close_quietly(conns: Iterable[Any]) -> None:
+    """Close each connection, ignoring errors (a broken or killed connection may fail to close)."""
+    for c in conns:
+        try:
+            c.close()
+        except Exception:  # noqa: BLE001 - nothing left to do with it
+            pass
 
 
 def _sqlite_exists(database: str | None) -> bool:

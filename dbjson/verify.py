@@ -33,7 +33,7 @@ from typing import IO, Any
 
 import orjson
 
-from .connect import Target, parse_url
+from .connect import Target, close_quietly, parse_url
 from .engines import Engine, get_engine
 from .engines.interface import ExportUnit, TablePlan
 from .engines.shared.batches import FETCH_BYTES
@@ -183,10 +183,7 @@ def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0
     except Exception:  # noqa: BLE001 - e.g. a type the target's export cannot read this way
         return None
     finally:
-        try:
-            conn.close()
-        except Exception:  # noqa: BLE001
-            pass
+        close_quietly([conn])
     if total.rows != tp.rows - rejected + tp.base_rows or total.hexdigest() != tp.checksum:
         return None
     name = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname

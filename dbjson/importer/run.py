@@ -34,9 +34,9 @@ from ..connect import Target
 from ..engines import Engine
 from ..engines.interface import TablePlan
 from ..errors import ApplyError, Cancelled, DataError, UsageError, first_line
-from ..export import safe_names
 from ..format.datafiles import DataFile, open_data
 from ..format.journal import Journal, journal_path
+from ..format.layout import REJECTS_DIR, rejects_file
 from ..format.manifest import ManifestTable, read_export
 from ..preflight import preflight
 from ..verify import verify_error, verify_tables
@@ -185,7 +185,7 @@ class Importer(TargetSession):
         self.report.seconds = time.monotonic() - start
         self.report.rejected = self.rejected
         if self.rejected:
-            self.report.rejects_dir = str(self.dir / "rejects")
+            self.report.rejects_dir = str(self.dir / REJECTS_DIR)
         if self.opts.verify and not self.opts.schema_only:
             self.status["phase"] = "verify"
             self.emit("phase", "verify")
@@ -661,10 +661,9 @@ class Importer(TargetSession):
             self._rejected_by_table[tp.display] = self._rejected_by_table.get(tp.display, 0) + 1
             fh = self._rejects.get(tp.display)
             if fh is None:
-                d = self.dir / "rejects"
-                d.mkdir(exist_ok=True)
-                safe = safe_names([(tp.schema, tp.name)])[(tp.schema, tp.name)].lstrip(".")  # no path from a table name
-                fh = self._rejects[tp.display] = open(d / f"{safe}.jsonl", "ab")  # noqa: SIM115
+                path = rejects_file(self.dir, tp.schema, tp.name)
+                path.parent.mkdir(exist_ok=True)
+                fh = self._rejects[tp.display] = open(path, "ab")  # noqa: SIM115
             try:
                 row: Any = orjson.loads(raw)
             except orjson.JSONDecodeError:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
-from ..connect import Target, parse_url
+from ..connect import Target, close_quietly, parse_url
 from ..engines import Engine, detect_engine, get_engine
 from ..errors import Cancelled
 from .encoders import start_worker_pool
@@ -58,10 +58,7 @@ class TargetSession:
             with self._conn_lock:
                 if c in self._conns:
                     self._conns.remove(c)
-            try:
-                c.close()
-            except Exception:  # noqa: BLE001 - a broken connection may fail to close
-                pass
+            close_quietly([c])
 
     def close_all(self) -> None:
         """Close every connection and stop the worker processes."""
