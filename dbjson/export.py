@@ -505,6 +505,16 @@ def open_workers(target: Target, engine: Engine, n: int) -> list[Any]:
     return conns
 
 
+def abort_queries(engine: Exporter, conns: Iterable[Any]) -> None:
+    """Stop the export statement running on each connection at once (Ctrl-C, an error elsewhere);
+    best effort: a connection that fails to abort is left to its reader thread."""
+    for c in conns:
+        try:
+            engine.export_abort(c)
+        except Exception:  # noqa: BLE001 - best effort
+            pass
+
+
 def reflect_source(
     engine: Engine, conn: Any, target: Target, tables: Sequence[str], exclude: Sequence[str]
 ) -> m.Database:
@@ -652,11 +662,7 @@ def _run_workers(shared: _Shared, conns: list[Any], units: list[ExportUnit]) -> 
                 pass
     except BaseException:
         shared.stop.set()
-        for c in conns:
-            try:
-                shared.engine.export_abort(c)
-            except Exception:  # noqa: BLE001
-                pass
+        abort_queries(shared.engine, conns)
         deadline = time.monotonic() + 5
         for t, ev in zip(threads, finished):
             if t.ident is not None:  # started
@@ -739,6 +745,7 @@ __all__ = [
     "unit_file_rel",
     "table_entries",
     "open_workers",
+    "abort_queries",
     "reflect_source",
     "select_tables",
     "source_info",

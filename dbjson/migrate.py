@@ -47,6 +47,7 @@ from .engines.interface import ExportUnit, TablePlan
 from .errors import Cancelled, DbjsonError, UsageError
 from .export import (
     UnitFile,
+    abort_queries,
     open_workers,
     plan_table,
     prefetched,
@@ -57,7 +58,7 @@ from .export import (
     unit_file_rel,
 )
 from .format.checksum import Checksum
-from .format.datafiles import DataFile, DataFileWriter
+from .format.datafiles import BlockReader, DataFile, DataFileWriter
 from .format.journal import Journal, journal_path
 from .format.layout import DATA_DIR, clear_export_dir, safe_names
 from .format.manifest import Manifest, ManifestTable, SnapshotInfo, write_manifest, write_schema
@@ -173,11 +174,7 @@ class _Source:
     def abort(self) -> None:
         """Stop every running source query (Ctrl-C, an error elsewhere)."""
         self.stop.set()
-        for c in self.conns:
-            try:
-                self.engine.export_abort(c)
-            except Exception:  # noqa: BLE001 - best effort
-                pass
+        abort_queries(self.engine, self.conns)
 
     def kept_file(self, rel: str, unit: ExportUnit, f: DataFileWriter) -> None:
         size, digest = f.finish()
@@ -191,7 +188,7 @@ class _Filtered(io.BufferedReader):
     filtered = True
 
 
-class _UnitStream(io.RawIOBase):
+class _UnitStream(BlockReader):
     """A readable stream of one unit's lines, straight from a snapshot connection."""
 
     def __init__(self, source: _Source, unit: ExportUnit, rel: str, kept: DataFileWriter | None) -> None:
@@ -205,33 +202,25 @@ class _UnitStream(io.RawIOBase):
         self.blocks: Iterator[bytes] = prefetched(
             source.engine.export_stream(self.conn, unit, source.stop), source.stop, helpers=self.helpers
         )
-        self.buf = memoryview(b"")
         self.ended = False
 
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        while not self.buf:
-            if self.ended:
-                return 0
-            try:
-                block = next(self.blocks)
-            except StopIteration:
-                self.ended = True
-                if self.source.stop.is_set():
-                    raise Cancelled("migrate cancelled") from None
-                if self.kept is not None:
-                    self.source.kept_file(self.rel, self.unit, self.kept)
-                    self.kept = None
-                return 0
+    def next_block(self) -> bytes | None:
+        """The unit's next block of lines (also written to the kept file, with ``keep``)."""
+        if self.ended:
+            return None
+        try:
+            block = next(self.blocks)
+        except StopIteration:
+            self.ended = True
+            if self.source.stop.is_set():
+                raise Cancelled("migrate cancelled") from None
             if self.kept is not None:
-                self.kept.write_block(block)
-            self.buf = memoryview(block)
-        n = min(len(b), len(self.buf))
-        b[:n] = self.buf[:n]
-        self.buf = self.buf[n:]
-        return n
+                self.source.kept_file(self.rel, self.unit, self.kept)
+                self.kept = None
+            return None
+        if self.kept is not None:
+            self.kept.write_block(block)
+        return block
 
     def close(self) -> None:
         if self.closed:

@@ -203,35 +203,27 @@ def _table_check(
     rules = dict(tp.value_rules)
     semantic = semantic_line_normalizer(tp)
     transform = rules_line_transform(rules)
-    if transform is not None:
-        # Values the load changed by policy: the expected checksum comes from the export's lines
-        # with the same rules applied (exact lines, or by meaning for JSON/decimal tables).
-        expected_line = transform if semantic is None else (lambda raw: semantic(transform(raw)))
-        return TableCheck(
-            tp.display,
-            target,
-            expected_rows,
-            total.rows,
-            _files_checksum(tp, expected_line, open_file),
-            total.hexdigest(),
-            mode="checksum" if semantic is None else "checksum-semantic",
-            rules=rules,
-        )
-    if semantic is not None:
-        # Values whose text the target may legitimately spell differently are compared by meaning:
-        # JSON (jsonb and MySQL JSON reorder keys and drop whitespace; text-stored JSON keeps escapes
-        # as written) and unconstrained decimals stored with a fixed scale (PostgreSQL/SQLite
-        # ``numeric`` → MySQL DECIMAL(65,30): 2.99 reads back as 2.990000…).
-        return TableCheck(
-            tp.display,
-            target,
-            expected_rows,
-            total.rows,
-            _files_checksum(tp, semantic, open_file),
-            total.hexdigest(),
-            mode="checksum-semantic",
-        )
-    return TableCheck(tp.display, target, expected_rows, total.rows, tp.checksum, total.hexdigest())
+    # Values the load changed by policy (``rules``): the expected checksum comes from the export's
+    # lines with the same rules applied. Values whose text the target may legitimately spell
+    # differently are compared by meaning (``semantic``): JSON (jsonb and MySQL JSON reorder keys
+    # and drop whitespace; text-stored JSON keeps escapes as written) and unconstrained decimals
+    # stored with a fixed scale (PostgreSQL/SQLite ``numeric`` → MySQL DECIMAL(65,30): 2.99 reads
+    # back as 2.990000…). Both: the rules first, then by meaning.
+    expected_line: Callable[[bytes], bytes] | None = transform or semantic
+    if transform is not None and semantic is not None:
+        expected_line = lambda raw: semantic(transform(raw))
+    if expected_line is None:
+        return TableCheck(tp.display, target, expected_rows, total.rows, tp.checksum, total.hexdigest())
+    return TableCheck(
+        tp.display,
+        target,
+        expected_rows,
+        total.rows,
+        _files_checksum(tp, expected_line, open_file),
+        total.hexdigest(),
+        mode="checksum" if semantic is None else "checksum-semantic",
+        rules=rules,
+    )
 
 
 def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Checksum:

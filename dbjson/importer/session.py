@@ -139,16 +139,12 @@ class TargetSession:
 def connect_target(url: str) -> tuple[Target, Engine]:
     """The target and its engine (MariaDB told from MySQL by the server)."""
     target = Target(parse_url(url))
-    conn = _connect_probe(target)
+    conn = get_engine(target.family).load_connect(target)  # the family's engine connects; the server says which
     try:
         engine = detect_engine(target.family, conn)
     finally:
         conn.close()
     return target, engine
-
-
-def _connect_probe(target: Target) -> Any:
-    return get_engine(target.family if target.family != "mysql" else "mysql").load_connect(target)
 
 
 def target_identity(target: Target) -> str:
