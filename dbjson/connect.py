@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConnectionFailed, DbjsonError, UsageError, hint_for
+from .errors import ConnectionFailed, DbjsonError, UsageError, first_line, hint_for
 from .url import URL as URL  # URL re-exported: dbjson.schemaload imports it from here
 from .url import is_sqlalchemy_url, make_url
 
@@ -346,6 +346,15 @@ class Target:
             raise connection_error(e, self.url) from None
 
 
+def close_quietly(conns: Iterable[Any]) -> None:
+    """Close each connection, ignoring errors (a broken or killed connection may fail to close)."""
+    for c in conns:
+        try:
+            c.close()
+        except Exception:  # noqa: BLE001 - nothing left to do with it
+            pass
+
+
 def _sqlite_exists(database: str | None) -> bool:
     """Does the SQLite database of a URL exist (in-memory databases always do)?"""
     if not database or database == ":memory:" or database.startswith("file:"):
@@ -387,5 +396,5 @@ def raise_if_connection_error(exc: BaseException, url: URL) -> None:
 def connection_error(exc: BaseException, url: URL) -> ConnectionFailed:
     """Turn a driver's connection failure into a clear, password-free :class:`ConnectionFailed`."""
     orig = getattr(exc, "orig", None) or exc
-    msg = scrub(str(orig).strip().splitlines()[0] if str(orig).strip() else type(orig).__name__, url.password)
+    msg = scrub(first_line(orig), url.password)
     return ConnectionFailed(f"cannot connect to {mask(url)}: {msg}", hint=hint_for(msg))

@@ -11,7 +11,12 @@ from typing import Any
 
 
 class DbjsonError(Exception):
-    """Base class of every error dbjson raises."""
+    """Base class of every error dbjson raises.
+
+    ``problems`` lists every problem found when there are several (the message names the first; the
+    CLI prints the others under it): a document's validation problems, the pre-flight's findings, the
+    tables that failed verification. Empty otherwise.
+    """
 
     exit_code = 1
     hint: str | None = None
@@ -27,6 +32,7 @@ class DbjsonError(Exception):
         value: Any = None,
         pointer: str | None = None,
         hint: str | None = None,
+        problems: list[Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -36,6 +42,7 @@ class DbjsonError(Exception):
         self.column = column
         self.value = value
         self.pointer = pointer
+        self.problems: list[Any] = problems or []
         if hint is not None:
             self.hint = hint
         elif self.hint is None:  # a server or driver message with a known remedy (see hint_for)
@@ -81,21 +88,33 @@ class DocumentError(DbjsonError):
 
     exit_code = 4
 
-    def __init__(self, message: str, *, problems: list[Any] | None = None, **kw: Any) -> None:
-        super().__init__(message, **kw)
-        self.problems = problems or []
-
 
 class TranslationError(DbjsonError):
-    """A schema cannot be translated for the target (or ``--strict`` and something would be lost)."""
+    """A schema cannot be translated for the target (or ``--strict`` and something would be lost).
+
+    ``report``: with ``--strict``, the whole :class:`~dbjson.ddl.plan.TranslationReport` of the refused
+    translation (every loss, not only the first the message names); None otherwise.
+    """
 
     exit_code = 5
 
+    def __init__(self, message: str, *, report: Any = None, **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.report = report  # a TranslationReport (typed Any: the ddl kit is a layer above this module)
+
 
 class DataError(DbjsonError):
-    """Bad row data: a malformed line, a value that does not fit, a truncated or missing file."""
+    """Bad row data: a malformed line, a value that does not fit, a truncated or missing file.
+
+    ``fatal``: the unit's data itself is wrong (a truncated file, a checksum that differs, more
+    rejected rows than allowed), so loading it again row by row cannot help: the import stops.
+    """
 
     exit_code = 6
+
+    def __init__(self, message: str, *, fatal: bool = False, **kw: Any) -> None:
+        super().__init__(message, **kw)
+        self.fatal = fatal
 
 
 class VerifyError(DbjsonError):
@@ -125,6 +144,13 @@ class UnsupportedError(DbjsonError):
     """The engine or server version does not support what was asked."""
 
     exit_code = 9
+
+
+def first_line(e: BaseException) -> str:
+    """The first line of an exception's message (its type's name when it has none): how a server's
+    or driver's error is quoted inside a dbjson message."""
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
 
 
 # -- hints for common server and driver messages -------------------------------------------------

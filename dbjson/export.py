@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import errno
 import fnmatch
-import hashlib
 import math
 import os
 import queue
@@ -32,29 +31,24 @@ from typing import IO, Any
 
 from . import model as m
 from . import progress as ev
-from .connect import Target, is_connection_problem, parse_url, raise_if_connection_error
+from .connect import Target, close_quietly, is_connection_problem, parse_url, raise_if_connection_error
 from .engines import Engine, detect_engine, get_engine
 from .engines.interface import Exporter, ExportUnit, ReflectOptions
-from .errors import Cancelled, DataError, DbjsonError, UsageError
+from .errors import Cancelled, DataError, DbjsonError, UsageError, first_line
 from .format.checksum import Checksum
 from .format.codec import encoder
-from .format.datafiles import DataFileWriter, _Syncer
-from .format.manifest import FileEntry, KeyRange, Manifest, SourceInfo, TableEntry, write_manifest
+from .format.datafiles import DataFileWriter, Syncer
+from .format.layout import COMPRESSIONS, clear_export_dir, data_file_rel, safe_names
+from .format.manifest import FileEntry, KeyRange, Manifest, SourceInfo, TableEntry, write_manifest, write_schema
 from .model import now_utc
 from .url import source_host
 
-COMPRESSIONS = {"none": "", "gzip": ".gz", "zstd": ".zst"}
 DEFAULT_CHUNK_ROWS = 1_000_000  # a unit of work when no --chunk-size is given
 SPLIT_MIN_ROWS = 100_000  # tables at least this big are split so every worker can help
 UNITS_PER_WORKER = 2  # a split table's units per worker thread
 _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO}
 PROGRESS_EVERY = 0.25  # seconds between RowsProgress events per worker
 PREFETCH_BLOCKS = 8  # blocks a worker's reader thread may run ahead of hashing and writing
-
-
-# ---------------------------------------------------------------------------------------------
-# Units of work
-# ---------------------------------------------------------------------------------------------
 
 
 # ---------------------------------------------------------------------------------------------
@@ -98,51 +92,6 @@ def parse_where(items: Iterable[str]) -> dict[str, str]:
 def _where_for(where: Mapping[str, str], schema: str, table: str) -> str | None:
     conds = [c for k, c in where.items() if k in (table, f"{schema}.{table}") or fnmatch.fnmatchcase(table, k)]
     return " AND ".join(f"({c})" for c in conds) if conds else None
-
-
-# ---------------------------------------------------------------------------------------------
-# Safe file names
-# ---------------------------------------------------------------------------------------------
-
-_SAFE_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-MAX_NAME_BYTES = 120
-
-
-def _percent(name: str) -> str:
-    return "".join(chr(b) if b in _SAFE_CHARS else f"%{b:02X}" for b in name.encode("utf-8"))
-
-
-def _short_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
-
-
-def safe_names(tables: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
-    """Deterministic, unique, filesystem-safe base names for ``(schema, table)`` pairs.
-
-    Every byte outside ``[A-Za-z0-9_-]`` is percent-encoded (so ``.``, ``/``, ``..``, spaces and
-    unicode cannot escape the directory or clash with the ``.chunk`` suffix); schema and table are
-    joined with ``.``. Names that differ only by case (a problem on case-insensitive file systems)
-    or that are too long get ``~`` plus a short hash of the original name.
-    """
-    pairs = sorted(set(tables))
-    base = {p: f"{_percent(p[0])}.{_percent(p[1])}" for p in pairs}
-    lower: dict[str, int] = {}
-    for b in base.values():
-        lower[b.lower()] = lower.get(b.lower(), 0) + 1
-    out: dict[tuple[str, str], str] = {}
-    for p, b in base.items():
-        h = _short_hash(f"{p[0]}\x00{p[1]}")
-        if len(b) > MAX_NAME_BYTES:
-            b = b[: MAX_NAME_BYTES - 9].rstrip("%") + "~" + h
-        elif lower[b.lower()] > 1:
-            b = b + "~" + h
-        out[p] = b
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# Output files
-# ---------------------------------------------------------------------------------------------
 
 
 # ---------------------------------------------------------------------------------------------
@@ -213,8 +162,28 @@ def plan_table(
     """Split one table into units: integer-key ranges, key-order boundaries, or one unit.
 
     A big table (by the catalog's estimate, no ``where``) is planned from the estimate: an exact
-    COUNT(*) scans it (0.1-0.2 s for 700k InnoDB rows) only to size the units.
+    COUNT(*) scans it (0.1-0.2 s for 700k InnoDB rows) only to size the units. A query that fails
+    is a clear error: a bad ``where`` a UsageError, a table that cannot be read a DataError (a lost
+    connection is raised as is).
     """
+    try:
+        return _split_table(engine, conn, schema, table, where, chunk_rows, threads)
+    except DbjsonError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a driver error
+        text = first_line(e)
+        if where:
+            raise UsageError(
+                f"--where condition failed: {text}", table=f"{schema}.{table.name}", hint=f"the condition was: {where}"
+            ) from None
+        if is_connection_problem(e):
+            raise
+        raise DataError(f"cannot read the table: {text}", table=f"{schema}.{table.name}") from None
+
+
+def _split_table(
+    engine: Exporter, conn: Any, schema: str, table: m.Table, where: str | None, chunk_rows: int | None, threads: int
+) -> list[ExportUnit]:
     estimate = engine.export_estimate(conn, schema, table) if where is None else None
     if estimate is not None and estimate >= SPLIT_MIN_ROWS:
         rows = estimate
@@ -267,11 +236,34 @@ def plan_table(
 
 
 @dataclass
-class _FileResult:
+class UnitFile:
+    """A finished data file of an export unit: its manifest entry and the content checksum of its lines."""
+
     unit: ExportUnit
-    part: int
+    part: int  # the unit's file number: 0, then 1, 2... when ``chunk_bytes`` starts new files
     entry: FileEntry
     checksum: Checksum
+
+    @classmethod
+    def written(cls, unit: ExportUnit, part: int, path: str, size: int, digest: str, checksum: Checksum) -> UnitFile:
+        """The file at ``path`` (relative to the export directory): ``size`` bytes whose XXH3-128 is
+        ``digest``, lines whose content checksum is ``checksum``."""
+        entry = FileEntry(
+            path=path,
+            rows=checksum.rows,
+            bytes=size,
+            xxh128=digest,
+            checksum=checksum.hexdigest(),
+            key_range=_key_range(unit),
+        )
+        return cls(unit, part, entry, checksum)
+
+
+def unit_file_rel(names: Mapping[tuple[str, str], str], unit: ExportUnit, part: int = 0, compress: str = "none") -> str:
+    """The path of ``unit``'s file number ``part``, relative to the export directory
+    (:func:`dbjson.format.layout.data_file_rel`); ``names``: the tables' :func:`safe_names`."""
+    name = names[(unit.schema, unit.table.name)]
+    return data_file_rel(name, unit.index if unit.count > 1 else None, part, compress)
 
 
 @dataclass
@@ -285,23 +277,19 @@ class _Shared:
     chunk_bytes: int | None
     emit: Callable[[ev.Event], None]
     stop: threading.Event = field(default_factory=threading.Event)
-    results: list[_FileResult] = field(default_factory=list)
+    results: list[UnitFile] = field(default_factory=list)
     errors: list[BaseException] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     remaining: dict[str, int] = field(default_factory=dict)
-    syncer: _Syncer = field(init=False)  # started by _run_workers: commits the workers' sealed files
+    syncer: Syncer = field(init=False)  # started by _run_workers: commits the workers' sealed files
 
 
 def _file_path(shared: _Shared, unit: ExportUnit, part: int) -> Path:
-    name = shared.names[(unit.schema, unit.table.name)]
-    if unit.count > 1:
-        name += f".{unit.index:04d}"
-    if part:
-        name += f".p{part:04d}"
-    return shared.out_dir / "data" / (name + ".jsonl" + COMPRESSIONS[shared.compress])
+    return shared.out_dir / unit_file_rel(shared.names, unit, part, shared.compress)
 
 
 def _key_range(unit: ExportUnit) -> KeyRange | None:
+    """The manifest's ``key_range`` of a unit's files: its key bounds, encoded (None: a whole table)."""
     if unit.count <= 1 or not unit.key_columns:
         return None
     cols = [unit.table.column(c) for c in unit.key_columns]
@@ -323,16 +311,10 @@ def _run_unit(shared: _Shared, conn: Any, unit: ExportUnit) -> None:
     def close(f: DataFileWriter) -> None:
         size, digest = f.seal()
         shared.syncer.submit(f)  # fsync and rename behind this worker's back
-        entry = FileEntry(
-            path=f"data/{f.path.name}",
-            rows=f.checksum.rows,
-            bytes=size,
-            xxh128=digest,
-            checksum=f.checksum.hexdigest(),
-            key_range=_key_range(unit),
-        )
+        result = UnitFile.written(unit, part, f"data/{f.path.name}", size, digest, f.checksum)
+        entry = result.entry
         with shared.lock:
-            shared.results.append(_FileResult(unit, part, entry, f.checksum))
+            shared.results.append(result)
         shared.emit(ev.ChunkDone(table, entry.path, entry.rows, size))
 
     try:
@@ -474,8 +456,10 @@ def _unit_done(shared: _Shared, unit: ExportUnit) -> None:
         shared.emit(ev.TableFinished(unit.qualified, total.rows, total.hexdigest()))
 
 
-def _table_entries(results: list[_FileResult], tables: list[tuple[str, m.Table, str | None]]) -> list[TableEntry]:
-    by_table: dict[tuple[str, str], list[_FileResult]] = {}
+def table_entries(results: list[UnitFile], tables: list[tuple[str, m.Table, str | None]]) -> list[TableEntry]:
+    """The manifest's tables: for each ``(schema, table, where)``, its finished files in unit and
+    part order (numbered as chunks when there are several), its rows and content checksum."""
+    by_table: dict[tuple[str, str], list[UnitFile]] = {}
     for r in results:
         by_table.setdefault((r.unit.schema, r.unit.table.name), []).append(r)
     entries = []
@@ -500,32 +484,15 @@ def _table_entries(results: list[_FileResult], tables: list[tuple[str, m.Table, 
     return entries
 
 
-def _plan_or_explain(
-    engine: Engine, conn: Any, schema: str, table: m.Table, where: str | None, chunk_rows: int | None, threads: int
-) -> list[ExportUnit]:
-    """plan_table, turning a query failure into a clear error (a bad --where is a usage error)."""
-    try:
-        return plan_table(engine, conn, schema, table, where=where, chunk_rows=chunk_rows, threads=threads)
-    except DbjsonError:
-        raise
-    except Exception as e:  # noqa: BLE001 - a driver error
-        text = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        if where:
-            raise UsageError(
-                f"--where condition failed: {text}", table=f"{schema}.{table.name}", hint=f"the condition was: {where}"
-            ) from None
-        if is_connection_problem(e):
-            raise
-        raise DataError(f"cannot read the table: {text}", table=f"{schema}.{table.name}") from None
-
-
 def _connect(target: Target) -> Any:
     """The first connection, made the way the engine family makes worker connections (MySQL: no
     TLS to a loopback address unless the URL asks for it) before the exact engine is known."""
     return get_engine(target.family).export_connect(target)
 
 
-def _open_workers(target: Target, engine: Engine, n: int) -> list[Any]:
+def open_workers(target: Target, engine: Engine, n: int) -> list[Any]:
+    """``n`` export connections to ``target``, each with the engine's export session settings (none
+    is left open when one fails). :func:`dbjson.connect.close_quietly` closes them."""
     conns = []
     try:
         for _ in range(n):
@@ -533,41 +500,44 @@ def _open_workers(target: Target, engine: Engine, n: int) -> list[Any]:
             engine.export_session(c)
             conns.append(c)
     except BaseException:
-        _close_all(conns)
+        close_quietly(conns)
         raise
     return conns
 
 
-def _close_all(conns: Iterable[Any]) -> None:
+def abort_queries(engine: Exporter, conns: Iterable[Any]) -> None:
+    """Stop the export statement running on each connection at once (Ctrl-C, an error elsewhere);
+    best effort: a connection that fails to abort is left to its reader thread."""
     for c in conns:
         try:
-            c.close()
-        except Exception:  # noqa: BLE001
+            engine.export_abort(c)
+        except Exception:  # noqa: BLE001 - best effort
             pass
 
 
-def _select_tables(db: m.Database, tables: Sequence[str], exclude: Sequence[str]) -> list[tuple[str, m.Table]]:
-    """The tables to export. A partition's rows are read through its partitioned table, so
-    partitions themselves are skipped (their rows would be exported twice)."""
-    opts = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude))
-    return [(s.name, t) for s, t in db.tables() if opts.wants(s.name, t.name) and not t.partition_of]
-
-
-def _reflect(engine: Engine, conn: Any, target: Target, tables: Sequence[str], exclude: Sequence[str]) -> m.Database:
+def reflect_source(
+    engine: Engine, conn: Any, target: Target, tables: Sequence[str], exclude: Sequence[str]
+) -> m.Database:
+    """The source's schema document, reflected on ``conn`` (inside the snapshot): the tables
+    ``tables``/``exclude`` select (globs over ``table`` or ``schema.table``)."""
     options = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude))
     return engine.reflect_database(conn, target, options)
 
 
-def _clear_previous(out: Path) -> None:
-    """Make ``out`` ready: remove the manifest and the data files of an earlier export there."""
-    (out / "data").mkdir(parents=True, exist_ok=True)
-    (out / "manifest.json").unlink(missing_ok=True)
-    for p in (out / "data").iterdir():
-        if p.is_file() and (".jsonl" in p.name or p.name.endswith(".partial")):
-            p.unlink()
+def select_tables(db: m.Database, tables: Sequence[str], exclude: Sequence[str]) -> list[tuple[str, m.Table]]:
+    """The tables to export, as ``(schema, table)``. A partition's rows are read through its
+    partitioned table, so partitions themselves are skipped (their rows would be exported twice)."""
+    opts = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude))
+    return [(s.name, t) for s, t in db.tables() if opts.wants(s.name, t.name) and not t.partition_of]
+
+
+def source_info(engine: Engine, target: Target) -> SourceInfo:
+    """The manifest's ``source``: the engine and server version, the database, the host."""
+    return SourceInfo(engine.name, engine.server_version, target.database, source_host(target.url))
 
 
 def default_threads() -> int:
+    """The export's worker count without ``--threads``: one per core, at least 2."""
     return max(2, os.cpu_count() or 2)
 
 
@@ -604,7 +574,7 @@ def export_database(
     emit = on_event or (lambda e: None)
     target = Target(parse_url(url))
     out = Path(out_dir)
-    _clear_previous(out)
+    clear_export_dir(out)
     warnings: list[str] = []
 
     def warn(message: str) -> None:
@@ -616,17 +586,17 @@ def export_database(
     try:
         engine = detect_engine(target.family, coordinator)
         engine.export_session(coordinator)
-        workers = _open_workers(target, engine, nthreads)
+        workers = open_workers(target, engine, nthreads)
         snapshot = engine.export_snapshot(coordinator, workers, warn)
-        db = database or _reflect(engine, workers[0], target, tables, exclude)
-        selected = _select_tables(db, tables, exclude)
+        db = database or reflect_source(engine, workers[0], target, tables, exclude)
+        selected = select_tables(db, tables, exclude)
         wmap = where or {}
         plan: list[tuple[str, m.Table, str | None]] = [(s, t, _where_for(wmap, s, t.name)) for s, t in selected]
         units: list[ExportUnit] = []
         for i, (s, t, w) in enumerate(plan):
             if i and i % REFRESH_UNITS == 0:
                 engine.export_refresh(workers[0])  # planning reads tables too (bounds, counts)
-            tu = _plan_or_explain(engine, workers[0], s, t, w, chunk_rows, nthreads)
+            tu = plan_table(engine, workers[0], s, t, where=w, chunk_rows=chunk_rows, threads=nthreads)
             emit(ev.TableStarted(f"{s}.{t.name}", len(tu), sum(u.rows_estimate for u in tu)))
             units.extend(tu)
         shared = _Shared(engine, out, safe_names((s, t.name) for s, t, _ in plan), compress, chunk_bytes, emit)
@@ -634,11 +604,10 @@ def export_database(
             shared.remaining[u.qualified] = shared.remaining.get(u.qualified, 0) + 1
         emit(ev.Started("export", len(plan), sum(u.rows_estimate for u in units), nthreads))
         _run_workers(shared, workers, units)
-        entries = _table_entries(shared.results, plan)
-        (out / "schema.json.partial").write_text(db.to_json(), encoding="utf-8")
-        os.replace(out / "schema.json.partial", out / "schema.json")
+        entries = table_entries(shared.results, plan)
+        write_schema(out, db)
         manifest = Manifest(
-            source=SourceInfo(engine.name, engine.server_version, target.database, source_host(target.url)),
+            source=source_info(engine, target),
             snapshot=snapshot,
             tables=entries,
             created_at=created_at,
@@ -661,7 +630,7 @@ def export_database(
         raise_if_connection_error(e, target.url)
         raise
     finally:
-        _close_all([coordinator, *workers])
+        close_quietly([coordinator, *workers])
 
 
 def _run_workers(shared: _Shared, conns: list[Any], units: list[ExportUnit]) -> None:
@@ -684,7 +653,7 @@ def _run_workers(shared: _Shared, conns: list[Any], units: list[ExportUnit]) -> 
     threads = [
         threading.Thread(target=run, args=(i, c), name=f"dbjson-export-{i}", daemon=True) for i, c in enumerate(chosen)
     ]
-    shared.syncer = syncer = _Syncer(shared.stop.set)
+    shared.syncer = syncer = Syncer(shared.stop.set)
     try:
         for t in threads:  # inside the try: an interrupt between two starts still stops the first
             t.start()
@@ -693,11 +662,7 @@ def _run_workers(shared: _Shared, conns: list[Any], units: list[ExportUnit]) -> 
                 pass
     except BaseException:
         shared.stop.set()
-        for c in conns:
-            try:
-                shared.engine.export_abort(c)
-            except Exception:  # noqa: BLE001
-                pass
+        abort_queries(shared.engine, conns)
         deadline = time.monotonic() + 5
         for t, ev in zip(threads, finished):
             if t.ident is not None:  # started
@@ -750,7 +715,7 @@ def export_table(
         engine = detect_engine(target.family, conn)
         engine.export_session(conn)
         engine.export_snapshot(None, [conn], lambda _m: None)
-        db = database or _reflect(engine, conn, target, (table,), ())
+        db = database or reflect_source(engine, conn, target, (table,), ())
         found = [(s.name, t) for s, t in db.tables() if table in (t.name, f"{s.name}.{t.name}")]
         if not found:
             raise UsageError(f"table {table!r} not found")
@@ -768,19 +733,24 @@ def export_table(
         raise_if_connection_error(e, target.url)
         raise
     finally:
-        _close_all([conn])
+        close_quietly([conn])
 
 
 __all__ = [
     "export_database",
     "export_table",
     "ExportReport",
-    "ExportUnit",
+    "UnitFile",
     "plan_table",
-    "safe_names",
+    "unit_file_rel",
+    "table_entries",
+    "open_workers",
+    "abort_queries",
+    "reflect_source",
+    "select_tables",
+    "source_info",
+    "prefetched",
     "parse_chunk_size",
     "parse_where",
-    "DataFileWriter",
     "default_threads",
-    "COMPRESSIONS",
 ]

@@ -40,16 +40,28 @@ from typing import IO, Any
 
 import xxhash
 
-from . import export as ex
 from . import model as m
-from .connect import Target, connection_error, parse_url
+from .connect import Target, close_quietly, connection_error, parse_url
 from .engines import detect_engine
 from .engines.interface import ExportUnit, TablePlan
 from .errors import Cancelled, DbjsonError, UsageError
+from .export import (
+    UnitFile,
+    abort_queries,
+    open_workers,
+    plan_table,
+    prefetched,
+    reflect_source,
+    select_tables,
+    source_info,
+    table_entries,
+    unit_file_rel,
+)
 from .format.checksum import Checksum
-from .format.datafiles import DataFile, DataFileWriter
+from .format.datafiles import BlockReader, DataFile, DataFileWriter
 from .format.journal import Journal, journal_path
-from .format.manifest import FileEntry, Manifest, ManifestTable, SnapshotInfo, SourceInfo, write_manifest
+from .format.layout import DATA_DIR, clear_export_dir, safe_names
+from .format.manifest import Manifest, ManifestTable, SnapshotInfo, write_manifest, write_schema
 from .importer.options import ImportOptions, default_load_threads
 from .importer.plan import ImportPlan
 from .importer.report import ImportEvent, ImportReport
@@ -57,7 +69,6 @@ from .importer.run import Importer
 from .importer.session import connect_target, target_identity
 from .model import now_utc
 from .preflight import preflight_columns, source_filter
-from .url import source_host
 from .verify import verify_error
 
 PLAN_FILE = "migrate-plan.pickle"
@@ -132,8 +143,8 @@ class _Source:
         for c in conns:
             self.idle.put(c)
         self.units: dict[str, ExportUnit] = {}  # data file rel → the export unit it streams
-        self.keep: ex._Shared | None = None  # where kept files go (and their manifest entries)
-        self.kept: dict[str, ex._FileResult] = {}  # rel → the finished kept file
+        self.keep: Path | None = None  # the export directory kept files go to (--keep)
+        self.kept: dict[str, UnitFile] = {}  # rel → the finished kept file
         self.lock = threading.Lock()
 
     def checkout(self) -> Any:
@@ -157,30 +168,18 @@ class _Source:
         if where is not None:
             unit = dataclasses.replace(unit, where=f"({unit.where}) AND ({where})" if unit.where else where)
             return _Filtered(_UnitStream(self, unit, f.rel, None), 1 << 20)
-        kept = DataFileWriter(ex._file_path(self.keep, unit, 0), "none") if keep and self.keep is not None else None
+        kept = DataFileWriter(self.keep / f.rel, "none") if keep and self.keep is not None else None
         return io.BufferedReader(_UnitStream(self, unit, f.rel, kept), 1 << 20)
 
     def abort(self) -> None:
         """Stop every running source query (Ctrl-C, an error elsewhere)."""
         self.stop.set()
-        for c in self.conns:
-            try:
-                self.engine.export_abort(c)
-            except Exception:  # noqa: BLE001 - best effort
-                pass
+        abort_queries(self.engine, self.conns)
 
     def kept_file(self, rel: str, unit: ExportUnit, f: DataFileWriter) -> None:
         size, digest = f.finish()
-        entry = FileEntry(
-            path=f"data/{f.path.name}",
-            rows=f.checksum.rows,
-            bytes=size,
-            xxh128=digest,
-            checksum=f.checksum.hexdigest(),
-            key_range=ex._key_range(unit),
-        )
         with self.lock:
-            self.kept[rel] = ex._FileResult(unit, 0, entry, f.checksum)
+            self.kept[rel] = UnitFile.written(unit, 0, f"data/{f.path.name}", size, digest, f.checksum)
 
 
 class _Filtered(io.BufferedReader):
@@ -189,7 +188,7 @@ class _Filtered(io.BufferedReader):
     filtered = True
 
 
-class _UnitStream(io.RawIOBase):
+class _UnitStream(BlockReader):
     """A readable stream of one unit's lines, straight from a snapshot connection."""
 
     def __init__(self, source: _Source, unit: ExportUnit, rel: str, kept: DataFileWriter | None) -> None:
@@ -200,36 +199,28 @@ class _UnitStream(io.RawIOBase):
         self.kept = kept
         self.helpers: list[threading.Thread] = []
         self.conn = source.checkout()
-        self.blocks: Iterator[bytes] = ex.prefetched(
+        self.blocks: Iterator[bytes] = prefetched(
             source.engine.export_stream(self.conn, unit, source.stop), source.stop, helpers=self.helpers
         )
-        self.buf = memoryview(b"")
         self.ended = False
 
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b: Any) -> int:
-        while not self.buf:
-            if self.ended:
-                return 0
-            try:
-                block = next(self.blocks)
-            except StopIteration:
-                self.ended = True
-                if self.source.stop.is_set():
-                    raise Cancelled("migrate cancelled") from None
-                if self.kept is not None:
-                    self.source.kept_file(self.rel, self.unit, self.kept)
-                    self.kept = None
-                return 0
+    def next_block(self) -> bytes | None:
+        """The unit's next block of lines (also written to the kept file, with ``keep``)."""
+        if self.ended:
+            return None
+        try:
+            block = next(self.blocks)
+        except StopIteration:
+            self.ended = True
+            if self.source.stop.is_set():
+                raise Cancelled("migrate cancelled") from None
             if self.kept is not None:
-                self.kept.write_block(block)
-            self.buf = memoryview(block)
-        n = min(len(b), len(self.buf))
-        b[:n] = self.buf[:n]
-        self.buf = self.buf[n:]
-        return n
+                self.source.kept_file(self.rel, self.unit, self.kept)
+                self.kept = None
+            return None
+        if self.kept is not None:
+            self.kept.write_block(block)
+        return block
 
     def close(self) -> None:
         if self.closed:
@@ -328,11 +319,6 @@ def _fingerprint(db: m.Database) -> str:
     return hashlib.blake2b(stable.to_json().encode(), digest_size=12).hexdigest()
 
 
-def _unit_rel(names: dict[tuple[str, str], str], unit: ExportUnit) -> str:
-    name = names[(unit.schema, unit.table.name)]
-    return f"data/{name}.{unit.index:04d}.jsonl" if unit.count > 1 else f"data/{name}.jsonl"
-
-
 def _plan_units(
     engine: Any, conn: Any, db: m.Database, selected: list[tuple[str, m.Table]], threads: int, state: Path, resume: bool
 ) -> tuple[list[ExportUnit], str]:
@@ -354,7 +340,7 @@ def _plan_units(
     else:
         units = []
         for s, t in selected:
-            units.extend(ex._plan_or_explain(engine, conn, s, t, None, None, threads))
+            units.extend(plan_table(engine, conn, s, t, where=None, chunk_rows=None, threads=threads))
         saved = {
             "schema": fp,
             "tables": sorted(tables),
@@ -381,8 +367,8 @@ def _manifest_tables(db: m.Database, units: list[ExportUnit], names: dict[tuple[
             continue
         files = [
             DataFile(
-                path=Path(_unit_rel(names, u)),
-                rel=_unit_rel(names, u),
+                path=Path(unit_file_rel(names, u)),
+                rel=unit_file_rel(names, u),
                 rows=None,
                 bytes=max(1, u.rows_estimate) * BYTES_PER_ROW_GUESS,
             )
@@ -419,7 +405,7 @@ def _kept_from_disk(source: _Source, done: dict[str, dict[str, Any]]) -> None:
     """On --resume with keep: the files of units an earlier run finished (read back for the manifest)."""
     assert source.keep is not None
     for rel, unit in source.units.items():
-        path = source.keep.out_dir / rel
+        path = source.keep / rel
         if "data:" + rel not in done or rel in source.kept or not path.is_file():
             continue
         total = Checksum()
@@ -432,15 +418,7 @@ def _kept_from_disk(source: _Source, done: dict[str, dict[str, Any]]) -> None:
                 cut = data.rfind(b"\n") + 1
                 total.add_block(data[:cut])
                 rest = data[cut:]
-        entry = FileEntry(
-            path=rel,
-            rows=total.rows,
-            bytes=path.stat().st_size,
-            xxh128=digest.hexdigest(),
-            checksum=total.hexdigest(),
-            key_range=ex._key_range(unit),
-        )
-        source.kept[rel] = ex._FileResult(unit, 0, entry, total)
+        source.kept[rel] = UnitFile.written(unit, 0, rel, path.stat().st_size, digest.hexdigest(), total)
 
 
 def _write_export(
@@ -454,12 +432,11 @@ def _write_export(
     seconds: float,
 ) -> None:
     assert source.keep is not None
-    out = source.keep.out_dir
-    (out / "schema.json.partial").write_text(db.to_json(), encoding="utf-8")
-    os.replace(out / "schema.json.partial", out / "schema.json")
-    entries = ex._table_entries(list(source.kept.values()), [(s, t, None) for s, t in selected])
+    out = source.keep
+    write_schema(out, db)
+    entries = table_entries(list(source.kept.values()), [(s, t, None) for s, t in selected])
     manifest = Manifest(
-        source=SourceInfo(engine.name, engine.server_version, target.database, source_host(target.url)),
+        source=source_info(engine, target),
         snapshot=snapshot,
         tables=entries,
         created_at=created_at,
@@ -546,7 +523,7 @@ def migrate(
     try:
         sengine: Any = detect_engine(src.family, coordinator)
         sengine.export_session(coordinator)
-        workers = ex._open_workers(src, sengine, nthreads)
+        workers = open_workers(src, sengine, nthreads)
 
         def warn(message: str) -> None:
             warnings.append(message)
@@ -558,18 +535,18 @@ def migrate(
                 "phase", f"source snapshot: {snapshot.mode}" + ("" if snapshot.consistent else " (not consistent)")
             )
         )
-        db = ex._reflect(sengine, workers[0], src, tables, exclude)
-        selected = ex._select_tables(db, tables, exclude)
+        db = reflect_source(sengine, workers[0], src, tables, exclude)
+        selected = select_tables(db, tables, exclude)
         units, identity = _plan_units(sengine, workers[0], db, selected, nthreads, state, resume)
-        names = ex.safe_names((s, t.name) for s, t in selected)
+        names = safe_names((s, t.name) for s, t in selected)
         source = _Source(sengine, workers, stop)
         for u in units:
-            source.units[_unit_rel(names, u)] = u
+            source.units[unit_file_rel(names, u)] = u
         if keep is not None:
             if not resume:
-                ex._clear_previous(state)
-            (state / "data").mkdir(parents=True, exist_ok=True)
-            source.keep = ex._Shared(sengine, state, names, "none", None, lambda _e: None)
+                clear_export_dir(state)
+            (state / DATA_DIR).mkdir(parents=True, exist_ok=True)
+            source.keep = state
         report = _load(
             source,
             db,
@@ -594,7 +571,7 @@ def migrate(
             raise connection_error(e, src.url) from None
         raise
     finally:
-        ex._close_all([coordinator, *workers])
+        close_quietly([coordinator, *workers])
     load = report.report
     if load.verify is not None and not load.verify.ok:
         raise verify_error(load.verify)

@@ -20,7 +20,7 @@ from .connect import URL, Target, parse_url, scrub
 from .ddl.context import Context
 from .ddl.plan import DdlPlan, Statement
 from .engines import Engine, detect_engine, get_engine
-from .errors import ApplyError, ConnectionFailed, TranslationError, UsageError
+from .errors import ApplyError, ConnectionFailed, TranslationError, UsageError, first_line
 
 # --if-exists of schema-load (the import has one more: truncate)
 SCHEMA_LOAD_IF_EXISTS = ("fail", "skip", "replace")
@@ -45,13 +45,12 @@ def to_ddl(
     plan: DdlPlan = engine.ddl_plan(ctx)
     if strict and plan.report.losses:
         first = plan.report.losses[0]
-        err = TranslationError(
+        raise TranslationError(
             f"{len(plan.report.losses)} loss(es) translating {database.source.engine} → {engine.name}; first: {first}",
             pointer=first.path,
             hint="drop --strict to accept the losses listed by --report",
+            report=plan.report,
         )
-        err.report = plan.report  # type: ignore[attr-defined]
-        raise err
     return plan
 
 
@@ -181,7 +180,7 @@ def _run_batches(
         if transactional and batch is None and _lock_table_full(e) and len(statements) > LOCK_BATCH:
             raise _LockTableFull() from None
         assert current is not None
-        msg = scrub(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__, password)
+        msg = scrub(first_line(e), password)
         done = "rolled back" if transactional else "earlier statements stay applied"
         if transactional and committed:
             done = (
@@ -224,7 +223,7 @@ def _try(conn: Any, sql: str, transactional: bool) -> str | None:
     except Exception as e:  # noqa: BLE001 - the target's verdict on a translation
         if transactional:
             _execute(conn, "ROLLBACK TO SAVEPOINT dbjson_try")
-        return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        return first_line(e)
     if transactional:
         _execute(conn, "RELEASE SAVEPOINT dbjson_try")
     return None
@@ -283,7 +282,7 @@ def create_database(url: str | URL) -> None:
             if cur.fetchone() is None:
                 cur.execute(create)
     except Exception as e:  # noqa: BLE001 - a refused CREATE DATABASE becomes an ApplyError
-        msg = scrub(str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__, u.password)
+        msg = scrub(first_line(e), u.password)
         raise ApplyError(
             f"cannot create database {name!r} on {target.display()}: {msg}", statement=create, obj=name
         ) from None

@@ -33,7 +33,7 @@ from typing import IO, Any
 
 import orjson
 
-from .connect import Target, parse_url
+from .connect import Target, close_quietly, parse_url
 from .engines import Engine, get_engine
 from .engines.interface import ExportUnit, TablePlan
 from .engines.shared.batches import FETCH_BYTES
@@ -115,12 +115,11 @@ class VerifyReport:
 def verify_error(report: VerifyReport) -> VerifyError:
     """The error for a failed verification (every problem listed)."""
     problems = report.problems
-    err = VerifyError(
+    return VerifyError(
         f"verification failed for {len(problems)} table(s): {problems[0]}",
         hint="the target differs from the export; re-import the tables named above",
+        problems=problems,
     )
-    err.problems = problems  # type: ignore[attr-defined]
-    return err
 
 
 def check_table(
@@ -184,10 +183,7 @@ def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0
     except Exception:  # noqa: BLE001 - e.g. a type the target's export cannot read this way
         return None
     finally:
-        try:
-            conn.close()
-        except Exception:  # noqa: BLE001
-            pass
+        close_quietly([conn])
     if total.rows != tp.rows - rejected + tp.base_rows or total.hexdigest() != tp.checksum:
         return None
     name = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
@@ -207,35 +203,27 @@ def _table_check(
     rules = dict(tp.value_rules)
     semantic = semantic_line_normalizer(tp)
     transform = rules_line_transform(rules)
-    if transform is not None:
-        # Values the load changed by policy: the expected checksum comes from the export's lines
-        # with the same rules applied (exact lines, or by meaning for JSON/decimal tables).
-        expected_line = transform if semantic is None else (lambda raw: semantic(transform(raw)))
-        return TableCheck(
-            tp.display,
-            target,
-            expected_rows,
-            total.rows,
-            _files_checksum(tp, expected_line, open_file),
-            total.hexdigest(),
-            mode="checksum" if semantic is None else "checksum-semantic",
-            rules=rules,
-        )
-    if semantic is not None:
-        # Values whose text the target may legitimately spell differently are compared by meaning:
-        # JSON (jsonb and MySQL JSON reorder keys and drop whitespace; text-stored JSON keeps escapes
-        # as written) and unconstrained decimals stored with a fixed scale (PostgreSQL/SQLite
-        # ``numeric`` → MySQL DECIMAL(65,30): 2.99 reads back as 2.990000…).
-        return TableCheck(
-            tp.display,
-            target,
-            expected_rows,
-            total.rows,
-            _files_checksum(tp, semantic, open_file),
-            total.hexdigest(),
-            mode="checksum-semantic",
-        )
-    return TableCheck(tp.display, target, expected_rows, total.rows, tp.checksum, total.hexdigest())
+    # Values the load changed by policy (``rules``): the expected checksum comes from the export's
+    # lines with the same rules applied. Values whose text the target may legitimately spell
+    # differently are compared by meaning (``semantic``): JSON (jsonb and MySQL JSON reorder keys
+    # and drop whitespace; text-stored JSON keeps escapes as written) and unconstrained decimals
+    # stored with a fixed scale (PostgreSQL/SQLite ``numeric`` → MySQL DECIMAL(65,30): 2.99 reads
+    # back as 2.990000…). Both: the rules first, then by meaning.
+    expected_line: Callable[[bytes], bytes] | None = transform or semantic
+    if transform is not None and semantic is not None:
+        expected_line = lambda raw: semantic(transform(raw))
+    if expected_line is None:
+        return TableCheck(tp.display, target, expected_rows, total.rows, tp.checksum, total.hexdigest())
+    return TableCheck(
+        tp.display,
+        target,
+        expected_rows,
+        total.rows,
+        _files_checksum(tp, expected_line, open_file),
+        total.hexdigest(),
+        mode="checksum" if semantic is None else "checksum-semantic",
+        rules=rules,
+    )
 
 
 def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Checksum:

@@ -20,8 +20,9 @@ import zstandard
 from chinook import chinook_row_counts, chinook_table_name, load_chinook
 
 from dbjson.errors import DataError, UsageError
-from dbjson.export import export_database, parse_chunk_size, parse_where, safe_names
+from dbjson.export import export_database, parse_chunk_size, parse_where
 from dbjson.format.checksum import Checksum
+from dbjson.format.layout import safe_names
 from dbjson.format.manifest import read_manifest
 from dbjson.validate import validate
 

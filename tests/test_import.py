@@ -352,7 +352,7 @@ def test_unique_collision_under_insensitive_collation(fresh_db: Any, tmp_path: P
     target.execute("CREATE TABLE users (login varchar(30) COLLATE utf8mb4_general_ci PRIMARY KEY)")
     with pytest.raises(DataError, match="collides") as ei:
         import_database(export, target.url, data_only=True)
-    problems = ei.value.problems  # type: ignore[attr-defined]
+    problems = ei.value.problems
     assert "column login" in problems[0] and "'ALICE'" in problems[0] and "'alice'" in problems[0]
     assert target.query("SELECT COUNT(*) FROM users")[0][0] == 0
 
@@ -423,7 +423,7 @@ def test_preflight_unsigned_and_length_with_ddl(fresh_db: Any, tmp_path: Path) -
     target = fresh_db("sqlite")
     with pytest.raises(DataError, match="pre-flight") as ei:
         import_database(export, target.url)
-    assert ei.value.column == "u" and "18446744073709551615" in ei.value.problems[0]  # type: ignore[attr-defined]
+    assert ei.value.column == "u" and "18446744073709551615" in ei.value.problems[0]
     assert target.query("SELECT COUNT(*) FROM big")[0][0] == 0
 
 

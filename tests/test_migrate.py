@@ -168,7 +168,7 @@ def test_preflight_reads_the_source_and_stops_before_loading(fresh_db: Any, tmp_
     dst = fresh_db("postgresql")
     with pytest.raises(DataError) as err:
         migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "state")
-    problems = "\n".join(err.value.problems)  # type: ignore[attr-defined]
+    problems = "\n".join(err.value.problems)
     assert "column note: a NUL character" in problems
     assert err.value.table == f"{src.name}.t"
     assert dst.query("SELECT COUNT(*) FROM public.u")[0][0] == 0  # nothing was loaded

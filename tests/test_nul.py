@@ -46,7 +46,7 @@ def test_nul_is_a_preflight_error_by_default(source: str, fresh_db: Any, tmp_pat
     dst = fresh_db("postgresql")
     with pytest.raises(DataError, match="pre-flight") as ei:
         import_database(out, dst.url)
-    problems = ei.value.problems  # type: ignore[attr-defined]
+    problems = ei.value.problems
     assert ei.value.table and ei.value.table.endswith("notes") and ei.value.column == "title"
     assert any("title" in p and "NUL" in p and "a\\x00b" in p and ":1)" in p for p in problems), problems
     assert any("column body" in p for p in problems) and any("column doc" in p for p in problems), problems

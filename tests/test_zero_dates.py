@@ -71,7 +71,7 @@ INSERT INTO strict_days VALUES (1, '2024-01-01', '2024-01-01'), (2, '0000-00-00'
     with pytest.raises(DataError, match="pre-flight") as ei:
         import_database(out, dst.url)
     assert ei.value.column == "d" and ei.value.table and ei.value.table.endswith("strict_days")
-    problem = ei.value.problems[0]  # type: ignore[attr-defined]
+    problem = ei.value.problems[0]
     assert "NOT NULL" in problem and "0000-00-00" in problem and ":2)" in problem
     assert dst.query("SELECT count(*) FROM public.strict_days")[0][0] == 0
 

@@ -180,11 +180,15 @@ def encoder_for_type(t: m.Type) -> Encoder:
 
 def encoder(column: m.Column) -> Encoder:
     """The encoder for non-NULL values of ``column`` (errors name the column)."""
-    enc = encoder_for_type(column.type)
+    return _naming_column(encoder_for_type(column.type), column)
+
+
+def _naming_column(convert: Callable[[Any], Any], column: m.Column) -> Callable[[Any], Any]:
+    """``convert``, its DataErrors naming ``column`` (unless they name a column already)."""
 
     def named(v: Any) -> Any:
         try:
-            return enc(v)
+            return convert(v)
         except DataError as e:
             e.column = e.column or column.name
             raise
@@ -276,16 +280,7 @@ def decoder_for_type(t: m.Type) -> Decoder:
 
 def decoder(column: m.Column) -> Decoder:
     """The decoder for non-null JSON values of ``column`` (errors name the column)."""
-    dec = decoder_for_type(column.type)
-
-    def named(v: Any) -> Any:
-        try:
-            return dec(v)
-        except DataError as e:
-            e.column = e.column or column.name
-            raise
-
-    return named
+    return _naming_column(decoder_for_type(column.type), column)
 
 
 def decode_value(t: m.Type, value: Any) -> Any:

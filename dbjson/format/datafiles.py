@@ -99,7 +99,7 @@ class DataFileWriter:
             self.partial.unlink(missing_ok=True)
 
 
-class _Syncer:
+class Syncer:
     """Makes sealed data files durable (:meth:`DataFileWriter.commit`: fsync, rename) on a thread of its
     own, so that a worker goes on with its next unit while the disk catches up (the fsyncs of a
     1M-row export took 0.09-0.11 s, on the workers' path before). :meth:`drain` waits for every
@@ -115,6 +115,7 @@ class _Syncer:
         self._thread.start()
 
     def submit(self, f: DataFileWriter) -> None:
+        """Commit the sealed file ``f`` (:meth:`DataFileWriter.seal`) on this syncer's thread."""
         self._queue.put(f)
 
     def _run(self) -> None:
@@ -171,41 +172,60 @@ def open_data(path: Path | str) -> IO[bytes]:
     return open(p, "rb", buffering=1 << 20)  # noqa: SIM115
 
 
-class _ZstdFrames(io.RawIOBase):
-    """Decompressed bytes of a zstd file (one or more frames); the end of the file inside a frame
-    raises EOFError (zstandard's stream reader ends quietly there, so a cut file read short)."""
+class BlockReader(io.RawIOBase):
+    """A readable raw stream over blocks of bytes that :meth:`next_block` gives one at a time (wrap
+    it in an ``io.BufferedReader``)."""
 
-    def __init__(self, fh: IO[bytes], zstandard: Any) -> None:
-        self._fh = fh
-        self._zstd = zstandard
-        self._dec = zstandard.ZstdDecompressor().decompressobj()
+    def __init__(self) -> None:
+        super().__init__()
         self._buf = memoryview(b"")
-        self._started = False  # bytes of the current frame were fed
 
     def readable(self) -> bool:
         return True
 
+    def next_block(self) -> bytes | None:
+        """The next block (possibly empty), or None at the end of the stream."""
+        raise NotImplementedError
+
     def readinto(self, b: Any) -> int:
         while not self._buf:
-            chunk = self._fh.read(1 << 20)
-            if not chunk:
-                if self._started:
-                    raise EOFError("the zstd stream ends inside a frame")
+            block = self.next_block()
+            if block is None:
                 return 0
-            out = bytearray()
-            while chunk:
-                self._started = True
-                out += self._dec.decompress(chunk)
-                chunk = b""
-                if self._dec.eof:  # a frame ended: the rest (if any) starts the next one
-                    chunk = self._dec.unused_data
-                    self._dec = self._zstd.ZstdDecompressor().decompressobj()
-                    self._started = False
-            self._buf = memoryview(bytes(out))
+            self._buf = memoryview(block)
         n = min(len(b), len(self._buf))
         b[:n] = self._buf[:n]
         self._buf = self._buf[n:]
         return n
+
+
+class _ZstdFrames(BlockReader):
+    """Decompressed bytes of a zstd file (one or more frames); the end of the file inside a frame
+    raises EOFError (zstandard's stream reader ends quietly there, so a cut file read short)."""
+
+    def __init__(self, fh: IO[bytes], zstandard: Any) -> None:
+        super().__init__()
+        self._fh = fh
+        self._zstd = zstandard
+        self._dec = zstandard.ZstdDecompressor().decompressobj()
+        self._started = False  # bytes of the current frame were fed
+
+    def next_block(self) -> bytes | None:
+        chunk = self._fh.read(1 << 20)
+        if not chunk:
+            if self._started:
+                raise EOFError("the zstd stream ends inside a frame")
+            return None
+        out = bytearray()
+        while chunk:
+            self._started = True
+            out += self._dec.decompress(chunk)
+            chunk = b""
+            if self._dec.eof:  # a frame ended: the rest (if any) starts the next one
+                chunk = self._dec.unused_data
+                self._dec = self._zstd.ZstdDecompressor().decompressobj()
+                self._started = False
+        return bytes(out)
 
     def close(self) -> None:
         self._fh.close()

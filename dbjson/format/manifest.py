@@ -23,11 +23,13 @@ import orjson
 from .. import model as m
 from ..__about__ import __version__
 from ..errors import DataError, DocumentError, UsageError
+from ..validate import check_document
 from .checksum import BLAKE2B_SUM, DEFAULT_CHECKSUM, check_algorithm
 from .datafiles import DataFile
 
 FORMAT = "dbjson-manifest"
 MANIFEST_NAME = "manifest.json"
+SCHEMA_NAME = "schema.json"  # the schema document of an export directory
 CHECKSUM_ALGORITHM = DEFAULT_CHECKSUM  # what exports write; readers accept codec.CHECKSUM_ALGORITHMS
 # The version of the manifest and the row encoding of its data files (the schema document has its
 # own, dbjson.FORMAT_VERSION). 1.1: the JSON document null of a json column is {"$json":null}.
@@ -108,7 +110,7 @@ class Manifest:
     created_at: str
     compression: str = "none"
     seconds: float | None = None
-    schema_file: str = "schema.json"
+    schema_file: str = SCHEMA_NAME
     format: str = FORMAT
     format_version: str = DATA_FORMAT_VERSION
     dbjson_version: str = __version__
@@ -137,8 +139,6 @@ class Manifest:
     @classmethod
     def from_dict(cls, doc: dict[str, Any], *, validate: bool = True, file: str | None = None) -> Manifest:
         if validate:
-            from ..validate import check_document
-
             check_document(doc, "manifest", file=file)
         try:
             tables = [
@@ -185,12 +185,20 @@ def write_manifest(directory: str | os.PathLike[str], manifest: Manifest, *, val
     """
     doc = manifest.to_dict()
     if validate:
-        from ..validate import check_document
-
         check_document(doc, "manifest", file=MANIFEST_NAME)
     path = Path(directory) / MANIFEST_NAME
     tmp = path.with_name(MANIFEST_NAME + ".partial")
     tmp.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+    os.replace(tmp, path)
+    return path
+
+
+def write_schema(directory: str | os.PathLike[str], db: m.Database) -> Path:
+    """Write the schema document ``schema.json`` of an export directory atomically (``.partial``
+    then rename)."""
+    path = Path(directory) / SCHEMA_NAME
+    tmp = path.with_name(SCHEMA_NAME + ".partial")
+    tmp.write_text(db.to_json(), encoding="utf-8")
     os.replace(tmp, path)
     return path
 
@@ -238,7 +246,7 @@ def read_export(directory: Path) -> tuple[m.Database, list[ManifestTable], str]:
     """
     if not Path(directory).is_dir():
         raise UsageError(f"not an export directory: {directory}")
-    schema_path = directory / "schema.json"
+    schema_path = directory / SCHEMA_NAME
     manifest_path = directory / MANIFEST_NAME
     for p in (schema_path, manifest_path):
         if not p.is_file():
@@ -316,12 +324,14 @@ __all__ = [
     "SnapshotInfo",
     "SourceInfo",
     "write_manifest",
+    "write_schema",
     "read_manifest",
     "read_export",
     "manifest_tables",
     "ManifestTable",
     "FORMAT",
     "MANIFEST_NAME",
+    "SCHEMA_NAME",
     "CHECKSUM_ALGORITHM",
     "DATA_FORMAT_VERSION",
 ]

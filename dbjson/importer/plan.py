@@ -19,13 +19,12 @@ from typing import TYPE_CHECKING, Any
 from .. import model as m
 from ..engines import Engine
 from ..engines.interface import TablePlan
-from ..errors import DocumentError, UsageError
+from ..errors import DocumentError, UsageError, first_line
 from ..format.checksum import DEFAULT_CHECKSUM
 from ..format.manifest import ManifestTable
 from ..preflight import value_rules
 from .options import ImportOptions, split_option
 from .reader import LoadUnit
-from .session import first_line
 
 if TYPE_CHECKING:
     from ..ddl.plan import DdlPlan, Statement

@@ -132,34 +132,32 @@ class UnitReader:
             try:
                 chunk = fh.read(1 << 20)
             except Exception as e:  # noqa: BLE001 - EOFError, OSError, zstandard.ZstdError
-                raise _fatal(
-                    DataError(f"truncated or corrupt file: {e}", file=rel, table=self.tp.display, line=first_line)
+                raise DataError(
+                    f"truncated or corrupt file: {e}", file=rel, table=self.tp.display, line=first_line, fatal=True
                 ) from None
             if self.cancel.is_set():
                 raise Cancelled("import cancelled")
             if file_hash is not None:
                 file_hash.update(chunk)
                 if not chunk and file_hash.hexdigest() != (expect_hash or "").lower():
-                    raise _fatal(
-                        DataError(
-                            f"content checksum: the file's {hash_name} {file_hash.hexdigest()} differs from "
-                            f"the manifest's {expect_hash}",
-                            file=rel,
-                            table=self.tp.display,
-                        )
+                    raise DataError(
+                        f"content checksum: the file's {hash_name} {file_hash.hexdigest()} differs from "
+                        f"the manifest's {expect_hash}",
+                        file=rel,
+                        table=self.tp.display,
+                        fatal=True,
                     )
             data = rest + chunk if rest else chunk
             cut = data.rfind(b"\n") + 1 if chunk else len(data)
             block, rest = data[:cut], data[cut:]
             if block:
                 if not chunk and not block.endswith(b"\n"):
-                    raise _fatal(
-                        DataError(
-                            "truncated file: the last line has no newline",
-                            file=rel,
-                            line=first_line + block.count(b"\n"),
-                            table=self.tp.display,
-                        )
+                    raise DataError(
+                        "truncated file: the last line has no newline",
+                        file=rel,
+                        line=first_line + block.count(b"\n"),
+                        table=self.tp.display,
+                        fatal=True,
                     )
                 args = (eng.name, eng.server_version, plan, self.zero_dates, rel, first_line)
                 if by_range:
@@ -202,31 +200,25 @@ class UnitReader:
         """The unit matches the manifest: every row was read and handled, checksum equal."""
         f = self.unit.file
         if f.rows is not None and self.count != f.rows:
-            raise _fatal(
-                DataError(
-                    f"the manifest lists {f.rows} rows, the file has {self.count}", file=f.rel, table=self.tp.display
-                )
+            raise DataError(
+                f"the manifest lists {f.rows} rows, the file has {self.count}",
+                file=f.rel,
+                table=self.tp.display,
+                fatal=True,
             )
         if handled != self.count:
-            raise _fatal(
-                DataError(f"read {self.count} rows but the target took {handled}", file=f.rel, table=self.tp.display)
+            raise DataError(
+                f"read {self.count} rows but the target took {handled}", file=f.rel, table=self.tp.display, fatal=True
             )
         if f.checksum and self.checksum.hexdigest() != f.checksum:
-            raise _fatal(
-                DataError(
-                    f"checksum {self.checksum.hexdigest()} differs from the manifest's {f.checksum}",
-                    file=f.rel,
-                    table=self.tp.display,
-                )
+            raise DataError(
+                f"checksum {self.checksum.hexdigest()} differs from the manifest's {f.checksum}",
+                file=f.rel,
+                table=self.tp.display,
+                fatal=True,
             )
 
     def close(self) -> None:
         if self._fh is not None:
             self._fh.close()
             self._fh = None
-
-
-def _fatal(e: DataError) -> DataError:
-    """``e`` marked fatal: the unit's data is wrong, loading it again row by row cannot help."""
-    e.fatal = True  # type: ignore[attr-defined]
-    return e

@@ -33,10 +33,10 @@ from .. import model as m
 from ..connect import Target
 from ..engines import Engine
 from ..engines.interface import TablePlan
-from ..errors import ApplyError, Cancelled, DataError, UsageError
-from ..export import safe_names
+from ..errors import ApplyError, Cancelled, DataError, UsageError, first_line
 from ..format.datafiles import DataFile, open_data
 from ..format.journal import Journal, journal_path
+from ..format.layout import REJECTS_DIR, rejects_file
 from ..format.manifest import ManifestTable, read_export
 from ..preflight import preflight
 from ..verify import verify_error, verify_tables
@@ -55,7 +55,7 @@ from .plan import (
 )
 from .reader import LoadUnit, UnitReader
 from .report import ImportEvent, ImportReport, TableResult
-from .session import TargetSession, backoff, connect_target, first_line, target_identity
+from .session import TargetSession, backoff, connect_target, target_identity
 
 MAX_ATTEMPTS = 6
 
@@ -170,13 +170,12 @@ class Importer(TargetSession):
                 tp.value_rules = {c: r for c, r in tp.value_rules.items() if (tp.display, c) in found}
             errors = [f for f in findings if f.severity == "error"]
             if errors:
-                err = DataError(
+                raise DataError(
                     f"pre-flight: {len(errors)} problem(s) the target cannot hold; first: {errors[0]}",
                     table=errors[0].table,
                     column=errors[0].column,
+                    problems=[str(f) for f in errors],
                 )
-                err.problems = [str(f) for f in errors]  # type: ignore[attr-defined]
-                raise err
             self.load_data(tables, state)
         if not self.opts.data_only and plan is not None:
             self.status["phase"] = "post-data"
@@ -186,7 +185,7 @@ class Importer(TargetSession):
         self.report.seconds = time.monotonic() - start
         self.report.rejected = self.rejected
         if self.rejected:
-            self.report.rejects_dir = str(self.dir / "rejects")
+            self.report.rejects_dir = str(self.dir / REJECTS_DIR)
         if self.opts.verify and not self.opts.schema_only:
             self.status["phase"] = "verify"
             self.emit("phase", "verify")
@@ -562,7 +561,7 @@ class Importer(TargetSession):
                 if committed:
                     raise
                 self._rollback(conn)
-                if self.opts.max_errors > 0 and not careful and e.line is not None and not getattr(e, "fatal", False):
+                if self.opts.max_errors > 0 and not careful and e.line is not None and not e.fatal:
                     careful = True
                     continue
                 raise
@@ -645,14 +644,13 @@ class Importer(TargetSession):
             with self._lock:
                 over = self.rejected + len(pending) + 1 > self.opts.max_errors
             if over:
-                err = DataError(
+                raise DataError(
                     f"more than {self.opts.max_errors} rejected rows; last: {error}",
                     file=unit.file.rel,
                     line=number,
                     table=tp.display,
+                    fatal=True,
                 )
-                err.fatal = True  # type: ignore[attr-defined]
-                raise err
             pending.append((number, raw, error))
             rejected += 1
         return loaded, rejected
@@ -663,10 +661,9 @@ class Importer(TargetSession):
             self._rejected_by_table[tp.display] = self._rejected_by_table.get(tp.display, 0) + 1
             fh = self._rejects.get(tp.display)
             if fh is None:
-                d = self.dir / "rejects"
-                d.mkdir(exist_ok=True)
-                safe = safe_names([(tp.schema, tp.name)])[(tp.schema, tp.name)].lstrip(".")  # no path from a table name
-                fh = self._rejects[tp.display] = open(d / f"{safe}.jsonl", "ab")  # noqa: SIM115
+                path = rejects_file(self.dir, tp.schema, tp.name)
+                path.parent.mkdir(exist_ok=True)
+                fh = self._rejects[tp.display] = open(path, "ab")  # noqa: SIM115
             try:
                 row: Any = orjson.loads(raw)
             except orjson.JSONDecodeError:

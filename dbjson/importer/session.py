@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
-from ..connect import Target, parse_url
+from ..connect import Target, close_quietly, parse_url
 from ..engines import Engine, detect_engine, get_engine
 from ..errors import Cancelled
 from .encoders import start_worker_pool
@@ -58,10 +58,7 @@ class TargetSession:
             with self._conn_lock:
                 if c in self._conns:
                     self._conns.remove(c)
-            try:
-                c.close()
-            except Exception:  # noqa: BLE001 - a broken connection may fail to close
-                pass
+            close_quietly([c])
 
     def close_all(self) -> None:
         """Close every connection and stop the worker processes."""
@@ -142,16 +139,12 @@ class TargetSession:
 def connect_target(url: str) -> tuple[Target, Engine]:
     """The target and its engine (MariaDB told from MySQL by the server)."""
     target = Target(parse_url(url))
-    conn = _connect_probe(target)
+    conn = get_engine(target.family).load_connect(target)  # the family's engine connects; the server says which
     try:
         engine = detect_engine(target.family, conn)
     finally:
         conn.close()
     return target, engine
-
-
-def _connect_probe(target: Target) -> Any:
-    return get_engine(target.family if target.family != "mysql" else "mysql").load_connect(target)
 
 
 def target_identity(target: Target) -> str:
@@ -161,12 +154,6 @@ def target_identity(target: Target) -> str:
     if target.family == "sqlite":
         return f"sqlite:{os.path.abspath(u.database or '')}"
     return f"{target.family}://{u.username or ''}@{u.host or ''}:{u.port or ''}/{u.database or ''}"
-
-
-def first_line(e: BaseException) -> str:
-    """The first line of an exception's message (its type's name when it has none)."""
-    text = str(e).strip()
-    return text.splitlines()[0] if text else type(e).__name__
 
 
 def backoff(attempt: int) -> None:

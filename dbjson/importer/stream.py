@@ -8,7 +8,7 @@ from typing import IO, Any
 
 from .. import model as m
 from ..engines.interface import TablePlan
-from ..errors import DataError, DbjsonError, UsageError
+from ..errors import DataError, DbjsonError, UsageError, first_line
 from ..format.datafiles import iter_lines
 from ..preflight import NUL_POLICIES, value_rules
 from ..reflect import reflect
@@ -16,7 +16,7 @@ from .convert import build_row_converter
 from .options import parse_assignments, split_option
 from .plan import apply_column_option, qualified
 from .report import ImportReport, TableResult
-from .session import connect_target, first_line
+from .session import connect_target
 
 
 def import_table_stream(
