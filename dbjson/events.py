@@ -216,7 +216,9 @@ class StatusTracker:
     mismatched: int = 0
     tables: dict[str, TableStatus] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    # Reentrant: the SIGUSR1 handler asks for the status line in the main thread, maybe while that
+    # thread is in the middle of handle().
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
     def __call__(self, event: Event) -> None:
         self.handle(event)

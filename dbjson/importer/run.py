@@ -714,7 +714,8 @@ class Importer(TargetSession):
             res.units += 1
             self.report.rows += loaded
             self.report.bytes += unit.size
-            left = self._units_left[unit.table.display] = self._units_left.get(unit.table.display, 1) - 1
+            left = self._units_left.get(unit.table.display, 1) - 1
+            self._units_left[unit.table.display] = left
             table_rows = res.rows
         self.emit(UnitLoaded(unit.table.display, unit.file.rel, loaded, unit.size))
         if left == 0:
