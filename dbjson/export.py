@@ -11,7 +11,7 @@ The flow (docs/data-format.md describes the output):
    hashing and checksumming on the way, then rename the file;
 4. write ``schema.json`` and, last, ``manifest.json``.
 
-The library never prints: progress goes to ``on_event`` (see :mod:`dbjson.progress`).
+The library never prints: progress goes to ``on_event`` (see :mod:`dbjson.events`).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from . import events as ev
 from . import model as m
-from . import progress as ev
 from .connect import Target, close_quietly, is_connection_problem, parse_url, raise_if_connection_error
 from .engines import Engine, detect_engine, get_engine
 from .engines.interface import Exporter, ExportUnit, ReflectOptions

@@ -19,7 +19,7 @@ How it works (docs/migrate.md):
 5. ``resume``: the journal (in ``keep`` or ``state_dir``) and the saved unit plan let a second run
    load exactly the units that are missing.
 
-The library never prints: progress goes to ``on_event`` as :class:`dbjson.importer.ImportEvent`.
+The library never prints: progress goes to ``on_event`` as the events of :mod:`dbjson.events`.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from .connect import Target, close_quietly, connection_error, parse_url
 from .engines import detect_engine
 from .engines.interface import ExportUnit, TablePlan
 from .errors import Cancelled, DbjsonError, UsageError
+from .events import Event, EventHandler, Finished, PhaseStarted, Warning
 from .export import (
     UnitFile,
     abort_queries,
@@ -64,7 +65,7 @@ from .format.layout import DATA_DIR, clear_export_dir, safe_names
 from .format.manifest import Manifest, ManifestTable, SnapshotInfo, write_manifest, write_schema
 from .importer.options import ImportOptions, default_load_threads
 from .importer.plan import ImportPlan
-from .importer.report import ImportEvent, ImportReport
+from .importer.report import ImportReport
 from .importer.run import Importer
 from .importer.session import connect_target, target_identity
 from .model import now_utc
@@ -247,6 +248,7 @@ class _MigrateImporter(Importer):
     """An :class:`Importer` whose data files are the source's units, streamed."""
 
     streams = True
+    operation = "migrate"
     source: _Source
     plans: dict[str, TablePlan]  # data file rel → its table
     filters: dict[str, str | None]  # table → the pre-flight's filter on the source (None: every row)
@@ -259,7 +261,7 @@ class _MigrateImporter(Importer):
         """The unit's lines from the source, for verify; for the pre-flight, only the columns it
         checks and, when the source server can evaluate the checks' conditions, only the rows
         that may fail them (:func:`dbjson.preflight.source_filter`)."""
-        if self.status["phase"] != "pre-flight":
+        if self.phase != "pre-flight":
             return self.source.open(f, keep=False)
         tp = self.plans[f.rel]
         if tp.display not in self.filters:
@@ -465,7 +467,7 @@ def migrate(
     strict: bool = False,
     zero_dates: str = "null",
     state_dir: str | os.PathLike[str] | None = None,
-    on_event: Callable[[ImportEvent], None] | None = None,
+    on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
 ) -> MigrateReport:
     """Copy the database at ``source_url`` into ``target_url``: schema, rows, indexes and keys, verified.
@@ -477,8 +479,8 @@ def migrate(
     normal export directory there (``dbjson import`` loads it later). ``verify`` compares the
     target's row counts and content checksums with the lines read from the source. ``resume``
     continues an interrupted run of the same migration: the journal and unit plan live in ``keep``
-    or ``state_dir`` (default :func:`default_state_dir`). ``importer_hook`` receives the running
-    importer (the CLI: status lines, cancellation).
+    or ``state_dir`` (default :func:`default_state_dir`). ``on_event`` receives the progress
+    events (:mod:`dbjson.events`); ``importer_hook`` the importer before it runs.
 
     Raises the errors of export and import (ConnectionFailed, UsageError, DataError with the
     pre-flight's findings, ApplyError, VerifyError, Cancelled).
@@ -513,7 +515,7 @@ def migrate(
         )
     warnings: list[str] = []
 
-    def emit(e: ImportEvent) -> None:
+    def emit(e: Event) -> None:
         if on_event is not None:
             on_event(e)
 
@@ -527,12 +529,12 @@ def migrate(
 
         def warn(message: str) -> None:
             warnings.append(message)
-            emit(ImportEvent("warning", message))
+            emit(Warning(message))
 
         snapshot = sengine.export_snapshot(coordinator, workers, warn)
         emit(
-            ImportEvent(
-                "phase", f"source snapshot: {snapshot.mode}" + ("" if snapshot.consistent else " (not consistent)")
+            PhaseStarted(
+                "snapshot", f"source snapshot: {snapshot.mode}" + ("" if snapshot.consistent else " (not consistent)")
             )
         )
         db = reflect_source(sengine, workers[0], src, tables, exclude)
@@ -581,7 +583,7 @@ def migrate(
         journal = Journal(journal_path(state, target_identity(target)))
         journal.done(FINISHED)
         journal.close()
-    return MigrateReport(
+    result = MigrateReport(
         source=src.display(),
         target=target.display(),
         snapshot=snapshot,
@@ -592,6 +594,8 @@ def migrate(
         state_dir=str(state) if keep is None and state_dir is not None else None,
         warnings=warnings,
     )
+    emit(Finished(True, result.rows, result.seconds, result))
+    return result
 
 
 def _load(
@@ -604,7 +608,7 @@ def _load(
     tengine: Any,
     state: Path,
     opts: ImportOptions,
-    on_event: Callable[[ImportEvent], None] | None,
+    on_event: EventHandler | None,
     importer_hook: Callable[[Importer], None] | None,
 ) -> _MigrateImporter:
     """Run the importer over the streamed units; returns it (its report, its journal)."""

@@ -25,6 +25,7 @@ import dataclasses
 import json
 import pickle
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Context, Decimal
@@ -38,6 +39,7 @@ from .engines import Engine, get_engine
 from .engines.interface import ExportUnit, TablePlan
 from .engines.shared.batches import FETCH_BYTES
 from .errors import UsageError, VerifyError
+from .events import EventHandler, Finished, Started, TableVerified, Warning
 from .format.checksum import Checksum
 from .format.codec import RowEncoder
 from .format.datafiles import DataFile, iter_lines, open_data
@@ -46,7 +48,6 @@ from .format.jsontext import raw_values
 from .format.manifest import read_export
 from .importer.options import ImportOptions, default_load_threads, parse_assignments
 from .importer.plan import plan_import
-from .importer.report import ImportEvent
 from .importer.session import TargetSession, connect_target, target_identity
 from .preflight import NUL_POLICIES, NUL_REPLACEMENT, is_zero_date, replace_nul
 
@@ -390,7 +391,7 @@ def verify_tables(
     tables: Sequence[TablePlan],
     run_parallel: Callable[[list[tuple[int, Callable[[], None]]]], None],
     rejected: dict[str, int] | None = None,
-    on_event: Callable[[ImportEvent], None] | None = None,
+    on_event: EventHandler | None = None,
     open_file: Callable[[DataFile], IO[bytes]] | None = None,
     pool: Any = None,
     target: Target | None = None,
@@ -437,7 +438,7 @@ def verify_tables(
             )
             results[tp.display] = check
             if on_event is not None:
-                on_event(ImportEvent("verify", check.problem() or "ok", table=tp.display, rows=check.rows))
+                on_event(TableVerified(tp.display, check.rows, check.problem()))
 
         return go
 
@@ -455,7 +456,7 @@ def verify(
     threads: int | None = None,
     renames: Any = (),
     nul: str | None = None,
-    on_event: Callable[[ImportEvent], None] | None = None,
+    on_event: EventHandler | None = None,
 ) -> VerifyReport:
     """Compare the database at ``url`` with the export in ``directory`` (counts and checksums).
 
@@ -467,7 +468,8 @@ def verify(
     """
     if nul is not None and nul not in NUL_POLICIES:
         raise UsageError("--nul must be error, strip or replace")
-
+    started = time.monotonic()
+    emit = on_event or (lambda _event: None)
     d = Path(directory)
     db, mtables, _export_id = read_export(d)
     # Verifying must not invent a database (an SQLite URL would otherwise create an empty file).
@@ -485,10 +487,6 @@ def verify(
         renames=parse_assignments(renames, "--rename"),
     )
 
-    def warn(message: str) -> None:
-        if on_event is not None:
-            on_event(ImportEvent("warning", message))
-
     session = TargetSession(target, engine, threads=opts.threads, data_only=True)
     try:
         session.start_encoders(sum(f.bytes or 0 for t in mtables for f in t.files))  # big tables in parts
@@ -498,12 +496,15 @@ def verify(
             engine,
             opts,
             manifest_file=str(d / "manifest.json"),
-            warn=warn,
+            warn=lambda message: emit(Warning(message)),
         )
-        return verify_tables(
+        checked = [t for t in plan.tables if not t.ddl_only]
+        expected = None if any(t.rows is None for t in checked) else sum(t.rows or 0 for t in checked)
+        emit(Started("verify", len(checked), expected, opts.threads))
+        report = verify_tables(
             engine,
             session.conn,
-            [t for t in plan.tables if not t.ddl_only],
+            checked,
             lambda jobs: session.run_parallel(jobs, opts.threads),
             on_event=on_event,
             pool=session.procs,
@@ -511,6 +512,8 @@ def verify(
         )
     finally:
         session.close_all()
+    emit(Finished(report.ok, sum(t.rows for t in report.tables), time.monotonic() - started, report))
+    return report
 
 
 __all__ = [

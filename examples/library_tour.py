@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import dbjson
-from dbjson import progress
-from dbjson.importer import ImportEvent
+from dbjson import events
 from dbjson.schemaload import create_database
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -55,13 +54,13 @@ def tour(source: str, target: str, workdir: Path, *, replace: bool = False) -> i
         )
 
     # export: every table as JSON lines under one snapshot; progress through a thread-safe callback.
-    tracker = progress.StatusTracker()
+    tracker = events.StatusTracker()
     finished: list[tuple[str, int]] = []
     lock = threading.Lock()
 
-    def on_export(event: progress.Event) -> None:
+    def on_export(event: events.Event) -> None:
         tracker.handle(event)
-        if isinstance(event, progress.TableFinished):
+        if isinstance(event, events.TableFinished):
             with lock:  # called from worker threads
                 finished.append((event.table, event.rows))
 
@@ -77,10 +76,10 @@ def tour(source: str, target: str, workdir: Path, *, replace: bool = False) -> i
     create_database(target)
     kinds: Counter[str] = Counter()
 
-    def on_import(event: ImportEvent) -> None:
+    def on_import(event: events.Event) -> None:
         with lock:
-            kinds[event.kind] += 1
-        if event.kind == "phase":
+            kinds[type(event).__name__] += 1
+        if isinstance(event, events.PhaseStarted) and event.message:
             print(f"   phase: {event.message}")
 
     imported = dbjson.import_database(

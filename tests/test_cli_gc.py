@@ -34,7 +34,7 @@ def test_collector_on_during_the_command(tmp_path) -> None:  # type: ignore[no-u
         "    print('before', gc.isenabled(), file=sys.stderr)\n"
         "    return orig(lambda: print('during', gc.isenabled(), file=sys.stderr) or fn())\n"
         "c.run = run\n"
-        "import dbjson.cli.schema as s\n"
+        "import dbjson.cli.schema_dump as s\n"
         "s.run = run\n"
         "sys.argv = ['dbjson', 'schema-dump', 'sqlite:///' + sys.argv[1]]\n"
         "c.main()\n"

@@ -179,7 +179,10 @@ def test_library_tour_sqlite(tmp_path: Path) -> None:
     proc = run([sys.executable, str(EXAMPLES / "library_tour.py"), "--workdir", str(tmp_path / "tour")], tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "6. verify: ok" in proc.stdout and "library tour: done" in proc.stdout
-    assert "events {'phase': 4, 'unit': 4, 'verify': 4}" in proc.stdout
+    assert (
+        "events {'Finished': 1, 'PhaseStarted': 5, 'Started': 1, 'TableFinished': 4, 'TableVerified': 4, 'UnitLoaded': 4}"
+        in proc.stdout
+    )
     assert "hint: dbjson uses psycopg 3" in proc.stdout
 
 

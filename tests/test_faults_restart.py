@@ -25,7 +25,8 @@ import pytest
 from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export
 
 from dbjson.errors import DbjsonError
-from dbjson.importer import ImportEvent, import_database
+from dbjson.events import Event, Retry, UnitLoaded
+from dbjson.importer import import_database
 
 BIN = Path("/usr/lib/postgresql/15/bin")
 
@@ -117,12 +118,12 @@ def test_server_restarted_mid_load(private_pg: PrivatePostgres, tmp_path: Path) 
     private_pg.execute("CREATE DATABASE target")
     private_pg.execute(ITEMS_DDL["postgresql"], db="target")
     url = private_pg.url("target")
-    events: list[ImportEvent] = []
+    events: list[Event] = []
     restarts: list[threading.Thread] = []
 
-    def on_event(ev: ImportEvent) -> None:
+    def on_event(ev: Event) -> None:
         events.append(ev)
-        if ev.kind == "unit" and not restarts:  # after the first unit: others are in flight
+        if isinstance(ev, UnitLoaded) and not restarts:  # after the first unit: others are in flight
             t = threading.Thread(target=private_pg.pg_ctl, args=("restart", "-m", "fast"))
             restarts.append(t)
             t.start()
@@ -141,7 +142,7 @@ def test_server_restarted_mid_load(private_pg: PrivatePostgres, tmp_path: Path) 
             t.join(60)
     assert restarts, "the import finished before the restart"
     assert private_pg.query("SELECT COUNT(*), COUNT(DISTINCT id) FROM items", "target") == (n + 1, n + 1)
-    retries = sum(1 for e in events if e.kind == "retry")
+    retries = sum(1 for e in events if isinstance(e, Retry))
     fl.record(
         "server restarted mid-load (private instance)", "postgresql", 1, 1, 0, 0, outcome=outcome, retries=retries
     )

@@ -16,8 +16,9 @@ import pytest
 from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
 
 from dbjson.errors import DataError
+from dbjson.events import Event, Retry, UnitLoaded
 from dbjson.export import export_database
-from dbjson.importer import ImportEvent, import_database
+from dbjson.importer import import_database
 
 
 def _kill_other_sessions(admin: Any, engine: str) -> int:
@@ -52,16 +53,16 @@ def test_connections_killed_mid_load_are_retried(engine: str, fresh_db: Any, tmp
     admin = target.connect()
     r = fl.rng("connection-kill", engine)
     at = set(r.sample(range(1, 15), 3))  # the unit events after which every loader session is killed
-    events: list[ImportEvent] = []
+    events: list[Event] = []
     kills: list[int] = []
     seen = 0
     lock = threading.Lock()  # events come from every loader thread; the admin connection is shared
 
-    def on_event(ev: ImportEvent) -> None:
+    def on_event(ev: Event) -> None:
         nonlocal seen
         with lock:
             events.append(ev)
-            if ev.kind == "unit":
+            if isinstance(ev, UnitLoaded):
                 seen += 1
                 if seen in at:
                     kills.append(_kill_other_sessions(admin, engine))
@@ -70,7 +71,7 @@ def test_connections_killed_mid_load_are_retried(engine: str, fresh_db: Any, tmp
         report = import_database(export, target.url, threads=2, on_event=on_event)
     finally:
         admin.close()
-    retries = [e for e in events if e.kind == "retry"]
+    retries = [e for e in events if isinstance(e, Retry)]
     injected = sum(1 for k in kills if k)
     assert injected >= 2, f"the kills found no session to kill: {kills}"
     assert retries, "no retry after the connections were killed"
@@ -164,7 +165,7 @@ def test_deadlock_with_a_concurrent_writer_is_retried(engine: str, fresh_db: Any
         if engine == "postgresql"
         else _fetch(writer, "SELECT CONNECTION_ID()")[0][0]
     )
-    events: list[ImportEvent] = []
+    events: list[Event] = []
     result: dict[str, Any] = {}
 
     def load() -> None:
@@ -189,7 +190,7 @@ def test_deadlock_with_a_concurrent_writer_is_retried(engine: str, fresh_db: Any
         t.join(60)
     assert not t.is_alive()
     assert "error" not in result, result.get("error")
-    retries = [e for e in events if e.kind == "retry"]
+    retries = [e for e in events if isinstance(e, Retry)]
     assert writer_victim or retries, "a deadlock with neither victim"
     if not writer_victim:
         assert any("deadlock" in e.message.lower() for e in retries), [e.message for e in retries]
@@ -224,12 +225,12 @@ def test_lock_timeouts_are_retried_with_backoff_then_a_clear_error(
     locker.execute("LOCK TABLE items IN SHARE MODE")
     timer = threading.Timer(1.0, lambda: locker.execute("ROLLBACK"))
     timer.start()
-    events: list[ImportEvent] = []
+    events: list[Event] = []
     try:
         report = import_database(export, target.url, data_only=True, threads=1, on_event=events.append)
     finally:
         timer.join()
-    assert any(e.kind == "retry" and "lock" in e.message.lower() for e in events)
+    assert any(isinstance(e, Retry) and "lock" in e.message.lower() for e in events)
     assert report.verify is not None and report.verify.ok
     assert target.query("SELECT COUNT(*) FROM items")[0][0] == n + 1
     # 2. A lock held for the whole retry budget: a clear error, nothing half-loaded, then --resume.
@@ -258,5 +259,5 @@ def test_lock_timeouts_are_retried_with_backoff_then_a_clear_error(
         2,
         0,
         0,
-        retries=sum(1 for e in events if e.kind == "retry"),
+        retries=sum(1 for e in events if isinstance(e, Retry)),
     )

@@ -20,6 +20,7 @@ import pytest
 
 from dbjson import model as m
 from dbjson.errors import DataError, UsageError, VerifyError
+from dbjson.events import Event, PhaseStarted
 from dbjson.format.checksum import DEFAULT_CHECKSUM, Checksum
 from dbjson.format.codec import RowEncoder
 from dbjson.importer import import_database
@@ -456,8 +457,8 @@ def test_worker_processes_report_bad_lines_exactly(fresh_db: Any, tmp_path: Path
     used: list[Any] = []
     pooled: list[bool] = []
 
-    def on_event(ev: Any) -> None:
-        if ev.kind == "phase" and "units" in ev.data:  # the data phase starts
+    def on_event(ev: Event) -> None:
+        if isinstance(ev, PhaseStarted) and ev.phase == "data":
             pooled.append(used[0].procs is not None)
 
     with pytest.raises(DataError) as ei:

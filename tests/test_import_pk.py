@@ -17,9 +17,10 @@ from test_import import ITEMS, database, item_rows, make_export
 
 from dbjson.engines import get_engine
 from dbjson.errors import ApplyError
+from dbjson.events import Event, PhaseStarted
 from dbjson.export import export_database
 from dbjson.format.codec import RowEncoder
-from dbjson.importer import ImportEvent, import_database
+from dbjson.importer import import_database
 from dbjson.reflect import reflect
 from dbjson.schemaload import to_ddl
 
@@ -84,8 +85,8 @@ def test_keys_are_added_after_the_data_with_their_names(fresh_db: Any, tmp_path:
     target = fresh_db("postgresql")
     at_post_data: list[list[tuple[Any, ...]]] = []
 
-    def on_event(ev: ImportEvent) -> None:
-        if ev.kind == "phase" and ev.message.startswith("post-data"):
+    def on_event(ev: Event) -> None:
+        if isinstance(ev, PhaseStarted) and ev.phase == "post-data":
             at_post_data.append(_keys(target))
 
     report = import_database(exp, target.url, threads=2, on_event=on_event)
@@ -125,10 +126,11 @@ def test_duplicate_keys_fail_at_add_primary_key_with_the_value(fresh_db: Any, tm
 
 KILL_AT_POST_DATA = """
 import os, signal, sys
+from dbjson.events import PhaseStarted
 from dbjson.importer import import_database
 
 def on_event(ev):
-    if ev.kind == "phase" and ev.message.startswith("post-data"):
+    if isinstance(ev, PhaseStarted) and ev.phase == "post-data":
         os.kill(os.getpid(), signal.SIGKILL)
 
 import_database(sys.argv[1], sys.argv[2], threads=2, on_event=on_event)

@@ -10,7 +10,8 @@ from typing import Any
 from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
 
 from dbjson.engines import get_engine
-from dbjson.importer import ImportEvent, import_database
+from dbjson.events import Event, Retry, UnitLoaded
+from dbjson.importer import import_database
 
 
 def test_error_classification_postgresql(fresh_db: Any) -> None:
@@ -76,12 +77,12 @@ def test_dropped_connections_are_retried(fresh_db: Any, tmp_path: Path) -> None:
     export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(20000)}, chunks=10)
     target = target_with(fresh_db, "postgresql", ITEMS_DDL)
     admin = target.connect()
-    events: list[ImportEvent] = []
+    events: list[Event] = []
     killed = threading.Event()
 
-    def on_event(ev: ImportEvent) -> None:
+    def on_event(ev: Event) -> None:
         events.append(ev)
-        if ev.kind == "unit" and not killed.is_set():
+        if isinstance(ev, UnitLoaded) and not killed.is_set():
             killed.set()
             admin.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
@@ -93,6 +94,6 @@ def test_dropped_connections_are_retried(fresh_db: Any, tmp_path: Path) -> None:
     finally:
         admin.close()
     assert killed.is_set()
-    assert any(e.kind == "retry" for e in events)
+    assert any(isinstance(e, Retry) for e in events)
     assert report.verify.ok
     assert target.query("SELECT COUNT(*) FROM items")[0][0] == 20001

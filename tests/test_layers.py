@@ -30,7 +30,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "dbjson.speedups",
             "dbjson._speedups_table",
             "dbjson.events",
-            "dbjson.progress",
         ),
     ),
     ("format", ("dbjson.format",)),

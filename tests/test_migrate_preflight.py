@@ -18,7 +18,8 @@ import dbjson
 from dbjson import model as m
 from dbjson.engines import get_engine
 from dbjson.errors import DataError
-from dbjson.importer import Importer, ImportEvent
+from dbjson.events import Event, PreflightFinding
+from dbjson.importer import Importer
 from dbjson.migrate import migrate
 
 # Values the PostgreSQL target cannot hold, none of them in the first rows, some twice (the
@@ -44,11 +45,11 @@ WHERE = re.compile(r" \(data/[^)]*\)$")
 
 
 def _findings(run: Any) -> tuple[list[str], Exception | None]:
-    """The ``finding`` events of a run (their text without the file/line suffix) and its error."""
+    """The pre-flight findings (events) of a run (their text without the file/line suffix) and its error."""
     seen: list[str] = []
 
-    def on_event(e: ImportEvent) -> None:
-        if e.kind == "finding":
+    def on_event(e: Event) -> None:
+        if isinstance(e, PreflightFinding):
             seen.append(WHERE.sub("", e.message))
 
     try:

@@ -6,13 +6,14 @@ import gc
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import typer
 
 from ..__about__ import __version__
 from ..connect import mask_text
-from ..errors import DbjsonError, hint_for
+from ..errors import DbjsonError, UsageError, hint_for
 
 if TYPE_CHECKING:  # rich is imported when something is printed (about 30 ms of every start otherwise)
     from rich.console import Console
@@ -124,6 +125,16 @@ def run(fn: Callable[[], Any]) -> Any:
                 "[yellow]hint:[/] this is a bug in dbjson; rerun with DBJSON_DEBUG=1 for the traceback", markup=True
             )
         raise typer.Exit(1) from None
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file (a failed dump never leaves half a file)."""
+    tmp = path.with_name(path.name + ".partial")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError as e:
+        raise UsageError(f"cannot write the document: {e.strerror}", file=str(path)) from None
 
 
 def version_callback(value: bool) -> None:

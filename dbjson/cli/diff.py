@@ -1,8 +1,9 @@
-"""The diff command: compare two schemas, optionally print the DDL that turns B into A."""
+"""``dbjson diff``: compare two schemas, optionally print the DDL that turns B into A."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import orjson
@@ -59,7 +60,7 @@ def diff_cmd(
 
       dbjson diff a.schema.json b.schema.json --json
     """
-    from ..schemadiff import diff, diff_ddl
+    from ..schemadiff import diff, diff_ddl  # lazy: start-up time
 
     if (dialect is not None or allow_drop) and not ddl:
         run(lambda: (_ for _ in ()).throw(UsageError("--dialect and --allow-drop go with --ddl")))
@@ -85,8 +86,6 @@ def diff_cmd(
 
 def _side(text: str) -> Any:
     """A URL stays a string (reflected); anything else is a document path."""
-    from pathlib import Path
-
     return text if "://" in text else Path(text)
 
 

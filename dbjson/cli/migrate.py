@@ -9,7 +9,7 @@ import orjson
 import typer
 
 from .common import app, run, stderr_console
-from .load import _install_signals, _Printer
+from .progress import Renderer
 
 
 @app.command("migrate")
@@ -82,27 +82,14 @@ def migrate_cmd(
 
       DBJSON_URL=postgresql://postgres@127.0.0.1/shop dbjson migrate mysql://root@127.0.0.1/shop --create
     """
-    from ..importer import Importer
-    from ..migrate import migrate
+    from ..migrate import migrate  # lazy: start-up time
 
     if create:
-        from ..schemaload import create_database
+        from ..schemaload import create_database  # lazy: start-up time
 
         run(lambda: create_database(target))
-    printer = _Printer(quiet or json_out)
-    holder: dict[str, Importer] = {}
-
-    def hook(imp: Importer) -> None:
-        holder["imp"] = imp
-
-    _install_signals(
-        lambda: (
-            holder["imp"].status_line().replace("dbjson import", "dbjson migrate")
-            if "imp" in holder
-            else "dbjson migrate: starting"
-        )
-    )
-    try:
+    shown = not (quiet or json_out)
+    with Renderer("migrate", messages=shown, bars="bytes" if shown else None) as show:
         report: Any = run(
             lambda: migrate(
                 source,
@@ -117,12 +104,9 @@ def migrate_cmd(
                 strict=strict,
                 zero_dates=zero_dates,
                 state_dir=state_dir,
-                on_event=printer,
-                importer_hook=hook,
+                on_event=show,
             )
         )
-    finally:
-        printer.stop()
     if json_out:
         sys.stdout.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
         return

@@ -10,7 +10,7 @@ modules, in the order an import uses them:
 * :mod:`.run`: :class:`Importer`, the phases (DDL, pre-flight, rows, verify) and the load loop;
 * :mod:`.reader`, :mod:`.convert`, :mod:`.encoders`: a data file's lines read, converted and
   encoded for the engine's bulk path (in worker processes when it pays);
-* :mod:`.report`: :class:`ImportReport` and the progress events (:class:`ImportEvent`);
+* :mod:`.report`: :class:`ImportReport` (the progress events are :mod:`dbjson.events`);
 * :mod:`.stream`: one table from a stream (``dbjson import --table T -``).
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .options import IMPORT_IF_EXISTS, ImportOptions, default_load_threads
-from .report import ImportEvent, ImportReport, TableResult
+from .report import ImportReport, TableResult
 from .stream import import_table_stream
 
 if TYPE_CHECKING:
@@ -48,7 +48,6 @@ __all__ = [
     "Importer",
     "ImportOptions",
     "ImportReport",
-    "ImportEvent",
     "TableResult",
     "IMPORT_IF_EXISTS",
     "default_load_threads",

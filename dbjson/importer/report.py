@@ -1,25 +1,9 @@
-"""What an import tells its caller: progress events while it runs, its report when it is done.
-
-:class:`ImportEvent` is also what ``dbjson verify`` and ``dbjson migrate`` emit (one vocabulary of
-``kind`` strings, see docs/library.md).
-"""
+"""What an import returns: its report (the progress events it sends while it runs are :mod:`dbjson.events`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-
-
-@dataclass
-class ImportEvent:
-    """A progress event: ``kind`` is phase | unit | table | retry | reject | warning | finding | status."""
-
-    kind: str
-    message: str = ""
-    table: str | None = None
-    rows: int = 0
-    bytes: int = 0
-    data: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

@@ -34,6 +34,20 @@ from ..connect import Target
 from ..engines import Engine
 from ..engines.interface import TablePlan
 from ..errors import ApplyError, Cancelled, DataError, UsageError, first_line
+from ..events import (
+    Event,
+    EventHandler,
+    Finished,
+    PhaseStarted,
+    PreflightFinding,
+    Retry,
+    RowRejected,
+    Started,
+    TableFinished,
+    UnitLoaded,
+    UnitUndone,
+    Warning,
+)
 from ..format.datafiles import DataFile, open_data
 from ..format.journal import Journal, journal_path
 from ..format.layout import REJECTS_DIR, rejects_file
@@ -54,7 +68,7 @@ from .plan import (
     unquote,
 )
 from .reader import LoadUnit, UnitReader
-from .report import ImportEvent, ImportReport, TableResult
+from .report import ImportReport, TableResult
 from .session import TargetSession, backoff, connect_target, target_identity
 
 MAX_ATTEMPTS = 6
@@ -62,12 +76,14 @@ MAX_ATTEMPTS = 6
 
 class Importer(TargetSession):
     """One import run (see :func:`import_database`): a :class:`~.session.TargetSession` with the
-    import's options, journal, report and status; :meth:`run` does the phases.
+    import's options, journal, report and phase; :meth:`run` does the phases.
 
     ``dbjson.migrate`` subclasses it: its data files are streams from the source database
     (:attr:`streams`, :meth:`open_file`, :meth:`scan_file`), and it overrides :meth:`plan` and
     :meth:`load_data` to follow its units.
     """
+
+    operation = "import"  # the command its events announce (dbjson.events.Started)
 
     def __init__(
         self,
@@ -75,7 +91,7 @@ class Importer(TargetSession):
         target: Target,
         engine: Engine,
         opts: ImportOptions,
-        on_event: Callable[[ImportEvent], None] | None,
+        on_event: EventHandler | None,
     ) -> None:
         super().__init__(target, engine, threads=opts.threads, data_only=opts.data_only)
         self.dir = directory
@@ -89,21 +105,19 @@ class Importer(TargetSession):
         self._rejected_by_table: dict[str, int] = {}
         self.rejected = 0
         self.journal: Journal | None = None
-        self.status: dict[str, Any] = {"phase": "start", "rows": 0, "units_done": 0, "units": 0}
+        self.phase = "start"  # start | pre-data | pre-flight | data | post-data | verify | done
+        self._units_left: dict[str, int] = {}  # table → its units still to load in this run
 
     # -- events ---------------------------------------------------------------------------------
-    def emit(self, kind: str, message: str = "", **kw: Any) -> None:
-        """Send an :class:`ImportEvent` to ``on_event``."""
+    def emit(self, event: Event) -> None:
+        """Send one of :mod:`dbjson.events` to ``on_event``."""
         if self.on_event is not None:
-            self.on_event(ImportEvent(kind, message, **kw))
+            self.on_event(event)
 
-    def status_line(self) -> str:
-        """A one-line status (for SIGUSR1)."""
-        s = self.status
-        return (
-            f"dbjson import: phase {s['phase']}, {s['units_done']}/{s['units']} units, "
-            f"{s['rows']} rows, {self.rejected} rejected"
-        )
+    def start_phase(self, phase: str, message: str = "", **totals: int) -> None:
+        """Enter ``phase`` and announce it (:class:`~dbjson.events.PhaseStarted`)."""
+        self.phase = phase
+        self.emit(PhaseStarted(phase, message, **totals))
 
     def close_all(self) -> None:
         """Close the connections, the worker processes, the rejects files and the journal."""
@@ -143,17 +157,19 @@ class Importer(TargetSession):
         self.start_encoders(sum(f.bytes or 0 for t in mtables for f in t.files), schema_only=self.opts.schema_only)
         planned = self.plan(db, mtables)
         plan, tables = planned.ddl, planned.tables
+        loading = [tp for tp in tables if not tp.ddl_only]
+        expected = None if any(tp.rows is None for tp in loading) else sum(tp.rows or 0 for tp in loading)
+        self.emit(Started(self.operation, len(loading), 0 if self.opts.schema_only else expected, self.opts.threads))
         if plan is not None:
             self.report.translation = [str(i) for i in plan.report.items]
         conn = self.conn()
         existing = self.engine.load_existing_tables(conn, {t.tschema for t in tables})
         self._decide_existing(tables, existing, state.done)
         if not self.opts.data_only and plan is not None:
-            self.status["phase"] = "pre-data"
-            self.emit("phase", "pre-data DDL")
+            self.start_phase("pre-data", "pre-data DDL")
             self._run_ddl(self._pre_statements(plan, tables, existing), state, parallel=False)
         if not self.opts.schema_only:
-            self.status["phase"] = "pre-flight"
+            self.start_phase("pre-flight")
             findings = preflight(
                 self.engine,
                 conn,
@@ -165,7 +181,7 @@ class Importer(TargetSession):
             self.report.findings = findings
             found = {(f.table, f.column) for f in findings}
             for f in findings:
-                self.emit("finding", str(f), table=f.table)
+                self.emit(PreflightFinding(str(f), f.table, f.column, f.severity))
             for tp in tables:  # a rule no value triggers changes nothing: verify by the manifest's checksum
                 tp.value_rules = {c: r for c, r in tp.value_rules.items() if (tp.display, c) in found}
             errors = [f for f in findings if f.severity == "error"]
@@ -178,8 +194,7 @@ class Importer(TargetSession):
                 )
             self.load_data(tables, state)
         if not self.opts.data_only and plan is not None:
-            self.status["phase"] = "post-data"
-            self.emit("phase", "post-data DDL")
+            self.start_phase("post-data", "post-data DDL")
             post = self._post_statements(plan, tables)
             self._run_ddl(self.engine.load_merge_indexes(post), state, parallel=True)  # MySQL: one ALTER per table
         self.report.seconds = time.monotonic() - start
@@ -187,8 +202,7 @@ class Importer(TargetSession):
         if self.rejected:
             self.report.rejects_dir = str(self.dir / REJECTS_DIR)
         if self.opts.verify and not self.opts.schema_only:
-            self.status["phase"] = "verify"
-            self.emit("phase", "verify")
+            self.start_phase("verify", "verify")
             self.report.verify = verify_tables(
                 self.engine,
                 self.conn,
@@ -200,7 +214,7 @@ class Importer(TargetSession):
                 pool=self.procs,
                 target=self.target,
             )
-        self.status["phase"] = "done"
+        self.phase = "done"
         return self.report
 
     def plan(self, db: m.Database, mtables: list[ManifestTable]) -> ImportPlan:
@@ -211,7 +225,7 @@ class Importer(TargetSession):
             self.engine,
             self.opts,
             manifest_file=str(self.dir / "manifest.json"),
-            warn=lambda message: self.emit("warning", message),
+            warn=lambda message: self.emit(Warning(message)),
         )
 
     def _record_policies(self, state: Any) -> None:
@@ -335,7 +349,7 @@ class Importer(TargetSession):
                     if tolerate_exists and kind == "exists":
                         return
                     if kind in ("retry", "disconnect") and attempt + 1 < MAX_ATTEMPTS:
-                        self.emit("retry", f"{st.object}: {e}; retrying")
+                        self.emit(Retry(f"{st.object}: {e}; retrying"))
                         if kind == "disconnect":
                             self.drop_conn()
                             conn = self.conn()
@@ -346,7 +360,7 @@ class Importer(TargetSession):
                         note = f"{getattr(st, 'path', None) or st.object}: the target refused the translated {st.kind} ({first_line(e)}); skipped"
                         with self._lock:
                             self.report.translation.append(note)
-                        self.emit("warning", note)
+                        self.emit(Warning(note))
                         return
                     if st.kind == "primary_key" and kind == "data":
                         raise self._duplicate_key_error(st, e) from None
@@ -404,11 +418,15 @@ class Importer(TargetSession):
                 self._rejected_by_table[u.table.display] = self._rejected_by_table.get(u.table.display, 0) + int(
                     rec.get("rejected", 0)
                 )
-        self.status.update(phase="data", units=len(units), units_done=len(units) - len(todo))
-        self.emit(
-            "phase",
+        self._units_left = {}
+        for u in todo:
+            self._units_left[u.table.display] = self._units_left.get(u.table.display, 0) + 1
+        self.start_phase(
+            "data",
             f"loading {len(todo)} unit(s) with up to {self.opts.threads} thread(s)",
-            data={"units": len(todo), "bytes": sum(u.size for u in todo)},
+            units=len(todo),
+            bytes=sum(u.size for u in todo),
+            resumed=len(units) - len(todo),
         )
         threads = self.opts.threads if self.engine.capabilities.parallel_writers else 1
         for wave in foreign_key_waves(self.engine, todo):
@@ -442,8 +460,8 @@ class Importer(TargetSession):
                     res.rows -= rows
                     res.units -= 1
                     self.report.rows -= rows
-                    self.status["rows"] -= rows
-                    self.status["units_done"] -= 1
+                    self._units_left[u.table.display] = self._units_left.get(u.table.display, 0) + 1
+                self.emit(UnitUndone(u.table.display, u.file.rel, rows, u.size))
             if u.step not in state.done:
                 again.append(u)
         self._in_doubt.clear()
@@ -508,7 +526,7 @@ class Importer(TargetSession):
             except Exception as e:  # noqa: BLE001 - e.g. the session killed while it was being set up
                 if self.engine.load_error_kind(e) not in ("retry", "disconnect") or attempt + 1 >= MAX_ATTEMPTS:
                     raise
-                self.emit("retry", f"{unit.file.rel}: {first_line(e)}; retrying", table=tp.display)
+                self.emit(Retry(f"{unit.file.rel}: {first_line(e)}; retrying", tp.display))
                 backoff(attempt)
                 continue
             self.active[threading.get_ident()] = conn
@@ -542,10 +560,11 @@ class Importer(TargetSession):
                     with self._lock:
                         self._in_doubt.add(unit.step)
                     self.emit(
-                        "retry",
-                        f"{unit.file.rel}: {first_line(e)} while committing; "
-                        "decided from the row counts after the other units",
-                        table=tp.display,
+                        Retry(
+                            f"{unit.file.rel}: {first_line(e)} while committing; "
+                            "decided from the row counts after the other units",
+                            tp.display,
+                        )
                     )
                     return
                 committed = True
@@ -574,13 +593,13 @@ class Importer(TargetSession):
                 kind = self.engine.load_error_kind(e)
                 last = first_line(e)
                 if kind in ("retry", "disconnect") and attempt + 1 < MAX_ATTEMPTS:
-                    self.emit("retry", f"{unit.file.rel}: {first_line(e)}; retrying", table=tp.display)
+                    self.emit(Retry(f"{unit.file.rel}: {first_line(e)}; retrying", tp.display))
                     if kind == "disconnect":
                         self.drop_conn()
                     backoff(attempt)
                     continue
                 if not careful:  # a value the server refused: find the row (and reject it if allowed)
-                    self.emit("warning", f"{unit.file.rel}: {first_line(e)}; loading row by row", table=tp.display)
+                    self.emit(Warning(f"{unit.file.rel}: {first_line(e)}; loading row by row", tp.display))
                     careful = True
                     continue
                 raise DataError(
@@ -682,7 +701,7 @@ class Importer(TargetSession):
                 + b"\n"
             )
             fh.flush()
-        self.emit("reject", str(error), table=tp.display)
+        self.emit(RowRejected(str(error), tp.display))
 
     def _unit_finished(self, unit: LoadUnit, loaded: int, rejected: int) -> None:
         with self._lock:
@@ -692,9 +711,12 @@ class Importer(TargetSession):
             res.units += 1
             self.report.rows += loaded
             self.report.bytes += unit.size
-            self.status["rows"] += loaded
-            self.status["units_done"] += 1
-        self.emit("unit", unit.file.rel, table=unit.table.display, rows=loaded, bytes=unit.size)
+            left = self._units_left.get(unit.table.display, 1) - 1
+            self._units_left[unit.table.display] = left
+            table_rows = res.rows
+        self.emit(UnitLoaded(unit.table.display, unit.file.rel, loaded, unit.size))
+        if left == 0:
+            self.emit(TableFinished(unit.table.display, table_rows))
 
 
 def import_database(
@@ -717,7 +739,7 @@ def import_database(
     renames: Mapping[str, str] | Sequence[str] = (),
     max_errors: int = 0,
     verify: bool = True,
-    on_event: Callable[[ImportEvent], None] | None = None,
+    on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
 ) -> ImportReport:
     """Load the export in ``directory`` into the database at ``url``.
@@ -728,8 +750,8 @@ def import_database(
     ``["table.col=value"]`` lists: ``set_values`` (a fixed value), ``set_sql`` (an SQL expression
     evaluated by the target), ``increments`` (a counter starting at the value), ``renames`` (the
     target column name). ``max_errors`` > 0 writes refused rows to ``DIR/rejects/<table>.jsonl``
-    instead of stopping. ``importer_hook`` receives the running :class:`Importer` (the CLI uses it
-    for SIGUSR1 status lines and cancellation). ``zero_dates`` (``null`` | ``error``) and ``nul``
+    instead of stopping. ``on_event`` receives the progress events (:mod:`dbjson.events`);
+    ``importer_hook`` the :class:`Importer` before it runs. ``zero_dates`` (``null`` | ``error``) and ``nul``
     (``error`` | ``strip`` | ``replace``) are the policies for zero dates and NUL characters (U+0000)
     on targets that cannot hold them; the pre-flight reports them and verification applies them.
 
@@ -775,6 +797,8 @@ def import_database(
         imp.close_all()
     if report.verify is not None and not report.verify.ok:
         raise verify_error(report.verify)
+    if on_event is not None:
+        on_event(Finished(True, report.rows, report.seconds, report))
     return report
 
 

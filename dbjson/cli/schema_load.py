@@ -1,117 +1,19 @@
-"""schema-dump, schema-load and validate commands."""
+"""``dbjson schema-load``."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import orjson
 import typer
 
 from ..errors import DocumentError, UsageError
-from .common import app, choices, fail, run, stdout_console
+from .common import app, choices, fail, run, stderr_console, write_atomically
 
-
-@app.command("schema-dump")
-def schema_dump(
-    url: Annotated[
-        str,
-        typer.Argument(
-            help="Database URL, e.g. mysql://root@127.0.0.1/shop, postgresql://u@h/db, sqlite:///file.db",
-            envvar="DBJSON_URL",
-        ),
-    ],
-    output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Write the document to FILE (default: stdout).")
-    ] = None,
-    tables: Annotated[
-        list[str] | None,
-        typer.Option("--tables", "-t", help="Only tables matching GLOB (repeatable); matches table or schema.table."),
-    ] = None,
-    exclude: Annotated[
-        list[str] | None, typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")
-    ] = None,
-    schema: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--schema",
-            "-s",
-            help="PostgreSQL schema / MySQL database to dump (repeatable; default: all user schemas / the URL's database).",
-        ),
-    ] = None,
-    grants: Annotated[bool, typer.Option("--grants", help="Include users/roles and their grants.")] = False,
-) -> None:
-    """Reflect a live database into a JSON schema document.
-
-    Examples:
-
-      dbjson schema-dump sqlite:///examples/shop.db -o shop.schema.json
-
-      dbjson schema-dump mysql://root@127.0.0.1:3306/shop --exclude 'tmp_*'
-
-      dbjson schema-dump postgresql://postgres@127.0.0.1/shop --schema public --grants
-    """
-    from ..reflect import reflect
-
-    db = run(lambda: reflect(url, tables=tables or (), exclude=exclude or (), grants=grants, schemas=schema or ()))
-    text = db.to_json()
-    if output is None or str(output) == "-":
-        sys.stdout.write(text)
-    else:
-        run(lambda: _write_atomically(output, text))
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file (a failed dump never leaves half a file)."""
-    tmp = path.with_name(path.name + ".partial")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
-    except OSError as e:
-        raise UsageError(f"cannot write the document: {e.strerror}", file=str(path)) from None
-
-
-@app.command("validate")
-def validate_cmd(
-    file: Annotated[
-        Path, typer.Argument(help="A schema document (schema.json) or an export manifest (manifest.json).")
-    ],
-    kind: Annotated[
-        str,
-        typer.Option(
-            "--kind",
-            autocompletion=choices("schema", "manifest", "auto"),
-            help="schema or manifest (default: from the document's 'format').",
-        ),
-    ] = "auto",
-) -> None:
-    """Check a schema document or manifest against dbjson's JSON Schemas.
-
-    Prints each problem with its JSON pointer; exit code 0 when valid, 4 when not.
-
-    Example:
-
-      dbjson validate shop.schema.json
-    """
-    from ..validate import check_document
-
-    def go() -> None:
-        try:
-            raw = file.read_bytes()
-        except OSError as e:
-            raise DocumentError(f"cannot read: {e.strerror}", file=str(file)) from None
-        try:
-            doc = orjson.loads(raw)
-        except orjson.JSONDecodeError as e:
-            raise DocumentError(f"malformed JSON: {e}", file=str(file)) from None
-        k = kind
-        if k == "auto":
-            k = "manifest" if isinstance(doc, dict) and doc.get("format") == "dbjson-manifest" else "schema"
-        check_document(doc, k, file=str(file))
-
-    run(go)
-    stdout_console().print(f"{file}: valid", markup=False)
+if TYPE_CHECKING:
+    from ..ddl.plan import TranslationReport
 
 
 @app.command("schema-load")
@@ -178,6 +80,7 @@ def schema_load(
 
       dbjson schema-load shop.schema.json --to mysql://root@127.0.0.1/shop --if-exists replace --report loss.json
     """
+    # lazy: start-up time (every command module is imported when dbjson starts)
     from ..ddl.plan import DdlPlan, TranslationReport
     from ..model import Database
     from ..schemaload import load_schema, to_ddl
@@ -213,7 +116,7 @@ def schema_load(
             raise
         plan_holder.append(result.plan)
         if dry_run:
-            from ..engines import get_engine
+            from ..engines import get_engine  # lazy: start-up time
 
             engine = get_engine(result.plan.target, result.plan.server_version)
             return "\n".join(engine.ddl_script_statement(s) for s in result.statements) + "\n"
@@ -225,7 +128,7 @@ def schema_load(
         if strict and dialect is not None and plan_holder[0].report.losses:
             run(lambda: to_ddl(db, str(dialect), server_version=server_version, strict=True, options=options))
     if text and output is not None and str(output) != "-":
-        run(lambda: _write_atomically(output, text))
+        run(lambda: write_atomically(output, text))
     elif text:
         sys.stdout.write(text)
 
@@ -240,12 +143,8 @@ def _schema_map(pairs: list[str]) -> dict[str, str]:
     return out
 
 
-def _report_out(rep: object, path: Path | None, quiet: bool = False) -> None:
+def _report_out(rep: TranslationReport, path: Path | None, quiet: bool = False) -> None:
     """The readable summary on stderr (not when ``quiet``); the JSON report in ``path`` when asked."""
-    from ..ddl.plan import TranslationReport
-    from .common import stderr_console
-
-    assert isinstance(rep, TranslationReport)
     con = stderr_console()
     if rep.items and not quiet:
         counts = rep.to_dict()["counts"]
@@ -266,7 +165,7 @@ def _report_out(rep: object, path: Path | None, quiet: bool = False) -> None:
                 )
     if path is not None:
         run(
-            lambda: _write_atomically(
+            lambda: write_atomically(
                 path, orjson.dumps(rep.to_dict(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
             )
         )

@@ -1,80 +1,18 @@
-"""The export command (import and verify live in ``load.py``)."""
+"""``dbjson export``."""
 
 from __future__ import annotations
 
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import orjson
 import typer
 
-from .. import progress as ev
 from ..errors import UsageError
 from .common import app, choices, run, stderr_console
-
-if TYPE_CHECKING:
-    from rich.progress import TaskID
-
-
-class ProgressView:
-    """Rich progress bars on stderr: one per table and one overall (rows, rows/s, ETA)."""
-
-    def __init__(self) -> None:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self.progress = Progress(
-            TextColumn("{task.description}", markup=False),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("rows"),
-            TextColumn("{task.fields[rate]}", markup=False),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=stderr_console(),
-            transient=False,
-        )
-        self.overall: TaskID | None = None
-        self.tasks: dict[str, TaskID] = {}
-        self.tracker = ev.StatusTracker()
-
-    def __enter__(self) -> ProgressView:
-        self.progress.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.progress.stop()
-
-    def handle(self, event: ev.Event) -> None:
-        self.tracker.handle(event)
-        p = self.progress
-        if isinstance(event, ev.Started):
-            self.overall = p.add_task("total", total=event.rows or None, rate="")
-        elif isinstance(event, ev.TableStarted):
-            self.tasks[event.table] = p.add_task(event.table, total=event.rows or None, rate="", visible=True)
-        elif isinstance(event, ev.RowsProgress):
-            task = self.tasks.get(event.table)
-            if task is not None:
-                p.advance(task, event.rows)
-            if self.overall is not None:
-                p.advance(self.overall, event.rows)
-                p.update(self.overall, rate=f"{self.tracker.rate():,.0f}/s")
-        elif isinstance(event, ev.TableFinished):
-            task = self.tasks.get(event.table)
-            if task is not None:
-                p.update(task, completed=event.rows, total=event.rows, visible=False)
-        elif isinstance(event, ev.Finished) and self.overall is not None:
-            p.update(self.overall, completed=event.rows, total=event.rows)
-        elif isinstance(event, ev.Warning):
-            p.console.print(f"[yellow]warning:[/] {event.message}", markup=True, highlight=False)
+from .progress import Renderer
 
 
 @app.command("export")
@@ -126,7 +64,7 @@ def export_cmd(
 
       dbjson export sqlite:///shop.db --table orders -o - | head
     """
-    from ..export import export_database, export_table, parse_chunk_size, parse_where
+    from ..export import export_database, export_table, parse_chunk_size, parse_where  # lazy: start-up time
 
     if output == "-":
 
@@ -143,38 +81,28 @@ def export_cmd(
         run(stream)
         return
 
+    # Warnings are printed under --quiet too (not with --json); the bars only without either.
+    show = Renderer(
+        "export", messages=not json_out, bars=None if quiet or json_out else "tables", hints=False, sigterm=False
+    )
+
     def go() -> Any:
         chunk_rows, chunk_bytes = parse_chunk_size(chunk_size) if chunk_size else (None, None)
-        conds = parse_where(where or [])
-        selected = [table] if table else (tables or [])
-        kwargs: dict[str, Any] = dict(
+        return export_database(
+            url,
+            Path(output),
             threads=threads,
-            tables=selected,
+            tables=[table] if table else (tables or []),
             exclude=exclude or (),
-            where=conds,
+            where=parse_where(where or []),
             compress=compress,
             chunk_rows=chunk_rows,
             chunk_bytes=chunk_bytes,
+            on_event=show,
         )
-        show_bars = not quiet and not json_out and sys.stderr.isatty()
-        view = ProgressView() if show_bars else None
-        tracker = view.tracker if view else ev.StatusTracker()
-        restore = ev.install_status_signal(lambda: stderr_console().print(tracker.status_line(), markup=False))
-        try:
-            if view is not None:
-                with view:
-                    return export_database(url, Path(output), on_event=view.handle, **kwargs)
 
-            def plain(event: ev.Event) -> None:
-                tracker.handle(event)
-                if isinstance(event, ev.Warning) and not json_out:  # a console (rich) only when needed
-                    stderr_console().print(f"warning: {event.message}", markup=False)
-
-            return export_database(url, Path(output), on_event=plain, **kwargs)
-        finally:
-            restore()
-
-    report = run(go)
+    with show:
+        report = run(go)
     if json_out:
         sys.stdout.write(
             orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()

@@ -1,0 +1,177 @@
+"""``dbjson import``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+
+from ..errors import UsageError
+from .common import app, choices, fail, run, stderr_console
+from .progress import Renderer
+
+
+@app.command("import")
+def import_cmd(
+    directory: Annotated[str, typer.Argument(help="The export directory (or '-' with --table: JSON lines on stdin).")],
+    url: Annotated[
+        str,
+        typer.Argument(
+            help="Target database URL (mysql://, mariadb://, postgresql://, sqlite:///).", envvar="DBJSON_URL"
+        ),
+    ],
+    threads: Annotated[
+        int | None,
+        typer.Option(
+            "--threads", "-j", help="Parallel loaders, one connection each (default: cores, at most 8).", min=1
+        ),
+    ] = None,
+    tables: Annotated[
+        list[str] | None, typer.Option("--tables", "-t", help="Only tables matching GLOB (repeatable).")
+    ] = None,
+    exclude: Annotated[
+        list[str] | None, typer.Option("--exclude", "-x", help="Skip tables matching GLOB (repeatable).")
+    ] = None,
+    schema_only: Annotated[bool, typer.Option("--schema-only", help="Create the schema, load no rows.")] = False,
+    data_only: Annotated[bool, typer.Option("--data-only", help="Load rows into existing tables; no DDL.")] = False,
+    if_exists: Annotated[
+        str,
+        typer.Option(
+            "--if-exists",
+            autocompletion=choices("fail", "skip", "truncate", "replace"),
+            help="When a target table exists: fail, skip, truncate or replace (drops and recreates the tables and the views, types and sequences the document defines; never with CASCADE).",
+        ),
+    ] = "fail",
+    create: Annotated[
+        bool,
+        typer.Option(
+            "--create", help="Create the target database first if it does not exist (as schema-load --create)."
+        ),
+    ] = False,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Continue an interrupted import: load only what the journal lacks.")
+    ] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Fail when the schema translation would lose anything.")
+    ] = False,
+    zero_dates: Annotated[
+        str,
+        typer.Option(
+            "--zero-dates",
+            autocompletion=choices("null", "error"),
+            help="Zero dates for targets that cannot hold them: null or error.",
+        ),
+    ] = "null",
+    nul: Annotated[
+        str,
+        typer.Option(
+            "--nul",
+            autocompletion=choices("error", "strip", "replace"),
+            help="NUL characters (U+0000) for targets that cannot hold them (PostgreSQL): error, strip or replace (U+FFFD).",
+        ),
+    ] = "error",
+    set_values: Annotated[
+        list[str] | None, typer.Option("--set", help="TABLE.COL=VALUE: a fixed value for a column.")
+    ] = None,
+    set_sql: Annotated[
+        list[str] | None,
+        typer.Option("--set-sql", help="TABLE.COL=EXPR: an SQL expression evaluated by the target."),
+    ] = None,
+    increment: Annotated[
+        list[str] | None, typer.Option("--increment", help="TABLE.COL=START: a counter (START, START+1, ...).")
+    ] = None,
+    rename: Annotated[
+        list[str] | None, typer.Option("--rename", help="TABLE.OLD=NEW: load column OLD into NEW.")
+    ] = None,
+    max_errors: Annotated[
+        int,
+        typer.Option(
+            "--max-errors", help="Reject up to N bad rows to DIR/rejects/<table>.jsonl instead of stopping.", min=0
+        ),
+    ] = 0,
+    table: Annotated[
+        str | None, typer.Option("--table", help="With DIR '-': the existing target table the stdin lines go to.")
+    ] = None,
+    no_verify: Annotated[
+        bool, typer.Option("--no-verify", help="Skip the count/checksum verification after loading.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
+) -> None:
+    """Load an export directory into a database: DDL, rows in parallel, indexes and keys, verify.
+
+    Examples:
+
+      dbjson import out/ postgresql://postgres@127.0.0.1/shop --create --threads 4
+
+      dbjson import out/ mysql://root@127.0.0.1/shop --resume
+
+      dbjson import out/ sqlite:///shop.db --exclude 'audit_*' --max-errors 100
+
+      zstd -dc out/data/public.users.jsonl.zst | dbjson import --table users - mysql://root@127.0.0.1/shop
+    """
+    from ..importer import import_database, import_table_stream  # lazy: start-up time
+
+    if directory == "-":
+        if not table:
+            fail(UsageError("reading from stdin ('-') needs --table TABLE"))
+        with Renderer("import", messages=False, status=lambda: "dbjson import: reading stdin"):
+            report = run(
+                lambda: import_table_stream(
+                    sys.stdin.buffer,
+                    url,
+                    table or "",
+                    zero_dates=zero_dates,
+                    nul=nul,
+                    set_values=set_values or (),
+                    set_sql=set_sql or (),
+                    increments=increment or (),
+                    renames=rename or (),
+                )
+            )
+    else:
+        if table:
+            fail(UsageError("--table goes with '-' (stdin) as the directory"))
+        shown = not (quiet or json_out)
+        with Renderer("import", messages=shown, bars="bytes" if shown else None) as show:
+            if create:
+                from ..schemaload import create_database  # lazy: start-up time
+
+                run(lambda: create_database(url))
+            report = run(
+                lambda: import_database(
+                    Path(directory),
+                    url,
+                    threads=threads,
+                    tables=tables or (),
+                    exclude=exclude or (),
+                    schema_only=schema_only,
+                    data_only=data_only,
+                    if_exists=if_exists,
+                    resume=resume,
+                    strict=strict,
+                    zero_dates=zero_dates,
+                    nul=nul,
+                    set_values=set_values or (),
+                    set_sql=set_sql or (),
+                    increments=increment or (),
+                    renames=rename or (),
+                    max_errors=max_errors,
+                    verify=not no_verify,
+                    on_event=show,
+                )
+            )
+    if json_out:
+        sys.stdout.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        return
+    if not quiet:
+        rate = report.rows / report.seconds if report.seconds > 0 else 0.0
+        msg = f"imported {report.rows} rows into {len(report.tables)} table(s) in {report.seconds:.1f}s ({rate:,.0f} rows/s)"
+        if report.rejected:
+            msg += f"; {report.rejected} rejected row(s) in {report.rejects_dir}"
+        if report.verify is not None:
+            msg += "; verified"
+        stderr_console().print(msg, markup=False)
