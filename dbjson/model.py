@@ -487,6 +487,7 @@ class Database:
     @classmethod
     def from_dict(cls, doc: JSONDict, *, validate: bool = True) -> Database:
         if validate:
+            # lazy: jsonschema is imported only when a document is validated (start-up time)
             from .validate import check_document
 
             check_document(doc)

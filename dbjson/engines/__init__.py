@@ -13,6 +13,7 @@ ENGINE_NAMES = ("mysql", "mariadb", "postgresql", "sqlite")
 
 def get_engine(name: str, server_version: str | None = None) -> Engine:
     """An engine by name, for offline work (DDL printing); ``server_version`` tunes features."""
+    # lazy: only the engine asked for is imported (its driver and its modules: start-up time)
     key = name.lower()
     if key in ("postgres", "pg"):
         key = "postgresql"

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
+from ...connect import connection_error, mysql_connect_args
 from ...ddl.plan import Statement
 from ...errors import ConnectionFailed, DataError
 from ..shared.bulktext import LOAD_DATA_TEXT, encode_rows
@@ -147,8 +148,6 @@ class MySQLLoad:
         """A PyMySQL connection set up for bulk loading (LOCAL INFILE from memory)."""
         import pymysql
 
-        from ...connect import mysql_connect_args
-
         _install_hook()
         u = target.url
         # the URL's arguments as for every other connection (host, socket, TLS...), in autocommit
@@ -167,8 +166,6 @@ class MySQLLoad:
             if conn is None:
                 conn = pymysql.connect(**args)
         except Exception as e:  # noqa: BLE001
-            from ...connect import connection_error
-
             raise connection_error(e, u) from None
         with conn.cursor() as cur:
             cur.execute("SELECT @@SESSION.sql_mode, @@SESSION.time_zone")
@@ -196,8 +193,6 @@ class MySQLLoad:
     def load_interrupt(self, conn: Any, target: Target) -> None:
         """KILL QUERY the statement running on ``conn`` (from a second connection)."""
         import pymysql
-
-        from ...connect import mysql_connect_args
 
         other = pymysql.connect(**{**mysql_connect_args(target.url), "connect_timeout": 5})
         try:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ...connect import connection_error, postgresql_connect_args
 from ...errors import ConnectionFailed, DataError, UsageError
 from ...format.decoders import is_date_text
 from ..shared.batches import byte_batches
@@ -96,15 +97,11 @@ class PostgreSQLLoad:
         """A psycopg connection set up for bulk loading (transactions managed by the importer)."""
         import psycopg
 
-        from ...connect import postgresql_connect_args
-
         u = target.url
         args = postgresql_connect_args(u)  # the URL's arguments as for every other connection
         try:
             conn = psycopg.connect(**args, autocommit=True)
         except Exception as e:  # noqa: BLE001
-            from ...connect import connection_error
-
             raise connection_error(e, u) from None
         conn.execute("SET synchronous_commit = off")
         conn.execute("SET TIME ZONE 'UTC'")

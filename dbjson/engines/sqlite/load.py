@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ...connect import sqlite_connect_args
 from ...errors import ConnectionFailed, DataError, UnsupportedError
 from ...format.decoders import is_date_text
 from ..shared.loading import in_savepoint, is_zero_date, row_batches
@@ -48,7 +49,6 @@ class SQLiteLoad:
 
     # -- connections ----------------------------------------------------------------------------
     def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
-        from ...connect import sqlite_connect_args
 
         path, kw = sqlite_connect_args(target.url)  # the URL's file and options, as for every connection
         kw.setdefault("timeout", 60)
