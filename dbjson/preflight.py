@@ -38,6 +38,7 @@ import orjson
 
 from . import model as m
 from .format.datafiles import DataFile, iter_lines, open_data
+from .format.decoders import is_zero_date_text
 
 if TYPE_CHECKING:
     from .engines import Engine
@@ -97,13 +98,9 @@ def _int_range(t: m.Type) -> tuple[int, int] | None:
     return (-(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1)
 
 
-def _is_zero_date(v: str) -> bool:
-    return v.startswith("0000-") or v[4:8] == "-00-" or v[7:10] == "-00"
-
-
 def is_zero_date(v: Any) -> bool:
     """Whether an encoded date/timestamp value is a MySQL zero date (year, month or day zero)."""
-    return isinstance(v, str) and len(v) >= 10 and _is_zero_date(v)
+    return isinstance(v, str) and len(v) >= 10 and is_zero_date_text(v)
 
 
 def has_nul(v: Any) -> bool:

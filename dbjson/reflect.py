@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import model as m
-from .connect import Target, parse_url, raise_if_connection_error
+from .connect import Target, close_quietly, parse_url, raise_if_connection_error
 from .engines import detect_engine
 from .engines.interface import ReflectOptions
 from .url import URL
@@ -36,7 +36,4 @@ def reflect(
             raise_if_connection_error(e, target.url)
             raise
     finally:
-        try:
-            conn.close()
-        except Exception:  # noqa: BLE001
-            pass
+        close_quietly([conn])

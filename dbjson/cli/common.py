@@ -84,7 +84,7 @@ def fail(err: DbjsonError) -> None:
     """Print a library error on stderr and exit with its code."""
     con = stderr_console()
     con.print("[bold red]error:[/] " + escape(mask_text(str(err))), markup=True, highlight=False)
-    problems = getattr(err, "problems", None) or []
+    problems = err.problems
     for p in problems[1:20]:
         con.print(f"  {mask_text(str(p))}", markup=False)
     if len(problems) > 20:

@@ -109,6 +109,12 @@ def is_date_text(v: str) -> bool:
     return _VERBATIM_DATE.match(v) is not None
 
 
+def is_zero_date_text(v: str) -> bool:
+    """Whether the text of a date or timestamp (as :func:`is_date_text` accepts) has a zero year,
+    month or day (MySQL's zero dates)."""
+    return v.startswith("0000-") or v[4:8] == "-00-" or v[7:10] == "-00"
+
+
 def dec_date(v: Any) -> dt.date | str:
     if not isinstance(v, str):
         raise _bad("date", v)

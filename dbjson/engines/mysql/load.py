@@ -29,12 +29,13 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from ...connect import connection_error, mysql_connect_args
+from ...connect import close_quietly, connection_error, mysql_connect_args
 from ...ddl.plan import Statement
 from ...errors import ConnectionFailed, DataError
+from ...format.decoders import is_zero_date_text
 from ..shared.bulktext import LOAD_DATA_TEXT, encode_rows
 from ..shared.bulktext import scalar_text as _text
-from ..shared.loading import error_column_value, is_zero_date, row_batches
+from ..shared.loading import error_column_value, row_batches
 
 # CREATE [UNIQUE] INDEX `name` ON `table` (parts) tail, as MySQLDDL.ddl_index writes it
 _CREATE_INDEX = re.compile(
@@ -185,10 +186,7 @@ class MySQLLoad:
                     if saved:
                         cur.execute("SET SESSION sql_mode = %s, time_zone = %s", saved)
         finally:
-            try:
-                conn.close()
-            except Exception:  # noqa: BLE001 - already closed
-                pass
+            close_quietly([conn])
 
     def load_interrupt(self, conn: Any, target: Target) -> None:
         """KILL QUERY the statement running on ``conn`` (from a second connection)."""
@@ -350,7 +348,7 @@ class MySQLLoad:
         def conv(v: Any) -> Any:
             if type(v) is not str:
                 raise DataError("a date/time must be a string")
-            if v in ("infinity", "-infinity") or v.startswith("-") or (is_zero_date(v) and not same_kind):
+            if v in ("infinity", "-infinity") or v.startswith("-") or (is_zero_date_text(v) and not same_kind):
                 if zero_dates == "error":
                     raise DataError("a date MySQL cannot hold (--zero-dates null loads NULL)")
                 return None

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ...connect import connection_error, postgresql_connect_args
-from ...errors import ConnectionFailed, DataError, UsageError
-from ...format.decoders import is_date_text
+from ...errors import ConnectionFailed, DataError, UsageError, first_line
+from ...format.decoders import is_date_text, is_zero_date_text
 from ..shared.batches import byte_batches
 from ..shared.bulktext import COPY_TEXT, encode_rows
 from ..shared.bulktext import scalar_text as _text
-from ..shared.loading import error_column_value, in_savepoint, is_zero_date, row_batches
+from ..shared.loading import error_column_value, in_savepoint, row_batches
 
 if TYPE_CHECKING:
     from ... import model as m
@@ -171,7 +171,7 @@ class PostgreSQLLoad:
                 x for x in (getattr(diag, "message_primary", None), getattr(diag, "message_detail", None)) if x
             )
             raise UsageError(
-                f"--if-exists truncate: {detail or str(e).strip().splitlines()[0]}",
+                f"--if-exists truncate: {detail or first_line(e)}",
                 hint="include the referencing tables in the import, or use --if-exists replace",
             ) from None
 
@@ -261,7 +261,7 @@ class PostgreSQLLoad:
         def conv(v: Any) -> Any:
             if type(v) is not str or not is_date_text(v):
                 raise DataError("not a valid date/time value", value=v)
-            if is_zero_date(v):
+            if is_zero_date_text(v):
                 if zero_dates == "error":
                     raise DataError("zero date: PostgreSQL cannot hold it (--zero-dates null loads NULL)")
                 return None

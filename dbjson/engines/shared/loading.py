@@ -1,6 +1,5 @@
-"""What the engines' loaders (``engines/<family>/load.py``) share: row batches, the zero-date
-test of the loaders' converters, the value of a column a server error names, and the savepoint
-around a row loaded on its own."""
+"""What the engines' loaders (``engines/<family>/load.py``) share: row batches, the value of a
+column a server error names, and the savepoint around a row loaded on its own."""
 
 from __future__ import annotations
 
@@ -18,11 +17,6 @@ def row_batches(rows: Iterable[tuple[Any, ...]], size: int = BATCH_ROWS) -> Iter
     it = iter(rows)
     while batch := list(itertools.islice(it, size)):
         yield batch
-
-
-def is_zero_date(v: str) -> bool:
-    """Whether a date/timestamp text has a zero year, month or day (MySQL's zero dates)."""
-    return v.startswith("0000-") or v[4:8] == "-00-" or v[7:10] == "-00"
 
 
 def error_column_value(tp: TablePlan, row: tuple[Any, ...], column: str | None) -> tuple[str | None, Any]:

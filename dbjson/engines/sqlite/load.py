@@ -17,8 +17,8 @@ import orjson
 
 from ...connect import sqlite_connect_args
 from ...errors import ConnectionFailed, DataError, UnsupportedError
-from ...format.decoders import is_date_text
-from ..shared.loading import in_savepoint, is_zero_date, row_batches
+from ...format.decoders import is_date_text, is_zero_date_text
+from ..shared.loading import in_savepoint, row_batches
 
 if TYPE_CHECKING:
     from ... import model as m
@@ -37,7 +37,7 @@ def _date_check(kind: str, zero_is_error: bool) -> Callable[[Any], Any]:
     def check(v: Any) -> Any:
         if type(v) is not str or not is_date_text(v):
             raise DataError(f"not a valid {kind} value", value=v)
-        if zero_is_error and is_zero_date(v):
+        if zero_is_error and is_zero_date_text(v):
             raise DataError("zero date (--zero-dates error)")
         return v
 
