@@ -1,7 +1,7 @@
 /*
  * dbjson._cchecksum: the content checksum of canonical lines, without a Python object per line.
  *
- * The checksum (dbjson.codec.Checksum, docs/data-format.md) of a set of lines is the sum modulo
+ * The checksum (dbjson.format.checksum.Checksum, docs/data-format.md) of a set of lines is the sum modulo
  * 2^64 of a 64-bit hash of every line. Two line hashes exist, named by the manifest's
  * ``checksum_algorithm``:
  *
