@@ -65,3 +65,63 @@ def test_unique_keys_and_indexes_over_long_text_keep_the_columns_and_the_uniquen
         "INSERT INTO attachment (id, record_type, record_id, name, note) "
         "SELECT 9, record_type, record_id, concat(name, 'z'), concat(left(note, 1999), 'c') FROM attachment WHERE id = 1"
     )
+
+
+# -- schema-load, import and migrate leave no half schema on a target without transactional DDL ------------
+
+TWO_TABLES = """
+CREATE TABLE a (id INT PRIMARY KEY, note VARCHAR(20));
+CREATE TABLE b (id INT PRIMARY KEY, a_id INT REFERENCES a (id));
+CREATE TABLE c (id INT PRIMARY KEY);
+INSERT INTO a VALUES (1, 'x');
+INSERT INTO b VALUES (1, 1);
+"""
+
+
+def _relations(db: Any) -> set[str]:
+    if db.engine == "postgresql":
+        sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+    else:
+        sql = f"SELECT table_name FROM information_schema.tables WHERE table_schema = '{db.name}'"
+    return {r[0] for r in db.query(sql)}
+
+
+def test_schema_load_on_mysql_undoes_what_it_created_when_a_statement_fails(fresh_db: Any) -> None:
+    from dbjson.errors import ApplyError
+    from dbjson.reflect import reflect
+    from dbjson.schemaload import load_schema
+
+    src = fresh_db("mysql")
+    src.execute(TWO_TABLES)
+    dst = fresh_db("mysql")
+    dst.execute("CREATE VIEW b AS SELECT 1 AS one")  # table b cannot be created: a view holds the name
+    with pytest.raises(ApplyError) as e:
+        load_schema(reflect(src.url), dst.url)
+    assert "undone" in str(e.value), str(e.value)
+    assert _relations(dst) == {"b"}  # table a, created before the failure, was dropped again
+
+
+@pytest.mark.parametrize("target", ["mariadb", "postgresql"])
+def test_import_pre_data_failure_drops_the_tables_it_created(fresh_db: Any, tmp_path: Path, target: str) -> None:
+    import orjson
+
+    from dbjson.errors import ApplyError
+    from dbjson.export import export_database
+    from dbjson.importer.run import import_database
+
+    src = fresh_db(target)
+    src.execute(
+        TWO_TABLES.replace("CREATE TABLE c (id INT PRIMARY KEY)", "CREATE TABLE c (id INT PRIMARY KEY, a_id INT)")
+    )
+    export_database(src.url, tmp_path / "out", threads=1)
+    doc_file = tmp_path / "out" / "schema.json"
+    doc = orjson.loads(doc_file.read_bytes())
+    for t in doc["schemas"][0]["tables"]:
+        if t["name"] == "c":  # a type the target does not have: CREATE TABLE c fails after a and b exist
+            t["columns"][1]["native"]["raw"] = "no_such_type"
+    doc_file.write_bytes(orjson.dumps(doc))
+    dst = fresh_db(target)
+    with pytest.raises(ApplyError) as e:
+        import_database(tmp_path / "out", dst.url, threads=1)
+    assert "undone" in str(e.value), str(e.value)
+    assert _relations(dst) == set()

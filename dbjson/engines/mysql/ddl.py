@@ -751,6 +751,16 @@ class MySQLDDL(BaseDDL):
         out.append(Statement("SET FOREIGN_KEY_CHECKS = 1", "session", "session"))
         return out
 
+    def ddl_undo_statements(self, created: list[Statement]) -> list[Statement]:
+        drops = super().ddl_undo_statements(created)
+        if not drops:
+            return []
+        return [
+            Statement("SET FOREIGN_KEY_CHECKS = 0", "session", "session"),
+            *drops,
+            Statement("SET FOREIGN_KEY_CHECKS = 1", "session", "session"),
+        ]
+
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         with conn.cursor() as cur:
             cur.execute("SELECT DATABASE()")
