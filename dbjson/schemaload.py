@@ -72,7 +72,8 @@ def apply_ddl(statements: Sequence[Statement], url_or_conn: Any, engine: Any = N
     """Run ``statements`` on a target (URL or raw DBAPI connection), in order.
 
     PostgreSQL and SQLite run everything in one transaction (all or nothing); MySQL/MariaDB
-    commit each statement (DDL is not transactional there). A failure raises
+    commit each statement (DDL is not transactional there), and a failure drops what the earlier
+    statements created (``engine.ddl_undo_statements``) before it is raised. A failure raises
     :class:`~dbjson.errors.ApplyError` naming the statement and the object. ``optional``
     statements (cross-engine translations) that the target rejects are skipped: they are
     returned with the server's message, for the translation report.
@@ -149,6 +150,7 @@ def _run_batches(
         # As mysqldump restores: zero-date defaults (WordPress, legacy schemas) are valid DDL there.
         _execute(conn, "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'")
     current: Statement | None = None
+    created: list[Statement] = []  # what this run made, for the undo on a failure (not transactional)
     try:
         for i, current in enumerate(statements):
             if transactional and batch and i and i % batch == 0:
@@ -164,8 +166,11 @@ def _run_batches(
                             hint="drop --strict to skip it (it is reported)",
                         )
                     rejected.append((current, scrub(problem, password)))
+                else:
+                    created.append(current)
                 continue
             _execute(conn, current.sql)
+            created.append(current)
         if transactional:
             conn.commit() if engine.family != "sqlite" else conn.execute("COMMIT")
         return rejected
@@ -181,7 +186,7 @@ def _run_batches(
             raise _LockTableFull() from None
         assert current is not None
         msg = scrub(first_line(e), password)
-        done = "rolled back" if transactional else "earlier statements stay applied"
+        done = "rolled back" if transactional else _undo(conn, engine, created, password)
         if transactional and committed:
             done = (
                 f"rolled back to the last commit; the schema was too large for one transaction (the server's lock "
@@ -203,6 +208,29 @@ def _run_batches(
             table=table,
             hint=hint,
         ) from None
+
+
+def _undo(conn: Any, engine: Any, created: list[Statement], password: str | None) -> str:
+    """Remove what this run created on a target without transactional DDL (MySQL, MariaDB): the
+    DROPs of ``engine.ddl_undo_statements``. Returns what the error says about the target."""
+    replaced = any(s.kind == "drop" for s in created)
+    made = [s for s in created if s.kind != "drop"]
+    if not made:
+        return "nothing was created" + ("; the objects --if-exists replace dropped stay dropped" if replaced else "")
+    failed: list[str] = []
+    for st in engine.ddl_undo_statements(made):
+        try:
+            _execute(conn, st.sql)
+        except Exception as e:  # noqa: BLE001 - reported: what stays
+            failed.append(f"{st.object} ({scrub(first_line(e), password)})")
+    tail = "; the objects --if-exists replace dropped stay dropped" if replaced else ""
+    if failed:
+        return (
+            f"undone as far as possible: {len(made)} statement(s) had run; these could not be dropped and stay: "
+            + ", ".join(failed)
+            + tail
+        )
+    return f"undone: the objects the {len(made)} statement(s) before it created were dropped{tail}"
 
 
 def _commit_and_begin(conn: Any, engine: Any) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 from .. import model as m
 from .context import Context, engine_family
 from .plan import Statement
-from .tableinfo import DDLCore, TableInfo
+from .tableinfo import DDLCore, TableInfo, key_demand
 from .types import TypeChoice, complete_type, find_rule, result_type
 
 NUMERIC_KINDS = {"integer", "decimal", "float", "year", "money"}
@@ -52,14 +52,18 @@ class ColumnDDL(DDLCore):
         if ref is not None:
             rt, rcol, rpath = ref
             choice = self.ddl_column_type(ctx, rt, rcol, rpath)
-            if choice.type != col.type:
-                ctx.report.add(
-                    f"{path}/type",
-                    f"type follows the referenced column {rt.table.name}.{rcol.name} ({choice.sql})",
-                    "fk-same-type",
-                    "approximation",
-                )
-            return choice
+            # A referenced type too long for a key of this table (a composite primary key over the
+            # foreign key column) is not followed: the column gets its own, shortened string type
+            # below (string lengths need not match across a foreign key).
+            if col.name not in t.key_columns or t.key_fits(col.name, key_demand(choice.type, None)):
+                if choice.type != col.type:
+                    ctx.report.add(
+                        f"{path}/type",
+                        f"type follows the referenced column {rt.table.name}.{rcol.name} ({choice.sql})",
+                        "fk-same-type",
+                        "approximation",
+                    )
+                return choice
         t_type = col.type
         if t_type.kind == "opaque" and t_type.base is not None:
             ctx.report.add(

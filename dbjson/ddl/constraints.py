@@ -47,7 +47,12 @@ class ConstraintDDL(DDLCore):
         if u.nulls_not_distinct:
             extra = self.ddl_nulls_not_distinct(ctx, path)
         tail = self.ddl_deferrable(ctx, u.deferrable, u.initially_deferred, path, "unique")
-        return f"CONSTRAINT {self.quote(name)} UNIQUE{extra} ({self.ddl_cols(t, u.columns)}){tail}"
+        return f"CONSTRAINT {self.quote(name)} UNIQUE{extra} ({self.ddl_unique_parts(ctx, t, u, path)}){tail}"
+
+    def ddl_unique_parts(self, ctx: Context, t: TableInfo, u: m.UniqueConstraint, path: str) -> str:
+        """The key parts of a unique constraint (engines with a key-size limit override for
+        ``t.long_keys``)."""
+        return self.ddl_cols(t, u.columns)
 
     def ddl_nulls_not_distinct(self, ctx: Context, path: str) -> str:
         ctx.report.add(

@@ -15,6 +15,7 @@ schema diff (:mod:`~dbjson.ddl.alter`); the state of one translation is a
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .. import model as m
@@ -463,9 +464,42 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
         ]
         return out
 
+    def ddl_undo_statements(self, created: list[Statement]) -> list[Statement]:
+        """DROPs of the objects ``created`` made, last first. Indexes, keys, checks, triggers and
+        comments go with their table; a schema (database) is never dropped (it may have been
+        there before: ``IF NOT EXISTS``)."""
+        out = []
+        for s in reversed(created):
+            word = _UNDO_WORDS.get(s.kind)
+            if s.kind == "view" and re.match(r"(?is)\s*CREATE\s+MATERIALIZED\s", s.sql):
+                word = "MATERIALIZED VIEW"
+            elif s.kind == "routine":
+                found = re.match(
+                    r"(?is)\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:DEFINER\s*=\s*\S+\s+)?(FUNCTION|PROCEDURE|AGGREGATE)\s",
+                    s.sql,
+                )
+                word = found.group(1).upper() if found else None
+            if word:
+                out.append(Statement(f"DROP {word} IF EXISTS {s.object}{self.ddl_undo_tail(s)}", "drop", s.object))
+        return out
+
+    def ddl_undo_tail(self, stmt: Statement) -> str:
+        """What follows ``DROP kind IF EXISTS name`` (PostgreSQL: CASCADE)."""
+        return ""
+
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         """Quoted, qualified names (as in ``Statement.object``) of relations and types that exist."""
         raise NotImplementedError
+
+
+_UNDO_WORDS = {
+    "table": "TABLE",
+    "view": "VIEW",
+    "sequence": "SEQUENCE",
+    "type": "TYPE",
+    "collation": "COLLATION",
+    "event": "EVENT",
+}
 
 
 def primary_schema(db: m.Database) -> int:

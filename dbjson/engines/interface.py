@@ -179,6 +179,10 @@ class DdlDialect(Protocol):
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         """Quoted, qualified names (as in ``Statement.object``) of the plan's relations and types that exist."""
 
+    def ddl_undo_statements(self, created: list[Statement]) -> list[Statement]:
+        """Statements that remove what ``created`` (statements this run ran, in order) made, last
+        first: how a failed load on a target without transactional DDL leaves no half schema."""
+
     def ddl_column_parts(
         self, ctx: Context, t: TableInfo, col: m.Column, path: str
     ) -> tuple[ColumnParts, list[Statement], list[Statement]]:

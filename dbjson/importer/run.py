@@ -196,7 +196,19 @@ class Importer(TargetSession):
         if not self.opts.data_only and plan is not None:
             self.start_phase("post-data", "post-data DDL")
             post = self._post_statements(plan, tables)
-            self._run_ddl(self.engine.load_merge_indexes(post), state, parallel=True)  # MySQL: one ALTER per table
+            try:
+                self._run_ddl(self.engine.load_merge_indexes(post), state, parallel=True)  # MySQL: one ALTER per table
+            except ApplyError as e:
+                loaded = sum(1 for tp in tables if not tp.skipped and not tp.ddl_only)
+                raise ApplyError(
+                    f"{e.message} (post-data stopped: the {loaded} table(s) and their rows stay, with the indexes, "
+                    "keys and other post-data objects made before it; the journal keeps the import)",
+                    statement=e.statement,
+                    obj=e.obj,
+                    table=e.table,
+                    pointer=e.pointer,
+                    hint=e.hint or "fix the cause and run the same import again with --resume to finish the post-data",
+                ) from None
         self.report.seconds = time.monotonic() - start
         self.report.rejected = self.rejected
         if self.rejected:
@@ -312,10 +324,18 @@ class Importer(TargetSession):
 
         jobs = [job(i, st) for i, st in enumerate(statements)]
         if not parallel:
-            for fn in jobs:
-                if self.cancel.is_set():
-                    raise Cancelled("import cancelled")
-                fn()
+            ran: list[tuple[str, Any]] = []  # (journal step, statement) this run executed
+            try:
+                for i, (st, fn) in enumerate(zip(statements, jobs)):
+                    if self.cancel.is_set():
+                        raise Cancelled("import cancelled")
+                    step = f"ddl:pre:{i}:{hashlib.blake2b(st.sql.encode(), digest_size=6).hexdigest()}"
+                    fresh = step not in state.done
+                    fn()
+                    if fresh:
+                        ran.append((step, st))
+            except ApplyError as e:
+                raise self._undo_pre_data(e, ran) from None
             return
         # Primary keys added after the data (load_defer_primary_key) first, then indexes (and other
         # per-table statements) in parallel, foreign keys after them (they need the referenced
@@ -369,6 +389,33 @@ class Importer(TargetSession):
                     ) from None
         finally:
             self.active.pop(threading.get_ident(), None)
+
+    def _undo_pre_data(self, e: ApplyError, ran: list[tuple[str, Any]]) -> ApplyError:
+        """A pre-data statement failed (no row loaded yet): drop what this run's pre-data created
+        (the engine's ``ddl_undo_statements``), forget those journal steps, and say so in the
+        error; what cannot be dropped is named."""
+        assert self.journal is not None
+        made = [st for _, st in ran if st.kind != "drop"]
+        failed: list[str] = []
+        conn = self.conn()
+        for st in self.engine.ddl_undo_statements(made):
+            try:
+                self.engine.load_execute_ddl(conn, st.sql)
+            except Exception as x:  # noqa: BLE001 - reported: what stays
+                failed.append(f"{st.object} ({first_line(x)})")
+        for step, _ in ran:
+            self.journal.undo(step)
+        if not made:
+            done = "nothing was created"
+        elif failed:
+            done = f"undone as far as possible; these could not be dropped and stay: {', '.join(failed)}"
+        else:
+            done = f"undone: the objects the {len(made)} statement(s) before it created were dropped"
+        if any(st.kind == "drop" for _, st in ran):
+            done += "; the tables --if-exists replace dropped stay dropped"
+        return ApplyError(
+            f"{e.message} ({done})", statement=e.statement, obj=e.obj, table=e.table, hint=e.hint, pointer=e.pointer
+        )
 
     def _duplicate_key_error(self, st: Any, e: BaseException) -> ApplyError:
         """A primary key added after the data (``load_defer_primary_key``) that the rows break:

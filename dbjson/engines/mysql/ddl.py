@@ -385,7 +385,62 @@ class MySQLDDL(BaseDDL):
         if clause is None:
             return None
         clause = clause.replace(" UNIQUE (", " UNIQUE KEY (", 1)
+        if u.name in t.long_keys and self.is_mariadb:
+            clause += " USING HASH"
         return clause + f" COMMENT {self.literal(u.comment[:1024])}" if u.comment else clause
+
+    def ddl_unique_parts(self, ctx: Context, t: TableInfo, u: m.UniqueConstraint, path: str) -> str:
+        cut = t.long_keys.get(u.name)
+        if not cut:
+            return super().ddl_unique_parts(ctx, t, u, path)
+        self._report_long_unique(ctx, t, u.name, cut, path)
+        return ", ".join(
+            self._hashed_part(t, c) if c in cut and not self.is_mariadb else self.quote(t.col(c)) for c in u.columns
+        )
+
+    def _hashed_part(self, t: TableInfo, column: str) -> str:
+        """A functional key part holding the SHA-256 of a column too long for InnoDB's key limit:
+        equal values have equal hashes, NULL stays NULL (several NULLs allowed, as before)."""
+        return f"(unhex(sha2({self.quote(t.col(column))}, 256)))"
+
+    def _report_long_unique(self, ctx: Context, t: TableInfo, name: str, cut: dict[str, int], path: str) -> None:
+        cols = ", ".join(sorted(cut))
+        if self.is_mariadb:
+            how = "a MariaDB long unique key (USING HASH: a hidden hash column, checked on every write)"
+        else:
+            how = "SHA-256 functional key parts (unhex(sha2(col, 256))) for those columns"
+        ctx.report.add(
+            path,
+            f"unique key over {cols}, too long for the 3072-byte InnoDB key limit, enforced through {how}; "
+            "the columns keep their full length (not usable for range scans or foreign keys)",
+            "long-unique-hash",
+            "approximation",
+        )
+
+    def _long_index_part(self, ctx: Context, t: TableInfo, ix: m.Index, part: m.IndexPart, path: str) -> str | None:
+        """A key part of an index too long for the key limit: a prefix for a plain index, a hash
+        (MySQL) or the column under USING HASH (MariaDB) for a unique one."""
+        cut = t.long_keys.get(ix.name, {})
+        if part.column is None or part.column not in cut:
+            return None
+        if ix.unique:
+            self._report_long_unique(ctx, t, ix.name, cut, path.rsplit("/parts/", 1)[0])
+            if self.is_mariadb:
+                return self.quote(t.col(part.column))
+            return self._hashed_part(t, part.column) + (" DESC" if part.descending else "")
+        choice = t.types.get(part.column)
+        kind = choice.type.kind if choice else "text"
+        share = cut[part.column]
+        length = max(1, share if kind in ("binary", "varbinary", "blob") else share // 4)
+        unit = "bytes" if kind in ("binary", "varbinary", "blob") else "characters"
+        ctx.report.add(
+            path,
+            f"index part {part.column} made a prefix of its first {length} {unit} (the whole column is too long "
+            "for the 3072-byte InnoDB key limit; lookups still work, longer values share index entries)",
+            "long-key-prefix",
+            "approximation",
+        )
+        return f"{self.quote(t.col(part.column))}({length})" + (" DESC" if part.descending else "")
 
     def ddl_constraint_comments(self, ctx: Context, t: TableInfo) -> list[Statement]:
         # unique keys carry their comment (ddl_unique_clause); checks and foreign keys cannot
@@ -399,6 +454,9 @@ class MySQLDDL(BaseDDL):
         return ""
 
     def ddl_index_part(self, ctx: Context, t: TableInfo, ix: m.Index, part: m.IndexPart, path: str) -> str | None:
+        long = self._long_index_part(ctx, t, ix, part, path)
+        if long is not None:
+            return long
         if part.expression is not None and self.is_mariadb and not ctx.same:
             ctx.report.add(f"{path}/expression", "MariaDB has no functional key parts", "expression-index-dropped")
             return None
@@ -454,7 +512,7 @@ class MySQLDDL(BaseDDL):
             ctx.report.add(
                 f"{path}/nulls_not_distinct", "NULLS NOT DISTINCT dropped (several NULLs allowed)", "nulls-distinct"
             )
-        if ix.kind == "hash" and ctx.same_family:
+        if (ix.kind == "hash" and ctx.same_family) or (self.is_mariadb and ix.unique and ix.name in t.long_keys):
             tail += " USING HASH"
         parser = ix.options.get("mysql", {}).get("parser")
         if parser and ctx.same:
@@ -692,6 +750,16 @@ class MySQLDDL(BaseDDL):
         ]
         out.append(Statement("SET FOREIGN_KEY_CHECKS = 1", "session", "session"))
         return out
+
+    def ddl_undo_statements(self, created: list[Statement]) -> list[Statement]:
+        drops = super().ddl_undo_statements(created)
+        if not drops:
+            return []
+        return [
+            Statement("SET FOREIGN_KEY_CHECKS = 0", "session", "session"),
+            *drops,
+            Statement("SET FOREIGN_KEY_CHECKS = 1", "session", "session"),
+        ]
 
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         with conn.cursor() as cur:

@@ -608,6 +608,9 @@ class PostgreSQLDDL(BaseDDL):
         ]
         return out
 
+    def ddl_undo_tail(self, stmt: Statement) -> str:
+        return " CASCADE" if stmt.kind in ("table", "view", "type", "sequence", "routine") else ""
+
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         with conn.cursor() as cur:
             cur.execute(

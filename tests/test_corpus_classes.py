@@ -1,0 +1,127 @@
+"""One focused test per failure class found by migrating the real databases of ``../shared/corpus``
+(issue 15; the corpus itself runs in tests/test_corpus.py). Each test rebuilds the idiom on a small
+synthetic schema, so it fails on the class, not on one corpus database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pymysql
+import pytest
+
+from dbjson.migrate import migrate
+
+
+def _verified(report: Any) -> None:
+    assert report.load.verify is not None and report.load.verify.ok, report.load.verify.problems
+
+
+# -- class 2: keys longer than InnoDB's 3072 bytes (PostgreSQL/SQLite text and uuid columns) -------------
+
+LONG_KEYS_PG = """
+CREATE TABLE attachment (
+  id bigint PRIMARY KEY,
+  record_type varchar NOT NULL,
+  record_id uuid,
+  name text NOT NULL,
+  note varchar(2000),
+  CONSTRAINT attachment_note_key UNIQUE (note)
+);
+CREATE UNIQUE INDEX attachment_uniq ON attachment (record_type, record_id, name);
+CREATE INDEX attachment_name ON attachment (name);
+INSERT INTO attachment VALUES
+  (1, repeat('T', 1500), '6f1c1f6e-0000-4000-8000-000000000001', repeat('n', 5000) || 'a', repeat('x', 1999) || 'a'),
+  (2, repeat('T', 1500), '6f1c1f6e-0000-4000-8000-000000000001', repeat('n', 5000) || 'b', repeat('x', 1999) || 'b'),
+  (3, repeat('T', 1500), NULL, repeat('n', 5000) || 'a', NULL),
+  (4, repeat('T', 1500), NULL, repeat('n', 5000) || 'a', NULL);
+"""
+
+
+@pytest.mark.parametrize("target", ["mysql", "mariadb"])
+def test_unique_keys_and_indexes_over_long_text_keep_the_columns_and_the_uniqueness(
+    fresh_db: Any, tmp_path: Path, target: str
+) -> None:
+    src = fresh_db("postgresql")
+    src.execute(LONG_KEYS_PG)
+    dst = fresh_db(target)
+    report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s")
+    _verified(report)
+    text = "\n".join(report.translation)
+    # the columns keep every character (no VARCHAR(n) shortening, no row rejected) ...
+    assert "text-key-varchar" not in text and "varchar-unbounded-key" not in text, text
+    assert [r[0] for r in dst.query("SELECT length(name) FROM attachment ORDER BY id")] == [5001] * 4
+    # ... the long unique keys still refuse a duplicate (a hash), several NULLs are still allowed ...
+    assert "long-unique-hash" in text and "long-key-prefix" in text, text
+    for dup in (
+        "INSERT INTO attachment (id, record_type, record_id, name) "
+        "SELECT 9, record_type, record_id, name FROM attachment WHERE id = 1",
+        "INSERT INTO attachment (id, record_type, name, note) SELECT 9, 'x', 'y', note FROM attachment WHERE id = 2",
+    ):
+        with pytest.raises(pymysql.err.IntegrityError):
+            dst.execute(dup)
+    # ... and values sharing a long prefix are still distinct keys
+    dst.execute(
+        "INSERT INTO attachment (id, record_type, record_id, name, note) "
+        "SELECT 9, record_type, record_id, concat(name, 'z'), concat(left(note, 1999), 'c') FROM attachment WHERE id = 1"
+    )
+
+
+# -- schema-load, import and migrate leave no half schema on a target without transactional DDL ------------
+
+TWO_TABLES = """
+CREATE TABLE a (id INT PRIMARY KEY, note VARCHAR(20));
+CREATE TABLE b (id INT PRIMARY KEY, a_id INT REFERENCES a (id));
+CREATE TABLE c (id INT PRIMARY KEY);
+INSERT INTO a VALUES (1, 'x');
+INSERT INTO b VALUES (1, 1);
+"""
+
+
+def _relations(db: Any) -> set[str]:
+    if db.engine == "postgresql":
+        sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+    else:
+        sql = f"SELECT table_name FROM information_schema.tables WHERE table_schema = '{db.name}'"
+    return {r[0] for r in db.query(sql)}
+
+
+def test_schema_load_on_mysql_undoes_what_it_created_when_a_statement_fails(fresh_db: Any) -> None:
+    from dbjson.errors import ApplyError
+    from dbjson.reflect import reflect
+    from dbjson.schemaload import load_schema
+
+    src = fresh_db("mysql")
+    src.execute(TWO_TABLES)
+    dst = fresh_db("mysql")
+    dst.execute("CREATE VIEW b AS SELECT 1 AS one")  # table b cannot be created: a view holds the name
+    with pytest.raises(ApplyError) as e:
+        load_schema(reflect(src.url), dst.url)
+    assert "undone" in str(e.value), str(e.value)
+    assert _relations(dst) == {"b"}  # table a, created before the failure, was dropped again
+
+
+@pytest.mark.parametrize("target", ["mariadb", "postgresql"])
+def test_import_pre_data_failure_drops_the_tables_it_created(fresh_db: Any, tmp_path: Path, target: str) -> None:
+    import orjson
+
+    from dbjson.errors import ApplyError
+    from dbjson.export import export_database
+    from dbjson.importer.run import import_database
+
+    src = fresh_db(target)
+    src.execute(
+        TWO_TABLES.replace("CREATE TABLE c (id INT PRIMARY KEY)", "CREATE TABLE c (id INT PRIMARY KEY, a_id INT)")
+    )
+    export_database(src.url, tmp_path / "out", threads=1)
+    doc_file = tmp_path / "out" / "schema.json"
+    doc = orjson.loads(doc_file.read_bytes())
+    for t in doc["schemas"][0]["tables"]:
+        if t["name"] == "c":  # a type the target does not have: CREATE TABLE c fails after a and b exist
+            t["columns"][1]["native"]["raw"] = "no_such_type"
+    doc_file.write_bytes(orjson.dumps(doc))
+    dst = fresh_db(target)
+    with pytest.raises(ApplyError) as e:
+        import_database(tmp_path / "out", dst.url, threads=1)
+    assert "undone" in str(e.value), str(e.value)
+    assert _relations(dst) == set()
