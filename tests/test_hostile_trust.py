@@ -136,3 +136,72 @@ def test_migrate_resume_never_unpickles_and_refuses_a_tampered_plan(fresh_db: An
     assert not marker.exists()
     record("planted or tampered state files (migrate plan, journal)", cases, cases, 0)
     shutil.rmtree(state)
+
+
+# ---------------------------------------------------------------------------------------------
+# Item 11: every manifest field is validated before anything loads
+# ---------------------------------------------------------------------------------------------
+
+MANIFEST_EDITS: list[tuple[str, Any, str]] = [
+    ("table-rows-as-text", lambda m_: m_["tables"][0].update(rows="10"), "/tables/0/rows"),
+    ("file-rows-as-text", lambda m_: m_["tables"][0]["files"][0].update(rows="10"), "/tables/0/files/0/rows"),
+    ("file-rows-negative", lambda m_: m_["tables"][0]["files"][0].update(rows=-1), "/tables/0/files/0/rows"),
+    ("file-rows-float", lambda m_: m_["tables"][0]["files"][0].update(rows=1.5), "/tables/0/files/0/rows"),
+    ("bytes-as-text", lambda m_: m_["tables"][0]["files"][0].update(bytes="12"), "/tables/0/files/0/bytes"),
+    ("checksum-a-number", lambda m_: m_["tables"][0].update(checksum=12), "/tables/0/checksum"),
+    ("file-checksum-list", lambda m_: m_["tables"][0]["files"][0].update(checksum=[1]), "/tables/0/files/0/checksum"),
+    ("xxh128-not-hex", lambda m_: m_["tables"][0]["files"][0].update(xxh128="zz"), "/tables/0/files/0/xxh128"),
+    ("columns-a-string", lambda m_: m_["tables"][0].update(columns="id,name"), "/tables/0/columns"),
+    ("columns-twice", lambda m_: m_["tables"][0]["columns"].append("id"), "/tables/0/columns"),
+    ("name-a-number", lambda m_: m_["tables"][0].update(name=7), "/tables/0/name"),
+    ("compression-unknown", lambda m_: m_.update(compression="lzma"), "/compression"),
+    ("format-version-number", lambda m_: m_.update(format_version=1.2), "/format_version"),
+    ("unknown-field", lambda m_: m_["tables"][0].update(sql="DROP TABLE x"), "/tables/0/sql"),
+    ("snapshot-a-string", lambda m_: m_.update(snapshot="x"), "/snapshot"),
+    (
+        "file-listed-twice",
+        lambda m_: m_["tables"][0]["files"].append(dict(m_["tables"][0]["files"][0])),
+        "/tables/0/files/1/path",
+    ),
+    ("table-listed-twice", lambda m_: m_["tables"].append(m_["tables"][0]), "/tables/1/name"),
+    ("rows-not-the-files-sum", lambda m_: m_["tables"][0].update(rows=m_["tables"][0]["rows"] + 1), "/tables/0/rows"),
+    (
+        "key-range-columns-text",
+        lambda m_: m_["tables"][0]["files"][0].update(key_range={"columns": "id"}),
+        "/tables/0/files/0/key_range/columns",
+    ),
+]
+
+
+def test_every_manifest_field_is_validated_before_loading(fresh_db: Any, tmp_path: Path) -> None:
+    from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
+
+    from dbjson.importer import import_database
+
+    target = target_with(fresh_db, "sqlite", ITEMS_DDL)
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(9)})
+    good = (export / "manifest.json").read_bytes()
+    for case, edit, pointer in MANIFEST_EDITS:
+        doc = orjson.loads(good)
+        edit(doc)
+        (export / "manifest.json").write_bytes(orjson.dumps(doc))
+        with pytest.raises(DocumentError) as e:
+            import_database(export, target.url, data_only=True, threads=1)
+        assert e.value.file == str(export / "manifest.json"), (case, e.value)
+        assert e.value.pointer == pointer, (case, str(e.value))
+        assert target.query("SELECT COUNT(*) FROM items") == [(0,)], case  # nothing loaded
+    # Through the CLI: exit 4 (a document error), the file and the field named, no traceback.
+    doc = orjson.loads(good)
+    doc["tables"][0]["rows"] = "10"
+    (export / "manifest.json").write_bytes(orjson.dumps(doc))
+    r = cli("import", str(export), target.url, "--data-only", "-q")
+    assert_clean_failure(r, 4)
+    assert "manifest.json" in r.stderr and "/tables/0/rows" in r.stderr, r.stderr
+    assert target.query("SELECT COUNT(*) FROM items") == [(0,)]
+    # A hand-made manifest (no checksums, sizes, format fields) still loads.
+    (export / "manifest.json").write_bytes(
+        orjson.dumps({"tables": {"shop.items": {"files": ["data/shop.items.jsonl"]}}})
+    )
+    report = import_database(export, target.url, data_only=True, threads=1, verify=False)
+    assert report.rows == 10
+    record("wrongly typed or inconsistent manifest fields", len(MANIFEST_EDITS) + 1, len(MANIFEST_EDITS) + 1, 0)
