@@ -63,6 +63,7 @@ from .format.datafiles import BlockReader, DataFile, DataFileWriter
 from .format.journal import Journal, journal_path
 from .format.layout import DATA_DIR, clear_export_dir, safe_names
 from .format.manifest import Manifest, ManifestTable, SnapshotInfo, write_manifest, write_schema
+from .format.paths import inside
 from .format.savedstate import Unencodable, decode_values, encode_values, read_state, write_state
 from .importer.options import ImportOptions, default_load_threads
 from .importer.plan import ImportPlan
@@ -485,6 +486,7 @@ def _kept_from_disk(source: _Source, done: dict[str, dict[str, Any]]) -> None:
         path = source.keep / rel
         if "data:" + rel not in done or rel in source.kept or not path.is_file():
             continue
+        inside(source.keep, path, what="a kept data file")
         total = Checksum()
         digest = xxhash.xxh3_128()
         rest = b""

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from ..errors import DataError
+from .paths import open_for_write
 
 JOURNAL_FORMAT = "dbjson-import-journal"
 
@@ -121,7 +122,8 @@ class Journal:
         """Start a new journal (a fresh, non-resumed import)."""
         self.close()
         tmp = self.path.with_name(self.path.name + ".new")
-        tmp.write_bytes(orjson.dumps({"op": "start", "format": JOURNAL_FORMAT, "export": export_id}) + b"\n")
+        with open_for_write(tmp) as fh:
+            fh.write(orjson.dumps({"op": "start", "format": JOURNAL_FORMAT, "export": export_id}) + b"\n")
         os.replace(tmp, self.path)
         self._fsync_dir()
 
@@ -129,7 +131,7 @@ class Journal:
         data = orjson.dumps(rec) + b"\n"
         with self._lock:
             if self._fh is None:
-                self._fh = open(self.path, "ab")  # noqa: SIM115 - kept open for the import
+                self._fh = open_for_write(self.path, append=True)  # kept open for the import
             self._fh.write(data)
             self._fh.flush()
             os.fsync(self._fh.fileno())

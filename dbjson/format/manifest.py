@@ -26,6 +26,7 @@ from ..errors import DataError, DocumentError, UsageError
 from ..validate import check_document
 from .checksum import BLAKE2B_SUM, DEFAULT_CHECKSUM, check_algorithm
 from .datafiles import DataFile
+from .paths import inside, open_for_write
 
 FORMAT = "dbjson-manifest"
 MANIFEST_NAME = "manifest.json"
@@ -188,7 +189,8 @@ def write_manifest(directory: str | os.PathLike[str], manifest: Manifest, *, val
         check_document(doc, "manifest", file=MANIFEST_NAME)
     path = Path(directory) / MANIFEST_NAME
     tmp = path.with_name(MANIFEST_NAME + ".partial")
-    tmp.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+    with open_for_write(tmp) as fh:
+        fh.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     os.replace(tmp, path)
     return path
 
@@ -198,7 +200,8 @@ def write_schema(directory: str | os.PathLike[str], db: m.Database) -> Path:
     then rename)."""
     path = Path(directory) / SCHEMA_NAME
     tmp = path.with_name(SCHEMA_NAME + ".partial")
-    tmp.write_text(db.to_json(), encoding="utf-8")
+    with open_for_write(tmp) as fh:
+        fh.write(db.to_json().encode("utf-8"))
     os.replace(tmp, path)
     return path
 
@@ -249,6 +252,7 @@ def read_export(directory: Path) -> tuple[m.Database, list[ManifestTable], str]:
     schema_path = directory / SCHEMA_NAME
     manifest_path = directory / MANIFEST_NAME
     for p in (schema_path, manifest_path):
+        inside(directory, p, what=f"the export's {p.name}")
         if not p.is_file():
             raise DataError("missing from the export directory", file=str(p))
     db = m.Database.from_json(schema_path.read_bytes(), filename=str(schema_path))
@@ -298,7 +302,7 @@ def manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTable
     for t, trels in zip(normalized["tables"], rels, strict=True):
         files = [
             DataFile(
-                path=directory / rel,
+                path=_inside_data(directory, rel, where),
                 rel=rel,
                 rows=f.get("rows"),
                 bytes=f.get("bytes"),
@@ -321,6 +325,17 @@ def manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTable
             )
         )
     return out
+
+
+def _inside_data(directory: Path, rel: str, where: str) -> Path:
+    """A data file's path, refused (naming the manifest and the path) when it resolves outside
+    ``directory``: a symbolic link (the file's or its ``data/`` directory's) that leaves it."""
+    path = directory / rel
+    try:
+        inside(directory, path, what="a data file")
+    except DocumentError as e:
+        raise DocumentError(e.message, file=where, value=rel, hint=e.hint) from None
+    return path
 
 
 def _keyed_table(key: Any, value: Any) -> Any:

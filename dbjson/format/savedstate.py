@@ -29,6 +29,7 @@ import orjson
 
 from ..errors import DocumentError
 from ..validate import check_document
+from .paths import open_for_write
 
 STATE_KINDS = ("migrate-plan",)  # each has jsonschema/<kind>.json
 
@@ -148,7 +149,7 @@ def write_state(path: Path, doc: dict[str, Any], kind: str) -> None:
     assert kind in STATE_KINDS and doc.get("format") == f"dbjson-{kind}"
     data = orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
     tmp = path.with_name(path.name + ".partial")
-    with open(tmp, "wb") as fh:
+    with open_for_write(tmp) as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
