@@ -28,7 +28,6 @@ import dataclasses
 import hashlib
 import io
 import os
-import pickle
 import queue
 import shutil
 import threading
@@ -38,13 +37,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
 import xxhash
 
 from . import model as m
 from .connect import Target, close_quietly, connection_error, parse_url
 from .engines import detect_engine
 from .engines.interface import ExportUnit, TablePlan
-from .errors import Cancelled, DbjsonError, UsageError
+from .errors import Cancelled, DbjsonError, DocumentError, UsageError
 from .events import Event, EventHandler, Finished, PhaseStarted, Warning
 from .export import (
     UnitFile,
@@ -63,6 +63,8 @@ from .format.datafiles import BlockReader, DataFile, DataFileWriter
 from .format.journal import Journal, journal_path
 from .format.layout import DATA_DIR, clear_export_dir, safe_names
 from .format.manifest import Manifest, ManifestTable, SnapshotInfo, write_manifest, write_schema
+from .format.paths import inside
+from .format.savedstate import Unencodable, decode_values, encode_values, read_state, write_state
 from .importer.options import ImportOptions, default_load_threads
 from .importer.plan import ImportPlan
 from .importer.report import ImportReport
@@ -72,7 +74,7 @@ from .model import now_utc
 from .preflight import preflight_columns, source_filter
 from .verify import verify_error
 
-PLAN_FILE = "migrate-plan.pickle"
+PLAN_FILE = "migrate-plan.json"  # a JSON state file (jsonschema/migrate-plan.json)
 FINISHED = "migrate:finished"  # the journal step written when a migration completed (verified)
 BYTES_PER_ROW_GUESS = 120  # orders units (largest first) and sizes the progress bar before the bytes are known
 
@@ -324,38 +326,112 @@ def _fingerprint(db: m.Database) -> str:
 def _plan_units(
     engine: Any, conn: Any, db: m.Database, selected: list[tuple[str, m.Table]], threads: int, state: Path, resume: bool
 ) -> tuple[list[ExportUnit], str]:
-    """The units (the saved plan on --resume) and the migration's identity for the journal."""
+    """The units (the saved plan on --resume) and the migration's identity for the journal.
+
+    The plan is a JSON state file (``migrate-plan.json``, validated on read by
+    :func:`dbjson.format.savedstate.read_state`): nothing read back is unpickled or executed.
+    """
     fp = _fingerprint(db)
     path = state / PLAN_FILE
     tables = {(s, t.name): t for s, t in selected}
     if resume and path.is_file():
-        saved = pickle.loads(path.read_bytes())  # written by an earlier run of this migration
-        if saved["schema"] != fp or set(saved["tables"]) != set(tables):
-            raise UsageError(
-                "--resume: the source's schema (or the tables selected) changed since the interrupted run",
-                hint="run without --resume to start over",
-            )
-        units = [
-            ExportUnit(s, tables[(s, t)], index=i, count=n, key_columns=k, lower=lo, upper=hi, rows_estimate=r)
-            for s, t, i, n, k, lo, hi, r in saved["units"]
-        ]
+        saved = read_state(path, "migrate-plan")
+        units = _saved_units(saved, tables, fp, str(path))
     else:
         units = []
         for s, t in selected:
-            units.extend(plan_table(engine, conn, s, t, where=None, chunk_rows=None, threads=threads))
+            planned = plan_table(engine, conn, s, t, where=None, chunk_rows=None, threads=threads)
+            if not _savable(planned):  # a key type the plan file does not write: the table is one unit
+                planned = [ExportUnit(s, t, rows_estimate=sum(u.rows_estimate for u in planned))]
+            units.extend(planned)
         saved = {
+            "format": "dbjson-migrate-plan",
+            "version": 1,
             "schema": fp,
-            "tables": sorted(tables),
+            "tables": [list(k) for k in sorted(tables)],
             "units": [
-                (u.schema, u.table.name, u.index, u.count, u.key_columns, u.lower, u.upper, u.rows_estimate)
+                {
+                    "schema": u.schema,
+                    "table": u.table.name,
+                    "index": u.index,
+                    "count": u.count,
+                    "key_columns": list(u.key_columns),
+                    "lower": encode_values(u.lower),
+                    "upper": encode_values(u.upper),
+                    "rows_estimate": u.rows_estimate,
+                }
                 for u in units
             ],
         }
-        tmp = path.with_name(PLAN_FILE + ".partial")
-        tmp.write_bytes(pickle.dumps(saved))
-        os.replace(tmp, path)
-    identity = hashlib.blake2b(pickle.dumps(saved), digest_size=8).hexdigest()
+        write_state(path, saved, "migrate-plan")
+    identity = hashlib.blake2b(orjson.dumps(saved, option=orjson.OPT_SORT_KEYS), digest_size=8).hexdigest()
     return units, identity
+
+
+def _savable(units: list[ExportUnit]) -> bool:
+    try:
+        for u in units:
+            encode_values(u.lower)
+            encode_values(u.upper)
+    except Unencodable:
+        return False
+    return True
+
+
+def _saved_units(saved: dict[str, Any], tables: dict[tuple[str, str], m.Table], fp: str, file: str) -> list[ExportUnit]:
+    """The units of a validated plan file, checked against this run's schema and tables."""
+    if saved["schema"] != fp or {tuple(k) for k in saved["tables"]} != set(tables):
+        raise UsageError(
+            "--resume: the source's schema (or the tables selected) changed since the interrupted run",
+            hint="run without --resume to start over",
+        )
+    units = []
+    seen: set[tuple[str, str, int]] = set()
+    for i, u in enumerate(saved["units"]):
+        pointer = f"/units/{i}"
+        t = tables.get((u["schema"], u["table"]))
+        key = (u["schema"], u["table"], u["index"])
+        if t is None or u["index"] >= u["count"] or key in seen:
+            raise DocumentError("a unit the plan cannot have (tampered with?)", file=file, pointer=pointer)
+        seen.add(key)
+        names = {c.name for c in t.columns}
+        if any(k not in names for k in u["key_columns"]):
+            raise DocumentError("a key column the table does not have", file=file, pointer=pointer + "/key_columns")
+        lower = decode_values(u["lower"], file=file, pointer=pointer + "/lower")
+        upper = decode_values(u["upper"], file=file, pointer=pointer + "/upper")
+        for bound in (lower, upper):
+            if bound is not None and len(bound) != len(u["key_columns"]):
+                raise DocumentError("a key bound of the wrong length", file=file, pointer=pointer)
+        units.append(
+            ExportUnit(
+                u["schema"],
+                t,
+                index=u["index"],
+                count=u["count"],
+                key_columns=tuple(u["key_columns"]),
+                lower=lower,
+                upper=upper,
+                rows_estimate=u["rows_estimate"],
+            )
+        )
+    # Every table's units cover its whole key space once: indexes 0..count-1, contiguous bounds.
+    for schema_table in tables:
+        mine = sorted((u for u in units if (u.schema, u.table.name) == schema_table), key=lambda u: u.index)
+        edges = [u.lower for u in mine] + [mine[-1].upper] if mine else []
+        whole = (
+            mine
+            and [u.index for u in mine] == list(range(mine[0].count))
+            and all(u.count == mine[0].count for u in mine)
+            and edges[0] is None
+            and edges[-1] is None
+            and all(a.upper == b.lower for a, b in zip(mine, mine[1:], strict=False))
+        )
+        if not whole:
+            raise DocumentError(
+                f"the units of {schema_table[0]}.{schema_table[1]} do not cover the table exactly once (tampered with?)",
+                file=file,
+            )
+    return units
 
 
 def _manifest_tables(db: m.Database, units: list[ExportUnit], names: dict[tuple[str, str], str]) -> list[ManifestTable]:
@@ -410,6 +486,7 @@ def _kept_from_disk(source: _Source, done: dict[str, dict[str, Any]]) -> None:
         path = source.keep / rel
         if "data:" + rel not in done or rel in source.kept or not path.is_file():
             continue
+        inside(source.keep, path, what="a kept data file")
         total = Checksum()
         digest = xxhash.xxh3_128()
         rest = b""

@@ -17,6 +17,7 @@ import xxhash
 
 from ..errors import DataError, DbjsonError
 from .checksum import DEFAULT_CHECKSUM, Checksum
+from .paths import open_for_write
 
 
 class _HashingFile:
@@ -49,7 +50,7 @@ class DataFileWriter:
     def __init__(self, path: Path, compress: str) -> None:
         self.path = path
         self.partial = path.with_name(path.name + ".partial")
-        self._raw = open(self.partial, "wb")  # noqa: SIM115 - closed in finish/discard
+        self._raw = open_for_write(self.partial)  # closed in finish/discard; never through a planted link
         self._hash = _HashingFile(self._raw)
         self._out: Any
         if compress == "gzip":

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .manifest import MANIFEST_NAME
+from .paths import refuse_link
 
 DATA_DIR = "data"
 REJECTS_DIR = "rejects"
@@ -75,6 +76,7 @@ def rejects_file(directory: Path, schema: str, table: str) -> Path:
 def clear_export_dir(out: Path) -> None:
     """Make ``out`` ready for an export: create ``data/``, remove the manifest and the data files of
     an earlier export there."""
+    refuse_link(out / DATA_DIR)
     (out / DATA_DIR).mkdir(parents=True, exist_ok=True)
     (out / MANIFEST_NAME).unlink(missing_ok=True)
     for p in (out / DATA_DIR).iterdir():

@@ -52,6 +52,7 @@ from ..format.datafiles import DataFile, open_data
 from ..format.journal import Journal, journal_path
 from ..format.layout import REJECTS_DIR, rejects_file
 from ..format.manifest import ManifestTable, read_export
+from ..format.paths import open_for_write, refuse_link
 from ..preflight import preflight
 from ..verify import verify_error, verify_tables
 from .encoders import INLINE
@@ -728,8 +729,9 @@ class Importer(TargetSession):
             fh = self._rejects.get(tp.display)
             if fh is None:
                 path = rejects_file(self.dir, tp.schema, tp.name)
+                refuse_link(path.parent)
                 path.parent.mkdir(exist_ok=True)
-                fh = self._rejects[tp.display] = open(path, "ab")  # noqa: SIM115
+                fh = self._rejects[tp.display] = open_for_write(path, append=True, directory=self.dir)
             try:
                 row: Any = orjson.loads(raw)
             except orjson.JSONDecodeError:

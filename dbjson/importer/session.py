@@ -129,6 +129,8 @@ class TargetSession:
         pool.shutdown(wait=True)
         if error is not None:
             raise error
+        if queue:  # cancelled with jobs never started (the last running job ended normally)
+            raise Cancelled("import cancelled")
 
     def _guard(self, fn: Callable[[], None]) -> None:
         if self.cancel.is_set():
