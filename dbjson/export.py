@@ -26,7 +26,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any
 
 from . import events as ev
@@ -40,6 +39,7 @@ from .format.codec import encoder
 from .format.datafiles import DataFileWriter, Syncer
 from .format.layout import COMPRESSIONS, clear_export_dir, data_file_rel, safe_names
 from .format.manifest import FileEntry, KeyRange, Manifest, SourceInfo, TableEntry, write_manifest, write_schema
+from .format.storage import Location, ObjectPath, location
 from .model import now_utc
 from .url import source_host
 
@@ -271,7 +271,7 @@ class _Shared:
     """State shared by the coordinator and the workers."""
 
     engine: Engine
-    out_dir: Path
+    out_dir: Location
     names: dict[tuple[str, str], str]
     compress: str
     chunk_bytes: int | None
@@ -284,7 +284,7 @@ class _Shared:
     syncer: Syncer = field(init=False)  # started by _run_workers: commits the workers' sealed files
 
 
-def _file_path(shared: _Shared, unit: ExportUnit, part: int) -> Path:
+def _file_path(shared: _Shared, unit: ExportUnit, part: int) -> Location:
     return shared.out_dir / unit_file_rel(shared.names, unit, part, shared.compress)
 
 
@@ -543,7 +543,7 @@ def default_threads() -> int:
 
 def export_database(
     url: str,
-    out_dir: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str] | ObjectPath,
     *,
     threads: int | None = None,
     tables: Sequence[str] = (),
@@ -573,7 +573,7 @@ def export_database(
     created_at = now_utc()
     emit = on_event or (lambda e: None)
     target = Target(parse_url(url))
-    out = Path(out_dir)
+    out = location(out_dir)
     clear_export_dir(out)
     warnings: list[str] = []
 
@@ -626,6 +626,11 @@ def export_database(
                 f"cannot write the export: {e.strerror}",
                 file=e.filename,
                 hint="free space (or choose another --output) and run the export again",
+            ) from None
+        if isinstance(e, OSError) and isinstance(out, ObjectPath):  # the object store refused (no manifest)
+            raise DataError(
+                f"cannot write the export to {out}: {first_line(e)}",
+                hint="check the bucket, its permissions and the credentials, then run the export again",
             ) from None
         raise_if_connection_error(e, target.url)
         raise

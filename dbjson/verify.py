@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import pickle
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Context, Decimal
-from pathlib import Path
 from typing import IO, Any
 
 import orjson
@@ -46,6 +46,7 @@ from .format.datafiles import DataFile, iter_lines, open_data
 from .format.journal import Journal, journal_path
 from .format.jsontext import raw_values
 from .format.manifest import read_export
+from .format.storage import ObjectPath, local_state_dir, location
 from .importer.options import ImportOptions, default_load_threads, parse_assignments
 from .importer.plan import plan_import
 from .importer.session import TargetSession, connect_target, target_identity
@@ -448,7 +449,7 @@ def verify_tables(
 
 
 def verify(
-    directory: str | Path,
+    directory: str | os.PathLike[str] | ObjectPath,
     url: str,
     *,
     tables: Sequence[str] = (),
@@ -470,13 +471,13 @@ def verify(
         raise UsageError("--nul must be error, strip or replace")
     started = time.monotonic()
     emit = on_event or (lambda _event: None)
-    d = Path(directory)
+    d = location(directory)
     db, mtables, _export_id = read_export(d)
     # Verifying must not invent a database (an SQLite URL would otherwise create an empty file).
     Target(parse_url(url)).connect_raw(create=False).close()
     target, engine = connect_target(url)
     if nul is None:
-        recorded = Journal(journal_path(d, target_identity(target))).read().done.get("policies", {})
+        recorded = Journal(journal_path(local_state_dir(d), target_identity(target))).read().done.get("policies", {})
         nul = recorded.get("nul") if recorded.get("nul") in NUL_POLICIES else None
     opts = ImportOptions(
         threads=threads or default_load_threads(),

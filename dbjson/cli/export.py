@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import Annotated, Any
 
 import orjson
@@ -19,7 +18,12 @@ from .progress import Renderer
 def export_cmd(
     url: Annotated[str, typer.Argument(help="Source database URL (or DBJSON_URL).", envvar="DBJSON_URL")],
     output: Annotated[
-        str, typer.Option("-o", "--output", help="Output directory; '-' with --table streams that table to stdout.")
+        str,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Output directory or object storage URL (s3://bucket/prefix, gs://, az://; see docs/scale.md); '-' with --table streams that table to stdout.",
+        ),
     ],
     threads: Annotated[
         int | None,
@@ -90,7 +94,7 @@ def export_cmd(
         chunk_rows, chunk_bytes = parse_chunk_size(chunk_size) if chunk_size else (None, None)
         return export_database(
             url,
-            Path(output),
+            output,
             threads=threads,
             tables=[table] if table else (tables or []),
             exclude=exclude or (),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import orjson
@@ -16,7 +15,12 @@ from .progress import Renderer
 
 @app.command("import")
 def import_cmd(
-    directory: Annotated[str, typer.Argument(help="The export directory (or '-' with --table: JSON lines on stdin).")],
+    directory: Annotated[
+        str,
+        typer.Argument(
+            help="The export directory or object storage URL (s3://bucket/prefix; or '-' with --table: JSON lines on stdin)."
+        ),
+    ],
     url: Annotated[
         str,
         typer.Argument(
@@ -143,7 +147,7 @@ def import_cmd(
                 run(lambda: create_database(url))
             report = run(
                 lambda: import_database(
-                    Path(directory),
+                    directory,
                     url,
                     threads=threads,
                     tables=tables or (),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import orjson
@@ -15,7 +14,9 @@ from .progress import Renderer
 
 @app.command("verify")
 def verify_cmd(
-    directory: Annotated[Path, typer.Argument(help="The export directory.")],
+    directory: Annotated[
+        str, typer.Argument(help="The export directory (or an object storage URL: s3://bucket/prefix).")
+    ],
     url: Annotated[str, typer.Argument(help="The database that was loaded from it.", envvar="DBJSON_URL")],
     threads: Annotated[
         int | None,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .manifest import MANIFEST_NAME
 from .paths import refuse_link
+from .storage import Location
 
 DATA_DIR = "data"
 REJECTS_DIR = "rejects"
@@ -73,10 +74,12 @@ def rejects_file(directory: Path, schema: str, table: str) -> Path:
     return directory / REJECTS_DIR / f"{safe}.jsonl"
 
 
-def clear_export_dir(out: Path) -> None:
+def clear_export_dir(out: Location) -> None:
     """Make ``out`` ready for an export: create ``data/``, remove the manifest and the data files of
-    an earlier export there."""
-    refuse_link(out / DATA_DIR)
+    an earlier export there (the manifest first: a half-cleared directory is not a finished export).
+    In object storage, unfinished uploads are invisible and left to the bucket's lifecycle rule."""
+    if isinstance(out, Path):
+        refuse_link(out / DATA_DIR)
     (out / DATA_DIR).mkdir(parents=True, exist_ok=True)
     (out / MANIFEST_NAME).unlink(missing_ok=True)
     for p in (out / DATA_DIR).iterdir():

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -26,7 +25,8 @@ from ..errors import DataError, DocumentError, UsageError
 from ..validate import check_document
 from .checksum import BLAKE2B_SUM, DEFAULT_CHECKSUM, check_algorithm
 from .datafiles import DataFile
-from .paths import inside, open_for_write
+from .paths import inside
+from .storage import Location, ObjectPath, location, write_atomic
 
 FORMAT = "dbjson-manifest"
 MANIFEST_NAME = "manifest.json"
@@ -178,7 +178,9 @@ def _drop_none(obj: Any) -> Any:
     return obj
 
 
-def write_manifest(directory: str | os.PathLike[str], manifest: Manifest, *, validate: bool = True) -> Path:
+def write_manifest(
+    directory: str | os.PathLike[str] | ObjectPath, manifest: Manifest, *, validate: bool = True
+) -> Location:
     """Validate (unless ``validate=False``) and write ``manifest.json`` atomically (``.partial`` then rename).
 
     ``export`` skips the validation: its manifest is built from these dataclasses only (the tests
@@ -187,34 +189,28 @@ def write_manifest(directory: str | os.PathLike[str], manifest: Manifest, *, val
     doc = manifest.to_dict()
     if validate:
         check_document(doc, "manifest", file=MANIFEST_NAME)
-    path = Path(directory) / MANIFEST_NAME
-    tmp = path.with_name(MANIFEST_NAME + ".partial")
-    with open_for_write(tmp) as fh:
-        fh.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
-    os.replace(tmp, path)
+    path = location(directory) / MANIFEST_NAME
+    write_atomic(path, orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     return path
 
 
-def write_schema(directory: str | os.PathLike[str], db: m.Database) -> Path:
+def write_schema(directory: str | os.PathLike[str] | ObjectPath, db: m.Database) -> Location:
     """Write the schema document ``schema.json`` of an export directory atomically (``.partial``
-    then rename)."""
-    path = Path(directory) / SCHEMA_NAME
-    tmp = path.with_name(SCHEMA_NAME + ".partial")
-    with open_for_write(tmp) as fh:
-        fh.write(db.to_json().encode("utf-8"))
-    os.replace(tmp, path)
+    then rename; object storage: one PUT)."""
+    path = location(directory) / SCHEMA_NAME
+    write_atomic(path, db.to_json().encode("utf-8"))
     return path
 
 
-def read_manifest(directory_or_file: str | os.PathLike[str], *, validate: bool = True) -> Manifest:
+def read_manifest(directory_or_file: str | os.PathLike[str] | ObjectPath, *, validate: bool = True) -> Manifest:
     """Read (and by default validate) the manifest of an export directory."""
-    path = Path(directory_or_file)
+    path = location(directory_or_file)
     if path.is_dir():
         path = path / MANIFEST_NAME
     try:
         raw = path.read_bytes()
     except OSError as e:
-        raise DocumentError(f"cannot read manifest: {e.strerror}", file=str(path)) from None
+        raise DocumentError(f"cannot read manifest: {e.strerror or e}", file=str(path)) from None
     doc = _json(raw, str(path))
     if not isinstance(doc, dict):
         raise DocumentError("a manifest must be a JSON object", file=str(path))
@@ -241,13 +237,13 @@ class ManifestTable:
     algorithm: str = DEFAULT_CHECKSUM  # the manifest's checksum_algorithm of ``checksum``
 
 
-def read_export(directory: Path) -> tuple[m.Database, list[ManifestTable], str]:
+def read_export(directory: Location) -> tuple[m.Database, list[ManifestTable], str]:
     """The schema document, the manifest's tables and an identity of the export (its manifest hash).
 
     No such directory is a UsageError (exit 2, as for ``dbjson import``); a directory without its
     schema.json or manifest.json a DataError naming the missing file.
     """
-    if not Path(directory).is_dir():
+    if not directory.is_dir():
         raise UsageError(f"not an export directory: {directory}")
     schema_path = directory / SCHEMA_NAME
     manifest_path = directory / MANIFEST_NAME
@@ -261,7 +257,7 @@ def read_export(directory: Path) -> tuple[m.Database, list[ManifestTable], str]:
     return db, tables, hashlib.blake2b(raw, digest_size=8).hexdigest()
 
 
-def manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTable]:
+def manifest_tables(doc: Any, directory: Location, where: str) -> list[ManifestTable]:
     """The tables of the manifest document ``doc`` (a list, or a mapping keyed by ``schema.table``),
     their data files under ``directory``; anything malformed is a DocumentError naming ``where``
     and the field (a JSON pointer).
@@ -327,7 +323,7 @@ def manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTable
     return out
 
 
-def _inside_data(directory: Path, rel: str, where: str) -> Path:
+def _inside_data(directory: Location, rel: str, where: str) -> Location:
     """A data file's path, refused (naming the manifest and the path) when it resolves outside
     ``directory``: a symbolic link (the file's or its ``data/`` directory's) that leaves it."""
     path = directory / rel

@@ -12,13 +12,22 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path
-from typing import IO
+from typing import IO, Any, TypeVar
 
 from ..errors import DocumentError, UsageError
 
+_P = TypeVar("_P")
 
-def inside(directory: Path, path: Path, *, what: str = "a file of the export") -> Path:
-    """``path`` resolved; a DocumentError naming it when it resolves outside ``directory``."""
+
+def inside(directory: Any, path: _P, *, what: str = "a file of the export") -> _P:
+    """``path`` resolved; a DocumentError naming it when it resolves outside ``directory``.
+
+    A key in object storage (not a :class:`~pathlib.Path`) has no links to follow: it is refused
+    only when a component is ``..``."""
+    if not isinstance(path, Path):
+        if ".." in str(path).split("/"):
+            raise DocumentError(f"{what} leaves the export's prefix: refused", file=str(path))
+        return path
     root = Path(directory).resolve()
     real = Path(path).resolve()
     if real != root and not real.is_relative_to(root):
@@ -28,7 +37,7 @@ def inside(directory: Path, path: Path, *, what: str = "a file of the export") -
             file=shown,
             hint="paths (symbolic links too) must stay inside the export directory",
         )
-    return real
+    return real  # type: ignore[return-value]
 
 
 def _shown(directory: Path, path: Path) -> str:

@@ -12,6 +12,7 @@ import zlib
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any
 
 import xxhash
@@ -113,7 +114,7 @@ class UnitReader:
         f = self.unit.file
         rel = f.rel
         path = str(f.path)
-        plain = not path.endswith((".gz", ".zst")) and not self.streams
+        plain = not path.endswith((".gz", ".zst")) and not self.streams and isinstance(f.path, Path)
         by_range = pool is not INLINE and plain
         expect_hash = f.xxh128 or f.sha256
         by_bytes = plain and expect_hash is not None and f.checksum is not None

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import IO, Any
 
 import orjson
@@ -53,6 +53,7 @@ from ..format.journal import Journal, journal_path
 from ..format.layout import REJECTS_DIR, rejects_file
 from ..format.manifest import ManifestTable, read_export
 from ..format.paths import open_for_write, refuse_link
+from ..format.storage import Location, ObjectPath, local_state_dir, location
 from ..preflight import preflight
 from ..verify import verify_error, verify_tables
 from .encoders import INLINE
@@ -88,7 +89,7 @@ class Importer(TargetSession):
 
     def __init__(
         self,
-        directory: Path,
+        directory: Location,
         target: Target,
         engine: Engine,
         opts: ImportOptions,
@@ -144,7 +145,7 @@ class Importer(TargetSession):
         """Import the export (its schema document ``db``, its manifest's tables ``mtables``; the
         journal belongs to ``export_id``): every phase, then the report."""
         start = time.monotonic()
-        self.journal = Journal(journal_path(self.dir, target_identity(self.target)))
+        self.journal = Journal(journal_path(local_state_dir(self.dir), target_identity(self.target)))
         state = self.journal.read() if self.opts.resume else None
         if state is not None and state.export_id not in (None, export_id):
             raise UsageError(
@@ -213,7 +214,7 @@ class Importer(TargetSession):
         self.report.seconds = time.monotonic() - start
         self.report.rejected = self.rejected
         if self.rejected:
-            self.report.rejects_dir = str(self.dir / REJECTS_DIR)
+            self.report.rejects_dir = str(local_state_dir(self.dir) / REJECTS_DIR)
         if self.opts.verify and not self.opts.schema_only:
             self.start_phase("verify", "verify")
             self.report.verify = verify_tables(
@@ -728,10 +729,11 @@ class Importer(TargetSession):
             self._rejected_by_table[tp.display] = self._rejected_by_table.get(tp.display, 0) + 1
             fh = self._rejects.get(tp.display)
             if fh is None:
-                path = rejects_file(self.dir, tp.schema, tp.name)
+                state = local_state_dir(self.dir)
+                path = rejects_file(state, tp.schema, tp.name)
                 refuse_link(path.parent)
                 path.parent.mkdir(exist_ok=True)
-                fh = self._rejects[tp.display] = open_for_write(path, append=True, directory=self.dir)
+                fh = self._rejects[tp.display] = open_for_write(path, append=True, directory=state)
             try:
                 row: Any = orjson.loads(raw)
             except orjson.JSONDecodeError:
@@ -769,7 +771,7 @@ class Importer(TargetSession):
 
 
 def import_database(
-    directory: str | Path,
+    directory: str | os.PathLike[str] | ObjectPath,
     url: str,
     *,
     threads: int | None = None,
@@ -821,7 +823,7 @@ def import_database(
         max_errors=max_errors,
         verify=verify,
     )
-    d = Path(directory)
+    d = location(directory)
     if not d.is_dir():
         raise UsageError(f"not an export directory: {d}")
     opts = dataclasses.replace(
