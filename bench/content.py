@@ -5,7 +5,7 @@ hash functions) and compare every column of every benchmark table, so a loader's
 or a peer's — is checked the same way.
 
 - same engine (``server_digests``): the server hashes each column's values as it stores them
-  (PostgreSQL ``hashtextextended(col::text, 0)``, MySQL/MariaDB ``MD5(col)``, summed; with the
+  (PostgreSQL ``hashtextextended(col::text, 0)``, MySQL/MariaDB ``SHA2(col, 256)``, summed; with the
   non-NULL count). Exact: a JSON document re-spaced by a MariaDB → MariaDB load, a timestamp moved
   or a trailing byte lost shows as a differing column.
 - across engines (``normalized_digests``): each value read by the driver, normalized by the
@@ -61,7 +61,7 @@ def server_digests(server: ds.Server, database: str, dataset: ds.Dataset, schema
                 for c in t.columns:
                     parts += [
                         f"COUNT(`{c.name}`)",
-                        f"COALESCE(SUM(CAST(CONV(LEFT(MD5(`{c.name}`), 15), 16, 10) AS UNSIGNED)), 0)",
+                        f"COALESCE(SUM(CAST(CONV(LEFT(SHA2(`{c.name}`, 256), 15), 16, 10) AS UNSIGNED)), 0)",
                     ]
                 cur.execute(f"SELECT {', '.join(parts)} FROM `{t.name}`")
                 row = cur.fetchone()
