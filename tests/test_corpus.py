@@ -33,8 +33,7 @@ EXPECTED_FAILURES: dict[tuple[str, str, str], str] = {
     ("adventureworks_pg", "postgresql", "mysql"): "class 2: MySQL 3072-byte key limit",
     ("adventureworks_pg", "postgresql", "mariadb"): "class 2: MySQL 3072-byte key limit",
     ("lago_pg", "postgresql", "mysql"): "class 2: MySQL 3072-byte key limit",
-    # class 4: SQLite (a '<>' partial-index predicate; malformed date text held by SQLite)
-    ("lago_pg", "postgresql", "sqlite"): "class 4: SQLite expressions ('<>' in a partial index)",
+    # class 4: SQLite (malformed date text held by SQLite)
     ("northwind_harryho", "sqlite", "mysql"): "class 4: SQLite malformed date text",
     ("northwind_harryho", "sqlite", "mariadb"): "class 4: SQLite malformed date text",
     ("northwind_harryho", "sqlite", "postgresql"): "class 4: SQLite malformed date text",
@@ -46,9 +45,6 @@ EXPECTED_FAILURES: dict[tuple[str, str, str], str] = {
 
 # Failures of this branch's own classes not fixed yet (removed as each is fixed).
 _NOT_YET: dict[tuple[str, str, str], str] = {
-    ("adventureworks_pg", "postgresql", "postgresql"): "class 1: extensions (uuid-ossp)",
-    ("gisia_pg", "postgresql", "postgresql"): "class 1: extensions (pg_trgm)",
-    ("lago_pg", "postgresql", "postgresql"): "class 1: extensions (btree_gin, pg_trgm)",
     ("mywind_my", "mariadb", "mariadb"): "class 6: database defaults",
     ("mywind_my", "mysql", "mysql"): "class 6: database defaults",
     ("northwind_harryho", "mariadb", "mariadb"): "class 6: database defaults",

@@ -259,6 +259,37 @@ def _byte_length(tree: exp.Expression, write: str) -> tuple[exp.Expression, str]
     return tree.transform(fix), ""
 
 
+# PostgreSQL's UUID generators (uuid-ossp, pgcrypto, core) and what they make: MySQL's and MariaDB's
+# UUID() is a version-1 (time-based) UUID, as uuid_generate_v1() is.
+_PG_UUID_FUNCTIONS = {"uuid_generate_v1": 1, "uuid_generate_v1mc": 1, "uuid_generate_v4": 4, "gen_random_uuid": 4}
+
+
+def generator_default(sql: str, source: str) -> str | None:
+    """``uuid`` when the whole expression is a call of a PostgreSQL UUID generator (the ``function``
+    default a target without that function spells its own way), else None."""
+    if _SQLGLOT.get(source) != "postgres":
+        return None
+    name = re.sub(r'^(?:"?\w+"?\.)?', "", sql.strip()).lower()
+    return "uuid" if name.endswith("()") and name[:-2] in _PG_UUID_FUNCTIONS else None
+
+
+def _uuid_generators(tree: exp.Expression, functions: set[str]) -> exp.Expression:
+    """A call of a PostgreSQL UUID generator (``public.uuid_generate_v1()``: extensions' functions are
+    often schema-qualified) becomes the target's ``uuid()`` when it has one."""
+    if "uuid" not in functions:
+        return tree
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        call = node.expression if isinstance(node, exp.Dot) else node
+        if isinstance(call, exp.Uuid) or (
+            isinstance(call, exp.Anonymous) and not call.expressions and str(call.name).lower() in _PG_UUID_FUNCTIONS
+        ):
+            return exp.Uuid()
+        return node
+
+    return tree.transform(fix)
+
+
 def _guard(tree: exp.Expression, functions: set[str], nodes: tuple[type[exp.Expression], ...] = ()) -> str | None:
     """The reason the tree is refused, or None when it passes the allow-list."""
     for node in tree.walk():
@@ -334,6 +365,8 @@ def translate(
         tree = _mysql_truth(tree)
     if write == "postgres":
         tree = _group_concat_text(tree)
+    if read == "postgres" and write != "postgres":
+        tree = _uuid_generators(tree, functions)
     if read == "mysql" and write != "mysql":
         tree, refused = _byte_length(tree, write)
         if refused:
@@ -341,6 +374,8 @@ def translate(
     if schemas or tables:
         tree = _requalify(tree, schemas or {}, tables or {}, default_schema)
     extra = tuple(getattr(exp, n) for n in nodes if isinstance(getattr(exp, n, None), type))
+    if "uuid" in functions:
+        extra += (exp.Uuid,)
     if read != write:
         extra += (exp.GroupConcat,)  # GROUP_CONCAT / string_agg / group_concat (base.expr reports the length limit)
     reason = _guard(tree, functions, extra)

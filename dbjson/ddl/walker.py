@@ -66,7 +66,8 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
             for ti, table in enumerate(schema.tables):
                 fks += self.ddl_foreign_keys(ctx, schema, table, f"/schemas/{si}/tables/{ti}")
         objects = self.ddl_schema_objects(ctx)
-        plan.pre_data = schemas + ctx.types + sequences + tables
+        extensions = self.ddl_extensions(ctx)
+        plan.pre_data = schemas + extensions + ctx.types + sequences + tables
         plan.post_data = ctx.post_functions + post + fks + objects + restarts
         plan.table_names = dict(ctx.table_names)
         plan.column_names = dict(ctx.column_names)
@@ -98,6 +99,22 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
             if scope == "schema":
                 for seq in schema.sequences:
                     ctx.namer.reserve(("relation", tschema), seq.name)
+
+    # -- extensions ------------------------------------------------------------------------------
+    def ddl_extensions(self, ctx: Context) -> list[Statement]:
+        """The source's PostgreSQL extensions: an engine that has them creates them (PostgreSQL
+        overrides this); elsewhere each is reported, and what the schema uses of it (a type, a
+        function in a default, an operator class) is translated or reported where it is used."""
+        listed = ctx.db.options.get("postgresql", {}).get("extensions", [])
+        for i, ext in enumerate(listed):
+            ctx.report.add(
+                f"/options/postgresql/extensions/{i}",
+                f"extension {ext.get('name')!r} not created ({self.name} has no extensions): what the schema uses "
+                "of it is translated or reported where it is used",
+                "extension-not-created",
+                "approximation",
+            )
+        return []
 
     # -- schemas ---------------------------------------------------------------------------------
     def ddl_target_schema(self, ctx: Context, schema: m.Schema, index: int) -> str | None:

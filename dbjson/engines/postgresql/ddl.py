@@ -7,7 +7,7 @@ from typing import Any
 from ... import model as m
 from ...ddl.columns import ColumnParts
 from ...ddl.context import Context
-from ...ddl.plan import DdlPlan, Statement
+from ...ddl.plan import DdlPlan, Statement, parenthesized
 from ...ddl.tableinfo import TableInfo
 from ...ddl.walker import BaseDDL
 
@@ -25,6 +25,43 @@ END
 $dbjson$"""
 _SERIAL = {16: "smallserial", 32: "serial", 64: "bigserial"}
 
+# The extensions PostgreSQL's own contrib directory ships (Debian/Ubuntu: in postgresql-NN; RHEL and
+# the PGDG yum repository: postgresqlNN-contrib).
+_CONTRIB = frozenset(
+    "adminpack amcheck autoinc bloom btree_gin btree_gist citext cube dblink dict_int dict_xsyn earthdistance "
+    "file_fdw fuzzystrmatch hstore insert_username intagg intarray isn lo ltree moddatetime old_snapshot "
+    "pageinspect pg_buffercache pg_freespacemap pg_prewarm pg_stat_statements pg_surgery pg_trgm "
+    "pg_visibility pg_walinspect pgcrypto pgrowlocks pgstattuple postgres_fdw refint seg sslinfo tablefunc "
+    "tcn tsm_system_rows tsm_system_time unaccent uuid-ossp xml2".split()
+)
+# Debian/Ubuntu package names of common third-party extensions ({v}: the server's major version).
+_PACKAGES = {
+    "postgis": "postgresql-{v}-postgis-3",
+    "postgis_topology": "postgresql-{v}-postgis-3",
+    "postgis_raster": "postgresql-{v}-postgis-3",
+    "pg_partman": "postgresql-{v}-partman",
+    "vector": "postgresql-{v}-pgvector",
+    "timescaledb": "timescaledb-2-postgresql-{v}",
+    "pg_cron": "postgresql-{v}-cron",
+    "pgaudit": "postgresql-{v}-pgaudit",
+    "pg_repack": "postgresql-{v}-repack",
+    "hypopg": "postgresql-{v}-hypopg",
+    "orafce": "postgresql-{v}-orafce",
+    "pgrouting": "postgresql-{v}-pgrouting",
+    "pg_hint_plan": "postgresql-{v}-pg-hint-plan",
+    "rum": "postgresql-{v}-rum",
+    "h3": "postgresql-{v}-h3",
+}
+
+
+def extension_package(name: str, server_version: str) -> str:
+    """Where a server gets an extension's files: the package, as Debian/Ubuntu name it."""
+    major = server_version.split(".")[0] or "NN"
+    if name in _CONTRIB:
+        return f"contrib modules (package postgresql-{major} on Debian/Ubuntu, postgresql{major}-contrib on RHEL)"
+    package = _PACKAGES.get(name, "postgresql-{v}-" + name.replace("_", "-")).format(v=major)
+    return f"package {package} on Debian/Ubuntu, or the extension's own distribution"
+
 
 class PostgreSQLDDL(BaseDDL):
     """PostgreSQL rendering of the DDL plan."""
@@ -39,6 +76,26 @@ class PostgreSQLDDL(BaseDDL):
         if len(ctx.db.schemas) == 1 or schema.name == "main":
             return "public"
         return schema.name
+
+    def ddl_extensions(self, ctx: Context) -> list[Statement]:
+        """``CREATE EXTENSION IF NOT EXISTS`` for each extension the document lists, in its schema
+        (created first when the document has no such schema); the server's version of it. A server
+        without the extension's files fails with a message naming the package that provides them."""
+        out: list[Statement] = []
+        made = {s for s in ctx.schema_names.values() if s}
+        for ext in ctx.db.options.get("postgresql", {}).get("extensions", []):
+            name = str(ext["name"])
+            schema = ext.get("schema")
+            sql = f"CREATE EXTENSION IF NOT EXISTS {self.quote(name)}"
+            if schema:
+                tschema = str(ctx.schema_names.get(schema) or schema)
+                if tschema not in made and tschema != "public":
+                    q = self.quote(tschema)
+                    out.append(Statement(f"CREATE SCHEMA IF NOT EXISTS {q}", "schema", q))
+                    made.add(tschema)
+                sql += f" WITH SCHEMA {self.quote(tschema)}"
+            out.append(Statement(sql, "extension", f"{name} (from the {extension_package(name, self.server_version)})"))
+        return out
 
     def ddl_create_schema(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> list[Statement]:
         out = []
@@ -87,7 +144,7 @@ class PostgreSQLDDL(BaseDDL):
             for ci, chk in enumerate(d.checks):
                 expr = ctx.verbatim(chk.expression.strip(), f"{dp}/checks/{ci}/expression", "domain check")
                 if not expr.upper().startswith("CHECK"):
-                    expr = f"CHECK ({expr})" if not expr.startswith("(") else f"CHECK {expr}"
+                    expr = f"CHECK {parenthesized(expr)}"
                 sql += f" CONSTRAINT {self.quote(chk.name)} {expr}"
             out.append(Statement(sql, "type", q))
             if d.comment:
@@ -504,8 +561,9 @@ class PostgreSQLDDL(BaseDDL):
     def ddl_view_sql(self, ctx: Context, view: m.View, qname: str, cols: str, body: str, path: str) -> str:
         opts = view.options.get("postgresql", {}) if ctx.same else {}
         with_ = f" WITH ({', '.join(opts['with'])})" if opts.get("with") else ""
-        if view.materialized:
-            return f"CREATE MATERIALIZED VIEW {qname}{cols}{with_} AS {body}"
+        if view.materialized:  # populated when created (after the rows), unless the source's was not
+            empty = " WITH NO DATA" if opts.get("with_no_data") else ""
+            return f"CREATE MATERIALIZED VIEW {qname}{cols}{with_} AS {body}{empty}"
         tail = f" WITH {view.check_option.upper()} CHECK OPTION" if view.check_option else ""
         return f"CREATE VIEW {qname}{cols}{with_} AS {body}{tail}"
 
@@ -520,12 +578,12 @@ class PostgreSQLDDL(BaseDDL):
         for ix in view.indexes:
             cols = ", ".join(self.quote(p.column) for p in ix.parts if p.column)
             iq = self.qualify(tschema, ix.name)
+            # kind "view_index", no table: it runs after its view, not with the tables' indexes
             out.append(
                 Statement(
                     f"CREATE {'UNIQUE ' if ix.unique else ''}INDEX {self.quote(ix.name)} ON {q} ({cols})",
-                    "index",
+                    "view_index",
                     iq,
-                    q,
                 )
             )
         return out
