@@ -11,7 +11,7 @@ from typing import Any
 
 from .. import model as m
 from .context import Context, engine_family
-from .plan import Statement
+from .plan import Statement, parenthesized
 from .tableinfo import DDLCore, TableInfo, key_demand
 from .types import TypeChoice, complete_type, find_rule, result_type
 
@@ -351,7 +351,7 @@ class ColumnDDL(DDLCore):
         }.get(d.value)
 
     def ddl_expression_default(self, sql: str, typ: m.Type) -> str:
-        return sql if sql.startswith("(") and sql.endswith(")") else f"({sql})"
+        return parenthesized(sql)
 
     def ddl_inline_check_ok(self, ctx: Context, t: TableInfo, col: m.Column, chk: m.Check) -> bool:
         """Whether a column-level check is declared on its column (same engine)."""
@@ -413,4 +413,4 @@ def _domain_of(db: m.Database, schema: m.Schema, typ: m.Type) -> m.Domain | None
 
 def _check_body(chk: m.Check) -> str:
     expr = re.sub(r"(?is)^\s*CHECK\s*", "", chk.expression).strip()
-    return expr if expr.startswith("(") and expr.endswith(")") else f"({expr})"
+    return parenthesized(expr)

@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import model as m
 from .context import Context
-from .plan import Statement
+from .plan import Statement, parenthesized
 from .tableinfo import DDLCore, TableInfo
 
 
@@ -89,8 +89,7 @@ class ConstraintDDL(DDLCore):
         sql = ctx.expr(expr, chk.dialect, path, "check constraint")
         if sql is None:
             return None
-        if not (sql.startswith("(") and sql.endswith(")")):
-            sql = f"({sql})"
+        sql = parenthesized(sql)
         return sql if chk.enforced else self.ddl_not_enforced(ctx, sql, path)
 
     def ddl_not_enforced(self, ctx: Context, sql: str, path: str) -> str:
@@ -182,7 +181,7 @@ class ConstraintDDL(DDLCore):
             sql = ctx.expr(part.expression, ix.dialect, path, "index expression")
             if sql is None:
                 return None
-            text = f"({sql})" if not (sql.startswith("(") and sql.endswith(")")) else sql
+            text = parenthesized(sql)
         else:
             assert part.column is not None
             text = self.quote(t.col(part.column))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ... import model as m
 from ...ddl.columns import ColumnParts
 from ...ddl.context import Context, engine_family
-from ...ddl.plan import DdlPlan, Statement
+from ...ddl.plan import DdlPlan, Statement, parenthesized
 from ...ddl.tableinfo import TableInfo
 from ...ddl.types import TypeChoice
 from ...ddl.walker import BaseDDL
@@ -377,7 +377,7 @@ class MySQLDDL(BaseDDL):
     def ddl_expression_default(self, sql: str, typ: m.Type) -> str:
         if re.fullmatch(r"0x[0-9a-fA-F]*|[bB]'[01]*'", sql.strip()):
             return sql.strip()  # a hex/bit literal, not an expression
-        return sql if sql.startswith("(") and sql.endswith(")") else f"({sql})"
+        return parenthesized(sql)
 
     # -- keys and indexes ------------------------------------------------------------------------
     def ddl_unique_clause(self, ctx: Context, t: TableInfo, u: m.UniqueConstraint, path: str) -> str | None:
