@@ -88,7 +88,7 @@ class Type:
     values: tuple[str, ...] = ()  # enum/set labels in declaration order
     type_name: str | None = None  # enum/domain/user type name (PostgreSQL)
     type_schema: str | None = None
-    binary: bool = False  # json: stored in binary form (jsonb, MySQL JSON); decimal: as a binary float (SQLite)
+    binary: bool = False  # json: stored in binary form (jsonb, MySQL JSON)
     family: int | None = None  # inet: 4, 6 or None for any
     network: bool = False  # inet: a network (cidr)
     subtype: str | None = None  # geometry subtype, range subtype

@@ -199,3 +199,56 @@ def test_postgresql_into_sqlite_checks_partial_indexes_numeric_and_timestamps(fr
     ats = [r[0] for r in dst.query("SELECT at FROM t ORDER BY id")]
     assert ats[:2] == ["2024-01-02 03:04:05.678", "2024-01-02 01:04:05.000"], ats
     assert all("T" not in v and not v.endswith("Z") for v in ats), ats
+
+
+# -- class 5: MySQL <-> MariaDB ---------------------------------------------------------------------------
+
+FAMILY = """
+CREATE TABLE so (order_id INT NOT NULL, cust_id INT NOT NULL, doc JSON, PRIMARY KEY (order_id, cust_id));
+CREATE TABLE od (id INT PRIMARY KEY, order_id INT NOT NULL, FOREIGN KEY (order_id) REFERENCES so (order_id));
+INSERT INTO so VALUES (1, 7, '{"b": 1,  "a": [1, 2.50]}'), (2, 7, NULL);
+INSERT INTO od VALUES (1, 1);
+SET SESSION sql_mode = 'TRADITIONAL,ALLOW_INVALID_DATES';
+CREATE PROCEDURE p() SELECT 1;
+CREATE TRIGGER od_bi BEFORE INSERT ON od FOR EACH ROW SET NEW.id = NEW.id;
+"""
+
+
+def _modes(db: Any) -> dict[str, set[str]]:
+    rows = db.query(
+        "SELECT routine_name, sql_mode FROM information_schema.routines WHERE routine_schema = DATABASE() "
+        "UNION ALL SELECT trigger_name, sql_mode FROM information_schema.triggers WHERE trigger_schema = DATABASE()"
+    )
+    # MariaDB's information_schema spells ALLOW_INVALID_DATES as INVALID_DATES
+    return {
+        name: {"ALLOW_INVALID_DATES" if w == "INVALID_DATES" else w for w in mode.split(",")} for name, mode in rows
+    }
+
+
+@pytest.mark.parametrize(("source", "target"), [("mariadb", "mysql"), ("mysql", "mariadb")])
+def test_mysql_family_keeps_sql_modes_non_standard_foreign_keys_and_reports_json(
+    fresh_db: Any, tmp_path: Path, source: str, target: str
+) -> None:
+    src = fresh_db(source)
+    if source == "mysql":
+        src.execute("SET SESSION restrict_fk_on_non_standard_key = OFF;\n" + FAMILY)
+    else:
+        src.execute(FAMILY)
+    dst = fresh_db(target)
+    report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s")
+    _verified(report)
+    text = "\n".join(report.translation)
+    # the routine and the trigger carry their own sql_mode, not dbjson's session's
+    for name, mode in _modes(dst).items():
+        assert {"STRICT_TRANS_TABLES", "NO_ZERO_DATE", "ALLOW_INVALID_DATES"} <= mode, (name, mode)
+        assert "NO_AUTO_VALUE_ON_ZERO" not in mode, (name, mode)
+    # the foreign key to a non-unique key prefix (MariaDB takes it; MySQL 9 only with the check off)
+    fks = dst.query(
+        "SELECT constraint_name FROM information_schema.referential_constraints "
+        "WHERE constraint_schema = DATABASE() AND table_name = 'od'"
+    )
+    assert len(fks) == 1, text
+    if target == "mysql":
+        assert "fk-non-standard-key" in text, text
+        # MariaDB keeps the JSON text as written; MySQL's binary JSON does not: reported, verified by meaning
+        assert "json-text-binary" in text, text
