@@ -149,6 +149,10 @@ def _run_batches(
     elif engine.family == "mysql":
         # As mysqldump restores: zero-date defaults (WordPress, legacy schemas) are valid DDL there.
         _execute(conn, "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'")
+        try:  # MySQL 8.4+: a foreign key to a non-unique key prefix, as the source had (reported)
+            _execute(conn, "SET SESSION restrict_fk_on_non_standard_key = OFF")
+        except Exception:  # noqa: BLE001 - MariaDB, MySQL before 8.4: no such check
+            pass
     current: Statement | None = None
     created: list[Statement] = []  # what this run made, for the undo on a failure (not transactional)
     try:

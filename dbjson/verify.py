@@ -137,7 +137,7 @@ def check_table(
         target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
         return TableCheck(tp.display, target, expected, rows, tp.checksum, None, mode="count")
     total = target_checksum(engine, conn, tp)
-    return _table_check(tp, expected, total, open_file)
+    return _table_check(tp, expected, total, open_file, engine.capabilities.decimals_as_float)
 
 
 def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0) -> TableCheck | None:
@@ -195,20 +195,25 @@ def _counts_only(tp: TablePlan, rejected: int) -> bool:
 
 
 def _table_check(
-    tp: TablePlan, expected_rows: int | None, total: Checksum, open_file: Callable[[DataFile], IO[bytes]] | None
+    tp: TablePlan,
+    expected_rows: int | None,
+    total: Checksum,
+    open_file: Callable[[DataFile], IO[bytes]] | None,
+    float_decimals: bool = False,
 ) -> TableCheck:
     """The check of ``tp`` from the target's checksum ``total`` (see :func:`target_checksum`) and
     the expected one: the manifest's, or the export's lines through the same rules/normalizer."""
     target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
     rules = dict(tp.value_rules)
-    semantic = semantic_line_normalizer(tp)
+    semantic = semantic_line_normalizer(tp, float_decimals)
     transform = rules_line_transform(rules)
     # Values the load changed by policy (``rules``): the expected checksum comes from the export's
     # lines with the same rules applied. Values whose text the target may legitimately spell
     # differently are compared by meaning (``semantic``): JSON (jsonb and MySQL JSON reorder keys
     # and drop whitespace; text-stored JSON keeps escapes as written) and unconstrained decimals
     # stored with a fixed scale (PostgreSQL/SQLite ``numeric`` → MySQL DECIMAL(65,30): 2.99 reads
-    # back as 2.990000…). Both: the rules first, then by meaning.
+    # back as 2.990000…) or as a float (PostgreSQL ``numeric`` → SQLite NUMERIC: 2.70 reads back
+    # as 2.7; the report says digits beyond 15 are inexact, and verify then fails). Both: the rules first, then by meaning.
     expected_line: Callable[[bytes], bytes] | None = transform or semantic
     if transform is not None and semantic is not None:
         expected_line = lambda raw: semantic(transform(raw))
@@ -239,7 +244,7 @@ def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, i
         if rule == "nul-unknown":  # the target holds "" or U+FFFD where the export has U+0000
             adapters[name] = _then(adapters.get(name), lambda v: replace_nul(v, "", "\ufffd"))
     line = RowEncoder(columns, adapters).line
-    semantic = semantic_line_normalizer(tp)
+    semantic = semantic_line_normalizer(tp, engine.capabilities.decimals_as_float)
     make = line if semantic is None else (lambda row: semantic(line(row)))
     rows = engine.verify_select(conn, tp, part=part)
     total = Checksum(algorithm=tp.checksum_algorithm)
@@ -288,17 +293,20 @@ def _check_part(
     return total.rows, total.value
 
 
-def semantic_line_normalizer(tp: TablePlan) -> Callable[[bytes], bytes] | None:
+def semantic_line_normalizer(tp: TablePlan, float_decimals: bool = False) -> Callable[[bytes], bytes] | None:
     """For a table whose values may be spelled differently by the target: a function from a
     canonical line to its by-meaning form (:func:`dbjson.format.jsontext.semantic_line_function`:
     members and JSON object keys sorted, JSON without whitespace, strings minimally escaped, JSON
     numbers and the decimals of unconstrained columns by exact value: ``1.50`` = ``1.5``, ``1E2`` =
     ``100``, ``-0.0`` = ``0``, integers beyond 2^64 kept exactly); None when exact bytes must match.
-    One C call per line with the speedup ``_cchecksum``."""
+    One C call per line with the speedup ``_cchecksum``. ``float_decimals``: the target stores
+    unconstrained decimals as floats (``capabilities.decimals_as_float``)."""
     decimals = tuple(
         c.name
         for c, _n, t in tp.verify_columns
-        if c.type.kind == "decimal" and c.type.scale is None and t.scale is not None
+        if c.type.kind == "decimal"
+        and c.type.scale is None
+        and (t.scale is not None or (float_decimals and t.kind == "decimal" and t.precision is None))
     )
     jsons = tuple(c.name for c, _n, _t in tp.verify_columns if c.type.kind == "json")
     if not decimals and not jsons:
@@ -391,7 +399,7 @@ def verify_tables(
         expected = None if tp.rows is None else tp.rows - rejected_rows + tp.base_rows
         total = Checksum(algorithm=tp.checksum_algorithm)
         try:
-            check = _table_check(tp, expected, total, open_file)  # the expected side, meanwhile
+            check = _table_check(tp, expected, total, open_file, engine.capabilities.decimals_as_float)
         finally:
             for fut in futures:
                 rows, value = fut.result()

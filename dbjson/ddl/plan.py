@@ -80,6 +80,44 @@ class TranslationReport:
         }
 
 
+def enclosed(sql: str) -> bool:
+    """Whether one pair of parentheses encloses the whole of ``sql`` (``(a) <> (b)`` is not
+    enclosed: its first parenthesis closes before the end). Quotes and backticks are skipped."""
+    text = sql.strip()
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    depth, i, n = 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "'\"`":
+            j = i + 1
+            while j < n:
+                if text[j] == "\\" and ch == "'":
+                    j += 2
+                    continue
+                if text[j] == ch:
+                    if j + 1 < n and text[j + 1] == ch:  # doubled quote
+                        j += 2
+                        continue
+                    break
+                j += 1
+            i = j + 1
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and i != n - 1:
+                return False
+        i += 1
+    return depth == 0
+
+
+def parenthesized(sql: str) -> str:
+    """``sql`` inside one pair of parentheses (as it is when they already enclose all of it)."""
+    return sql if enclosed(sql) else f"({sql})"
+
+
 def terminated(stmt: Statement) -> str:
     """A statement terminated by ``;``: how most clients take it in a script."""
     return stmt.sql.rstrip() + ";"

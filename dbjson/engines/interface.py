@@ -138,6 +138,12 @@ class Capabilities:
     checks_foreign_keys: bool  # a kept table's foreign keys are checked during the load: order the units
     defers_primary_key: bool  # tables the import creates get their primary key after the data
     holds_zero_dates: bool  # zero dates load as they are (else NULL or an error: --zero-dates)
+    # dates and timestamps are text in the engine (SQLite): it writes them in its canonical form
+    # (YYYY-MM-DD HH:MM:SS[.fff]), and a source of this engine may hold any text in such a column
+    dates_as_text: bool
+    # a decimal column without a declared precision stores a binary float (SQLite's NUMERIC
+    # affinity): 2.70 reads back 2.7, so verify compares such columns by value
+    decimals_as_float: bool
     text_holds_nul: bool  # text and json columns can hold U+0000 (else --nul error|strip|replace)
     json_numbers_exact: bool  # binary JSON keeps numbers exactly: json columns load the line's own text
     integer_limit: tuple[int, int] | None  # what any integer column stores, whatever its declared type

@@ -350,9 +350,12 @@ class Importer(TargetSession):
             for st, fn in zip(statements, jobs)
             if st.kind not in ("index", "unique", "primary_key", "check", "foreign_key")
         ]
-        self.run_parallel(pks, self.opts.threads)
-        self.run_parallel(first, self.opts.threads)
-        self.run_parallel(fks, min(2, self.opts.threads))
+        # one writer where the engine has one (SQLite: a second connection's CREATE INDEX makes the
+        # other's statement fail with "database schema has changed")
+        threads = self.opts.threads if self.engine.capabilities.parallel_writers else 1
+        self.run_parallel(pks, threads)
+        self.run_parallel(first, threads)
+        self.run_parallel(fks, min(2, threads))
         for fn in rest:
             fn()
 

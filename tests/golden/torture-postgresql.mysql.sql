@@ -174,7 +174,7 @@ ALTER TABLE `customer` AUTO_INCREMENT = 42;
 ALTER TABLE `staff` AUTO_INCREMENT = 1;
 ALTER TABLE `store` AUTO_INCREMENT = 1;
 
--- translation report: 110 item(s)
+-- translation report: 111 item(s)
 -- rename: /schemas/0/tables/0/name: table of schema 'inventory' renamed to 'inventory_stock' (mysql gets one schema) [schema-prefix]
 -- rename: /schemas/0/tables/1/name: table of schema 'inventory' renamed to 'inventory_warehouse' (mysql gets one schema) [schema-prefix]
 -- approximation: /schemas/0/enums/0: named enum type 'status' inlined into its columns [enum-inline]
@@ -202,6 +202,7 @@ ALTER TABLE `store` AUTO_INCREMENT = 1;
 -- loss: /schemas/1/tables/0/columns/25/type: interval kept as ISO 8601 duration text [interval-iso8601]
 -- loss: /schemas/1/tables/0/columns/26/type: interval kept as ISO 8601 duration text [interval-iso8601]
 -- approximation: /schemas/1/tables/0/columns/27/type: boolean kept as tinyint(1) (other small integers are accepted) [boolean-tinyint1]
+-- approximation: /schemas/1/tables/0/columns/28/type: JSON text (key order, duplicate keys, whitespace, number spelling) normalized by MySQL's binary JSON [json-text-binary]
 -- approximation: /schemas/1/tables/0/columns/30/type: uuid kept as CHAR(36) [uuid-char36]
 -- approximation: /schemas/1/tables/0/columns/31/type: network address kept as VARCHAR(43) text [inet-varchar43]
 -- approximation: /schemas/1/tables/0/columns/32/type: network address kept as VARCHAR(43) text [inet-varchar43]

@@ -215,6 +215,21 @@ class MySQLDDL(BaseDDL):
             return None
         return sql
 
+    def ddl_fk_clause(self, ctx: Context, t: TableInfo, fk: m.ForeignKey, path: str) -> str | None:
+        clause = super().ddl_fk_clause(ctx, t, fk, path)
+        if clause is not None and not self.is_mariadb and self.version >= (8, 4) and not _fk_standard(ctx, t, fk):
+            # MySQL 8.4+ refuses a foreign key to columns that are not exactly a primary or unique
+            # key (restrict_fk_on_non_standard_key, ON by default; MariaDB and older MySQL accept a
+            # key prefix): dbjson's load sessions turn that check off, so the key keeps its meaning.
+            ctx.report.add(
+                path,
+                "foreign key to columns that are not a primary or unique key (a non-unique key prefix) created "
+                "with restrict_fk_on_non_standard_key = OFF (deprecated in MySQL 8.4+)",
+                "fk-non-standard-key",
+                "approximation",
+            )
+        return clause
+
     def ddl_fk_action(self, ctx: Context, action: str, path: str) -> str | None:
         act = super().ddl_fk_action(ctx, action, path)
         if self.is_mariadb and act == "RESTRICT":
@@ -628,25 +643,38 @@ class MySQLDDL(BaseDDL):
     def ddl_routine(
         self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str
     ) -> list[Statement]:
-        return self._with_sql_mode(ctx, r.options, self._routine_statements(ctx, schema, r, tschema, path))
+        return self._with_sql_mode(ctx, r.options, self._routine_statements(ctx, schema, r, tschema, path), path)
 
     def ddl_trigger(
         self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str
     ) -> list[Statement]:
-        return self._with_sql_mode(ctx, trg.options, self._trigger_statements(ctx, schema, trg, tschema, path))
+        return self._with_sql_mode(ctx, trg.options, self._trigger_statements(ctx, schema, trg, tschema, path), path)
 
     def ddl_event(self, ctx: Context, schema: m.Schema, ev: m.Event, tschema: str | None, path: str) -> list[Statement]:
-        return self._with_sql_mode(ctx, ev.options, self._event_statements(ctx, schema, ev, tschema, path))
+        return self._with_sql_mode(ctx, ev.options, self._event_statements(ctx, schema, ev, tschema, path), path)
 
-    def _with_sql_mode(self, ctx: Context, options: dict[str, Any], out: list[Statement]) -> list[Statement]:
-        """On the same engine, create the object under its own ``sql_mode`` (part of its meaning: zero
-        dates, ``||``, division by zero...), then restore the session's."""
+    def _with_sql_mode(self, ctx: Context, options: dict[str, Any], out: list[Statement], path: str) -> list[Statement]:
+        """On MySQL or MariaDB, create the object under its own recorded ``sql_mode`` (part of its
+        meaning: zero dates, strictness, ``||``, division by zero...), then restore the session's.
+        Words of the mode the target does not know are left out and reported."""
         mode = options.get("mysql", {}).get("sql_mode")
-        if not (ctx.same and out and isinstance(mode, str)):
+        if not (ctx.same_family and out and isinstance(mode, str)):
             return out
+        known = {w.upper() for w in self.table.get("capabilities", {}).get("sql_modes", [])}
+        words = [w.strip() for w in mode.split(",") if w.strip()]
+        kept = [w for w in words if not known or w.upper() in known]
+        for w in words:
+            if w not in kept:
+                ctx.report.add(
+                    f"{path}/options/mysql/sql_mode",
+                    f"sql_mode {w} left out ({'MariaDB' if self.is_mariadb else 'MySQL'} {self.server_version} "
+                    f"does not know it); created under {','.join(kept) or 'an empty sql_mode'}",
+                    "sql-mode-word",
+                    "approximation" if w.upper() == "NO_AUTO_CREATE_USER" else "loss",
+                )
         return [
             Statement("SET @dbjson_sql_mode = @@SESSION.sql_mode", "session", "session"),
-            Statement(f"SET SESSION sql_mode = {self.literal(mode)}", "session", "session"),
+            Statement(f"SET SESSION sql_mode = {self.literal(','.join(kept))}", "session", "session"),
             *out,
             Statement("SET SESSION sql_mode = @dbjson_sql_mode", "session", "session"),
         ]
@@ -799,6 +827,20 @@ class MySQLDDL(BaseDDL):
 
     def ddl_table_comment_sql(self, qtable: str, comment: str | None) -> str:
         return f"ALTER TABLE {qtable} COMMENT = {self.literal(comment or '')}"
+
+
+def _fk_standard(ctx: Context, t: TableInfo, fk: m.ForeignKey) -> bool:
+    """Whether a foreign key's referenced columns are exactly the primary key or a unique key of the
+    referenced table (what MySQL 8.4+ requires by default)."""
+    try:
+        ref = ctx.db.schema(fk.ref_schema or t.schema.name).table(fk.ref_table)
+    except KeyError:
+        return True
+    wanted = set(fk.ref_columns)
+    keys = [set(ref.primary_key.columns)] if ref.primary_key else []
+    keys += [set(u.columns) for u in ref.uniques]
+    keys += [{p.column or "" for p in ix.parts} for ix in ref.indexes if ix.unique and not ix.where]
+    return wanted in keys
 
 
 _CHECK_TOKEN = re.compile(r"('(?:[^']|'')*')|`((?:[^`]|``)+)`|\"((?:[^\"]|\"\")+)\"|([A-Za-z_][A-Za-z0-9_$]*)")

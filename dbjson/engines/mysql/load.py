@@ -57,6 +57,17 @@ _LOCAL_REFUSED = {1148, 3948, 4166, 2068, 1227}  # 4166: MariaDB's 'local infile
 _LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 # Kinds whose canonical JSON value (a string, or an integer number) is MySQL's input text.
 _PASS_KINDS = frozenset({"char", "varchar", "text", "enum", "uuid", "inet", "decimal", "integer", "year"})
+
+
+def _relax_fk_keys(cur: Any) -> None:
+    """MySQL 8.4+: accept a foreign key to a non-unique key prefix, as MariaDB and MySQL 8.0 do (a
+    source database may hold one; the translation report says so). Other servers lack the variable."""
+    try:
+        cur.execute("SET SESSION restrict_fk_on_non_standard_key = OFF")
+    except Exception:  # noqa: BLE001 - MariaDB, MySQL before 8.4: nothing to relax
+        pass
+
+
 _SESSION = (
     "SET SESSION unique_checks = 0, foreign_key_checks = 0, time_zone = '+00:00', "
     "sql_mode = 'STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO'"
@@ -172,6 +183,7 @@ class MySQLLoad:
             cur.execute("SELECT @@SESSION.sql_mode, @@SESSION.time_zone")
             conn._dbjson_saved = cur.fetchone()
             cur.execute(_SESSION)
+            _relax_fk_keys(cur)
         conn._dbjson_local = True
         return conn
 

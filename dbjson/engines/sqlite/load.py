@@ -32,14 +32,18 @@ def _quote(ident: str) -> str:
 
 
 def _date_check(kind: str, zero_is_error: bool) -> Callable[[Any], Any]:
-    """SQLite stores dates as text: the text must be a date (not any string), zero dates per policy."""
+    """SQLite stores dates as text: the text must be a date (not any string), zero dates per policy;
+    a timestamp is written in SQLite's own form, ``YYYY-MM-DD HH:MM:SS[.fff]`` (what its
+    CURRENT_TIMESTAMP and date functions write: one form per column), UTC without the ``Z``."""
 
     def check(v: Any) -> Any:
         if type(v) is not str or not is_date_text(v):
             raise DataError(f"not a valid {kind} value", value=v)
         if zero_is_error and is_zero_date_text(v):
             raise DataError("zero date (--zero-dates error)")
-        return v
+        if len(v) > 10 and v[10] == "T":
+            v = v[:10] + " " + v[11:]
+        return v[:-1] if v.endswith("Z") else v
 
     return check
 
@@ -168,7 +172,9 @@ class SQLiteLoad:
     # -- errors ---------------------------------------------------------------------------------
     def load_error_kind(self, exc: BaseException) -> LoadErrorKind:
         text = str(exc).lower()
-        if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
+        if isinstance(exc, sqlite3.OperationalError) and (
+            "locked" in text or "busy" in text or "schema has changed" in text
+        ):
             return "retry"
         if "already exists" in text:
             return "exists"
