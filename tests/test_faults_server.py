@@ -240,7 +240,7 @@ def test_lock_timeouts_are_retried_with_backoff_then_a_clear_error(
     t0 = time.monotonic()
     try:
         with pytest.raises(DataError) as err:
-            import_database(export, target.url, data_only=True, threads=1, if_exists="truncate")
+            import_database(export, target.url, data_only=True, threads=1, if_exists="truncate", retry_budget=2)
     finally:
         locker.execute("ROLLBACK")
         locker.close()

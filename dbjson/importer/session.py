@@ -156,9 +156,31 @@ def target_identity(target: Target) -> str:
     return f"{target.family}://{u.username or ''}@{u.host or ''}:{u.port or ''}/{u.database or ''}"
 
 
-def backoff(attempt: int) -> None:
-    """Sleep before retry number ``attempt`` (exponential, jittered, at most 5 s)."""
-    time.sleep(min(5.0, 0.1 * (2**attempt)) * (0.5 + random.random()))
+class RetryBudget:
+    """How long one operation (a unit, a statement, a connection) may keep retrying: ``seconds``
+    from its first failure, with exponential, jittered pauses (0.1 s doubling, at most 5 s)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.attempt = 0
+        self._start: float | None = None
+
+    @property
+    def spent(self) -> float:
+        """Seconds since the first failure."""
+        return 0.0 if self._start is None else time.monotonic() - self._start
+
+    def next_pause(self) -> float | None:
+        """The pause before the next attempt, or None when the budget is spent."""
+        now = time.monotonic()
+        if self._start is None:
+            self._start = now
+        left = self.seconds - (now - self._start)
+        if left <= 0:
+            return None
+        pause = min(5.0, 0.1 * 2.0 ** min(self.attempt, 16)) * (0.5 + random.random())
+        self.attempt += 1
+        return min(pause, left)
 
 
 def _wait_quietly(pending: set[Future[None]], timeout: float) -> None:

@@ -172,6 +172,8 @@ class SQLiteLoad:
             return "retry"
         if "already exists" in text:
             return "exists"
+        if "disk is full" in text or "out of memory" in text:
+            return "resource"
         if isinstance(exc, (sqlite3.IntegrityError, sqlite3.DataError)):
             return "data"
         return "other"
