@@ -308,7 +308,7 @@ class Exporter(Protocol):
 class Loader(Protocol):
     """Bulk load, the target side of import and migrate (``engines/<family>/load.py``)."""
 
-    def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
+    def load_connect(self, target: Target, *, data_only: bool = False, lock_timeout: float = 10.0) -> Any:
         """A connection set up for bulk loading (its session settings saved to be restored)."""
 
     def load_disconnect(self, conn: Any) -> None:

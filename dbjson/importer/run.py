@@ -98,7 +98,10 @@ class Importer(TargetSession):
         opts: ImportOptions,
         on_event: EventHandler | None,
     ) -> None:
-        super().__init__(target, engine, threads=opts.threads, data_only=opts.data_only)
+        # A lock wait takes a sixth of the retry budget (10 s with the default), so that a lock
+        # held by another session is reported, with its holders, while retrying.
+        lock_timeout = max(1.0, opts.retry_budget / 6)
+        super().__init__(target, engine, threads=opts.threads, data_only=opts.data_only, lock_timeout=lock_timeout)
         self.dir = directory
         self.opts = opts
         self.on_event = on_event
@@ -165,8 +168,8 @@ class Importer(TargetSession):
             ) from None
         self.emit(
             Retry(
-                f"{what}: {cause}; retrying in {pause:.1f} s "
-                f"(attempt {budget.attempt + 1}, {budget.spent:.0f} of {self.opts.retry_budget:g} s retry budget)",
+                f"{what}: {cause}; retry {budget.attempt} in {pause:.1f} s "
+                f"({budget.spent:.0f} of {self.opts.retry_budget:g} s retry budget spent)",
                 name,
             )
         )

@@ -27,8 +27,11 @@ class TargetSession:
     see :meth:`start_encoders`). ``data_only``: the connections load into tables that already
     exist (the engine sets them up accordingly). :meth:`close_all` ends everything."""
 
-    def __init__(self, target: Target, engine: Engine, *, threads: int, data_only: bool) -> None:
+    def __init__(
+        self, target: Target, engine: Engine, *, threads: int, data_only: bool, lock_timeout: float = 10.0
+    ) -> None:
         self.target = target
+        self.lock_timeout = lock_timeout  # seconds a statement waits for a lock before it fails (and is retried)
         self.engine = engine
         self.threads = threads
         self.data_only = data_only
@@ -44,7 +47,7 @@ class TargetSession:
         """This thread's connection (opened on first use)."""
         c = getattr(self._local, "conn", None)
         if c is None:
-            c = self.engine.load_connect(self.target, data_only=self.data_only)
+            c = self.engine.load_connect(self.target, data_only=self.data_only, lock_timeout=self.lock_timeout)
             self._local.conn = c
             with self._conn_lock:
                 self._conns.append(c)

@@ -53,7 +53,6 @@ _INSERT_BYTES = 4 << 20
 _RETRY_CODES = {1205, 1213, 1614, 1637, 1040}  # 1040: too many connections
 # 1021 disk full, 1114 table full, 1041/1037/1038 out of memory, 3 and 1030 with errno 28 (no space)
 _RESOURCE_CODES = {1021, 1114, 1041, 1037, 1038}
-LOCK_TIMEOUT = 10  # seconds a statement waits for a lock (metadata or row) before the importer retries it
 _DISCONNECT_CODES = {2006, 2013, 2055, 2003, 1053, 1927, 4031}
 _EXISTS_CODES = {1050, 1061, 1826, 1022, 1060, 1304, 1359, 1007, 1068, 4028, 1831, 3822}
 _LOCAL_REFUSED = {1148, 3948, 4166, 2068, 1227}  # 4166: MariaDB's 'local infile capability' disabled
@@ -148,7 +147,7 @@ class MySQLLoad:
     """The MySQL/MariaDB side of ``dbjson import`` and ``dbjson verify``."""
 
     # -- connections ----------------------------------------------------------------------------
-    def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
+    def load_connect(self, target: Target, *, data_only: bool = False, lock_timeout: float = 10.0) -> Any:
         """A PyMySQL connection set up for bulk loading (LOCAL INFILE from memory)."""
         import pymysql
 
@@ -176,13 +175,14 @@ class MySQLLoad:
             conn._dbjson_saved = cur.fetchone()
             cur.execute(_SESSION)
             # A lock another session holds (a metadata lock for TRUNCATE or DDL, a row lock) is
-            # waited for LOCK_TIMEOUT at a time; then the importer names the holders and retries
+            # waited for ``lock_timeout`` seconds at a time; then the importer names the holders and retries
             # within its budget (the defaults wait a year for a metadata lock, 50 s for a row).
             cur.execute("SELECT @@SESSION.lock_wait_timeout, @@SESSION.innodb_lock_wait_timeout")
-            waits = cur.fetchone() or (LOCK_TIMEOUT, LOCK_TIMEOUT)
+            most = max(1, round(lock_timeout))  # (whole seconds)
+            waits = cur.fetchone() or (most, most)
             cur.execute(
                 "SET SESSION lock_wait_timeout = %s, innodb_lock_wait_timeout = %s",
-                tuple(min(int(w), LOCK_TIMEOUT) for w in waits),
+                tuple(min(int(w), most) for w in waits),
             )
         conn._dbjson_local = True
         return conn
@@ -537,7 +537,8 @@ class MySQLLoad:
 
     def load_lock_holders(self, conn: Any, schema: str | None, table: str) -> list[str]:
         """Sessions holding a metadata lock on the table (performance_schema, MySQL), else the
-        other sessions with an open InnoDB transaction (MariaDB keeps performance_schema off)."""
+        other sessions with an open InnoDB transaction, those using the table's database first
+        (MariaDB keeps performance_schema off)."""
         import pymysql
 
         rows: Any = ()
@@ -562,7 +563,9 @@ class MySQLLoad:
                               TIMESTAMPDIFF(SECOND, t.trx_started, NOW()), LEFT(COALESCE(t.trx_query, p.info, ''), 120)
                        FROM information_schema.innodb_trx t
                        JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id
-                       WHERE p.id <> CONNECTION_ID() LIMIT 10"""
+                       WHERE p.id <> CONNECTION_ID()
+                       ORDER BY p.db = COALESCE(%s, DATABASE()) DESC, t.trx_started LIMIT 10""",
+                    (schema,),
                 )
                 rows = cur.fetchall()
         return [

@@ -33,7 +33,6 @@ if TYPE_CHECKING:
 
 _RETRY_STATES = {"40001", "40P01", "55P03", "57P03", "53300"}  # 53300: too many connections
 _RESOURCE_STATES = {"53100", "53200", "53400"}  # disk full, out of memory, a configured limit
-LOCK_TIMEOUT = 10  # seconds a statement waits for a lock before the importer retries it
 _DISCONNECT_STATES = {"57P01", "57P02", "08000", "08003", "08006", "08001", "08004"}
 _EXISTS_STATES = {"42P07", "42710", "42P06", "42723", "42P16"}
 _DATE_KINDS = ("date", "timestamp")
@@ -96,7 +95,7 @@ class PostgreSQLLoad:
     """The PostgreSQL side of ``dbjson import`` and ``dbjson verify``."""
 
     # -- connections ----------------------------------------------------------------------------
-    def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
+    def load_connect(self, target: Target, *, data_only: bool = False, lock_timeout: float = 10.0) -> Any:
         """A psycopg connection set up for bulk loading (transactions managed by the importer)."""
         import psycopg
 
@@ -109,16 +108,16 @@ class PostgreSQLLoad:
         # The journal records a unit (or a DDL statement) done when COMMIT returns: with
         # synchronous_commit = off a server crash in the next ~200 ms loses a unit the journal says
         # is done (and --resume skips it). One flushed commit per unit costs little.
-        # A lock another session holds is waited for LOCK_TIMEOUT at a time (then the importer
+        # A lock another session holds is waited for ``lock_timeout`` seconds at a time (then the importer
         # names the holders and retries within its budget), unless the role or the connection
         # set a lock_timeout of its own.
-        sync, lock_timeout = conn.execute(
+        sync, waits = conn.execute(
             "SELECT current_setting('synchronous_commit'), current_setting('lock_timeout')"
         ).fetchone() or ("on", "0")
         if sync == "off":
             conn.execute("SET synchronous_commit = on")
-        if lock_timeout == "0":
-            conn.execute(f"SET lock_timeout = '{LOCK_TIMEOUT}s'")
+        if waits == "0":
+            conn.execute(f"SET lock_timeout = '{max(1, int(lock_timeout * 1000))}ms'")
         conn.execute("SET TIME ZONE 'UTC'")
         conn.execute("SET datestyle = 'ISO, YMD'")
         conn.execute("SET intervalstyle = 'iso_8601'")
@@ -367,7 +366,7 @@ class PostgreSQLLoad:
         session that waits for one."""
         rows = conn.execute(
             """SELECT DISTINCT a.pid, a.usename, a.application_name, a.client_addr::text, a.state,
-                      l.mode, now() - a.xact_start, left(a.query, 120)
+                      l.mode, extract(epoch FROM now() - a.xact_start)::bigint, left(a.query, 120)
                FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
                WHERE l.granted AND l.locktype = 'relation' AND l.relation = to_regclass(%s)
                  AND a.pid <> pg_backend_pid()
@@ -376,7 +375,7 @@ class PostgreSQLLoad:
         ).fetchall()
         out = []
         for pid, user, app, addr, state, mode, age, query in rows:
-            since = f", its transaction open for {age.total_seconds():.0f} s" if age is not None else ""
+            since = f", its transaction open for {age} s" if age is not None else ""
             who = f"{user}" + (f" ({app})" if app else "") + (f" from {addr}" if addr else "")
             out.append(f"session {pid} of {who}: {mode}, {state}{since}, last statement: {query!r}")
         return out
