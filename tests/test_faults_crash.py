@@ -18,6 +18,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import faultlib as fl
 import pytest
@@ -39,12 +40,13 @@ def _journal_has(export: Path, marker: bytes) -> bool:
     return False
 
 
-def _crash_at(export: Path, url: str, marker: bytes, crash: Callable[[], None]) -> bool:
-    """Run an import into ``url``; when the journal shows ``marker``, crash the server, then kill
-    the import. False when the import finished first."""
+def _crash_at(export: Path, url: str, marker: bytes, crash: Callable[[], None], command: tuple[str, ...] = ()) -> bool:
+    """Run an import of ``export`` into ``url`` (or ``command``, whose journal is in ``export``);
+    when the journal shows ``marker``, crash the server, then kill the import. False when the
+    import finished first."""
     for j in export.glob(".dbjson-import-*.journal"):
         j.unlink()
-    proc = fl.spawn("import", str(export), url, "--threads", "2", "--quiet")
+    proc = fl.spawn(*(command or ("import", str(export), url, "--threads", "2", "--quiet")))
     deadline = time.monotonic() + 120
     try:
         while not _journal_has(export, marker):
@@ -133,6 +135,17 @@ def _check(
     return lost, dup
 
 
+def _crash_pg(pg: PrivatePostgres) -> None:
+    """SIGKILL the postmaster and every backend at once (what the OOM killer or a power cut leaves:
+    nothing flushed on the way out)."""
+    postmaster = int((pg.data / "postmaster.pid").read_text().split()[0])
+    for pid in postgres_processes(postmaster):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def _restart_pg(pg: PrivatePostgres) -> None:
     """Start the crashed server again (crash recovery replays the WAL)."""
     for attempt in range(20):
@@ -155,15 +168,9 @@ def test_postgresql_crash_after_a_journaled_commit(source_export: tuple[Path, di
             pg.execute(f"CREATE DATABASE {db}")
             url = pg.url(db)
 
-            def crash() -> None:
-                postmaster = int((pg.data / "postmaster.pid").read_text().split()[0])
-                for pid in postgres_processes(postmaster):
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-
-            assert _crash_at(export, url, marker, crash), f"the import finished before the {point} point"
+            assert _crash_at(export, url, marker, lambda: _crash_pg(pg)), (
+                f"the import finished before the {point} point"
+            )
             injected += 1
             _restart_pg(pg)
             resume = fl.dbjson("import", str(export), url, "--threads", "2", "--resume", "--quiet")
@@ -209,3 +216,29 @@ def test_mysql_crash_after_a_journaled_commit(flavour: str, source_export: tuple
     finally:
         my.stop()
     fl.record("server crash (SIGKILL) right after a journaled commit, --resume", flavour, injected, survived, lost, dup)
+
+
+def test_migrate_resume_after_a_postgresql_crash(fresh_db: Any, tmp_path: Path) -> None:
+    """`migrate` has the same window: the target crashes right after the journal's first done
+    post-data statement (a primary key added after the data); `migrate --resume` must neither lose
+    nor duplicate a row, and the keys must be there."""
+    src = fresh_db("postgresql")
+    counts = fl.fill_source(src)
+    pg = start_private_pg()
+    state = tmp_path / "state"
+    try:
+        pg.execute("CREATE DATABASE target")
+        url = pg.url("target")
+        command = ("migrate", src.url, url, "--threads", "2", "--state-dir", str(state), "--quiet")
+        state.mkdir()
+        assert _crash_at(state, url, POINTS["post"], lambda: _crash_pg(pg), command), "the migrate finished first"
+        _restart_pg(pg)
+        resume = fl.dbjson(*command, "--resume")
+        assert resume.returncode == 0, resume.stderr
+        got = _fingerprint(lambda q: int(pg.query(q, "target")[0]), lambda q: int(pg.query(q, "target")[0]))
+        lost, dup = fl.lost_and_duplicated(counts, got)
+        assert got == {t: (n, n) for t, n in counts.items()}, got
+        assert _keys_pg(pg, "target") == {"primary keys": 2, "foreign keys": 1, "indexes": 3}
+    finally:
+        pg.stop()
+    fl.record("server crash (SIGKILL) right after a journaled commit, migrate --resume", "postgresql", 1, 1, lost, dup)
