@@ -117,6 +117,14 @@ class DataError(DbjsonError):
         self.fatal = fatal
 
 
+class RetriesExhausted(DataError):
+    """A transient failure (a lost connection, a server restarting, a lock another session holds,
+    a deadlock) outlasted the retry budget of an import or a migrate. Exit code 6, as for every
+    error that stops a load midway: what committed is journaled, and ``--resume`` finishes."""
+
+    hint = "run the same command again with --resume once the cause is gone (--retry-budget SECONDS waits longer)"
+
+
 class VerifyError(DbjsonError):
     """Row counts or checksums in the target differ from the manifest."""
 

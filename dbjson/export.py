@@ -622,10 +622,18 @@ def export_database(
         raise
     except Exception as e:
         if isinstance(e, OSError) and e.errno in _OUTPUT_ERRNOS:  # the output (no manifest was written)
+            full = e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+            cause = (
+                f"the disk holding {out} is full ({e.strerror})" if e.errno == errno.ENOSPC else f"{out}: {e.strerror}"
+            )
             raise DataError(
-                f"cannot write the export: {e.strerror}",
+                f"cannot write the export: {cause}",
                 file=e.filename,
-                hint="free space (or choose another --output) and run the export again",
+                hint=(
+                    "free space on the disk of the output directory (or choose another --output), then run the export again"
+                    if full
+                    else "check the output directory's permissions and file system, then run the export again"
+                ),
             ) from None
         if isinstance(e, OSError) and isinstance(out, ObjectPath):  # the object store refused (no manifest)
             raise DataError(

@@ -65,7 +65,7 @@ from .format.layout import DATA_DIR, clear_export_dir, safe_names
 from .format.manifest import Manifest, ManifestTable, SnapshotInfo, write_manifest, write_schema
 from .format.paths import inside
 from .format.savedstate import Unencodable, decode_values, encode_values, read_state, write_state
-from .importer.options import ImportOptions, default_load_threads
+from .importer.options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads
 from .importer.plan import ImportPlan
 from .importer.report import ImportReport
 from .importer.run import Importer
@@ -544,6 +544,7 @@ def migrate(
     strict: bool = False,
     zero_dates: str = "null",
     state_dir: str | os.PathLike[str] | None = None,
+    retry_budget: float = DEFAULT_RETRY_BUDGET,
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
 ) -> MigrateReport:
@@ -556,7 +557,8 @@ def migrate(
     normal export directory there (``dbjson import`` loads it later). ``verify`` compares the
     target's row counts and content checksums with the lines read from the source. ``resume``
     continues an interrupted run of the same migration: the journal and unit plan live in ``keep``
-    or ``state_dir`` (default :func:`default_state_dir`). ``on_event`` receives the progress
+    or ``state_dir`` (default :func:`default_state_dir`). ``retry_budget``: seconds the load keeps
+    retrying a transient failure (see :func:`dbjson.import_database`). ``on_event`` receives the progress
     events (:mod:`dbjson.events`); ``importer_hook`` the importer before it runs.
 
     Raises the errors of export and import (ConnectionFailed, UsageError, DataError with the
@@ -571,6 +573,7 @@ def migrate(
         strict=strict,
         zero_dates=zero_dates,
         verify=verify,
+        retry_budget=retry_budget,
     )
     if threads is not None and threads < 1:
         raise UsageError("--threads must be at least 1")

@@ -87,3 +87,42 @@ def test_a_killed_session_during_export_is_a_connection_error(fresh_db: Any, tmp
             export_database(db.url, tmp_path / "out", threads=1)
     finally:
         killer.join()
+
+
+def test_load_errors_are_classified_by_cause() -> None:
+    """The importer's classification (``engine.load_error_kind``): a server out of disk space or
+    memory is a 'resource' (no retry, no row-by-row search for a bad row), a lost connection a
+    'disconnect' (reconnect and retry), a lock timeout a 'retry', a refused value 'data'."""
+    import sqlite3
+
+    import psycopg
+    import pymysql
+
+    from dbjson.engines import get_engine
+
+    pg, my, lite = get_engine("postgresql"), get_engine("mariadb"), get_engine("sqlite")
+
+    def _pg(state: str, msg: str) -> BaseException:
+        return psycopg.errors.lookup(state)(msg)  # the class the driver raises for that SQLSTATE
+
+    assert pg.load_error_kind(_pg("53100", 'could not extend file "base/1/2": No space left on device')) == "resource"
+    assert pg.load_error_kind(_pg("53200", "out of memory")) == "resource"
+    assert pg.load_error_kind(_pg("55P03", "canceling statement due to lock timeout")) == "retry"
+    assert pg.load_error_kind(_pg("57P01", "terminating connection due to administrator command")) == "disconnect"
+    assert pg.load_error_kind(ConnectionFailed("cannot connect")) == "disconnect"
+    assert my.load_error_kind(pymysql.err.OperationalError(1114, "The table 'items' is full")) == "resource"
+    assert my.load_error_kind(pymysql.err.OperationalError(1021, "Disk full (/tmp/x)")) == "resource"
+    assert (
+        my.load_error_kind(
+            pymysql.err.OperationalError(3, "Error writing file 'x' (Errcode: 28 \"No space left on device\")")
+        )
+        == "resource"
+    )
+    assert (
+        my.load_error_kind(pymysql.err.OperationalError(2013, "Lost connection to server during LOAD DATA"))
+        == "disconnect"
+    )
+    assert my.load_error_kind(pymysql.err.OperationalError(1205, "Lock wait timeout exceeded")) == "retry"
+    assert my.load_error_kind(pymysql.err.DataError(1406, "Data too long for column 'name'")) == "data"
+    assert lite.load_error_kind(sqlite3.OperationalError("database or disk is full")) == "resource"
+    assert lite.load_error_kind(sqlite3.OperationalError("database is locked")) == "retry"

@@ -13,8 +13,10 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
@@ -145,4 +147,74 @@ def test_server_restarted_mid_load(private_pg: PrivatePostgres, tmp_path: Path) 
     retries = sum(1 for e in events if isinstance(e, Retry))
     fl.record(
         "server restarted mid-load (private instance)", "postgresql", 1, 1, 0, 0, outcome=outcome, retries=retries
+    )
+
+
+def test_a_restart_longer_than_a_few_seconds_is_waited_for_then_exit_6_with_the_resume_hint(
+    private_pg: PrivatePostgres, tmp_path: Path
+) -> None:
+    """The server stopped for 6 s in the middle of a load (a restart with a long recovery): the
+    import keeps retrying within its budget (60 s by default), saying so, and finishes. Stopped for
+    longer than ``--retry-budget``: the CLI stops with exit code 6 and the --resume hint (as every
+    load error does), and --resume finishes once the server is back."""
+    n = 40000
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(n)}, chunks=16)
+    private_pg.execute("CREATE DATABASE target")
+    private_pg.execute(ITEMS_DDL["postgresql"], db="target")
+    url = private_pg.url("target")
+    events: list[Event] = []
+    outage: list[threading.Thread] = []
+
+    def down_for_a_while() -> None:
+        private_pg.pg_ctl("stop", "-m", "fast")
+        time.sleep(6)
+        private_pg.pg_ctl("start")
+
+    def on_event(ev: Event) -> None:
+        events.append(ev)
+        if isinstance(ev, UnitLoaded) and not outage:
+            outage.append(threading.Thread(target=down_for_a_while))
+            outage[0].start()
+
+    try:
+        report = import_database(export, url, data_only=True, threads=2, on_event=on_event)
+    finally:
+        for t in outage:
+            t.join(60)
+    assert outage, "the import finished before the outage"
+    assert report.verify is not None and report.verify.ok
+    assert private_pg.query("SELECT COUNT(*), COUNT(DISTINCT id) FROM items", "target") == (n + 1, n + 1)
+    retries = [e.message for e in events if isinstance(e, Retry)]
+    assert any("retry budget" in m for m in retries), retries
+    # The CLI, with a budget shorter than the outage: exit 6, the hint, then --resume.
+    private_pg.execute("TRUNCATE items", db="target")
+    for j in export.glob(".dbjson-import-*.journal"):
+        j.unlink()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dbjson", "import", str(export), url, "--data-only", "--threads", "2",
+         "--retry-budget", "2", "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=fl.ROOT,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not any(b'"op":"done","step":"data:' in j.read_bytes() for j in export.glob(".dbjson-import-*.journal")):
+        assert proc.poll() is None and time.monotonic() < deadline, "the import ended before the outage"
+        time.sleep(0.005)
+    private_pg.pg_ctl("stop", "-m", "fast")
+    try:
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        private_pg.pg_ctl("start")
+    assert proc.returncode == 6, f"exit {proc.returncode}: {err}"
+    assert "--resume" in err and "Traceback" not in err, err
+    resume = fl.dbjson("import", str(export), url, "--data-only", "--resume", "--quiet")
+    assert resume.returncode == 0, resume.stderr
+    assert private_pg.query("SELECT COUNT(*), COUNT(DISTINCT id) FROM items", "target") == (n + 1, n + 1)
+    fl.record(
+        "server down for 6 s mid-load (retry budget), then past --retry-budget (exit 6, --resume)",
+        "postgresql",
+        2,
+        2,
+        0,
+        0,
+        retries=len(retries),
     )

@@ -15,8 +15,8 @@ import faultlib as fl
 import pytest
 from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
 
-from dbjson.errors import DataError
-from dbjson.events import Event, Retry, UnitLoaded
+from dbjson.errors import DataError, RetriesExhausted
+from dbjson.events import Event, Retry, UnitLoaded, Warning
 from dbjson.export import export_database
 from dbjson.importer import import_database
 
@@ -170,7 +170,11 @@ def test_deadlock_with_a_concurrent_writer_is_retried(engine: str, fresh_db: Any
 
     def load() -> None:
         try:
-            result["report"] = import_database(export, target.url, data_only=True, threads=1, on_event=events.append)
+            # (a budget of 300 s: lock waits of 50 s, so that the load still waits when the writer
+            # closes the cycle on a slow machine)
+            result["report"] = import_database(
+                export, target.url, data_only=True, threads=1, on_event=events.append, retry_budget=300
+            )
         except Exception as e:  # noqa: BLE001 - checked below
             result["error"] = e
 
@@ -240,7 +244,7 @@ def test_lock_timeouts_are_retried_with_backoff_then_a_clear_error(
     t0 = time.monotonic()
     try:
         with pytest.raises(DataError) as err:
-            import_database(export, target.url, data_only=True, threads=1, if_exists="truncate")
+            import_database(export, target.url, data_only=True, threads=1, if_exists="truncate", retry_budget=2)
     finally:
         locker.execute("ROLLBACK")
         locker.close()
@@ -261,3 +265,125 @@ def test_lock_timeouts_are_retried_with_backoff_then_a_clear_error(
         0,
         retries=sum(1 for e in events if isinstance(e, Retry)),
     )
+
+
+_HOLD_LOCK = {  # a session that holds a lock on the table in an open transaction
+    "postgresql": ["BEGIN", "LOCK TABLE items IN ACCESS SHARE MODE"],
+    "mysql": ["BEGIN", "UPDATE items SET name = name WHERE id = 1"],
+    "mariadb": ["BEGIN", "UPDATE items SET name = name WHERE id = 1"],
+}
+
+
+def _session_id(engine: str, conn: Any) -> int:
+    if engine == "postgresql":
+        return int(conn.execute("SELECT pg_backend_pid()").fetchone()[0])
+    return int(_fetch(conn, "SELECT CONNECTION_ID()")[0][0])
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "mysql", "mariadb"])
+def test_truncate_behind_a_lock_names_the_holder_and_gives_up_within_the_budget(
+    engine: str, fresh_db: Any, tmp_path: Path
+) -> None:
+    """--if-exists truncate while another session holds a lock on the table (an open transaction
+    that read or wrote it): the import says, while it retries, what it waits for and on whom (the
+    holder's session id), and stops with RetriesExhausted (exit 6, hint --resume) once the budget
+    is spent; it never waits silently forever. Then the lock is released and --resume loads."""
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(500)}, chunks=2)
+    target = target_with(fresh_db, engine, ITEMS_DDL)
+    target.execute("INSERT INTO items (id, name) VALUES (1, 'old')")
+    holder = target.connect()
+    for sql in _HOLD_LOCK[engine]:
+        _run(engine, holder, sql)
+    holder_id = _session_id(engine, holder)
+    events: list[Event] = []
+    result: dict[str, Any] = {}
+
+    def load() -> None:
+        try:
+            import_database(export, target.url, if_exists="truncate", retry_budget=3, on_event=events.append)
+        except Exception as e:  # noqa: BLE001 - checked below
+            result["error"] = e
+
+    t0 = time.monotonic()
+    t = threading.Thread(target=load, daemon=True)
+    t.start()
+    t.join(40)
+    hung = t.is_alive()
+    _run(engine, holder, "ROLLBACK")
+    t.join(30)
+    holder.close()
+    waited = time.monotonic() - t0
+    assert not hung, "the import waited for the lock without end"
+    err = result.get("error")
+    assert isinstance(err, RetriesExhausted), repr(err)
+    assert err.exit_code == 6 and "--resume" in (err.hint or "")
+    assert "lock" in str(err).lower() and f"session {holder_id}" in str(err), str(err)
+    retries = [e.message for e in events if isinstance(e, Retry)]
+    assert retries and all(f"session {holder_id}" in m for m in retries), retries
+    assert waited < 20, f"{waited:.1f} s for a budget of 3 s"
+    report = import_database(export, target.url, if_exists="truncate", resume=True)
+    assert report.verify is not None and report.verify.ok
+    assert target.query("SELECT COUNT(*), COUNT(DISTINCT id) FROM items")[0] == (501, 501)
+    fl.record(
+        "lock held on a target table (--if-exists truncate), retry budget", engine, 1, 1, 0, 0, retries=len(retries)
+    )
+
+
+def _kill_loaders_in_flight(admin: Any, engine: str, stop: threading.Event, kills: list[int]) -> None:
+    """Kill every session of the database that is running the bulk statement (LOAD DATA / COPY),
+    three times, while the import streams rows into it."""
+    if engine == "postgresql":
+        sql = (
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND query LIKE 'COPY%' AND state = 'active'"
+        )
+    else:
+        sql = (
+            "SELECT id FROM information_schema.processlist WHERE db = DATABASE() AND id <> CONNECTION_ID() "
+            "AND info LIKE 'LOAD DATA%'"
+        )
+    while not stop.is_set() and len(kills) < 3:
+        if engine == "postgresql":
+            n = sum(1 for (ok,) in admin.execute(sql).fetchall() if ok)
+        else:
+            n = 0
+            for (pid,) in _fetch(admin, sql):
+                try:
+                    _run(engine, admin, f"KILL CONNECTION {int(pid)}")
+                    n += 1
+                except Exception:  # noqa: BLE001 - it ended meanwhile
+                    pass
+        if n:
+            kills.append(n)
+            time.sleep(0.3)
+        time.sleep(0.003)
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "mysql", "mariadb"])
+def test_a_connection_killed_under_the_bulk_load_is_reconnected_not_bad_data(
+    engine: str, fresh_db: Any, tmp_path: Path
+) -> None:
+    """KILL CONNECTION (pg_terminate_backend) of a loader in the middle of its LOAD DATA (COPY): a
+    lost connection, retried on a new one; never a reason to load the unit row by row."""
+    n = 60000
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(n)}, chunks=6)
+    target = target_with(fresh_db, engine, ITEMS_DDL)
+    admin = target.connect()
+    events: list[Event] = []
+    kills: list[int] = []
+    stop = threading.Event()
+    killer = threading.Thread(target=_kill_loaders_in_flight, args=(admin, engine, stop, kills))
+    killer.start()
+    try:
+        report = import_database(export, target.url, data_only=True, threads=2, on_event=events.append)
+    finally:
+        stop.set()
+        killer.join(30)
+        admin.close()
+    assert kills, "no bulk statement was caught in flight"
+    slow = [e.message for e in events if isinstance(e, Warning) and "row by row" in e.message]
+    assert not slow, slow
+    assert any(isinstance(e, Retry) for e in events)
+    assert report.verify is not None and report.verify.ok
+    assert target.query("SELECT COUNT(*), COUNT(DISTINCT id) FROM items")[0] == (n + 1, n + 1)
+    fl.record("connection killed inside the bulk statement (LOAD DATA / COPY)", engine, len(kills), len(kills), 0, 0)

@@ -99,6 +99,15 @@ def import_cmd(
     table: Annotated[
         str | None, typer.Option("--table", help="With DIR '-': the existing target table the stdin lines go to.")
     ] = None,
+    retry_budget: Annotated[
+        float,
+        typer.Option(
+            "--retry-budget",
+            metavar="SECONDS",
+            help="How long a unit, a statement or a reconnection keeps retrying a transient failure (a lost connection, a server restarting, a lock held by another session, a deadlock) before the run stops with exit code 6 (then --resume).",
+            min=0,
+        ),
+    ] = 60.0,
     no_verify: Annotated[
         bool, typer.Option("--no-verify", help="Skip the count/checksum verification after loading.")
     ] = False,
@@ -165,6 +174,7 @@ def import_cmd(
                     renames=rename or (),
                     max_errors=max_errors,
                     verify=not no_verify,
+                    retry_budget=retry_budget,
                     on_event=show,
                 )
             )

@@ -59,6 +59,15 @@ def migrate_cmd(
             help="Where the resume journal lives without --keep (default ~/.local/state/dbjson/migrate/<id>).",
         ),
     ] = None,
+    retry_budget: Annotated[
+        float,
+        typer.Option(
+            "--retry-budget",
+            metavar="SECONDS",
+            help="How long a unit, a statement or a reconnection keeps retrying a transient failure (a lost connection, a server restarting, a lock held by another session, a deadlock) before the run stops with exit code 6 (then --resume).",
+            min=0,
+        ),
+    ] = 60.0,
     no_verify: Annotated[
         bool, typer.Option("--no-verify", help="Skip the count/checksum comparison with the source after loading.")
     ] = False,
@@ -100,6 +109,7 @@ def migrate_cmd(
                 if_exists=if_exists,
                 keep=keep,
                 verify=not no_verify,
+                retry_budget=retry_budget,
                 resume=resume,
                 strict=strict,
                 zero_dates=zero_dates,

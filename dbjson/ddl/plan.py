@@ -115,7 +115,8 @@ def enclosed(sql: str) -> bool:
 
 def parenthesized(sql: str) -> str:
     """``sql`` inside one pair of parentheses (as it is when they already enclose all of it)."""
-    return sql if enclosed(sql) else f"({sql})"
+    text = sql.strip()
+    return text if enclosed(text) else f"({text})"
 
 
 def terminated(stmt: Statement) -> str:
@@ -152,26 +153,3 @@ class DdlPlan:
         parts += ["-- post-data"] + [self.script_statement(s) for s in self.post_data]
         return "\n".join(parts) + "\n"
 
-
-def parenthesized(sql: str) -> str:
-    """``sql`` in parentheses, unless one pair already encloses all of it: ``(a) <> (b)`` starts with
-    ``(`` and ends with ``)`` but is not enclosed (quotes, double quotes and backticks are skipped)."""
-    text = sql.strip()
-    if text.startswith("(") and text.endswith(")"):
-        depth = 0
-        quote: str | None = None
-        for i, ch in enumerate(text):
-            if quote:
-                if ch == quote:
-                    quote = None  # a doubled quote closes and reopens: the same for depth
-            elif ch in "'\"`":
-                quote = ch
-            elif ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth -= 1
-                if depth == 0:
-                    if i == len(text) - 1:
-                        return text
-                    break
-    return f"({text})"

@@ -118,3 +118,11 @@ class Engine(Reflector, DdlDialect, Exporter, Loader, VerifyReader):
     def load_error_detail(self, exc: BaseException) -> tuple[str | None, str | None]:
         """Neither a constraint nor a detail line (the server's message says it all)."""
         return None, None
+
+    def load_durability(self, conn: Any) -> str | None:
+        """Nothing known to lose acknowledged commits."""
+        return None
+
+    def load_lock_holders(self, conn: Any, schema: str | None, table: str) -> list[str]:
+        """No lock information."""
+        return []

@@ -156,7 +156,11 @@ class Capabilities:
 
 # -- the roles -----------------------------------------------------------------------------------
 
-LoadErrorKind = Literal["retry", "disconnect", "exists", "data", "other"]
+# retry: transient (deadlock, lock timeout), run again; disconnect: the connection is lost, reconnect
+# and run again; exists: the object is already there; data: a row or value the server refused;
+# resource: the server is out of something no retry or row can fix (disk full, out of memory);
+# other: anything else.
+LoadErrorKind = Literal["retry", "disconnect", "exists", "data", "resource", "other"]
 
 
 class Reflector(Protocol):
@@ -314,7 +318,7 @@ class Exporter(Protocol):
 class Loader(Protocol):
     """Bulk load, the target side of import and migrate (``engines/<family>/load.py``)."""
 
-    def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
+    def load_connect(self, target: Target, *, data_only: bool = False, lock_timeout: float = 10.0) -> Any:
         """A connection set up for bulk loading (its session settings saved to be restored)."""
 
     def load_disconnect(self, conn: Any) -> None:
@@ -391,6 +395,14 @@ class Loader(Protocol):
 
     def load_error_detail(self, exc: BaseException) -> tuple[str | None, str | None]:
         """The constraint a server error names and the server's detail line (by default none)."""
+
+    def load_durability(self, conn: Any) -> str | None:
+        """Why the server may lose a commit it acknowledged if it crashes (a server-wide setting
+        the loader cannot change), or None (by default none)."""
+
+    def load_lock_holders(self, conn: Any, schema: str | None, table: str) -> list[str]:
+        """Who holds or waits for locks on the table (other sessions: id, user, state, statement),
+        to name them when a lock wait timed out (by default none known)."""
 
 
 class VerifyReader(Protocol):

@@ -15,6 +15,10 @@ from typing import Any
 from ..errors import UsageError
 from ..preflight import NUL_POLICIES, ZERO_DATES
 
+# Seconds a unit, a statement or a reconnection keeps retrying a transient failure (a lost
+# connection, a lock timeout, a deadlock) from its first failure: long enough for a server restart.
+DEFAULT_RETRY_BUDGET = 60.0
+
 # ``--if-exists`` of ``dbjson import`` and ``dbjson migrate`` (``dbjson schema-load`` has no truncate).
 IMPORT_IF_EXISTS = ("fail", "skip", "truncate", "replace")
 
@@ -47,6 +51,7 @@ class ImportOptions:
     nul: str | None = "error"
     max_errors: int = 0
     verify: bool = True
+    retry_budget: float = DEFAULT_RETRY_BUDGET
     set_values: Mapping[str, Any] = field(default_factory=dict)
     set_sql: Mapping[str, str] = field(default_factory=dict)
     increments: Mapping[str, int] = field(default_factory=dict)
@@ -63,6 +68,8 @@ class ImportOptions:
             raise UsageError("--schema-only and --data-only exclude each other")
         if self.max_errors < 0:
             raise UsageError("--max-errors must be ≥ 0")
+        if not self.retry_budget >= 0:
+            raise UsageError("--retry-budget must be ≥ 0 seconds")
 
 
 def split_option(key: str, what: str) -> tuple[str, str]:

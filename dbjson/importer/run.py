@@ -33,7 +33,7 @@ from .. import model as m
 from ..connect import Target
 from ..engines import Engine
 from ..engines.interface import TablePlan
-from ..errors import ApplyError, Cancelled, DataError, UsageError, first_line
+from ..errors import ApplyError, Cancelled, DataError, RetriesExhausted, UsageError, first_line
 from ..events import (
     Event,
     EventHandler,
@@ -57,10 +57,12 @@ from ..format.storage import Location, ObjectPath, local_state_dir, location
 from ..preflight import preflight
 from ..verify import verify_error, verify_tables
 from .encoders import INLINE
-from .options import ImportOptions, default_load_threads, int_option, parse_assignments
+from .options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads, int_option, parse_assignments
 from .plan import (
     SHARED_KINDS,
     ImportPlan,
+    _named,
+    _names,
     foreign_key_waves,
     plan_import,
     post_data_statements,
@@ -71,9 +73,12 @@ from .plan import (
 )
 from .reader import LoadUnit, UnitReader
 from .report import ImportReport, TableResult
-from .session import TargetSession, backoff, connect_target, target_identity
+from .session import RetryBudget, TargetSession, connect_target, target_identity
 
-MAX_ATTEMPTS = 6
+MAX_ATTEMPTS = 6  # rounds of deciding units whose COMMIT lost its connection (see load_data)
+# DDL statements whose objects --resume checks for (by applying them again: "already exists" is the
+# answer when they are there); the others are not idempotent or not worth it.
+RECHECKED_KINDS = frozenset({"table", "primary_key", "index", "unique", "foreign_key", "check"})
 
 
 class Importer(TargetSession):
@@ -95,7 +100,10 @@ class Importer(TargetSession):
         opts: ImportOptions,
         on_event: EventHandler | None,
     ) -> None:
-        super().__init__(target, engine, threads=opts.threads, data_only=opts.data_only)
+        # A lock wait takes a sixth of the retry budget (10 s with the default), so that a lock
+        # held by another session is reported, with its holders, while retrying.
+        lock_timeout = max(1.0, opts.retry_budget / 6)
+        super().__init__(target, engine, threads=opts.threads, data_only=opts.data_only, lock_timeout=lock_timeout)
         self.dir = directory
         self.opts = opts
         self.on_event = on_event
@@ -109,6 +117,7 @@ class Importer(TargetSession):
         self.journal: Journal | None = None
         self.phase = "start"  # start | pre-data | pre-flight | data | post-data | verify | done
         self._units_left: dict[str, int] = {}  # table → its units still to load in this run
+        self._tables: list[TablePlan] = []  # the tables of this run (see run)
 
     # -- events ---------------------------------------------------------------------------------
     def emit(self, event: Event) -> None:
@@ -120,6 +129,86 @@ class Importer(TargetSession):
         """Enter ``phase`` and announce it (:class:`~dbjson.events.PhaseStarted`)."""
         self.phase = phase
         self.emit(PhaseStarted(phase, message, **totals))
+
+    # -- retrying transient failures within the budget -----------------------------------------
+    def conn(self) -> Any:
+        """This thread's connection; a failure to connect that may pass (a server restarting, a
+        connection refused) is retried within the retry budget."""
+        budget = RetryBudget(self.opts.retry_budget)
+        while True:
+            try:
+                return super().conn()
+            except Exception as e:  # noqa: BLE001 - classified by the engine
+                if self.cancel.is_set() or self.engine.load_error_kind(e) not in ("retry", "disconnect"):
+                    raise
+                self.pause_or_give_up(budget, "connecting to the target", e)
+
+    def pause_or_give_up(
+        self,
+        budget: RetryBudget,
+        what: str,
+        error: BaseException,
+        *,
+        table: TablePlan | None = None,
+        file: str | None = None,
+        holders: Sequence[str] = (),
+    ) -> None:
+        """After a transient failure: announce the retry (:class:`~dbjson.events.Retry`, with the
+        sessions holding the lock waited for) and pause, or raise :class:`RetriesExhausted` once the
+        budget is spent (what committed is journaled: ``--resume`` finishes the job)."""
+        cause = first_line(error)
+        if holders:
+            cause += "; the lock is held by " + "; ".join(holders[:3]) + (" ..." if len(holders) > 3 else "")
+        pause = budget.next_pause()
+        name = table.display if table is not None else None
+        if pause is None:
+            raise RetriesExhausted(
+                f"{what}: still failing after {budget.spent:.0f} s of retries (--retry-budget "
+                f"{self.opts.retry_budget:g}); last error: {cause}",
+                file=file,
+                table=name,
+            ) from None
+        self.emit(
+            Retry(
+                f"{what}: {cause}; retry {budget.attempt} in {pause:.1f} s "
+                f"({budget.spent:.0f} of {self.opts.retry_budget:g} s retry budget spent)",
+                name,
+            )
+        )
+        if self.cancel.wait(pause):
+            raise Cancelled("import cancelled")
+
+    def lock_holders(self, tp: TablePlan | None, error: BaseException) -> list[str]:
+        """The sessions holding locks on ``tp`` after ``error`` (a lock timeout, a deadlock), named
+        for the user; none when the engine cannot tell or the error is not about a lock."""
+        if tp is None or self.engine.load_error_kind(error) != "retry":
+            return []
+        try:
+            return self.engine.load_lock_holders(self.conn(), tp.tschema, tp.tname)
+        except Exception:  # noqa: BLE001 - best effort: the message goes out without them
+            self.drop_conn()
+            return []
+
+    def retrying(self, what: str, fn: Callable[[Any], Any], tp: TablePlan | None = None) -> Any:
+        """``fn(connection)`` (an autocommit statement), retried within the budget on transient failures."""
+        budget = RetryBudget(self.opts.retry_budget)
+        while True:
+            conn = self.conn()
+            self.active[threading.get_ident()] = conn
+            try:
+                return fn(conn)
+            except Exception as e:  # noqa: BLE001 - classified by the engine
+                if self.cancel.is_set():
+                    raise Cancelled("import cancelled") from None
+                kind = self.engine.load_error_kind(e)
+                if kind not in ("retry", "disconnect"):
+                    raise
+                self._rollback(conn)
+                if kind == "disconnect":
+                    self.drop_conn()
+                self.pause_or_give_up(budget, what, e, table=tp, holders=self.lock_holders(tp, e))
+            finally:
+                self.active.pop(threading.get_ident(), None)
 
     def close_all(self) -> None:
         """Close the connections, the worker processes, the rejects files and the journal."""
@@ -159,12 +248,16 @@ class Importer(TargetSession):
         self.start_encoders(sum(f.bytes or 0 for t in mtables for f in t.files), schema_only=self.opts.schema_only)
         planned = self.plan(db, mtables)
         plan, tables = planned.ddl, planned.tables
+        self._tables = tables
         loading = [tp for tp in tables if not tp.ddl_only]
         expected = None if any(tp.rows is None for tp in loading) else sum(tp.rows or 0 for tp in loading)
         self.emit(Started(self.operation, len(loading), 0 if self.opts.schema_only else expected, self.opts.threads))
         if plan is not None:
             self.report.translation = [str(i) for i in plan.report.items]
         conn = self.conn()
+        durability = self.engine.load_durability(conn)
+        if durability and not self.opts.schema_only:
+            self.emit(Warning(f"the target {durability}; --resume checks the row counts of finished units"))
         existing = self.engine.load_existing_tables(conn, {t.tschema for t in tables})
         self._decide_existing(tables, existing, state.done)
         if not self.opts.data_only and plan is not None:
@@ -283,11 +376,16 @@ class Importer(TargetSession):
             elif self.opts.if_exists == "truncate":
                 tp.kept = True
             elif self.opts.if_exists == "replace":
-                self.engine.load_drop(self.conn(), tp.tschema, tp.tname)
+                self.retrying(f"--if-exists replace: dropping {qualified(tp)}", self._drop_job(tp), tp)
                 existing.discard((tp.tschema, tp.tname))
-        kept = [(tp.tschema, tp.tname) for tp in tables if tp.kept]
-        if kept:  # together: a table referenced by another one emptied here may be emptied with it
-            self.engine.load_truncate_tables(self.conn(), kept)
+        kept_plans = [tp for tp in tables if tp.kept]
+        if kept_plans:  # together: a table referenced by another one emptied here may be emptied with it
+            kept = [(tp.tschema, tp.tname) for tp in kept_plans]
+            self.retrying(
+                "--if-exists truncate: emptying " + ", ".join(qualified(tp) for tp in kept_plans),
+                lambda c: self.engine.load_truncate_tables(c, kept),
+                kept_plans[0],
+            )
 
     def _pre_statements(self, plan: Any, tables: list[TablePlan], existing: set[tuple[str | None, str]]) -> list[Any]:
         """Pre-data statements of this run (see :func:`pre_data_statements`), with ``--if-exists``'s."""
@@ -317,6 +415,11 @@ class Importer(TargetSession):
 
             def go() -> None:
                 if step in state.done:
+                    # A resumed run checks that what the journal says was created exists: applied
+                    # again, the statement fails at once with "already exists" when it does (a
+                    # crash of the server may have lost a commit it had acknowledged).
+                    if self.opts.resume and st.kind in RECHECKED_KINDS:
+                        self._apply_statement(st, tolerate_exists=True)
                     return
                 journal.begin(step)
                 self._apply_statement(st, tolerate_exists=step in state.begun or st in self._exists_ok)
@@ -360,10 +463,11 @@ class Importer(TargetSession):
             fn()
 
     def _apply_statement(self, st: Any, *, tolerate_exists: bool) -> None:
-        conn = self.conn()
-        self.active[threading.get_ident()] = conn
+        budget = RetryBudget(self.opts.retry_budget)
         try:
-            for attempt in range(MAX_ATTEMPTS):
+            while True:
+                conn = self.conn()
+                self.active[threading.get_ident()] = conn
                 try:
                     self.engine.load_execute_ddl(conn, st.sql)
                     return
@@ -373,14 +477,18 @@ class Importer(TargetSession):
                         raise Cancelled("import cancelled") from None
                     if tolerate_exists and kind == "exists":
                         return
-                    if kind in ("retry", "disconnect") and attempt + 1 < MAX_ATTEMPTS:
-                        self.emit(Retry(f"{st.object}: {e}; retrying"))
+                    if kind in ("retry", "disconnect"):
                         if kind == "disconnect":
                             self.drop_conn()
-                            conn = self.conn()
-                            self.active[threading.get_ident()] = conn
-                        backoff(attempt)
+                        else:
+                            self._rollback(conn)
+                        tp = self._table_of(st)
+                        self.pause_or_give_up(
+                            budget, f"{st.kind} {st.object}", e, table=tp, holders=self.lock_holders(tp, e)
+                        )
                         continue
+                    if kind == "resource":
+                        raise self._resource_error(e, self._table_of(st)) from None
                     if getattr(st, "optional", False) and not self.opts.strict:
                         note = f"{getattr(st, 'path', None) or st.object}: the target refused the translated {st.kind} ({first_line(e)}); skipped"
                         with self._lock:
@@ -422,6 +530,41 @@ class Importer(TargetSession):
             f"{e.message} ({done})", statement=e.statement, obj=e.obj, table=e.table, hint=e.hint, pointer=e.pointer
         )
 
+    def _drop_job(self, tp: TablePlan) -> Callable[[Any], None]:
+        return lambda c: self.engine.load_drop(c, tp.tschema, tp.tname)
+
+    def _truncate_job(self, tp: TablePlan) -> Callable[[Any], None]:
+        return lambda c: self.engine.load_truncate(c, tp.tschema, tp.tname)
+
+    def _count(self, tp: TablePlan) -> int:
+        """The target table's row count (retried: a lock or a lost connection may be in the way)."""
+        return int(
+            self.retrying(
+                f"counting the rows of {qualified(tp)}", lambda c: self.engine.load_count(c, tp.tschema, tp.tname), tp
+            )
+        )
+
+    def _table_of(self, st: Any) -> TablePlan | None:
+        """The table of this run a DDL statement is about (None: none of them)."""
+        if not getattr(st, "table", None):
+            return None
+        obj = unquote(st.table)
+        for tp in self._tables:
+            if _named(obj, _names([tp])):
+                return tp
+        return None
+
+    def _resource_error(self, e: BaseException, tp: TablePlan | None) -> DataError:
+        """The target server ran out of something (disk space, memory): the server's words and the
+        table it was writing, not a data file's line (no row is at fault)."""
+        where = f" while writing {qualified(tp)}" if tp is not None else ""
+        return DataError(
+            f"the target server is out of resources{where}: {first_line(e)}",
+            table=tp.display if tp is not None else None,
+            fatal=True,
+            hint="free space (or memory) on the target server, then run the same command again with --resume",
+        )
+
     def _duplicate_key_error(self, st: Any, e: BaseException) -> ApplyError:
         """A primary key added after the data (``load_defer_primary_key``) that the rows break:
         the table, the constraint and the duplicated key value from the server's detail."""
@@ -458,6 +601,8 @@ class Importer(TargetSession):
                 )
         self._record_bases(units, state)
         self._resolve_ambiguous(units, state)
+        if self.opts.resume:
+            self._recheck_done(units, state)
         todo = [u for u in units if u.step not in state.done]
         for u in units:
             res = self.report.tables[u.table.display]
@@ -525,10 +670,49 @@ class Importer(TargetSession):
         for tp in {id(u.table): u.table for u in units}.values():
             step = "base:" + tp.display
             if step not in state.done:
-                rows = self.engine.load_count(self.conn(), tp.tschema, tp.tname)
+                rows = self._count(tp)
                 self.journal.done(step, rows=rows)
                 state.done[step] = {"rows": rows}
             tp.base_rows = int(state.done[step].get("rows", 0))
+
+    def _recheck_done(self, units: list[LoadUnit], state: Any) -> None:
+        """On --resume: each table's row count against what the journal says its finished units
+        loaded. Fewer rows mean that the server lost commits it had acknowledged (a crash of a
+        server that does not flush every commit: MySQL's innodb_flush_log_at_trx_commit = 0 or 2,
+        PostgreSQL with fsync = off): the table is emptied and loaded again (it had no rows before the
+        import), or the import stops with a clear error (it had)."""
+        assert self.journal is not None
+        by_table: dict[int, list[LoadUnit]] = {}
+        for u in units:
+            by_table.setdefault(id(u.table), []).append(u)
+        for mine in by_table.values():
+            tp = mine[0].table
+            done = [u for u in mine if u.step in state.done]
+            if not done:
+                continue
+            base = int(state.done.get("base:" + tp.display, {}).get("rows", 0))
+            want = base + sum(int(state.done[u.step].get("rows", 0)) for u in done)
+            actual = self._count(tp)
+            if actual >= want:
+                continue
+            if base:
+                raise DataError(
+                    f"--resume: {qualified(tp)} has {actual} rows, the journal says {want} were committed: "
+                    "the server lost committed rows (a crash of a server that does not flush every commit?)",
+                    table=tp.display,
+                    hint="empty the table and import it again without --resume",
+                )
+            self.emit(
+                Warning(
+                    f"{qualified(tp)}: {actual} rows in the target, the journal says {want} were committed "
+                    "(the server lost acknowledged commits in a crash); loading the table again",
+                    tp.display,
+                )
+            )
+            self.retrying(f"emptying {qualified(tp)} to load it again", self._truncate_job(tp), tp)
+            for u in done:
+                self.journal.undo(u.step)
+                del state.done[u.step]
 
     def _resolve_ambiguous(self, units: list[LoadUnit], state: Any) -> None:
         """Decide, from the target's row counts, whether begun-but-unrecorded units committed."""
@@ -542,7 +726,7 @@ class Importer(TargetSession):
             mine = [u for u in units if u.table is tp]
             base = int(state.done.get("base:" + tp.display, {}).get("rows", 0))
             done_rows = base + sum(int(state.done[u.step].get("rows", 0)) for u in mine if u.step in state.done)
-            actual = self.engine.load_count(self.conn(), tp.tschema, tp.tname)
+            actual = self._count(tp)
             if actual == done_rows:
                 continue  # every ambiguous unit was rolled back
             if len(us) == 1 and us[0].file.rows is not None and actual == done_rows + us[0].file.rows:
@@ -557,7 +741,7 @@ class Importer(TargetSession):
                     hint="empty the table and import it again without --resume",
                 )
             # Cannot tell which units committed: empty the table and load all of it again.
-            self.engine.load_truncate(self.conn(), tp.tschema, tp.tname)
+            self.retrying(f"emptying {qualified(tp)} to load it again", self._truncate_job(tp), tp)
             for u in mine:
                 if u.step in state.done:
                     self.journal.undo(u.step)
@@ -569,18 +753,11 @@ class Importer(TargetSession):
     def _load_unit(self, unit: LoadUnit) -> None:
         tp = unit.table
         careful = False
-        last = ""
-        for attempt in range(MAX_ATTEMPTS):
+        budget = RetryBudget(self.opts.retry_budget)
+        while True:
             if self.cancel.is_set():
                 raise Cancelled("import cancelled")
-            try:
-                conn = self.conn()
-            except Exception as e:  # noqa: BLE001 - e.g. the session killed while it was being set up
-                if self.engine.load_error_kind(e) not in ("retry", "disconnect") or attempt + 1 >= MAX_ATTEMPTS:
-                    raise
-                self.emit(Retry(f"{unit.file.rel}: {first_line(e)}; retrying", tp.display))
-                backoff(attempt)
-                continue
+            conn = self.conn()  # (retries a failing connection within its own budget)
             self.active[threading.get_ident()] = conn
             reader = UnitReader(
                 unit, self.engine, self.opts.zero_dates, self.open_file, self.cancel, streams=self.streams
@@ -643,13 +820,21 @@ class Importer(TargetSession):
                 if self.cancel.is_set():
                     raise Cancelled("import cancelled") from None
                 kind = self.engine.load_error_kind(e)
-                last = first_line(e)
-                if kind in ("retry", "disconnect") and attempt + 1 < MAX_ATTEMPTS:
-                    self.emit(Retry(f"{unit.file.rel}: {first_line(e)}; retrying", tp.display))
+                if kind in ("retry", "disconnect"):
                     if kind == "disconnect":
                         self.drop_conn()
-                    backoff(attempt)
+                    holders = self.lock_holders(tp, e)
+                    self.pause_or_give_up(
+                        budget,
+                        f"{unit.file.rel} into {qualified(tp)}",
+                        e,
+                        table=tp,
+                        file=unit.file.rel,
+                        holders=holders,
+                    )
                     continue
+                if kind == "resource":
+                    raise self._resource_error(e, tp) from None
                 if not careful:  # a value the server refused: find the row (and reject it if allowed)
                     self.emit(Warning(f"{unit.file.rel}: {first_line(e)}; loading row by row", tp.display))
                     careful = True
@@ -660,12 +845,6 @@ class Importer(TargetSession):
             finally:
                 self.active.pop(threading.get_ident(), None)
                 reader.close()
-        raise DataError(
-            f"giving up after {MAX_ATTEMPTS} attempts" + (f"; last error: {last}" if last else ""),
-            file=unit.file.rel,
-            table=tp.display,
-            hint="run the import again with --resume once the cause is gone",
-        )
 
     def _encoder_pool(self, conn: Any, tp: TablePlan) -> Any:
         """Where this unit's blocks are converted: the process pool (see :meth:`start_encoders`),
@@ -699,7 +878,7 @@ class Importer(TargetSession):
                     raise  # a bug, not a refused row
                 except Exception as e:  # noqa: BLE001 - the server refused this row
                     kind = self.engine.load_error_kind(e)
-                    if kind in ("retry", "disconnect"):
+                    if kind in ("retry", "disconnect", "resource"):
                         raise
                     col, value = self.engine.load_error_column(e, tp, row)
                     error = DataError(
@@ -793,6 +972,7 @@ def import_database(
     renames: Mapping[str, str] | Sequence[str] = (),
     max_errors: int = 0,
     verify: bool = True,
+    retry_budget: float = DEFAULT_RETRY_BUDGET,
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
 ) -> ImportReport:
@@ -809,8 +989,13 @@ def import_database(
     (``error`` | ``strip`` | ``replace``) are the policies for zero dates and NUL characters (U+0000)
     on targets that cannot hold them; the pre-flight reports them and verification applies them.
 
-    Raises DataError (bad rows, missing/truncated files, pre-flight findings), ApplyError (DDL),
-    VerifyError (counts/checksums differ), Cancelled, ConnectionFailed, UsageError.
+    ``retry_budget``: seconds a unit, a statement or a reconnection keeps retrying a transient failure
+    (a lost connection, a server restarting, a lock held by another session, a deadlock), with
+    :class:`~dbjson.events.Retry` events; then :class:`~dbjson.errors.RetriesExhausted`.
+
+    Raises DataError (bad rows, missing/truncated files, pre-flight findings, a target out of disk
+    space; RetriesExhausted), ApplyError (DDL), VerifyError (counts/checksums differ), Cancelled,
+    ConnectionFailed (the target unreachable at the start), UsageError.
     """
     opts = ImportOptions(
         threads=threads or default_load_threads(),
@@ -825,6 +1010,7 @@ def import_database(
         nul=nul,
         max_errors=max_errors,
         verify=verify,
+        retry_budget=retry_budget,
     )
     d = location(directory)
     if not d.is_dir():

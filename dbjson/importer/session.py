@@ -27,8 +27,11 @@ class TargetSession:
     see :meth:`start_encoders`). ``data_only``: the connections load into tables that already
     exist (the engine sets them up accordingly). :meth:`close_all` ends everything."""
 
-    def __init__(self, target: Target, engine: Engine, *, threads: int, data_only: bool) -> None:
+    def __init__(
+        self, target: Target, engine: Engine, *, threads: int, data_only: bool, lock_timeout: float = 10.0
+    ) -> None:
         self.target = target
+        self.lock_timeout = lock_timeout  # seconds a statement waits for a lock before it fails (and is retried)
         self.engine = engine
         self.threads = threads
         self.data_only = data_only
@@ -44,7 +47,7 @@ class TargetSession:
         """This thread's connection (opened on first use)."""
         c = getattr(self._local, "conn", None)
         if c is None:
-            c = self.engine.load_connect(self.target, data_only=self.data_only)
+            c = self.engine.load_connect(self.target, data_only=self.data_only, lock_timeout=self.lock_timeout)
             self._local.conn = c
             with self._conn_lock:
                 self._conns.append(c)
@@ -158,9 +161,31 @@ def target_identity(target: Target) -> str:
     return f"{target.family}://{u.username or ''}@{u.host or ''}:{u.port or ''}/{u.database or ''}"
 
 
-def backoff(attempt: int) -> None:
-    """Sleep before retry number ``attempt`` (exponential, jittered, at most 5 s)."""
-    time.sleep(min(5.0, 0.1 * (2**attempt)) * (0.5 + random.random()))
+class RetryBudget:
+    """How long one operation (a unit, a statement, a connection) may keep retrying: ``seconds``
+    from its first failure, with exponential, jittered pauses (0.1 s doubling, at most 5 s)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.attempt = 0
+        self._start: float | None = None
+
+    @property
+    def spent(self) -> float:
+        """Seconds since the first failure."""
+        return 0.0 if self._start is None else time.monotonic() - self._start
+
+    def next_pause(self) -> float | None:
+        """The pause before the next attempt, or None when the budget is spent."""
+        now = time.monotonic()
+        if self._start is None:
+            self._start = now
+        left = self.seconds - (now - self._start)
+        if left <= 0:
+            return None
+        pause = min(5.0, 0.1 * 2.0 ** min(self.attempt, 16)) * (0.5 + random.random())
+        self.attempt += 1
+        return min(pause, left)
 
 
 def _wait_quietly(pending: set[Future[None]], timeout: float) -> None:

@@ -50,9 +50,11 @@ if TYPE_CHECKING:
 
 _PACKET = 1 << 20
 _INSERT_BYTES = 4 << 20
-_RETRY_CODES = {1205, 1213, 1614, 1637}
+_RETRY_CODES = {1205, 1213, 1614, 1637, 1040}  # 1040: too many connections
+# 1021 disk full, 1114 table full, 1041/1037/1038 out of memory, 3 and 1030 with errno 28 (no space)
+_RESOURCE_CODES = {1021, 1114, 1041, 1037, 1038}
 _DISCONNECT_CODES = {2006, 2013, 2055, 2003, 1053, 1927, 4031}
-_EXISTS_CODES = {1050, 1061, 1826, 1022, 1060, 1304, 1359, 1007, 1068, 4028, 1831}
+_EXISTS_CODES = {1050, 1061, 1826, 1022, 1060, 1304, 1359, 1007, 1068, 4028, 1831, 3822}
 _LOCAL_REFUSED = {1148, 3948, 4166, 2068, 1227}  # 4166: MariaDB's 'local infile capability' disabled
 _LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 # Kinds whose canonical JSON value (a string, or an integer number) is MySQL's input text.
@@ -156,7 +158,7 @@ class MySQLLoad:
     """The MySQL/MariaDB side of ``dbjson import`` and ``dbjson verify``."""
 
     # -- connections ----------------------------------------------------------------------------
-    def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
+    def load_connect(self, target: Target, *, data_only: bool = False, lock_timeout: float = 10.0) -> Any:
         """A PyMySQL connection set up for bulk loading (LOCAL INFILE from memory)."""
         import pymysql
 
@@ -184,6 +186,16 @@ class MySQLLoad:
             conn._dbjson_saved = cur.fetchone()
             cur.execute(_SESSION)
             _relax_fk_keys(cur)
+            # A lock another session holds (a metadata lock for TRUNCATE or DDL, a row lock) is
+            # waited for ``lock_timeout`` seconds at a time; then the importer names the holders and retries
+            # within its budget (the defaults wait a year for a metadata lock, 50 s for a row).
+            cur.execute("SELECT @@SESSION.lock_wait_timeout, @@SESSION.innodb_lock_wait_timeout")
+            most = max(1, round(lock_timeout))  # (whole seconds)
+            waits = cur.fetchone() or (most, most)
+            cur.execute(
+                "SET SESSION lock_wait_timeout = %s, innodb_lock_wait_timeout = %s",
+                tuple(min(int(w), most) for w in waits),
+            )
         conn._dbjson_local = True
         return conn
 
@@ -405,6 +417,8 @@ class MySQLLoad:
         return self._load_data(conn, tp, blocks)
 
     def _load_data(self, conn: Any, tp: TablePlan, stream: Iterator[bytes]) -> int:
+        import pymysql
+
         name = _register(stream)
         q = _quote
         cols, sets = [], []
@@ -432,6 +446,10 @@ class MySQLLoad:
         except Exception as e:
             with _streams_lock:
                 _streams.pop(name, None)
+            if not conn.open:  # the connection died under the stream (KILL CONNECTION, a restart):
+                # PyMySQL then fails on its closed socket ("'NoneType' object has no attribute
+                # 'sendall'"), which is no fault of the data
+                raise pymysql.err.OperationalError(2013, f"Lost connection to server during LOAD DATA ({e})") from None
             if _code(e) in _LOCAL_REFUSED:
                 conn._dbjson_local = False
                 raise _LocalRefused(str(e)) from None
@@ -496,6 +514,8 @@ class MySQLLoad:
         code = _code(exc)
         if code in _RETRY_CODES:
             return "retry"
+        if code in _RESOURCE_CODES or (code in (3, 1030) and ("28" in str(exc) or "space" in str(exc).lower())):
+            return "resource"
         if code in _DISCONNECT_CODES or isinstance(
             exc, (pymysql.err.InterfaceError, ConnectionFailed, ConnectionError)
         ):
@@ -505,6 +525,65 @@ class MySQLLoad:
         if isinstance(exc, (pymysql.err.DataError, pymysql.err.IntegrityError)) or (code and 1260 <= code <= 1300):
             return "data"
         return "other"
+
+    def load_durability(self, conn: Any) -> str | None:
+        """innodb_flush_log_at_trx_commit other than 1 (server-wide; a session cannot change it):
+        the log is flushed about once a second, so a crash loses the last commits; with 2 only a
+        crash of the machine does. A binary log not synced at every commit (sync_binlog other than
+        1) can lose, in a crash, commits the tables kept (replicas then miss them)."""
+        with conn.cursor() as cur:
+            cur.execute("SELECT @@innodb_flush_log_at_trx_commit, @@log_bin, @@sync_binlog")
+            row = cur.fetchone()
+        if row is None:
+            return None
+        flush, log_bin, sync_binlog = (int(x or 0) for x in row)
+        out = []
+        if flush != 1:
+            lost = "a crash of the server" if flush == 0 else "a crash of its machine"
+            out.append(f"server runs with innodb_flush_log_at_trx_commit = {flush}: {lost} can lose committed units")
+        if log_bin and sync_binlog != 1:
+            out.append(
+                f"binary log is not synced at every commit (sync_binlog = {sync_binlog}): a crash can leave replicas without units"
+            )
+        return "; its ".join(out) or None
+
+    def load_lock_holders(self, conn: Any, schema: str | None, table: str) -> list[str]:
+        """Sessions holding a metadata lock on the table (performance_schema, MySQL), else the
+        other sessions with an open InnoDB transaction, those using the table's database first
+        (MariaDB keeps performance_schema off)."""
+        import pymysql
+
+        rows: Any = ()
+        with conn.cursor() as cur:
+            try:
+                cur.execute(
+                    """SELECT t.processlist_id, t.processlist_user, t.processlist_host, m.lock_type,
+                              t.processlist_command, t.processlist_time, LEFT(t.processlist_info, 120)
+                       FROM performance_schema.metadata_locks m
+                       JOIN performance_schema.threads t ON t.thread_id = m.owner_thread_id
+                       WHERE m.object_type = 'TABLE' AND m.object_schema = COALESCE(%s, DATABASE())
+                         AND m.object_name = %s AND m.lock_status = 'GRANTED'
+                         AND t.processlist_id <> CONNECTION_ID() LIMIT 10""",
+                    (schema, table),
+                )
+                rows = cur.fetchall()
+            except pymysql.MySQLError:  # no performance_schema (or no right to read it)
+                rows = ()
+            if not rows:
+                cur.execute(
+                    """SELECT p.id, p.user, p.host, 'transaction', p.command,
+                              TIMESTAMPDIFF(SECOND, t.trx_started, NOW()), LEFT(COALESCE(t.trx_query, p.info, ''), 120)
+                       FROM information_schema.innodb_trx t
+                       JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id
+                       WHERE p.id <> CONNECTION_ID()
+                       ORDER BY p.db = COALESCE(%s, DATABASE()) DESC, t.trx_started LIMIT 10""",
+                    (schema,),
+                )
+                rows = cur.fetchall()
+        return [
+            f"session {pid} of {user}@{host}: {kind} lock, {command} for {age} s, statement: {query or 'none'!r}"
+            for pid, user, host, kind, command, age, query in rows
+        ]
 
     def load_error_column(self, exc: BaseException, tp: TablePlan, row: tuple[Any, ...]) -> tuple[str | None, Any]:
         """The column (and its value) a server error names (``... for column 'x' at row 1``)."""

@@ -1,9 +1,10 @@
 """PostgreSQL bulk load: ``COPY ... FROM STDIN`` (text format) built in Python, one unit per transaction.
 
 Values arrive as canonical JSON values (see the row encoding contract) and become PostgreSQL's
-input text, which COPY parses on the server. Session for loading: ``synchronous_commit = off``
-(a commit does not wait for the WAL flush; a crash can only lose units the journal does not yet
-record as done), ``TimeZone = UTC``, ISO date style. With ``--data-only`` into tables that already
+input text, which COPY parses on the server. Session for loading: ``synchronous_commit`` at least
+``on`` (the importer journals a unit done when its COMMIT returns, so that commit must be durable:
+one WAL flush per unit; the rows before it stream without waiting), ``TimeZone = UTC``, ISO date
+style. With ``--data-only`` into tables that already
 carry foreign keys and triggers, ``session_replication_role = replica`` is tried so that units
 can load in any order (superuser only; otherwise the load runs with the checks on).
 """
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
     from ...connect import Target
     from ..interface import LoadErrorKind, TablePlan
 
-_RETRY_STATES = {"40001", "40P01", "55P03", "57P03"}
+_RETRY_STATES = {"40001", "40P01", "55P03", "57P03", "53300"}  # 53300: too many connections
+_RESOURCE_STATES = {"53100", "53200", "53400"}  # disk full, out of memory, a configured limit
 _DISCONNECT_STATES = {"57P01", "57P02", "08000", "08003", "08006", "08001", "08004"}
 _EXISTS_STATES = {"42P07", "42710", "42P06", "42723", "42P16"}
 _DATE_KINDS = ("date", "timestamp")
@@ -93,7 +95,7 @@ class PostgreSQLLoad:
     """The PostgreSQL side of ``dbjson import`` and ``dbjson verify``."""
 
     # -- connections ----------------------------------------------------------------------------
-    def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
+    def load_connect(self, target: Target, *, data_only: bool = False, lock_timeout: float = 10.0) -> Any:
         """A psycopg connection set up for bulk loading (transactions managed by the importer)."""
         import psycopg
 
@@ -103,7 +105,19 @@ class PostgreSQLLoad:
             conn = psycopg.connect(**args, autocommit=True)
         except Exception as e:  # noqa: BLE001
             raise connection_error(e, u) from None
-        conn.execute("SET synchronous_commit = off")
+        # The journal records a unit (or a DDL statement) done when COMMIT returns: with
+        # synchronous_commit = off a server crash in the next ~200 ms loses a unit the journal says
+        # is done (and --resume skips it). One flushed commit per unit costs little.
+        # A lock another session holds is waited for ``lock_timeout`` seconds at a time (then the importer
+        # names the holders and retries within its budget), unless the role or the connection
+        # set a lock_timeout of its own.
+        sync, waits = conn.execute(
+            "SELECT current_setting('synchronous_commit'), current_setting('lock_timeout')"
+        ).fetchone() or ("on", "0")
+        if sync == "off":
+            conn.execute("SET synchronous_commit = on")
+        if waits == "0":
+            conn.execute(f"SET lock_timeout = '{max(1, int(lock_timeout * 1000))}ms'")
         conn.execute("SET TIME ZONE 'UTC'")
         conn.execute("SET datestyle = 'ISO, YMD'")
         conn.execute("SET intervalstyle = 'iso_8601'")
@@ -334,9 +348,37 @@ class PostgreSQLLoad:
             return "disconnect"
         if state in _EXISTS_STATES:
             return "exists"
+        if state in _RESOURCE_STATES or (state == "58030" and "space" in str(exc).lower()):
+            return "resource"
         if state and state[:2] in ("22", "23"):
             return "data"
         return "other"
+
+    def load_durability(self, conn: Any) -> str | None:
+        """fsync = off: a crash of the server's machine can lose acknowledged commits."""
+        row = conn.execute("SELECT current_setting('fsync')").fetchone()
+        if row and row[0] == "off":
+            return "server runs with fsync = off: a crash of its machine can lose committed units"
+        return None
+
+    def load_lock_holders(self, conn: Any, schema: str | None, table: str) -> list[str]:
+        """Other sessions holding a lock on the table (pg_locks, pg_stat_activity), or blocking a
+        session that waits for one."""
+        rows = conn.execute(
+            """SELECT DISTINCT a.pid, a.usename, a.application_name, a.client_addr::text, a.state,
+                      l.mode, extract(epoch FROM now() - a.xact_start)::bigint, left(a.query, 120)
+               FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+               WHERE l.granted AND l.locktype = 'relation' AND l.relation = to_regclass(%s)
+                 AND a.pid <> pg_backend_pid()
+               ORDER BY 1 LIMIT 10""",
+            (self._name(schema, table),),
+        ).fetchall()
+        out = []
+        for pid, user, app, addr, state, mode, age, query in rows:
+            since = f", its transaction open for {age} s" if age is not None else ""
+            who = f"{user}" + (f" ({app})" if app else "") + (f" from {addr}" if addr else "")
+            out.append(f"session {pid} of {who}: {mode}, {state}{since}, last statement: {query!r}")
+        return out
 
     def load_error_detail(self, exc: BaseException) -> tuple[str | None, str | None]:
         """The constraint a server error names and the server's DETAIL line (``Key (id)=(7) is

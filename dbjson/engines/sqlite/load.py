@@ -52,15 +52,17 @@ class SQLiteLoad:
     """The SQLite side of ``dbjson import`` and ``dbjson verify``."""
 
     # -- connections ----------------------------------------------------------------------------
-    def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
-
+    def load_connect(self, target: Target, *, data_only: bool = False, lock_timeout: float = 10.0) -> Any:
+        """A connection in autocommit mode (the importer opens the transactions); a locked
+        database is waited for ``lock_timeout`` seconds at a time (then the importer retries);
+        ``synchronous = FULL``: a unit journaled done survives a power loss too (one sync per unit)."""
         path, kw = sqlite_connect_args(target.url)  # the URL's file and options, as for every connection
-        kw.setdefault("timeout", 60)
+        kw.setdefault("timeout", lock_timeout)
         try:
             conn = sqlite3.connect(path, **{**kw, "isolation_level": None, "check_same_thread": False})
         except sqlite3.Error as e:
             raise ConnectionFailed(f"cannot open SQLite database {path}: {e}") from None
-        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = OFF")
         return conn
 
@@ -178,6 +180,8 @@ class SQLiteLoad:
             return "retry"
         if "already exists" in text:
             return "exists"
+        if "disk is full" in text or "out of memory" in text:
+            return "resource"
         if isinstance(exc, (sqlite3.IntegrityError, sqlite3.DataError)):
             return "data"
         return "other"
