@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import orjson
 import typer
 
-from ..errors import DocumentError, UsageError
+from ..errors import DbjsonError, DocumentError, UsageError
 from .common import app, choices, fail, run, stderr_console, write_atomically
 
 if TYPE_CHECKING:
@@ -100,6 +100,14 @@ def schema_load(
     plan_holder: list[DdlPlan] = []
 
     def go() -> str:
+        try:
+            return translate()
+        except DbjsonError as e:
+            if e.pointer and not e.file:  # a JSON pointer into the document: name the document
+                e.file = str(file)
+            raise
+
+    def translate() -> str:
         if dialect is not None:
             plan = to_ddl(db, dialect, server_version=server_version, options=options)
             plan_holder.append(plan)

@@ -185,6 +185,22 @@ class Context:
             )
         return sql
 
+    def type_spelling(self, sql: str, path: str, *, table: str | None = None, column: str | None = None) -> str:
+        """A type spelling from the document (``native.raw``...), parsed against the target engine's
+        type grammar (:func:`~dbjson.ddl.typespell.type_problem`): a type and nothing else, or refused."""
+        from .typespell import type_problem
+
+        reason = type_problem(sql, self.engine.name)
+        if reason:
+            raise TranslationError(
+                f"type {sql[:60]!r} refused: it {reason}",
+                pointer=path,
+                table=table,
+                column=column,
+                hint="the schema document may have been crafted; see docs/security.md",
+            )
+        return sql
+
     def definition(self, sql: str, path: str, what: str) -> str:
         """A routine, trigger or event definition (a whole statement, used as written): it must be
         the CREATE statement of that kind, so a document cannot pass off another statement as one."""

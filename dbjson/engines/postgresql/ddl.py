@@ -76,7 +76,7 @@ class PostgreSQLDDL(BaseDDL):
         for di, d in enumerate(schema.domains):
             q = self.qualify(tschema, d.name)
             dp = f"{path}/domains/{di}"
-            sql = f"CREATE DOMAIN {q} AS {ctx.verbatim(d.native.raw, f'{dp}/native/raw', 'native type')}"
+            sql = f"CREATE DOMAIN {q} AS {ctx.type_spelling(d.native.raw, f'{dp}/native/raw')}"
             if d.collation:
                 sql += f" COLLATE {self.quote(d.collation)}"
             if d.default is not None:
@@ -95,7 +95,7 @@ class PostgreSQLDDL(BaseDDL):
         for c in schema.composites:
             q = self.qualify(tschema, c.name)
             fields = ", ".join(
-                f"{self.quote(f.name)} {ctx.verbatim(f.native.raw, f'{path}/composites/{c.name}', 'native type')}"
+                f"{self.quote(f.name)} {ctx.type_spelling(f.native.raw, f'{path}/composites/{c.name}')}"
                 for f in c.fields
             )
             out.append(Statement(f"CREATE TYPE {q} AS ({fields})", "type", q))
