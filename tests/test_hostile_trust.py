@@ -426,3 +426,231 @@ def test_type_spelling_with_a_clause_is_refused(engine: str, fresh_db: Any, tmp_
     r = cli("schema-load", str(doc), "--to", target.url)
     assert r.returncode == 0, r.stderr
     record(f"type spellings carrying clauses ({engine}, schema-load)", cases, cases, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Item 8: a definition creates exactly the object its entry names; --untrusted runs no code
+# ---------------------------------------------------------------------------------------------
+
+DEFINITIONS: list[tuple[str, str, str, dict[str, Any], bool]] = [
+    # (sql, what, engine, entry, refused)
+    (
+        "CREATE OR REPLACE FUNCTION public.f(a integer) RETURNS integer LANGUAGE sql AS $f$ SELECT 1 $f$",
+        "routine",
+        "postgresql",
+        {"name": "f", "schema": "public"},
+        False,
+    ),
+    (
+        "CREATE OR REPLACE FUNCTION public.victim_fn() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$",
+        "routine",
+        "postgresql",
+        {"name": "f", "schema": "public"},
+        True,
+    ),
+    (
+        "CREATE FUNCTION other.f() RETURNS int AS $$ SELECT 1 $$",
+        "routine",
+        "postgresql",
+        {"name": "f", "schema": "public"},
+        True,
+    ),
+    (
+        'CREATE FUNCTION "F"() RETURNS int AS $$ SELECT 1 $$',
+        "routine",
+        "postgresql",
+        {"name": "F", "schema": "public"},
+        False,
+    ),
+    (
+        'CREATE FUNCTION "F"() RETURNS int AS $$ SELECT 1 $$',
+        "routine",
+        "postgresql",
+        {"name": "f", "schema": "public"},
+        True,
+    ),
+    (
+        "CREATE TRIGGER g BEFORE INSERT OR UPDATE OF a, b ON public.items FOR EACH ROW EXECUTE FUNCTION f()",
+        "trigger",
+        "postgresql",
+        {"name": "g", "schema": "public", "table": "items"},
+        False,
+    ),
+    (
+        "CREATE TRIGGER g BEFORE INSERT ON public.victim FOR EACH ROW EXECUTE FUNCTION f()",
+        "trigger",
+        "postgresql",
+        {"name": "g", "schema": "public", "table": "items"},
+        True,
+    ),
+    (
+        "CREATE TRIGGER other BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION f()",
+        "trigger",
+        "postgresql",
+        {"name": "g", "schema": "public", "table": "items"},
+        True,
+    ),
+    (
+        "CREATE DEFINER=`root`@`%` TRIGGER `g` BEFORE INSERT ON `items` FOR EACH ROW SET NEW.a = 1",
+        "trigger",
+        "mysql",
+        {"name": "g", "schema": "shop", "table": "items"},
+        False,
+    ),
+    (
+        "CREATE DEFINER=`root`@`%` TRIGGER `g` BEFORE INSERT ON `victim` FOR EACH ROW SET NEW.a = 1",
+        "trigger",
+        "mysql",
+        {"name": "g", "schema": "shop", "table": "items"},
+        True,
+    ),
+    (
+        "CREATE /* ON items */ TRIGGER g -- ON items\n BEFORE INSERT ON victim FOR EACH ROW SET NEW.a=1",
+        "trigger",
+        "mariadb",
+        {"name": "g", "schema": "shop", "table": "items"},
+        True,
+    ),
+    (
+        "CREATE DEFINER=`root`@`localhost` PROCEDURE `p`(IN x INT)\nBEGIN\n SELECT 1;\nEND",
+        "routine",
+        "mysql",
+        {"name": "p", "schema": "shop"},
+        False,
+    ),
+    ("CREATE PROCEDURE `other`.`p`() SELECT 1", "routine", "mysql", {"name": "p", "schema": "shop"}, True),
+    (
+        "CREATE EVENT `e` ON SCHEDULE EVERY 1 DAY DO SELECT 1",
+        "event",
+        "mariadb",
+        {"name": "e", "schema": "shop"},
+        False,
+    ),
+    ("CREATE EVENT `x` ON SCHEDULE EVERY 1 DAY DO SELECT 1", "event", "mariadb", {"name": "e", "schema": "shop"}, True),
+    (
+        'CREATE TRIGGER IF NOT EXISTS "g" AFTER UPDATE OF a ON "items" BEGIN SELECT 1; END',
+        "trigger",
+        "sqlite",
+        {"name": "g", "schema": "main", "table": "items"},
+        False,
+    ),
+    (
+        "CREATE TRIGGER g AFTER DELETE ON victim BEGIN DELETE FROM items; END",
+        "trigger",
+        "sqlite",
+        {"name": "g", "schema": "main", "table": "items"},
+        True,
+    ),
+    ("DROP TABLE canary", "routine", "mysql", {"name": "r", "schema": "shop"}, True),
+]
+
+
+def test_definition_names_exactly_its_object() -> None:
+    from dbjson.ddl.definitions import definition_problem
+
+    for sql, what, engine, entry, refused in DEFINITIONS:
+        problem = definition_problem(sql, what, engine, **entry)
+        assert (problem is not None) == refused, (sql, problem)
+    n = sum(1 for d in DEFINITIONS if d[4])
+    record("definitions reaching outside their entry (parser)", n, n, 0)
+
+
+def _pg_doc(**extra: list[dict[str, Any]]) -> dict[str, Any]:
+    from hostile.documents import base_document
+
+    doc = base_document("postgresql")
+    doc["schemas"][0].update(extra)
+    return doc
+
+
+def test_definition_cannot_replace_or_attach_to_objects_outside_the_document(fresh_db: Any, tmp_path: Path) -> None:
+    target = fresh_db("postgresql")
+    target.execute(
+        "CREATE TABLE victim (id int PRIMARY KEY);\n"
+        "CREATE FUNCTION victim_fn() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\n"
+        "CREATE FUNCTION trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;\n"
+    )
+    replace_fn = {
+        "name": "f",
+        "kind": "function",
+        "definition": "CREATE OR REPLACE FUNCTION public.victim_fn() RETURNS int LANGUAGE sql AS $$ SELECT 2 $$",
+    }
+    foreign_trigger = {
+        "name": "g",
+        "table": "t",
+        "timing": "BEFORE",
+        "events": ["INSERT"],
+        "definition": "CREATE TRIGGER g BEFORE INSERT ON public.victim FOR EACH ROW EXECUTE FUNCTION trg()",
+    }
+    for case, doc in (("routine", _pg_doc(routines=[replace_fn])), ("trigger", _pg_doc(triggers=[foreign_trigger]))):
+        (tmp_path / "doc.json").write_bytes(orjson.dumps(doc))
+        r = cli("schema-load", str(tmp_path / "doc.json"), "--to", target.url)
+        assert_clean_failure(r, 5)
+        assert f"{case} definition refused" in r.stderr and "/definition" in r.stderr, r.stderr
+    assert target.query("SELECT victim_fn()") == [(1,)]
+    assert target.query("SELECT count(*) FROM pg_trigger WHERE tgrelid = 'victim'::regclass") == [(0,)]
+    assert target.query("SELECT count(*) FROM pg_class WHERE relname = 't'") == [(0,)]
+    record("definitions reaching outside their entry (schema-load, postgresql)", 2, 2, 0)
+
+
+def test_untrusted_document_runs_none_of_its_code(fresh_db: Any, tmp_path: Path) -> None:
+    """--untrusted: routines, triggers not created, a view calling a server function skipped, a
+    materialized view created WITH NO DATA, an unsafe default dropped: all in the loss report."""
+    target = fresh_db("postgresql")
+    routine = {
+        "name": "f",
+        "kind": "function",
+        "definition": "CREATE FUNCTION public.f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$",
+    }
+    trigger = {
+        "name": "g",
+        "table": "t",
+        "timing": "BEFORE",
+        "events": ["INSERT"],
+        "definition": "CREATE TRIGGER g BEFORE INSERT ON public.t FOR EACH ROW EXECUTE FUNCTION public.f()",
+    }
+    views = [
+        {"name": "reads_a_file", "definition": "SELECT pg_read_file('/etc/hostname') AS x", "dialect": "postgresql"},
+        {"name": "writes_a_file", "definition": "SELECT lo_export(1, '/tmp/x') AS x", "dialect": "postgresql"},
+        {"name": "plain", "definition": "SELECT id, lower(name) AS n FROM t", "dialect": "postgresql"},
+        {
+            "name": "mat",
+            "definition": "SELECT count(*) AS n FROM t",
+            "dialect": "postgresql",
+            "materialized": True,
+        },
+    ]
+    doc = _pg_doc(routines=[routine], triggers=[trigger], views=views)
+    doc["schemas"][0]["tables"][0]["columns"][1]["default"] = {
+        "kind": "expression",
+        "value": "pg_read_file('/etc/hostname')",
+        "dialect": "postgresql",
+    }
+    (tmp_path / "doc.json").write_bytes(orjson.dumps(doc))
+    r = cli(
+        "schema-load",
+        str(tmp_path / "doc.json"),
+        "--to",
+        target.url,
+        "--untrusted",
+        "--report",
+        str(tmp_path / "r.json"),
+    )
+    assert r.returncode == 0, r.stderr
+    rules = {i["path"]: i["rule"] for i in orjson.loads((tmp_path / "r.json").read_bytes())["items"]}
+    assert rules.get("/schemas/0/routines/0") == "untrusted-code", rules
+    assert rules.get("/schemas/0/triggers/0") == "untrusted-code", rules
+    assert rules.get("/schemas/0/views/0") == rules.get("/schemas/0/views/1") == "untrusted-view", rules
+    assert rules.get("/schemas/0/views/3/materialized") == "untrusted-matview", rules
+    assert rules.get("/schemas/0/tables/0/columns/1/default") == "untrusted-expression", rules
+    assert target.query("SELECT count(*) FROM pg_proc WHERE proname = 'f'") == [(0,)]
+    assert target.query("SELECT count(*) FROM pg_trigger WHERE tgname = 'g'") == [(0,)]
+    assert target.query("SELECT viewname FROM pg_views WHERE schemaname = 'public'") == [("plain",)]
+    assert target.query("SELECT ispopulated FROM pg_matviews WHERE matviewname = 'mat'") == [(False,)]
+    assert target.query(
+        "SELECT column_default FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 't' AND column_name = 'name'"
+    ) == [(None,)]
+    # Without --untrusted the same document creates its code (the trust model: docs/security.md).
+    r = cli("schema-load", str(tmp_path / "doc.json"), "--to", fresh_db("postgresql").url)
+    assert r.returncode == 0, r.stderr
+    record("untrusted mode: code in a document not run (postgresql)", 6, 6, 0)

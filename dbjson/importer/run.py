@@ -741,6 +741,7 @@ def import_database(
     renames: Mapping[str, str] | Sequence[str] = (),
     max_errors: int = 0,
     verify: bool = True,
+    untrusted: bool = False,
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
 ) -> ImportReport:
@@ -756,6 +757,9 @@ def import_database(
     ``importer_hook`` the :class:`Importer` before it runs. ``zero_dates`` (``null`` | ``error``) and ``nul``
     (``error`` | ``strip`` | ``replace``) are the policies for zero dates and NUL characters (U+0000)
     on targets that cannot hold them; the pre-flight reports them and verification applies them.
+    ``untrusted``: the export comes from a source not trusted to run code with the importing user's
+    rights: no routines, triggers or events are created, views and expressions only with the
+    functions of a safe list, materialized views without data (each reported; docs/security.md).
 
     Raises DataError (bad rows, missing/truncated files, pre-flight findings), ApplyError (DDL),
     VerifyError (counts/checksums differ), Cancelled, ConnectionFailed, UsageError.
@@ -773,6 +777,7 @@ def import_database(
         nul=nul,
         max_errors=max_errors,
         verify=verify,
+        untrusted=untrusted,
     )
     d = Path(directory)
     if not d.is_dir():
