@@ -205,3 +205,452 @@ def test_every_manifest_field_is_validated_before_loading(fresh_db: Any, tmp_pat
     report = import_database(export, target.url, data_only=True, threads=1, verify=False)
     assert report.rows == 10
     record("wrongly typed or inconsistent manifest fields", len(MANIFEST_EDITS) + 1, len(MANIFEST_EDITS) + 1, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Item 10: symbolic links never lead out of the export directory
+# ---------------------------------------------------------------------------------------------
+
+
+def _link_data_file(export: Path, outside: Path) -> None:
+    f = export / "data" / "shop.items.jsonl"
+    shutil.copyfile(f, outside / "stolen.jsonl")
+    f.unlink()
+    f.symlink_to(outside / "stolen.jsonl")
+
+
+def _link_data_dir(export: Path, outside: Path) -> None:
+    shutil.copytree(export / "data", outside / "data")
+    shutil.rmtree(export / "data")
+    (export / "data").symlink_to(outside / "data", target_is_directory=True)
+
+
+def _link_doc(name: str) -> Any:
+    def mutate(export: Path, outside: Path) -> None:
+        shutil.copyfile(export / name, outside / name)
+        (export / name).unlink()
+        (export / name).symlink_to(outside / name)
+
+    return mutate
+
+
+SYMLINKS_IN = {
+    "data-file": _link_data_file,
+    "data-directory": _link_data_dir,
+    "manifest": _link_doc("manifest.json"),
+    "schema-document": _link_doc("schema.json"),
+}
+
+
+def test_import_refuses_symlinks_out_of_the_export(fresh_db: Any, tmp_path: Path) -> None:
+    from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
+
+    from dbjson.importer import import_database
+
+    target = target_with(fresh_db, "sqlite", ITEMS_DDL)
+    for i, (case, mutate) in enumerate(SYMLINKS_IN.items()):
+        outside = tmp_path / f"outside{i}"
+        outside.mkdir()
+        export = make_export(tmp_path / f"out{i}", database(ITEMS), {"items": item_rows(9)})
+        mutate(export, outside)
+        with pytest.raises(DocumentError, match="resolves outside the export directory") as e:
+            import_database(export, target.url, data_only=True, threads=1)
+        assert e.value.file, case
+        assert target.query("SELECT COUNT(*) FROM items") == [(0,)], case
+    r = cli("import", str(tmp_path / "out0"), target.url, "--data-only", "-q")
+    assert_clean_failure(r, 4)
+    assert "symbolic link" in r.stderr and "manifest.json" in r.stderr, r.stderr
+    record("symbolic links out of the export directory (read)", len(SYMLINKS_IN) + 1, len(SYMLINKS_IN) + 1, 0)
+
+
+def test_files_dbjson_writes_never_follow_a_planted_link(fresh_db: Any, tmp_path: Path) -> None:
+    from test_import import ITEMS, ITEMS_DDL, _lines, database, item_rows, make_export, target_with
+
+    from dbjson.connect import Target, parse_url
+    from dbjson.errors import UsageError
+    from dbjson.export import export_database
+    from dbjson.format.journal import journal_path
+    from dbjson.importer import import_database
+    from dbjson.importer.session import target_identity
+
+    victim = tmp_path / "victim.txt"
+    victim.write_bytes(b"precious\n")
+    target = target_with(fresh_db, "sqlite", ITEMS_DDL)
+    cases = 0
+    # The import journal.
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(9)})
+    journal = journal_path(export, target_identity(Target(parse_url(target.url))))
+    journal.symlink_to(victim)
+    import_database(export, target.url, data_only=True, threads=1)  # the link is replaced, not followed
+    assert victim.read_bytes() == b"precious\n" and not journal.is_symlink()
+    target.execute("DELETE FROM items;")
+    cases += 1
+    # The rejects directory.
+    lines = _lines(item_rows(5))
+    lines[2] = b"{broken"
+    export = make_export(tmp_path / "out2", database(ITEMS), {}, raw_lines={"items": lines})
+    (tmp_path / "elsewhere").mkdir()
+    (export / "rejects").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    with pytest.raises(UsageError, match="symbolic link"):
+        import_database(export, target.url, data_only=True, threads=1, max_errors=5)
+    assert not list((tmp_path / "elsewhere").iterdir())
+    cases += 1
+    # An export's data directory and its .partial files.
+    src = fresh_db("sqlite")
+    src.execute("CREATE TABLE t (id integer PRIMARY KEY, v text); INSERT INTO t VALUES (1, 'a');")
+    out = tmp_path / "exp"
+    out.mkdir()
+    (out / "data").symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    with pytest.raises(UsageError, match="symbolic link"):
+        export_database(src.url, out)
+    (out / "data").unlink()
+    (out / "data").mkdir()
+    (out / "data" / "main.t.jsonl.partial").symlink_to(victim)
+    (out / "manifest.json.partial").symlink_to(victim)
+    with pytest.raises(UsageError, match="symbolic link"):
+        export_database(src.url, out)
+    cases += 2
+    # The migrate plan (state directory).
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "migrate-plan.json.partial").symlink_to(victim)
+    with pytest.raises(UsageError, match="symbolic link"):
+        migrate(src.url, fresh_db("sqlite").url, threads=1, state_dir=state)
+    cases += 1
+    assert victim.read_bytes() == b"precious\n"
+    record("planted symbolic links where dbjson writes", cases, cases, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Item 9: a type spelling is a type
+# ---------------------------------------------------------------------------------------------
+
+INT = {"postgresql": "integer", "mysql": "int", "mariadb": "int", "sqlite": "INTEGER"}
+GOOD_TYPES = {
+    "postgresql": [
+        "timestamp(3) with time zone",
+        "character varying(40)[]",
+        "numeric(10,2)",
+        "double precision",
+        '"char"',
+        "interval day to second(3)",
+        "bit varying(8)",
+        "time without time zone",
+        "int4[][]",
+        "integer ARRAY[3]",
+    ],
+    "mysql": [
+        "int unsigned zerofill",
+        "decimal(10,2) unsigned",
+        "enum('a,b','c''d','e\\\\''f')",
+        "set('x','y')",
+        "varchar(10) character set latin1 collate latin1_bin",
+        "bigint(20) unsigned",
+        "char(36) binary",
+    ],
+    "sqlite": ["VARCHAR(40)", "UNSIGNED BIG INT", "DOUBLE PRECISION", "NATIVE CHARACTER(70)", "DECIMAL(10,5)", ""],
+}
+GOOD_TYPES["mariadb"] = GOOD_TYPES["mysql"]
+CLAUSES = [
+    "{i} REFERENCES victim(id) ON DELETE CASCADE",
+    "{i} CHECK (false)",
+    "{i} GENERATED ALWAYS AS (1) STORED",
+    "{i} AS (1)",
+    "{i} DEFAULT 5",
+    "{i} NOT NULL",
+    "{i} PRIMARY KEY",
+    "{i} UNIQUE",
+    "{i} CONSTRAINT c CHECK (1 = 0)",
+    "{i}, pwned int",
+    "{i} /* x */",
+    "{i} -- x",
+    "{i}); DROP TABLE canary; CREATE TABLE x (i int",
+    '{i} COLLATE "C"',
+    "{i} COMMENT 'x'",
+    "geometry('x\\', 1) REFERENCES victim(id) --')",
+]
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "mysql", "mariadb", "sqlite"])
+def test_type_grammar(engine: str) -> None:
+    from dbjson.ddl.typespell import type_problem
+
+    for spelling in [INT[engine], *GOOD_TYPES[engine]]:
+        assert type_problem(spelling, engine) is None, spelling
+    refused = 0
+    for clause in CLAUSES:
+        spelling = clause.format(i=INT[engine])
+        if engine == "mysql" and "COLLATE" in clause:
+            continue  # MySQL's column type takes COLLATE (a name, not a double-quoted identifier)
+        assert type_problem(spelling, engine) is not None, spelling
+        refused += 1
+    record(f"type spellings carrying clauses ({engine}, parser)", refused, refused, 0)
+
+
+def _type_doc(engine: str, raw: str) -> dict[str, Any]:
+    from hostile.documents import base_document
+
+    doc = base_document(engine)
+    doc["schemas"][0]["tables"][0]["columns"][1]["native"]["raw"] = raw
+    return doc
+
+
+@pytest.mark.parametrize("engine", ["postgresql", "mysql", "mariadb", "sqlite"])
+def test_type_spelling_with_a_clause_is_refused(engine: str, fresh_db: Any, tmp_path: Path) -> None:
+    """``native.raw`` = ``int REFERENCES victim(id) ON DELETE CASCADE`` must not put a foreign key
+    on a table outside the document: schema-load exits 5 naming file, table, column."""
+    target = fresh_db(engine)
+    target.execute("CREATE TABLE victim (id int PRIMARY KEY);\nINSERT INTO victim VALUES (1);\n")
+    cases = 0
+    for clause in CLAUSES[:4]:
+        doc = tmp_path / "doc.json"
+        doc.write_bytes(orjson.dumps(_type_doc(engine, clause.format(i=INT[engine]))))
+        r = cli("schema-load", str(doc), "--to", target.url)
+        assert_clean_failure(r, 5)
+        err = r.stderr
+        assert "/schemas/0/tables/0/columns/1/native/raw" in err and "table t" in err and "column name" in err, err
+        assert str(doc) in err, err
+        cases += 1
+    # Nothing was created, the victim has no new dependant.
+    if engine == "postgresql":
+        assert target.query("SELECT count(*) FROM pg_constraint WHERE confrelid = 'victim'::regclass") == [(0,)]
+        assert target.query("SELECT count(*) FROM pg_class WHERE relname = 't'") == [(0,)]
+    elif engine == "sqlite":
+        assert target.query("SELECT count(*) FROM sqlite_master WHERE name = 't'") == [(0,)]
+    else:
+        assert target.query(
+            f"SELECT count(*) FROM information_schema.referential_constraints WHERE constraint_schema = '{target.name}'"
+        ) == [(0,)]
+    # A real type spelling still loads.
+    doc.write_bytes(orjson.dumps(_type_doc(engine, GOOD_TYPES[engine][0])))
+    r = cli("schema-load", str(doc), "--to", target.url)
+    assert r.returncode == 0, r.stderr
+    record(f"type spellings carrying clauses ({engine}, schema-load)", cases, cases, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Item 8: a definition creates exactly the object its entry names; --untrusted runs no code
+# ---------------------------------------------------------------------------------------------
+
+DEFINITIONS: list[tuple[str, str, str, dict[str, Any], bool]] = [
+    # (sql, what, engine, entry, refused)
+    (
+        "CREATE OR REPLACE FUNCTION public.f(a integer) RETURNS integer LANGUAGE sql AS $f$ SELECT 1 $f$",
+        "routine",
+        "postgresql",
+        {"name": "f", "schema": "public"},
+        False,
+    ),
+    (
+        "CREATE OR REPLACE FUNCTION public.victim_fn() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$",
+        "routine",
+        "postgresql",
+        {"name": "f", "schema": "public"},
+        True,
+    ),
+    (
+        "CREATE FUNCTION other.f() RETURNS int AS $$ SELECT 1 $$",
+        "routine",
+        "postgresql",
+        {"name": "f", "schema": "public"},
+        True,
+    ),
+    (
+        'CREATE FUNCTION "F"() RETURNS int AS $$ SELECT 1 $$',
+        "routine",
+        "postgresql",
+        {"name": "F", "schema": "public"},
+        False,
+    ),
+    (
+        'CREATE FUNCTION "F"() RETURNS int AS $$ SELECT 1 $$',
+        "routine",
+        "postgresql",
+        {"name": "f", "schema": "public"},
+        True,
+    ),
+    (
+        "CREATE TRIGGER g BEFORE INSERT OR UPDATE OF a, b ON public.items FOR EACH ROW EXECUTE FUNCTION f()",
+        "trigger",
+        "postgresql",
+        {"name": "g", "schema": "public", "table": "items"},
+        False,
+    ),
+    (
+        "CREATE TRIGGER g BEFORE INSERT ON public.victim FOR EACH ROW EXECUTE FUNCTION f()",
+        "trigger",
+        "postgresql",
+        {"name": "g", "schema": "public", "table": "items"},
+        True,
+    ),
+    (
+        "CREATE TRIGGER other BEFORE INSERT ON items FOR EACH ROW EXECUTE FUNCTION f()",
+        "trigger",
+        "postgresql",
+        {"name": "g", "schema": "public", "table": "items"},
+        True,
+    ),
+    (
+        "CREATE DEFINER=`root`@`%` TRIGGER `g` BEFORE INSERT ON `items` FOR EACH ROW SET NEW.a = 1",
+        "trigger",
+        "mysql",
+        {"name": "g", "schema": "shop", "table": "items"},
+        False,
+    ),
+    (
+        "CREATE DEFINER=`root`@`%` TRIGGER `g` BEFORE INSERT ON `victim` FOR EACH ROW SET NEW.a = 1",
+        "trigger",
+        "mysql",
+        {"name": "g", "schema": "shop", "table": "items"},
+        True,
+    ),
+    (
+        "CREATE /* ON items */ TRIGGER g -- ON items\n BEFORE INSERT ON victim FOR EACH ROW SET NEW.a=1",
+        "trigger",
+        "mariadb",
+        {"name": "g", "schema": "shop", "table": "items"},
+        True,
+    ),
+    (
+        "CREATE DEFINER=`root`@`localhost` PROCEDURE `p`(IN x INT)\nBEGIN\n SELECT 1;\nEND",
+        "routine",
+        "mysql",
+        {"name": "p", "schema": "shop"},
+        False,
+    ),
+    ("CREATE PROCEDURE `other`.`p`() SELECT 1", "routine", "mysql", {"name": "p", "schema": "shop"}, True),
+    (
+        "CREATE EVENT `e` ON SCHEDULE EVERY 1 DAY DO SELECT 1",
+        "event",
+        "mariadb",
+        {"name": "e", "schema": "shop"},
+        False,
+    ),
+    ("CREATE EVENT `x` ON SCHEDULE EVERY 1 DAY DO SELECT 1", "event", "mariadb", {"name": "e", "schema": "shop"}, True),
+    (
+        'CREATE TRIGGER IF NOT EXISTS "g" AFTER UPDATE OF a ON "items" BEGIN SELECT 1; END',
+        "trigger",
+        "sqlite",
+        {"name": "g", "schema": "main", "table": "items"},
+        False,
+    ),
+    (
+        "CREATE TRIGGER g AFTER DELETE ON victim BEGIN DELETE FROM items; END",
+        "trigger",
+        "sqlite",
+        {"name": "g", "schema": "main", "table": "items"},
+        True,
+    ),
+    ("DROP TABLE canary", "routine", "mysql", {"name": "r", "schema": "shop"}, True),
+]
+
+
+def test_definition_names_exactly_its_object() -> None:
+    from dbjson.ddl.definitions import definition_problem
+
+    for sql, what, engine, entry, refused in DEFINITIONS:
+        problem = definition_problem(sql, what, engine, **entry)
+        assert (problem is not None) == refused, (sql, problem)
+    n = sum(1 for d in DEFINITIONS if d[4])
+    record("definitions reaching outside their entry (parser)", n, n, 0)
+
+
+def _pg_doc(**extra: list[dict[str, Any]]) -> dict[str, Any]:
+    from hostile.documents import base_document
+
+    doc = base_document("postgresql")
+    doc["schemas"][0].update(extra)
+    return doc
+
+
+def test_definition_cannot_replace_or_attach_to_objects_outside_the_document(fresh_db: Any, tmp_path: Path) -> None:
+    target = fresh_db("postgresql")
+    target.execute(
+        "CREATE TABLE victim (id int PRIMARY KEY);\n"
+        "CREATE FUNCTION victim_fn() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$;\n"
+        "CREATE FUNCTION trg() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;\n"
+    )
+    replace_fn = {
+        "name": "f",
+        "kind": "function",
+        "definition": "CREATE OR REPLACE FUNCTION public.victim_fn() RETURNS int LANGUAGE sql AS $$ SELECT 2 $$",
+    }
+    foreign_trigger = {
+        "name": "g",
+        "table": "t",
+        "timing": "BEFORE",
+        "events": ["INSERT"],
+        "definition": "CREATE TRIGGER g BEFORE INSERT ON public.victim FOR EACH ROW EXECUTE FUNCTION trg()",
+    }
+    for case, doc in (("routine", _pg_doc(routines=[replace_fn])), ("trigger", _pg_doc(triggers=[foreign_trigger]))):
+        (tmp_path / "doc.json").write_bytes(orjson.dumps(doc))
+        r = cli("schema-load", str(tmp_path / "doc.json"), "--to", target.url)
+        assert_clean_failure(r, 5)
+        assert f"{case} definition refused" in r.stderr and "/definition" in r.stderr, r.stderr
+    assert target.query("SELECT victim_fn()") == [(1,)]
+    assert target.query("SELECT count(*) FROM pg_trigger WHERE tgrelid = 'victim'::regclass") == [(0,)]
+    assert target.query("SELECT count(*) FROM pg_class WHERE relname = 't'") == [(0,)]
+    record("definitions reaching outside their entry (schema-load, postgresql)", 2, 2, 0)
+
+
+def test_untrusted_document_runs_none_of_its_code(fresh_db: Any, tmp_path: Path) -> None:
+    """--untrusted: routines, triggers not created, a view calling a server function skipped, a
+    materialized view created WITH NO DATA, an unsafe default dropped: all in the loss report."""
+    target = fresh_db("postgresql")
+    routine = {
+        "name": "f",
+        "kind": "function",
+        "definition": "CREATE FUNCTION public.f() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$",
+    }
+    trigger = {
+        "name": "g",
+        "table": "t",
+        "timing": "BEFORE",
+        "events": ["INSERT"],
+        "definition": "CREATE TRIGGER g BEFORE INSERT ON public.t FOR EACH ROW EXECUTE FUNCTION public.f()",
+    }
+    views = [
+        {"name": "reads_a_file", "definition": "SELECT pg_read_file('/etc/hostname') AS x", "dialect": "postgresql"},
+        {"name": "writes_a_file", "definition": "SELECT lo_export(1, '/tmp/x') AS x", "dialect": "postgresql"},
+        {"name": "plain", "definition": "SELECT id, lower(name) AS n FROM t", "dialect": "postgresql"},
+        {
+            "name": "mat",
+            "definition": "SELECT count(*) AS n FROM t",
+            "dialect": "postgresql",
+            "materialized": True,
+        },
+    ]
+    doc = _pg_doc(routines=[routine], triggers=[trigger], views=views)
+    doc["schemas"][0]["tables"][0]["columns"][1]["default"] = {
+        "kind": "expression",
+        "value": "pg_read_file('/etc/hostname')",
+        "dialect": "postgresql",
+    }
+    (tmp_path / "doc.json").write_bytes(orjson.dumps(doc))
+    r = cli(
+        "schema-load",
+        str(tmp_path / "doc.json"),
+        "--to",
+        target.url,
+        "--untrusted",
+        "--report",
+        str(tmp_path / "r.json"),
+    )
+    assert r.returncode == 0, r.stderr
+    rules = {i["path"]: i["rule"] for i in orjson.loads((tmp_path / "r.json").read_bytes())["items"]}
+    assert rules.get("/schemas/0/routines/0") == "untrusted-code", rules
+    assert rules.get("/schemas/0/triggers/0") == "untrusted-code", rules
+    assert rules.get("/schemas/0/views/0") == rules.get("/schemas/0/views/1") == "untrusted-view", rules
+    assert rules.get("/schemas/0/views/3/materialized") == "untrusted-matview", rules
+    assert rules.get("/schemas/0/tables/0/columns/1/default") == "untrusted-expression", rules
+    assert target.query("SELECT count(*) FROM pg_proc WHERE proname = 'f'") == [(0,)]
+    assert target.query("SELECT count(*) FROM pg_trigger WHERE tgname = 'g'") == [(0,)]
+    assert target.query("SELECT viewname FROM pg_views WHERE schemaname = 'public'") == [("plain",)]
+    assert target.query("SELECT ispopulated FROM pg_matviews WHERE matviewname = 'mat'") == [(False,)]
+    assert target.query(
+        "SELECT column_default FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 't' AND column_name = 'name'"
+    ) == [(None,)]
+    # Without --untrusted the same document creates its code (the trust model: docs/security.md).
+    r = cli("schema-load", str(tmp_path / "doc.json"), "--to", fresh_db("postgresql").url)
+    assert r.returncode == 0, r.stderr
+    record("untrusted mode: code in a document not run (postgresql)", 6, 6, 0)

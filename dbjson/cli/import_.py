@@ -61,6 +61,13 @@ def import_cmd(
     strict: Annotated[
         bool, typer.Option("--strict", help="Fail when the schema translation would lose anything.")
     ] = False,
+    untrusted: Annotated[
+        bool,
+        typer.Option(
+            "--untrusted",
+            help="Load a document from an untrusted source without running its code: no routines, triggers, events; views and expressions only with safe functions; materialized views without data (each reported as a loss; docs/security.md).",
+        ),
+    ] = False,
     zero_dates: Annotated[
         str,
         typer.Option(
@@ -175,6 +182,7 @@ def import_cmd(
                     max_errors=max_errors,
                     verify=not no_verify,
                     retry_budget=retry_budget,
+                    untrusted=untrusted,
                     on_event=show,
                 )
             )

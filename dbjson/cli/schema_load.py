@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
 
-from ..errors import DocumentError, UsageError
+from ..errors import DbjsonError, DocumentError, UsageError
 from .common import app, choices, fail, run, stderr_console, write_atomically
 
 if TYPE_CHECKING:
@@ -54,6 +54,13 @@ def schema_load(
     schema_map: Annotated[
         list[str] | None, typer.Option("--schema-map", help="SOURCE=TARGET schema renaming (repeatable).")
     ] = None,
+    untrusted: Annotated[
+        bool,
+        typer.Option(
+            "--untrusted",
+            help="Load a document from an untrusted source without running its code: no routines, triggers, events; views and expressions only with safe functions; materialized views without data (each reported as a loss; docs/security.md).",
+        ),
+    ] = False,
     output: Annotated[
         Path | None,
         typer.Option("-o", "--output", help="Write the DDL script (--dialect, --dry-run) to FILE instead of stdout."),
@@ -87,7 +94,9 @@ def schema_load(
 
     if (to is None) == (dialect is None):
         run(lambda: (_ for _ in ()).throw(UsageError("give exactly one of --to URL or --dialect NAME")))
-    options = {"schema_map": _schema_map(schema_map or [])} if schema_map else None
+    options: dict[str, Any] = {"schema_map": _schema_map(schema_map or [])} if schema_map else {}
+    if untrusted:
+        options["untrusted"] = True
 
     def read() -> Database:
         try:
@@ -100,6 +109,14 @@ def schema_load(
     plan_holder: list[DdlPlan] = []
 
     def go() -> str:
+        try:
+            return translate()
+        except DbjsonError as e:
+            if e.pointer and not e.file:  # a JSON pointer into the document: name the document
+                e.file = str(file)
+            raise
+
+    def translate() -> str:
         if dialect is not None:
             plan = to_ddl(db, dialect, server_version=server_version, options=options)
             plan_holder.append(plan)

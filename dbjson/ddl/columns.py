@@ -46,7 +46,7 @@ class ColumnDDL(DDLCore):
     def ddl_column_type(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> TypeChoice:
         """The target type of a column: ``native.raw`` on the same engine, else the type rules."""
         if ctx.same and col.native.engine == self.name:
-            ctx.verbatim(col.native.raw, f"{path}/native/raw", "native type")
+            ctx.type_spelling(col.native.raw, f"{path}/native/raw", table=t.table.name, column=col.name)
             return TypeChoice(self.ddl_native_type(ctx, t, col), col.type, rule="native")
         ref = self._referenced_column(ctx, t, col) if self.table.get("capabilities", {}).get("fk_same_types") else None
         if ref is not None:

@@ -348,6 +348,8 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
             tschema = ctx.schema_names[schema.name]
             for ri in sorted(range(len(schema.routines)), key=lambda i: schema.routines[i].kind == "aggregate"):
                 r, rp = schema.routines[ri], f"/schemas/{si}/routines/{ri}"
+                if ctx.untrusted_code(rp, f"{r.kind} {r.name!r}"):
+                    continue
                 if ctx.same_family:
                     out += self.ddl_routine(ctx, schema, r, tschema, rp)
                 else:
@@ -356,6 +358,8 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
                     )
         for si, schema in schemas:
             for vi in view_order(schema.views):
+                if ctx.untrusted_view(schema.views[vi], f"/schemas/{si}/views/{vi}"):
+                    continue
                 out += self.ddl_view(
                     ctx, schema, schema.views[vi], ctx.schema_names[schema.name], f"/schemas/{si}/views/{vi}"
                 )
@@ -365,6 +369,8 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
                 range(len(schema.triggers)), key=lambda i: (schema.triggers[i].table, schema.triggers[i].order or 0)
             ):
                 trg, gp = schema.triggers[gi], f"/schemas/{si}/triggers/{gi}"
+                if ctx.untrusted_code(gp, f"trigger {trg.name!r}"):
+                    continue
                 if ctx.same_family:
                     out += self.ddl_trigger(ctx, schema, trg, tschema, gp)
                 else:
@@ -373,6 +379,8 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
                     )
             for ei, ev in enumerate(schema.events):
                 ep = f"/schemas/{si}/events/{ei}"
+                if ctx.untrusted_code(ep, f"event {ev.name!r}"):
+                    continue
                 if ctx.same_family:
                     out += self.ddl_event(ctx, schema, ev, tschema, ep)
                 else:
@@ -385,7 +393,7 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
         if not ev.definition:
             ctx.report.add(path, f"event {ev.name!r} has no definition; not created", "event-dropped")
             return []
-        ctx.definition(ev.definition, f"{path}/definition", "event")
+        ctx.definition(ev.definition, f"{path}/definition", "event", name=ev.name, schema=schema.name)
         return [
             Statement(self.ddl_strip_source_schema(ctx, schema, ev.definition), "event", self.qualify(tschema, ev.name))
         ]
@@ -437,7 +445,7 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
         if not r.definition:
             ctx.report.add(path, f"{r.kind} {r.name!r} has no definition; not created", "routine-no-definition")
             return []
-        ctx.definition(r.definition, f"{path}/definition", "routine")
+        ctx.definition(r.definition, f"{path}/definition", "routine", name=r.name, schema=schema.name)
         return [
             Statement(
                 self.ddl_strip_source_schema(ctx, schema, r.definition).rstrip().rstrip(";"),
@@ -452,7 +460,9 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
         if not trg.definition:
             ctx.report.add(path, f"trigger {trg.name!r} has no definition; not created", "trigger-no-definition")
             return []
-        ctx.definition(trg.definition, f"{path}/definition", "trigger")
+        ctx.definition(
+            trg.definition, f"{path}/definition", "trigger", name=trg.name, schema=schema.name, table=trg.table
+        )
         return [
             Statement(
                 self.ddl_strip_source_schema(ctx, schema, trg.definition).rstrip().rstrip(";"),

@@ -56,6 +56,7 @@ class ImportOptions:
     set_sql: Mapping[str, str] = field(default_factory=dict)
     increments: Mapping[str, int] = field(default_factory=dict)
     renames: Mapping[str, str] = field(default_factory=dict)
+    untrusted: bool = False  # the schema document's code does not run (docs/security.md)
 
     def __post_init__(self) -> None:
         if self.if_exists not in IMPORT_IF_EXISTS:

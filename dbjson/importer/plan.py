@@ -58,7 +58,7 @@ def plan_import(
     ddl = (
         _data_only_ddl(renamed, engine, warn)
         if opts.data_only
-        else plan_ddl(renamed, engine, opts.strict, creating=opts.max_errors <= 0)
+        else plan_ddl(renamed, engine, opts.strict, creating=opts.max_errors <= 0, untrusted=opts.untrusted)
     )
     return ImportPlan(ddl, table_plans(db, renamed, mtables, ddl, engine, opts, manifest_file))
 
@@ -220,9 +220,12 @@ def _rename_in_table(t: m.Table, mp: dict[str, str], per: dict[str, dict[str, st
     )
 
 
-def plan_ddl(db: m.Database, engine: Engine, strict: bool, *, creating: bool = False) -> DdlPlan:
+def plan_ddl(
+    db: m.Database, engine: Engine, strict: bool, *, creating: bool = False, untrusted: bool = False
+) -> DdlPlan:
     """The DDL plan of an import. ``creating``: the plan's statements will run (not only its name
-    and type maps), so on engines with ``load_defer_primary_key`` primary keys come post-data."""
+    and type maps), so on engines with ``load_defer_primary_key`` primary keys come post-data.
+    ``untrusted``: none of the document's code runs (docs/security.md)."""
     from ..schemaload import to_ddl  # (start-up time: the ddl kit loads when a plan is made)
 
     defer = creating and engine.capabilities.defers_primary_key
@@ -231,7 +234,7 @@ def plan_ddl(db: m.Database, engine: Engine, strict: bool, *, creating: bool = F
         engine,
         server_version=engine.server_version,
         strict=strict,
-        options={"defer_primary_keys": True} if defer else None,
+        options={"defer_primary_keys": defer, "untrusted": untrusted},
     )
 
 

@@ -973,6 +973,7 @@ def import_database(
     max_errors: int = 0,
     verify: bool = True,
     retry_budget: float = DEFAULT_RETRY_BUDGET,
+    untrusted: bool = False,
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
 ) -> ImportReport:
@@ -988,6 +989,9 @@ def import_database(
     ``importer_hook`` the :class:`Importer` before it runs. ``zero_dates`` (``null`` | ``error``) and ``nul``
     (``error`` | ``strip`` | ``replace``) are the policies for zero dates and NUL characters (U+0000)
     on targets that cannot hold them; the pre-flight reports them and verification applies them.
+    ``untrusted``: the export comes from a source not trusted to run code with the importing user's
+    rights: no routines, triggers or events are created, views and expressions only with the
+    functions of a safe list, materialized views without data (each reported; docs/security.md).
 
     ``retry_budget``: seconds a unit, a statement or a reconnection keeps retrying a transient failure
     (a lost connection, a server restarting, a lock held by another session, a deadlock), with
@@ -1011,6 +1015,7 @@ def import_database(
         max_errors=max_errors,
         verify=verify,
         retry_budget=retry_budget,
+        untrusted=untrusted,
     )
     d = location(directory)
     if not d.is_dir():

@@ -83,7 +83,7 @@ class MySQLDDL(BaseDDL):
     def ddl_column_type(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> TypeChoice:
         if not ctx.same and ctx.same_family and col.native.engine in ("mysql", "mariadb"):
             # MySQL ↔ MariaDB: the native spelling works unless it names a type the other lacks.
-            raw = ctx.verbatim(col.native.raw, f"{path}/native/raw", "native type")
+            raw = ctx.type_spelling(col.native.raw, f"{path}/native/raw", table=t.table.name, column=col.name)
             base = raw.lower().split("(")[0].split(" ")[0]
             renamed = _RENAMED.get((ctx.source, self.name), {}).get(base)
             if renamed:

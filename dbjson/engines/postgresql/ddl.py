@@ -10,6 +10,7 @@ from ...ddl.context import Context
 from ...ddl.plan import DdlPlan, Statement, parenthesized
 from ...ddl.tableinfo import TableInfo
 from ...ddl.walker import BaseDDL
+from ...errors import TranslationError
 
 _ON_UPDATE_FN = "dbjson_on_update_ts"
 _ON_UPDATE_BODY = """CREATE OR REPLACE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql AS $dbjson$
@@ -111,14 +112,24 @@ class PostgreSQLDDL(BaseDDL):
             return super().ddl_schema_types(ctx, schema, tschema, path)
         out = []
         opts = schema.options.get("postgresql", {})
-        for coll in opts.get("collations", []):
+        for i, coll in enumerate(opts.get("collations", [])):
             q = self.qualify(tschema, coll["name"])
-            out.append(Statement(coll["definition"], "collation", q))
+            cp = f"{path}/options/postgresql/collations/{i}"
+            if ctx.untrusted_code(cp, f"collation {coll['name']!r}"):
+                continue
+            sql = ctx.definition(
+                coll["definition"], f"{cp}/definition", "collation", name=coll["name"], schema=schema.name
+            )
+            out.append(Statement(sql, "collation", q))
             if coll.get("comment"):
                 out.append(Statement(f"COMMENT ON COLLATION {q} IS {self.literal(coll['comment'])}", "comment", q))
-        for rng in opts.get("range_types", []):
+        for i, rng in enumerate(opts.get("range_types", [])):
             q = self.qualify(tschema, rng["name"])
-            out.append(Statement(rng["definition"], "type", q))
+            rp = f"{path}/options/postgresql/range_types/{i}"
+            if ctx.untrusted_code(rp, f"range type {rng['name']!r}"):
+                continue
+            sql = ctx.definition(rng["definition"], f"{rp}/definition", "type", name=rng["name"], schema=schema.name)
+            out.append(Statement(sql, "type", q))
             if rng.get("comment"):
                 out.append(Statement(f"COMMENT ON TYPE {q} IS {self.literal(rng['comment'])}", "comment", q))
         for e in schema.enums:
@@ -133,7 +144,7 @@ class PostgreSQLDDL(BaseDDL):
         for di, d in enumerate(schema.domains):
             q = self.qualify(tschema, d.name)
             dp = f"{path}/domains/{di}"
-            sql = f"CREATE DOMAIN {q} AS {ctx.verbatim(d.native.raw, f'{dp}/native/raw', 'native type')}"
+            sql = f"CREATE DOMAIN {q} AS {ctx.type_spelling(d.native.raw, f'{dp}/native/raw')}"
             if d.collation:
                 sql += f" COLLATE {self.quote(d.collation)}"
             if d.default is not None:
@@ -152,7 +163,7 @@ class PostgreSQLDDL(BaseDDL):
         for c in schema.composites:
             q = self.qualify(tschema, c.name)
             fields = ", ".join(
-                f"{self.quote(f.name)} {ctx.verbatim(f.native.raw, f'{path}/composites/{c.name}', 'native type')}"
+                f"{self.quote(f.name)} {ctx.type_spelling(f.native.raw, f'{path}/composites/{c.name}')}"
                 for f in c.fields
             )
             out.append(Statement(f"CREATE TYPE {q} AS ({fields})", "type", q))
@@ -485,10 +496,16 @@ class PostgreSQLDDL(BaseDDL):
         pre, post, restarts = super().ddl_table(ctx, schema, table, path)
         tname = self.qualify(*ctx.table_names[(schema.name, table.name)])
         opts = table.options.get("postgresql", {}) if ctx.same else {}
-        for ex in opts.get("exclusions", []):
+        for xi, ex in enumerate(opts.get("exclusions", [])):
+            xp = f"{path}/options/postgresql/exclusions/{xi}/definition"
+            definition = ctx.verbatim(ex["definition"], xp, "exclusion constraint", lists=True)
+            if not definition.lstrip().upper().startswith("EXCLUDE"):
+                raise TranslationError(
+                    "exclusion constraint refused: it is not EXCLUDE ...", pointer=xp, value=definition
+                )
             post.append(
                 Statement(
-                    f"ALTER TABLE {tname} ADD CONSTRAINT {self.quote(ex['name'])} {ex['definition']}",
+                    f"ALTER TABLE {tname} ADD CONSTRAINT {self.quote(ex['name'])} {definition}",
                     "check",
                     ex["name"],
                     tname,
@@ -562,6 +579,13 @@ class PostgreSQLDDL(BaseDDL):
         opts = view.options.get("postgresql", {}) if ctx.same else {}
         with_ = f" WITH ({', '.join(opts['with'])})" if opts.get("with") else ""
         if view.materialized:  # populated when created (after the rows), unless the source's was not
+            if ctx.untrusted:  # its body runs when it is filled: not while loading (docs/security.md)
+                ctx.report.add(
+                    f"{path}/materialized",
+                    f"materialized view {view.name!r} created WITH NO DATA (--untrusted): REFRESH it to fill it",
+                    "untrusted-matview",
+                )
+                return f"CREATE MATERIALIZED VIEW {qname}{cols}{with_} AS {body} WITH NO DATA"
             empty = " WITH NO DATA" if opts.get("with_no_data") else ""
             return f"CREATE MATERIALIZED VIEW {qname}{cols}{with_} AS {body}{empty}"
         tail = f" WITH {view.check_option.upper()} CHECK OPTION" if view.check_option else ""
