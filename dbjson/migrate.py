@@ -49,6 +49,7 @@ from .events import Event, EventHandler, Finished, PhaseStarted, Warning
 from .export import (
     UnitFile,
     abort_queries,
+    connect_source,
     open_workers,
     plan_table,
     prefetched,
@@ -61,7 +62,7 @@ from .export import (
 from .format.checksum import Checksum
 from .format.datafiles import BlockReader, DataFile, DataFileWriter
 from .format.journal import Journal, journal_path
-from .format.layout import DATA_DIR, clear_export_dir, safe_names
+from .format.layout import DATA_DIR, WrittenFiles, prepare_export_dir, safe_names
 from .format.manifest import Manifest, ManifestTable, SnapshotInfo, write_manifest, write_schema
 from .importer.options import ImportOptions, default_load_threads
 from .importer.plan import ImportPlan
@@ -146,6 +147,7 @@ class _Source:
         self.units: dict[str, ExportUnit] = {}  # data file rel → the export unit it streams
         self.keep: Path | None = None  # the export directory kept files go to (--keep)
         self.kept: dict[str, UnitFile] = {}  # rel → the finished kept file
+        self.written: WrittenFiles | None = None  # the kept directory's list of the files written there
         self.lock = threading.Lock()
 
     def checkout(self) -> Any:
@@ -169,7 +171,11 @@ class _Source:
         if where is not None:
             unit = dataclasses.replace(unit, where=f"({unit.where}) AND ({where})" if unit.where else where)
             return _Filtered(_UnitStream(self, unit, f.rel, None), 1 << 20)
-        kept = DataFileWriter(self.keep / f.rel, "none") if keep and self.keep is not None else None
+        kept = None
+        if keep and self.keep is not None:
+            if self.written is not None:
+                self.written.add(self.keep / f.rel)  # before the file exists: a later export may replace it
+            kept = DataFileWriter(self.keep / f.rel, "none")
         return io.BufferedReader(_UnitStream(self, unit, f.rel, kept), 1 << 20)
 
     def abort(self) -> None:
@@ -469,6 +475,7 @@ def migrate(
     state_dir: str | os.PathLike[str] | None = None,
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
+    all_databases: bool = False,
 ) -> MigrateReport:
     """Copy the database at ``source_url`` into ``target_url``: schema, rows, indexes and keys, verified.
 
@@ -480,15 +487,14 @@ def migrate(
     target's row counts and content checksums with the lines read from the source. ``resume``
     continues an interrupted run of the same migration: the journal and unit plan live in ``keep``
     or ``state_dir`` (default :func:`default_state_dir`). ``on_event`` receives the progress
-    events (:mod:`dbjson.events`); ``importer_hook`` the importer before it runs.
+    events (:mod:`dbjson.events`); ``importer_hook`` the importer before it runs. ``all_databases``:
+    a MySQL source URL without a database copies every database of the server (else an error).
 
     Raises the errors of export and import (ConnectionFailed, UsageError, DataError with the
     pre-flight's findings, ApplyError, VerifyError, Cancelled).
     """
-    opts = ImportOptions(  # checks --if-exists and --zero-dates
+    opts = ImportOptions(  # checks --if-exists and --zero-dates; the tables are chosen by the source's reflection
         threads=threads or default_load_threads(),
-        tables=tuple(tables),
-        exclude=tuple(exclude),
         if_exists=if_exists,
         resume=resume,
         strict=strict,
@@ -519,8 +525,9 @@ def migrate(
         if on_event is not None:
             on_event(e)
 
-    coordinator = src.connect_raw()
+    coordinator = connect_source(src)  # read-only for SQLite: a missing source file is an error, never created
     workers: list[Any] = []
+    source_written: WrittenFiles | None = None
     stop = threading.Event()
     try:
         sengine: Any = detect_engine(src.family, coordinator)
@@ -537,7 +544,7 @@ def migrate(
                 "snapshot", f"source snapshot: {snapshot.mode}" + ("" if snapshot.consistent else " (not consistent)")
             )
         )
-        db = reflect_source(sengine, workers[0], src, tables, exclude)
+        db = reflect_source(sengine, workers[0], src, tables, exclude, all_databases=all_databases)
         selected = select_tables(db, tables, exclude)
         units, identity = _plan_units(sengine, workers[0], db, selected, nthreads, state, resume)
         names = safe_names((s, t.name) for s, t in selected)
@@ -545,9 +552,11 @@ def migrate(
         for u in units:
             source.units[unit_file_rel(names, u)] = u
         if keep is not None:
-            if not resume:
-                clear_export_dir(state)
-            (state / DATA_DIR).mkdir(parents=True, exist_ok=True)
+            if resume:
+                (state / DATA_DIR).mkdir(parents=True, exist_ok=True)
+                source.written = source_written = WrittenFiles(state, append=True)
+            else:
+                source.written = source_written = prepare_export_dir(state, keep=(PLAN_FILE, PLAN_FILE + ".partial"))
             source.keep = state
         report = _load(
             source,
@@ -566,6 +575,8 @@ def migrate(
             assert report.journal is not None
             _kept_from_disk(source, report.journal.read().done)
             _write_export(source, db, selected, sengine, src, snapshot, created_at, time.monotonic() - started)
+            if source.written is not None:
+                source.written.finish()
     except DbjsonError:
         raise
     except Exception as e:
@@ -574,6 +585,8 @@ def migrate(
         raise
     finally:
         close_quietly([coordinator, *workers])
+        if source_written is not None:
+            source_written.close()
     load = report.report
     if load.verify is not None and not load.verify.ok:
         raise verify_error(load.verify)

@@ -30,6 +30,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "dbjson.speedups",
             "dbjson._speedups_table",
             "dbjson.events",
+            "dbjson.filters",
         ),
     ),
     ("format", ("dbjson.format",)),

@@ -103,6 +103,10 @@ def import_cmd(
 ) -> None:
     """Load an export directory into a database: DDL, rows in parallel, indexes and keys, verify.
 
+    What the schema translation loses on this target (routines, triggers, a default...) is printed
+    as "translation:" lines, as schema-load and migrate print it. Each --tables/--exclude glob
+    must name a table of the export (exit 2 otherwise).
+
     Examples:
 
       dbjson import out/ postgresql://postgres@127.0.0.1/shop --create --threads 4
@@ -168,10 +172,13 @@ def import_cmd(
         sys.stdout.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
         return
     if not quiet:
+        con = stderr_console()
+        for item in report.translation:  # what the schema translation dropped or changed, as migrate prints
+            con.print(f"translation: {item}", markup=False, highlight=False)
         rate = report.rows / report.seconds if report.seconds > 0 else 0.0
         msg = f"imported {report.rows} rows into {len(report.tables)} table(s) in {report.seconds:.1f}s ({rate:,.0f} rows/s)"
         if report.rejected:
             msg += f"; {report.rejected} rejected row(s) in {report.rejects_dir}"
         if report.verify is not None:
             msg += "; verified"
-        stderr_console().print(msg, markup=False)
+        con.print(msg, markup=False)

@@ -62,6 +62,13 @@ def migrate_cmd(
     no_verify: Annotated[
         bool, typer.Option("--no-verify", help="Skip the count/checksum comparison with the source after loading.")
     ] = False,
+    all_databases: Annotated[
+        bool,
+        typer.Option(
+            "--all-databases",
+            help="MySQL/MariaDB: a URL without a database reads every database on the server (without it, that is an error).",
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
 ) -> None:
@@ -105,6 +112,7 @@ def migrate_cmd(
                 zero_dates=zero_dates,
                 state_dir=state_dir,
                 on_event=show,
+                all_databases=all_databases,
             )
         )
     if json_out:

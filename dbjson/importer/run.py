@@ -48,6 +48,7 @@ from ..events import (
     UnitUndone,
     Warning,
 )
+from ..filters import check_filters
 from ..format.datafiles import DataFile, open_data
 from ..format.journal import Journal, journal_path
 from ..format.layout import REJECTS_DIR, rejects_file
@@ -783,6 +784,13 @@ def import_database(
         renames=parse_assignments(renames, "--rename"),
     )
     db, mtables, export_id = read_export(d)
+    # before connecting: a typo in a filter must not even create the target (an SQLite file)
+    check_filters(
+        ((s.name, t.name) for s, t in db.tables()),
+        tables=opts.tables,
+        exclude=opts.exclude,
+        source=f"the export ({d / 'manifest.json'})",
+    )
     target, engine = connect_target(url)
     imp = Importer(d, target, engine, opts, on_event)
     if importer_hook is not None:
