@@ -257,14 +257,15 @@ _SQLITE_OPTIONS = (
 )
 
 
-def sqlite_connect_args(url: URL, *, read_only: bool = False) -> tuple[str, dict[str, Any]]:
+def sqlite_connect_args(url: URL, *, read_only: bool = False, missing_ok: bool = False) -> tuple[str, dict[str, Any]]:
     """``sqlite3.connect`` arguments for a URL, as SQLAlchemy's ``sqlite+pysqlite`` dialect builds
     them: the file as an absolute path (``:memory:`` when there is none); ``uri``, ``timeout``,
     ``isolation_level``, ``detect_types``, ``check_same_thread`` and ``cached_statements`` from
     the query; with ``uri=true`` the database is a ``file:`` URI and the other query options are
     SQLite URI parameters (``?mode=ro&uri=true``). ``check_same_thread`` is off for a file.
     ``read_only``: a file is opened as a ``file:...?mode=ro`` URI (a reader never creates or
-    changes it; a missing file is an error of :func:`sqlite3.connect`)."""
+    changes it; a missing file is an error of :func:`sqlite3.connect`, or with ``missing_ok`` an
+    empty in-memory database: what a dry run of a load into a file not made yet sees)."""
     if url.username or url.password or url.host or url.port:
         raise UsageError(
             f"invalid SQLite URL {mask(url)}: a SQLite URL has no user, password, host or port",
@@ -283,7 +284,9 @@ def sqlite_connect_args(url: URL, *, read_only: bool = False) -> tuple[str, dict
         filename = url.database or ":memory:"
         if filename != ":memory:":
             filename = os.path.abspath(filename)
-            if read_only:
+            if read_only and missing_ok and not os.path.exists(filename):
+                filename = ":memory:"
+            elif read_only:
                 filename = "file:" + urllib.parse.quote(filename) + "?mode=ro"
                 kw["uri"] = True
     is_file = bool(url.database) and url.database != ":memory:" and opts.get("mode") != "memory"
@@ -296,6 +299,7 @@ class Target:
     """A parsed URL with its engine family; opens raw DBAPI connections (and SQLAlchemy engines)."""
 
     url: URL
+    read_only: bool = False  # a dry run: the engines' loaders open connections that cannot write (SQLite: mode=ro)
 
     @property
     def family(self) -> str:

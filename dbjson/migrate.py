@@ -126,6 +126,7 @@ class MigrateReport:
             "verify": load["verify"],
             "keep": self.keep_dir,
             "warnings": self.warnings,
+            **({"dry_run": load["dry_run"]} if "dry_run" in load else {}),
         }
 
 
@@ -328,7 +329,15 @@ def _fingerprint(db: m.Database) -> str:
 
 
 def _plan_units(
-    engine: Any, conn: Any, db: m.Database, selected: list[tuple[str, m.Table]], threads: int, state: Path, resume: bool
+    engine: Any,
+    conn: Any,
+    db: m.Database,
+    selected: list[tuple[str, m.Table]],
+    threads: int,
+    state: Path,
+    resume: bool,
+    *,
+    save: bool = True,
 ) -> tuple[list[ExportUnit], str]:
     """The units (the saved plan on --resume) and the migration's identity for the journal."""
     fp = _fingerprint(db)
@@ -357,9 +366,10 @@ def _plan_units(
                 for u in units
             ],
         }
-        tmp = path.with_name(PLAN_FILE + ".partial")
-        tmp.write_bytes(pickle.dumps(saved))
-        os.replace(tmp, path)
+        if save:
+            tmp = path.with_name(PLAN_FILE + ".partial")
+            tmp.write_bytes(pickle.dumps(saved))
+            os.replace(tmp, path)
     identity = hashlib.blake2b(pickle.dumps(saved), digest_size=8).hexdigest()
     return units, identity
 
@@ -476,6 +486,7 @@ def migrate(
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
     all_databases: bool = False,
+    dry_run: bool = False,
 ) -> MigrateReport:
     """Copy the database at ``source_url`` into ``target_url``: schema, rows, indexes and keys, verified.
 
@@ -489,6 +500,9 @@ def migrate(
     or ``state_dir`` (default :func:`default_state_dir`). ``on_event`` receives the progress
     events (:mod:`dbjson.events`); ``importer_hook`` the importer before it runs. ``all_databases``:
     a MySQL source URL without a database copies every database of the server (else an error).
+    ``dry_run=True`` changes nothing (no state directory, no kept files, read-only connections):
+    ``report.load.dry_run`` says what would happen to the target (see :func:`dbjson.import_database`),
+    with the pre-flight's findings read from the source.
 
     Raises the errors of export and import (ConnectionFailed, UsageError, DataError with the
     pre-flight's findings, ApplyError, VerifyError, Cancelled).
@@ -507,14 +521,15 @@ def migrate(
     started = time.monotonic()
     created_at = now_utc()
     src = Target(parse_url(source_url))
-    target, tengine = connect_target(target_url)
+    target, tengine = connect_target(target_url, read_only=dry_run)
     if target_identity(src) == target_identity(target):
         raise UsageError("the source and the target are the same database")
     state = (
         Path(keep) if keep is not None else Path(state_dir) if state_dir is not None else default_state_dir(src, target)
     )
-    state.mkdir(parents=True, exist_ok=True)
-    if not resume and if_exists == "fail" and _interrupted(state, target):
+    if not dry_run:
+        state.mkdir(parents=True, exist_ok=True)
+    if not resume and if_exists == "fail" and state.is_dir() and _interrupted(state, target):
         raise UsageError(
             f"an interrupted migrate of this source into this target left its journal in {state}",
             hint="add --resume to finish it, or --if-exists replace to start over",
@@ -546,12 +561,12 @@ def migrate(
         )
         db = reflect_source(sengine, workers[0], src, tables, exclude, all_databases=all_databases)
         selected = select_tables(db, tables, exclude)
-        units, identity = _plan_units(sengine, workers[0], db, selected, nthreads, state, resume)
+        units, identity = _plan_units(sengine, workers[0], db, selected, nthreads, state, resume, save=not dry_run)
         names = safe_names((s, t.name) for s, t in selected)
         source = _Source(sengine, workers, stop)
         for u in units:
             source.units[unit_file_rel(names, u)] = u
-        if keep is not None:
+        if keep is not None and not dry_run:
             if resume:
                 (state / DATA_DIR).mkdir(parents=True, exist_ok=True)
                 source.written = source_written = WrittenFiles(state, append=True)
@@ -570,6 +585,7 @@ def migrate(
             opts,
             on_event,
             importer_hook,
+            dry_run=dry_run,
         )
         if source.keep is not None:
             assert report.journal is not None
@@ -590,7 +606,9 @@ def migrate(
     load = report.report
     if load.verify is not None and not load.verify.ok:
         raise verify_error(load.verify)
-    if keep is None and state_dir is None:
+    if dry_run:
+        pass  # nothing was written: no state to remove or mark
+    elif keep is None and state_dir is None:
         shutil.rmtree(state, ignore_errors=True)  # finished: nothing to resume
     else:
         journal = Journal(journal_path(state, target_identity(target)))
@@ -603,7 +621,7 @@ def migrate(
         load=load,
         seconds=time.monotonic() - started,
         threads=nthreads,
-        keep_dir=str(keep) if keep is not None else None,
+        keep_dir=str(keep) if keep is not None and not dry_run else None,
         state_dir=str(state) if keep is None and state_dir is not None else None,
         warnings=warnings,
     )
@@ -623,15 +641,20 @@ def _load(
     opts: ImportOptions,
     on_event: EventHandler | None,
     importer_hook: Callable[[Importer], None] | None,
+    *,
+    dry_run: bool = False,
 ) -> _MigrateImporter:
-    """Run the importer over the streamed units; returns it (its report, its journal)."""
+    """Run the importer over the streamed units (``dry_run``: its rehearsal); returns it (its report, its journal)."""
     imp = _MigrateImporter(state, target, tengine, opts, on_event)
     imp.source = source
     imp.filters = {}
     if importer_hook is not None:
         importer_hook(imp)
     try:
-        imp.run(db, _manifest_tables(db, units, names), identity)
+        if dry_run:
+            imp.rehearse(db, _manifest_tables(db, units, names))
+        else:
+            imp.run(db, _manifest_tables(db, units, names), identity)
     except KeyboardInterrupt:
         imp.cancel.set()
         source.abort()

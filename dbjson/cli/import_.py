@@ -98,10 +98,21 @@ def import_cmd(
     no_verify: Annotated[
         bool, typer.Option("--no-verify", help="Skip the count/checksum verification after loading.")
     ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Print what the import would do to this target (tables, DDL, units, translation losses, pre-flight findings) and change nothing.",
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
 ) -> None:
     """Load an export directory into a database: DDL, rows in parallel, indexes and keys, verify.
+
+    --dry-run prints the plan for this target (what happens to each table, the DDL, the units of
+    rows, the losses, the pre-flight's findings) on stdout and changes nothing: no DDL, no rows, no
+    journal, read-only connections; it exits as the real import would fail (2, 6...) or 0.
 
     What the schema translation loses on this target (routines, triggers, a default...) is printed
     as "translation:" lines, as schema-load and migrate print it. Each --tables/--exclude glob
@@ -140,8 +151,8 @@ def import_cmd(
         if table:
             fail(UsageError("--table goes with '-' (stdin) as the directory"))
         shown = not (quiet or json_out)
-        with Renderer("import", messages=shown, bars="bytes" if shown else None) as show:
-            if create:
+        with Renderer("import", messages=shown, bars="bytes" if shown and not dry_run else None) as show:
+            if create and not dry_run:
                 from ..schemaload import create_database  # lazy: start-up time
 
                 run(lambda: create_database(url))
@@ -166,10 +177,19 @@ def import_cmd(
                     max_errors=max_errors,
                     verify=not no_verify,
                     on_event=show,
+                    dry_run=dry_run,
                 )
             )
     if json_out:
         sys.stdout.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        failed = report.dry_run.error() if report.dry_run is not None else None
+        if failed is not None:
+            raise typer.Exit(failed.exit_code)
+        return
+    if report.dry_run is not None:
+        from .dryrun import show_dry_run
+
+        run(lambda: show_dry_run(report, what="import"))
         return
     if not quiet:
         con = stderr_console()

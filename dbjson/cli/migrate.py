@@ -69,6 +69,13 @@ def migrate_cmd(
             help="MySQL/MariaDB: a URL without a database reads every database on the server (without it, that is an error).",
         ),
     ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Print what the migrate would do to the target (tables, DDL, units, translation losses, pre-flight findings read from the source) and change nothing.",
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
 ) -> None:
@@ -78,6 +85,7 @@ def migrate_cmd(
     unit (a table or a key range, one transaction each, journaled for --resume), without staging
     tables on disk. The translation report and the pre-flight's findings are printed; at the end
     the target's row counts and content checksums are compared with what was read from the source.
+    --dry-run prints what would happen to the target (as import --dry-run) and changes nothing.
 
     Examples:
 
@@ -91,12 +99,12 @@ def migrate_cmd(
     """
     from ..migrate import migrate  # lazy: start-up time
 
-    if create:
+    if create and not dry_run:
         from ..schemaload import create_database  # lazy: start-up time
 
         run(lambda: create_database(target))
     shown = not (quiet or json_out)
-    with Renderer("migrate", messages=shown, bars="bytes" if shown else None) as show:
+    with Renderer("migrate", messages=shown, bars="bytes" if shown and not dry_run else None) as show:
         report: Any = run(
             lambda: migrate(
                 source,
@@ -113,10 +121,19 @@ def migrate_cmd(
                 state_dir=state_dir,
                 on_event=show,
                 all_databases=all_databases,
+                dry_run=dry_run,
             )
         )
     if json_out:
         sys.stdout.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        failed = report.load.dry_run.error() if report.load.dry_run is not None else None
+        if failed is not None:
+            raise typer.Exit(failed.exit_code)
+        return
+    if report.load.dry_run is not None:
+        from .dryrun import show_dry_run
+
+        run(lambda: show_dry_run(report.load, what="migrate"))
         return
     if quiet:
         return

@@ -69,7 +69,7 @@ from .plan import (
     unquote,
 )
 from .reader import LoadUnit, UnitReader
-from .report import ImportReport, TableResult
+from .report import DryRun, ImportReport, TableResult
 from .session import TargetSession, backoff, connect_target, target_identity
 
 MAX_ATTEMPTS = 6
@@ -215,6 +215,83 @@ class Importer(TargetSession):
                 pool=self.procs,
                 target=self.target,
             )
+        self.phase = "done"
+        return self.report
+
+    def rehearse(self, db: m.Database, mtables: list[ManifestTable]) -> ImportReport:
+        """A dry run of :meth:`run`: the same plan, decisions, DDL, pre-flight and units, reported in
+        ``report.dry_run`` (:class:`~.report.DryRun`) and ``report.findings``/``translation``, with
+        nothing written anywhere (no journal, no DDL, no rows; the connections are read-only)."""
+        start = time.monotonic()
+        dry = self.report.dry_run = DryRun()
+        planned = self.plan(db, mtables)
+        plan, tables = planned.ddl, planned.tables
+        if plan is not None:
+            self.report.translation = [str(i) for i in plan.report.items]
+        conn = self.conn()
+        existing = self.engine.load_existing_tables(conn, {t.tschema for t in tables})
+        rows_word = "" if self.opts.schema_only else " and loaded"
+        for tp in tables:
+            name = qualified(tp)
+            self.report.tables[tp.display] = TableResult(tp.display, name)
+            there = (tp.tschema, tp.tname) in existing
+            if self.opts.data_only:
+                dry.actions[tp.display] = f"rows loaded into the existing {name}"
+                if not there:
+                    dry.errors.append(UsageError(f"--data-only: table {name} does not exist in the target"))
+            elif not there:
+                dry.actions[tp.display] = f"created{rows_word}"
+            elif self.opts.if_exists == "fail":
+                dry.actions[tp.display] = "exists: the import stops (--if-exists fail)"
+                dry.errors.append(
+                    UsageError(
+                        f"table {name} already exists in the target",
+                        hint="use --if-exists skip|truncate|replace, --data-only, or --resume",
+                    )
+                )
+            elif self.opts.if_exists == "skip":
+                tp.skipped = True
+                dry.actions[tp.display] = "exists: left as it is (--if-exists skip)"
+            elif self.opts.if_exists == "truncate":
+                tp.kept = True
+                dry.actions[tp.display] = f"exists: emptied{rows_word} (--if-exists truncate)"
+            else:
+                existing.discard((tp.tschema, tp.tname))
+                dry.actions[tp.display] = f"exists: dropped and created again{rows_word} (--if-exists replace)"
+        script = self.engine.ddl_script_statement
+        if not self.opts.data_only and plan is not None:
+            dry.pre_data = [script(st) for st in self._pre_statements(plan, tables, existing)]
+        if not self.opts.schema_only:
+            self.start_phase("pre-flight")
+            findings = preflight(
+                self.engine,
+                conn,
+                tables,
+                zero_dates=self.opts.zero_dates,
+                nul=self.opts.nul or "error",
+                open_file=self.scan_file if self.streams else None,
+            )
+            self.report.findings = findings
+            for f in findings:
+                self.emit(PreflightFinding(str(f), f.table, f.column, f.severity))
+            dry.errors += [
+                DataError(f"pre-flight: {f}", table=f.table, column=f.column) for f in findings if f.severity == "error"
+            ]
+            for tp in tables:
+                if tp.skipped:
+                    continue
+                for df in tp.files:
+                    if not self.streams and not df.path.is_file():
+                        dry.errors.append(
+                            DataError(
+                                "data file listed in the manifest is missing", file=str(df.path), table=tp.display
+                            )
+                        )
+                    dry.units.append({"table": tp.display, "file": df.rel, "rows": df.rows, "bytes": df.bytes})
+        if not self.opts.data_only and plan is not None:
+            post = self.engine.load_merge_indexes(self._post_statements(plan, tables))
+            dry.post_data = [script(st) for st in post]
+        self.report.seconds = time.monotonic() - start
         self.phase = "done"
         return self.report
 
@@ -742,6 +819,7 @@ def import_database(
     verify: bool = True,
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
+    dry_run: bool = False,
 ) -> ImportReport:
     """Load the export in ``directory`` into the database at ``url``.
 
@@ -755,6 +833,10 @@ def import_database(
     ``importer_hook`` the :class:`Importer` before it runs. ``zero_dates`` (``null`` | ``error``) and ``nul``
     (``error`` | ``strip`` | ``replace``) are the policies for zero dates and NUL characters (U+0000)
     on targets that cannot hold them; the pre-flight reports them and verification applies them.
+
+    ``dry_run=True`` changes nothing anywhere: the report's ``dry_run`` (:class:`~.report.DryRun`)
+    says what would happen to each table, the DDL, the units of rows and what would stop the real
+    import; ``findings`` and ``translation`` are the pre-flight's and the translation's.
 
     Raises DataError (bad rows, missing/truncated files, pre-flight findings), ApplyError (DDL),
     VerifyError (counts/checksums differ), Cancelled, ConnectionFailed, UsageError.
@@ -791,12 +873,12 @@ def import_database(
         exclude=opts.exclude,
         source=f"the export ({d / 'manifest.json'})",
     )
-    target, engine = connect_target(url)
+    target, engine = connect_target(url, read_only=dry_run)
     imp = Importer(d, target, engine, opts, on_event)
     if importer_hook is not None:
         importer_hook(imp)
     try:
-        report = imp.run(db, mtables, export_id)
+        report = imp.rehearse(db, mtables) if dry_run else imp.run(db, mtables, export_id)
     except KeyboardInterrupt:
         imp.cancel.set()
         imp.interrupt_all()

@@ -172,6 +172,8 @@ class MySQLLoad:
             cur.execute("SELECT @@SESSION.sql_mode, @@SESSION.time_zone")
             conn._dbjson_saved = cur.fetchone()
             cur.execute(_SESSION)
+            if target.read_only:  # a dry run: any write would be refused by the server
+                cur.execute("SET SESSION TRANSACTION READ ONLY")
         conn._dbjson_local = True
         return conn
 

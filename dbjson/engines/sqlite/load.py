@@ -50,7 +50,8 @@ class SQLiteLoad:
     # -- connections ----------------------------------------------------------------------------
     def load_connect(self, target: Target, *, data_only: bool = False) -> Any:
 
-        path, kw = sqlite_connect_args(target.url)  # the URL's file and options, as for every connection
+        # the URL's file and options, as for every connection (a dry run: read-only, or empty if missing)
+        path, kw = sqlite_connect_args(target.url, read_only=target.read_only, missing_ok=True)
         kw.setdefault("timeout", 60)
         try:
             conn = sqlite3.connect(path, **{**kw, "isolation_level": None, "check_same_thread": False})
