@@ -11,7 +11,7 @@ import typer
 
 from ..errors import UsageError
 from .common import app, choices, fail, run, stderr_console
-from .progress import Renderer
+from .progress import Renderer, phase_times
 
 
 @app.command("import")
@@ -151,7 +151,7 @@ def import_cmd(
         if table:
             fail(UsageError("--table goes with '-' (stdin) as the directory"))
         shown = not (quiet or json_out)
-        with Renderer("import", messages=shown, bars="bytes" if shown and not dry_run else None) as show:
+        with Renderer("import", messages=shown, bars="load" if shown and not dry_run else None) as show:
             if create and not dry_run:
                 from ..schemaload import create_database  # lazy: start-up time
 
@@ -195,8 +195,8 @@ def import_cmd(
         con = stderr_console()
         for item in report.translation:  # what the schema translation dropped or changed, as migrate prints
             con.print(f"translation: {item}", markup=False, highlight=False)
-        rate = report.rows / report.seconds if report.seconds > 0 else 0.0
-        msg = f"imported {report.rows} rows into {len(report.tables)} table(s) in {report.seconds:.1f}s ({rate:,.0f} rows/s)"
+        msg = f"imported {report.rows} rows into {len(report.tables)} table(s) in {report.seconds:.1f}s"
+        msg += phase_times(report.rows, report.phases)
         if report.rejected:
             msg += f"; {report.rejected} rejected row(s) in {report.rejects_dir}"
         if report.verify is not None:

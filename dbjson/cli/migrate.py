@@ -9,7 +9,7 @@ import orjson
 import typer
 
 from .common import app, run, stderr_console
-from .progress import Renderer
+from .progress import Renderer, phase_times
 
 
 @app.command("migrate")
@@ -104,7 +104,7 @@ def migrate_cmd(
 
         run(lambda: create_database(target))
     shown = not (quiet or json_out)
-    with Renderer("migrate", messages=shown, bars="bytes" if shown and not dry_run else None) as show:
+    with Renderer("migrate", messages=shown, bars="load" if shown and not dry_run else None) as show:
         report: Any = run(
             lambda: migrate(
                 source,
@@ -140,10 +140,9 @@ def migrate_cmd(
     con = stderr_console()
     for item in report.translation:
         con.print(f"translation: {item}", markup=False, highlight=False)
-    rate = report.rows / report.seconds if report.seconds > 0 else 0.0
     msg = (
-        f"migrated {report.rows} rows of {len(report.load.tables)} table(s) in {report.seconds:.1f}s "
-        f"({rate:,.0f} rows/s, snapshot: {report.snapshot.mode})"
+        f"migrated {report.rows} rows of {len(report.load.tables)} table(s) in {report.seconds:.1f}s"
+        f"{phase_times(report.rows, report.load.phases)} (snapshot: {report.snapshot.mode})"
     )
     if report.load.resumed_units:
         msg += f"; {report.load.resumed_units} unit(s) from the interrupted run"

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 import threading
+import time
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -25,6 +26,7 @@ from .convert import build_row_converter
 from .encoders import INLINE, encode_block, encode_file_range
 
 CANCEL_CHECK_EVERY = 2000
+PROGRESS_EVERY = 0.25  # seconds between a unit's UnitProgress events
 
 
 @dataclass
@@ -63,8 +65,11 @@ class UnitReader:
         cancel: threading.Event,
         *,
         streams: bool = False,
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         self.unit = unit
+        self.progress = progress  # called with the rows read so far, at most every PROGRESS_EVERY seconds
+        self._reported = time.monotonic()
         self.engine = engine
         self.zero_dates = zero_dates
         self.open_file = open_file  # the importer's (dbjson.migrate: the source's stream)
@@ -76,6 +81,15 @@ class UnitReader:
         self.line = 0
         self._fh: IO[bytes] | None = None
         self.convert = build_row_converter(engine, self.tp, zero_dates, unit.file.rel)
+
+    def _report(self) -> None:
+        """Tell ``progress`` how many rows were read (every CANCEL_CHECK_EVERY rows or block, when
+        PROGRESS_EVERY seconds have passed: no per-row cost)."""
+        if self.progress is not None:
+            now = time.monotonic()
+            if now - self._reported >= PROGRESS_EVERY:
+                self._reported = now
+                self.progress(self.count)
 
     def _lines(self) -> Iterator[tuple[int, bytes]]:
         self._fh = self.open_file(self.unit.file)
@@ -90,8 +104,10 @@ class UnitReader:
         for number, raw in self._lines():
             self.line = number
             self.count += 1
-            if self.count % CANCEL_CHECK_EVERY == 0 and cancel.is_set():
-                raise Cancelled("import cancelled")
+            if self.count % CANCEL_CHECK_EVERY == 0:
+                if cancel.is_set():
+                    raise Cancelled("import cancelled")
+                self._report()
             add(raw)
             yield convert(raw, number, base + self.count)
 
@@ -180,6 +196,7 @@ class UnitReader:
             raise DataError(payload, **info)
         self.count += n
         self.checksum.merge(Checksum(csum, n, self.checksum.algorithm))
+        self._report()
         return payload  # type: ignore[no-any-return]
 
     def rows_careful(self) -> Iterator[tuple[int, bytes, tuple[Any, ...] | None, DataError | None]]:
@@ -188,8 +205,10 @@ class UnitReader:
         for number, raw in self._lines():
             self.line = number
             self.count += 1
-            if self.count % CANCEL_CHECK_EVERY == 0 and self.cancel.is_set():
-                raise Cancelled("import cancelled")
+            if self.count % CANCEL_CHECK_EVERY == 0:
+                if self.cancel.is_set():
+                    raise Cancelled("import cancelled")
+                self._report()
             self.checksum.add(raw)
             try:
                 yield number, raw, self.convert(raw, number, base + self.count), None

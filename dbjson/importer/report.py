@@ -79,6 +79,7 @@ class ImportReport:
     verify: Any = None
     rejects_dir: str | None = None
     dry_run: DryRun | None = None  # set by a dry run, which loads nothing
+    phases: dict[str, float] = field(default_factory=dict)  # seconds spent in each phase (``seconds``: all of them)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,6 +90,7 @@ class ImportReport:
             "seconds": round(self.seconds, 3),
             "threads": self.threads,
             "resumed_units": self.resumed_units,
+            "phases": {k: round(v, 3) for k, v in self.phases.items()},
             "tables": {k: vars(v) for k, v in sorted(self.tables.items())},
             "findings": [f.to_dict() for f in self.findings],
             "translation": self.translation,

@@ -44,7 +44,9 @@ from ..events import (
     RowRejected,
     Started,
     TableFinished,
+    TableStarted,
     UnitLoaded,
+    UnitProgress,
     UnitUndone,
     Warning,
 )
@@ -107,6 +109,7 @@ class Importer(TargetSession):
         self.rejected = 0
         self.journal: Journal | None = None
         self.phase = "start"  # start | pre-data | pre-flight | data | post-data | verify | done
+        self._phase_started: float | None = None  # when the current phase began (report.phases)
         self._units_left: dict[str, int] = {}  # table → its units still to load in this run
 
     # -- events ---------------------------------------------------------------------------------
@@ -115,10 +118,21 @@ class Importer(TargetSession):
         if self.on_event is not None:
             self.on_event(event)
 
-    def start_phase(self, phase: str, message: str = "", **totals: int) -> None:
-        """Enter ``phase`` and announce it (:class:`~dbjson.events.PhaseStarted`)."""
+    def start_phase(self, phase: str, message: str = "", **totals: int | None) -> None:
+        """Enter ``phase`` and announce it (:class:`~dbjson.events.PhaseStarted`); the time spent in
+        the previous one goes to ``report.phases``."""
+        self.end_phase()
         self.phase = phase
-        self.emit(PhaseStarted(phase, message, **totals))
+        self._phase_started = time.monotonic()
+        self.emit(PhaseStarted(phase, message, **totals))  # type: ignore[arg-type]
+
+    def end_phase(self) -> None:
+        """Add the time of the current phase to ``report.phases`` (seconds per phase)."""
+        started = self._phase_started
+        if started is not None and self.phase not in ("start", "done"):
+            phases = self.report.phases
+            phases[self.phase] = phases.get(self.phase, 0.0) + time.monotonic() - started
+        self._phase_started = None
 
     def close_all(self) -> None:
         """Close the connections, the worker processes, the rejects files and the journal."""
@@ -198,12 +212,15 @@ class Importer(TargetSession):
             self.start_phase("post-data", "post-data DDL")
             post = self._post_statements(plan, tables)
             self._run_ddl(self.engine.load_merge_indexes(post), state, parallel=True)  # MySQL: one ALTER per table
-        self.report.seconds = time.monotonic() - start
         self.report.rejected = self.rejected
         if self.rejected:
             self.report.rejects_dir = str(self.dir / REJECTS_DIR)
         if self.opts.verify and not self.opts.schema_only:
-            self.start_phase("verify", "verify")
+            checked = [t for t in tables if not t.skipped and not t.ddl_only]
+            rows = [t.rows for t in checked]
+            self.start_phase(
+                "verify", "verify", tables=len(checked), rows=None if None in rows else sum(r or 0 for r in rows)
+            )
             self.report.verify = verify_tables(
                 self.engine,
                 self.conn,
@@ -215,6 +232,8 @@ class Importer(TargetSession):
                 pool=self.procs,
                 target=self.target,
             )
+        self.end_phase()
+        self.report.seconds = time.monotonic() - start  # every phase, verify included
         self.phase = "done"
         return self.report
 
@@ -499,13 +518,20 @@ class Importer(TargetSession):
         self._units_left = {}
         for u in todo:
             self._units_left[u.table.display] = self._units_left.get(u.table.display, 0) + 1
+        todo_rows = [u.file.rows for u in todo]
         self.start_phase(
             "data",
             f"loading {len(todo)} unit(s) with up to {self.opts.threads} thread(s)",
             units=len(todo),
             bytes=sum(u.size for u in todo),
             resumed=len(units) - len(todo),
+            rows=None if None in todo_rows else sum(r or 0 for r in todo_rows),
         )
+        for tp in tables:  # one progress bar per table with rows to load
+            left = [u for u in todo if u.table is tp]
+            if left:
+                rows = [u.file.rows for u in left]
+                self.emit(TableStarted(tp.display, len(left), None if None in rows else sum(r or 0 for r in rows)))
         threads = self.opts.threads if self.engine.capabilities.parallel_writers else 1
         for wave in foreign_key_waves(self.engine, todo):
             self.run_parallel([(u.size, self._unit_job(u)) for u in wave], threads)
@@ -609,7 +635,13 @@ class Importer(TargetSession):
                 continue
             self.active[threading.get_ident()] = conn
             reader = UnitReader(
-                unit, self.engine, self.opts.zero_dates, self.open_file, self.cancel, streams=self.streams
+                unit,
+                self.engine,
+                self.opts.zero_dates,
+                self.open_file,
+                self.cancel,
+                streams=self.streams,
+                progress=lambda rows: self.emit(UnitProgress(tp.display, unit.file.rel, rows)),
             )
             committed = False
             try:
