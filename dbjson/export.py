@@ -41,6 +41,7 @@ from .format.datafiles import DataFileWriter, Syncer
 from .format.layout import COMPRESSIONS, WrittenFiles, check_export_dir, data_file_rel, prepare_export_dir, safe_names
 from .format.manifest import FileEntry, KeyRange, Manifest, SourceInfo, TableEntry, write_manifest, write_schema
 from .model import now_utc
+from .ratelimit import RateLimit, parse_rate
 from .url import source_host
 
 DEFAULT_CHUNK_ROWS = 1_000_000  # a unit of work when no --chunk-size is given
@@ -277,6 +278,7 @@ class _Shared:
     chunk_bytes: int | None
     emit: Callable[[ev.Event], None]
     written: WrittenFiles | None = None  # the directory's list of the files this export creates
+    limit: RateLimit | None = None  # --max-rate: every worker's blocks together
     stop: threading.Event = field(default_factory=threading.Event)
     results: list[UnitFile] = field(default_factory=list)
     errors: list[BaseException] = field(default_factory=list)
@@ -326,6 +328,8 @@ def _run_unit(shared: _Shared, conn: Any, unit: ExportUnit) -> None:
         for block in prefetched(shared.engine.export_stream(conn, unit, shared.stop), shared.stop):
             if shared.stop.is_set():
                 raise Cancelled("export cancelled")
+            if shared.limit is not None:  # --max-rate: wait for this block's turn
+                shared.limit.take(block.count(b"\n"), len(block), shared.stop)
             while shared.chunk_bytes and current.plain_bytes + len(block) > shared.chunk_bytes:
                 # fill this file up to the limit at a line boundary, then start the next part
                 cut = block.rfind(b"\n", 0, shared.chunk_bytes - current.plain_bytes) + 1
@@ -571,6 +575,7 @@ def export_database(
     database: m.Database | None = None,
     all_databases: bool = False,
     overwrite: bool = False,
+    max_rate: str | RateLimit | None = None,
 ) -> ExportReport:
     """Export every table of the database at ``url`` into ``out_dir``.
 
@@ -581,7 +586,8 @@ def export_database(
     (uncompressed). ``database`` skips reflection and exports the tables of that model.
     ``all_databases``: a MySQL URL without a database exports every database of the server (else
     an error). ``out_dir`` must be new, empty or a previous export; ``overwrite`` also writes into a
-    directory holding other files (they are left alone). A ``tables``/``exclude`` glob or a
+    directory holding other files (they are left alone). ``max_rate`` caps the rows or bytes per
+    second of all workers together (``"50000rows"``, ``"20MB"``: :func:`dbjson.ratelimit.parse_rate`). A ``tables``/``exclude`` glob or a
     ``where`` table that names no table is a UsageError. Returns the report; the manifest is written last.
     """
     if compress not in COMPRESSIONS:
@@ -589,6 +595,7 @@ def export_database(
     if threads is not None and threads < 1:
         raise UsageError("--threads must be at least 1")
     nthreads = threads or default_threads()
+    limit = max_rate if isinstance(max_rate, RateLimit) else parse_rate(max_rate)
     started = time.monotonic()
     created_at = now_utc()
     emit = on_event or (lambda e: None)
@@ -632,7 +639,14 @@ def export_database(
             units.extend(tu)
         written = prepare_export_dir(out, overwrite=overwrite)  # nothing is created before this point
         shared = _Shared(
-            engine, out, safe_names((s, t.name) for s, t, _ in plan), compress, chunk_bytes, emit, written=written
+            engine,
+            out,
+            safe_names((s, t.name) for s, t, _ in plan),
+            compress,
+            chunk_bytes,
+            emit,
+            written=written,
+            limit=limit,
         )
         for u in units:
             shared.remaining[u.qualified] = shared.remaining.get(u.qualified, 0) + 1

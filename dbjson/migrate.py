@@ -71,6 +71,7 @@ from .importer.run import Importer
 from .importer.session import connect_target, target_identity
 from .model import now_utc
 from .preflight import preflight_columns, source_filter
+from .ratelimit import parse_rate
 from .verify import verify_error
 
 PLAN_FILE = "migrate-plan.pickle"
@@ -487,6 +488,7 @@ def migrate(
     importer_hook: Callable[[Importer], None] | None = None,
     all_databases: bool = False,
     dry_run: bool = False,
+    max_rate: str | None = None,
 ) -> MigrateReport:
     """Copy the database at ``source_url`` into ``target_url``: schema, rows, indexes and keys, verified.
 
@@ -500,7 +502,8 @@ def migrate(
     or ``state_dir`` (default :func:`default_state_dir`). ``on_event`` receives the progress
     events (:mod:`dbjson.events`); ``importer_hook`` the importer before it runs. ``all_databases``:
     a MySQL source URL without a database copies every database of the server (else an error).
-    ``dry_run=True`` changes nothing (no state directory, no kept files, read-only connections):
+    ``max_rate`` caps the rows or bytes per second read from the source and loaded (as for
+    :func:`dbjson.import_database`). ``dry_run=True`` changes nothing (no state directory, no kept files, read-only connections):
     ``report.load.dry_run`` says what would happen to the target (see :func:`dbjson.import_database`),
     with the pre-flight's findings read from the source.
 
@@ -514,6 +517,7 @@ def migrate(
         strict=strict,
         zero_dates=zero_dates,
         verify=verify,
+        max_rate=parse_rate(max_rate),
     )
     if threads is not None and threads < 1:
         raise UsageError("--threads must be at least 1")

@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "dbjson._speedups_table",
             "dbjson.events",
             "dbjson.filters",
+            "dbjson.ratelimit",
         ),
     ),
     ("format", ("dbjson.format",)),

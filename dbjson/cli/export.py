@@ -61,6 +61,13 @@ def export_cmd(
             help="MySQL/MariaDB: a URL without a database reads every database on the server (without it, that is an error).",
         ),
     ] = False,
+    max_rate: Annotated[
+        str | None,
+        typer.Option(
+            "--max-rate",
+            help="At most this many rows (50000rows) or bytes (20MB, of JSON lines) per second, all threads together.",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print a machine-readable report on stdout.")] = False,
 ) -> None:
@@ -120,6 +127,7 @@ def export_cmd(
             on_event=show,
             all_databases=all_databases,
             overwrite=overwrite,
+            max_rate=max_rate,
         )
 
     with show:

@@ -98,6 +98,13 @@ def import_cmd(
     no_verify: Annotated[
         bool, typer.Option("--no-verify", help="Skip the count/checksum verification after loading.")
     ] = False,
+    max_rate: Annotated[
+        str | None,
+        typer.Option(
+            "--max-rate",
+            help="At most this many rows (50000rows) or bytes (20MB, of JSON lines) per second, all threads together.",
+        ),
+    ] = None,
     dry_run: Annotated[
         bool,
         typer.Option(
@@ -178,6 +185,7 @@ def import_cmd(
                     verify=not no_verify,
                     on_event=show,
                     dry_run=dry_run,
+                    max_rate=max_rate,
                 )
             )
     if json_out:

@@ -69,6 +69,13 @@ def migrate_cmd(
             help="MySQL/MariaDB: a URL without a database reads every database on the server (without it, that is an error).",
         ),
     ] = False,
+    max_rate: Annotated[
+        str | None,
+        typer.Option(
+            "--max-rate",
+            help="At most this many rows (50000rows) or bytes (20MB, of JSON lines) per second, all threads together.",
+        ),
+    ] = None,
     dry_run: Annotated[
         bool,
         typer.Option(
@@ -122,6 +129,7 @@ def migrate_cmd(
                 on_event=show,
                 all_databases=all_databases,
                 dry_run=dry_run,
+                max_rate=max_rate,
             )
         )
     if json_out:

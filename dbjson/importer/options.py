@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..preflight import NUL_POLICIES, ZERO_DATES
+from ..ratelimit import RateLimit
 
 # ``--if-exists`` of ``dbjson import`` and ``dbjson migrate`` (``dbjson schema-load`` has no truncate).
 IMPORT_IF_EXISTS = ("fail", "skip", "truncate", "replace")
@@ -51,6 +52,7 @@ class ImportOptions:
     set_sql: Mapping[str, str] = field(default_factory=dict)
     increments: Mapping[str, int] = field(default_factory=dict)
     renames: Mapping[str, str] = field(default_factory=dict)
+    max_rate: RateLimit | None = None  # --max-rate: rows or bytes per second of all loaders together
 
     def __post_init__(self) -> None:
         if self.if_exists not in IMPORT_IF_EXISTS:

@@ -22,11 +22,13 @@ from ..engines.interface import TablePlan
 from ..errors import Cancelled, DataError
 from ..format.checksum import Checksum
 from ..format.datafiles import DataFile, iter_lines
+from ..ratelimit import RateLimit
 from .convert import build_row_converter
 from .encoders import INLINE, encode_block, encode_file_range
 
 CANCEL_CHECK_EVERY = 2000
 PROGRESS_EVERY = 0.25  # seconds between a unit's UnitProgress events
+LIMIT_BATCH = 500  # rows booked at once under --max-rate (row by row paths)
 
 
 @dataclass
@@ -66,8 +68,10 @@ class UnitReader:
         *,
         streams: bool = False,
         progress: Callable[[int], None] | None = None,
+        limit: RateLimit | None = None,
     ) -> None:
         self.unit = unit
+        self.limit = limit  # --max-rate: the run's shared schedule (None: no limit, no cost)
         self.progress = progress  # called with the rows read so far, at most every PROGRESS_EVERY seconds
         self._reported = time.monotonic()
         self.engine = engine
@@ -93,7 +97,21 @@ class UnitReader:
 
     def _lines(self) -> Iterator[tuple[int, bytes]]:
         self._fh = self.open_file(self.unit.file)
-        return iter_lines(self._fh, self.unit.file.rel)
+        lines = iter_lines(self._fh, self.unit.file.rel)
+        return lines if self.limit is None else self._limited(lines, self.limit)
+
+    def _limited(self, lines: Iterator[tuple[int, bytes]], limit: RateLimit) -> Iterator[tuple[int, bytes]]:
+        """``lines``, booked with ``limit`` every LIMIT_BATCH rows (only under --max-rate)."""
+        rows = size = 0
+        for item in lines:
+            rows += 1
+            size += len(item[1])
+            if rows == LIMIT_BATCH:
+                limit.take(rows, size, self.cancel)
+                rows = size = 0
+            yield item
+        if rows:
+            limit.take(rows, size, self.cancel)
 
     def rows(self) -> Iterator[tuple[Any, ...]]:
         """Converted rows for the bulk path (a bad line raises DataError naming file and line)."""
@@ -181,8 +199,11 @@ class UnitReader:
                     pending.append(pool.submit(encode_file_range, *args, path, offset, len(block), expect, f.algorithm))
                 else:
                     pending.append(pool.submit(encode_block, *args, block, None if by_bytes else f.algorithm))
-                first_line += block.count(b"\n")
+                lines_in_block = block.count(b"\n")
+                first_line += lines_in_block
                 offset += len(block)
+                if self.limit is not None:  # --max-rate: this block's turn
+                    self.limit.take(lines_in_block, len(block), self.cancel)
             while pending and (len(pending) > lookahead or not chunk):
                 yield self._take(pending.popleft().result())
             if not chunk:

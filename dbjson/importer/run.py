@@ -56,6 +56,7 @@ from ..format.journal import Journal, journal_path
 from ..format.layout import REJECTS_DIR, rejects_file
 from ..format.manifest import ManifestTable, read_export
 from ..preflight import preflight
+from ..ratelimit import RateLimit, parse_rate
 from ..verify import verify_error, verify_tables
 from .encoders import INLINE
 from .options import ImportOptions, default_load_threads, int_option, parse_assignments
@@ -642,6 +643,7 @@ class Importer(TargetSession):
                 self.cancel,
                 streams=self.streams,
                 progress=lambda rows: self.emit(UnitProgress(tp.display, unit.file.rel, rows)),
+                limit=self.opts.max_rate,
             )
             committed = False
             try:
@@ -852,6 +854,7 @@ def import_database(
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
     dry_run: bool = False,
+    max_rate: str | RateLimit | None = None,
 ) -> ImportReport:
     """Load the export in ``directory`` into the database at ``url``.
 
@@ -866,7 +869,8 @@ def import_database(
     (``error`` | ``strip`` | ``replace``) are the policies for zero dates and NUL characters (U+0000)
     on targets that cannot hold them; the pre-flight reports them and verification applies them.
 
-    ``dry_run=True`` changes nothing anywhere: the report's ``dry_run`` (:class:`~.report.DryRun`)
+    ``max_rate`` caps the rows or bytes (of JSON lines) per second of all loaders together
+    (``"50000rows"``, ``"20MB"``: :func:`dbjson.ratelimit.parse_rate`). ``dry_run=True`` changes nothing anywhere: the report's ``dry_run`` (:class:`~.report.DryRun`)
     says what would happen to each table, the DDL, the units of rows and what would stop the real
     import; ``findings`` and ``translation`` are the pre-flight's and the translation's.
 
@@ -886,6 +890,7 @@ def import_database(
         nul=nul,
         max_errors=max_errors,
         verify=verify,
+        max_rate=max_rate if isinstance(max_rate, RateLimit) else parse_rate(max_rate),
     )
     d = Path(directory)
     if not d.is_dir():
