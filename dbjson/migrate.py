@@ -49,6 +49,7 @@ from .events import Event, EventHandler, Finished, PhaseStarted, Warning
 from .export import (
     UnitFile,
     abort_queries,
+    connect_source,
     open_workers,
     plan_table,
     prefetched,
@@ -61,7 +62,7 @@ from .export import (
 from .format.checksum import Checksum
 from .format.datafiles import BlockReader, DataFile, DataFileWriter
 from .format.journal import Journal, journal_path
-from .format.layout import DATA_DIR, clear_export_dir, safe_names
+from .format.layout import DATA_DIR, WrittenFiles, prepare_export_dir, safe_names
 from .format.manifest import Manifest, ManifestTable, SnapshotInfo, write_manifest, write_schema
 from .format.paths import inside
 from .format.savedstate import Unencodable, decode_values, encode_values, read_state, write_state
@@ -72,6 +73,7 @@ from .importer.run import Importer
 from .importer.session import connect_target, target_identity
 from .model import now_utc
 from .preflight import preflight_columns, source_filter
+from .ratelimit import parse_rate
 from .verify import verify_error
 
 PLAN_FILE = "migrate-plan.json"  # a JSON state file (jsonschema/migrate-plan.json)
@@ -127,6 +129,7 @@ class MigrateReport:
             "verify": load["verify"],
             "keep": self.keep_dir,
             "warnings": self.warnings,
+            **({"dry_run": load["dry_run"]} if "dry_run" in load else {}),
         }
 
 
@@ -148,6 +151,7 @@ class _Source:
         self.units: dict[str, ExportUnit] = {}  # data file rel → the export unit it streams
         self.keep: Path | None = None  # the export directory kept files go to (--keep)
         self.kept: dict[str, UnitFile] = {}  # rel → the finished kept file
+        self.written: WrittenFiles | None = None  # the kept directory's list of the files written there
         self.lock = threading.Lock()
 
     def checkout(self) -> Any:
@@ -171,7 +175,11 @@ class _Source:
         if where is not None:
             unit = dataclasses.replace(unit, where=f"({unit.where}) AND ({where})" if unit.where else where)
             return _Filtered(_UnitStream(self, unit, f.rel, None), 1 << 20)
-        kept = DataFileWriter(self.keep / f.rel, "none") if keep and self.keep is not None else None
+        kept = None
+        if keep and self.keep is not None:
+            if self.written is not None:
+                self.written.add(self.keep / f.rel)  # before the file exists: a later export may replace it
+            kept = DataFileWriter(self.keep / f.rel, "none")
         return io.BufferedReader(_UnitStream(self, unit, f.rel, kept), 1 << 20)
 
     def abort(self) -> None:
@@ -324,7 +332,15 @@ def _fingerprint(db: m.Database) -> str:
 
 
 def _plan_units(
-    engine: Any, conn: Any, db: m.Database, selected: list[tuple[str, m.Table]], threads: int, state: Path, resume: bool
+    engine: Any,
+    conn: Any,
+    db: m.Database,
+    selected: list[tuple[str, m.Table]],
+    threads: int,
+    state: Path,
+    resume: bool,
+    *,
+    save: bool = True,
 ) -> tuple[list[ExportUnit], str]:
     """The units (the saved plan on --resume) and the migration's identity for the journal.
 
@@ -363,7 +379,8 @@ def _plan_units(
                 for u in units
             ],
         }
-        write_state(path, saved, "migrate-plan")
+        if save:
+            write_state(path, saved, "migrate-plan")
     identity = hashlib.blake2b(orjson.dumps(saved, option=orjson.OPT_SORT_KEYS), digest_size=8).hexdigest()
     return units, identity
 
@@ -547,6 +564,9 @@ def migrate(
     retry_budget: float = DEFAULT_RETRY_BUDGET,
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
+    all_databases: bool = False,
+    dry_run: bool = False,
+    max_rate: str | None = None,
 ) -> MigrateReport:
     """Copy the database at ``source_url`` into ``target_url``: schema, rows, indexes and keys, verified.
 
@@ -559,21 +579,25 @@ def migrate(
     continues an interrupted run of the same migration: the journal and unit plan live in ``keep``
     or ``state_dir`` (default :func:`default_state_dir`). ``retry_budget``: seconds the load keeps
     retrying a transient failure (see :func:`dbjson.import_database`). ``on_event`` receives the progress
-    events (:mod:`dbjson.events`); ``importer_hook`` the importer before it runs.
+    events (:mod:`dbjson.events`); ``importer_hook`` the importer before it runs. ``all_databases``:
+    a MySQL source URL without a database copies every database of the server (else an error).
+    ``max_rate`` caps the rows or bytes per second read from the source and loaded (as for
+    :func:`dbjson.import_database`). ``dry_run=True`` changes nothing (no state directory, no kept files, read-only connections):
+    ``report.load.dry_run`` says what would happen to the target (see :func:`dbjson.import_database`),
+    with the pre-flight's findings read from the source.
 
     Raises the errors of export and import (ConnectionFailed, UsageError, DataError with the
     pre-flight's findings, ApplyError, VerifyError, Cancelled).
     """
-    opts = ImportOptions(  # checks --if-exists and --zero-dates
+    opts = ImportOptions(  # checks --if-exists and --zero-dates; the tables are chosen by the source's reflection
         threads=threads or default_load_threads(),
-        tables=tuple(tables),
-        exclude=tuple(exclude),
         if_exists=if_exists,
         resume=resume,
         strict=strict,
         zero_dates=zero_dates,
         verify=verify,
         retry_budget=retry_budget,
+        max_rate=parse_rate(max_rate),
     )
     if threads is not None and threads < 1:
         raise UsageError("--threads must be at least 1")
@@ -581,14 +605,15 @@ def migrate(
     started = time.monotonic()
     created_at = now_utc()
     src = Target(parse_url(source_url))
-    target, tengine = connect_target(target_url)
+    target, tengine = connect_target(target_url, read_only=dry_run)
     if target_identity(src) == target_identity(target):
         raise UsageError("the source and the target are the same database")
     state = (
         Path(keep) if keep is not None else Path(state_dir) if state_dir is not None else default_state_dir(src, target)
     )
-    state.mkdir(parents=True, exist_ok=True)
-    if not resume and if_exists == "fail" and _interrupted(state, target):
+    if not dry_run:
+        state.mkdir(parents=True, exist_ok=True)
+    if not resume and if_exists == "fail" and state.is_dir() and _interrupted(state, target):
         raise UsageError(
             f"an interrupted migrate of this source into this target left its journal in {state}",
             hint="add --resume to finish it, or --if-exists replace to start over",
@@ -599,8 +624,9 @@ def migrate(
         if on_event is not None:
             on_event(e)
 
-    coordinator = src.connect_raw()
+    coordinator = connect_source(src)  # read-only for SQLite: a missing source file is an error, never created
     workers: list[Any] = []
+    source_written: WrittenFiles | None = None
     stop = threading.Event()
     try:
         sengine: Any = detect_engine(src.family, coordinator)
@@ -617,17 +643,19 @@ def migrate(
                 "snapshot", f"source snapshot: {snapshot.mode}" + ("" if snapshot.consistent else " (not consistent)")
             )
         )
-        db = reflect_source(sengine, workers[0], src, tables, exclude)
+        db = reflect_source(sengine, workers[0], src, tables, exclude, all_databases=all_databases)
         selected = select_tables(db, tables, exclude)
-        units, identity = _plan_units(sengine, workers[0], db, selected, nthreads, state, resume)
+        units, identity = _plan_units(sengine, workers[0], db, selected, nthreads, state, resume, save=not dry_run)
         names = safe_names((s, t.name) for s, t in selected)
         source = _Source(sengine, workers, stop)
         for u in units:
             source.units[unit_file_rel(names, u)] = u
-        if keep is not None:
-            if not resume:
-                clear_export_dir(state)
-            (state / DATA_DIR).mkdir(parents=True, exist_ok=True)
+        if keep is not None and not dry_run:
+            if resume:
+                (state / DATA_DIR).mkdir(parents=True, exist_ok=True)
+                source.written = source_written = WrittenFiles(state, append=True)
+            else:
+                source.written = source_written = prepare_export_dir(state, keep=(PLAN_FILE, PLAN_FILE + ".partial"))
             source.keep = state
         report = _load(
             source,
@@ -641,11 +669,14 @@ def migrate(
             opts,
             on_event,
             importer_hook,
+            dry_run=dry_run,
         )
         if source.keep is not None:
             assert report.journal is not None
             _kept_from_disk(source, report.journal.read().done)
             _write_export(source, db, selected, sengine, src, snapshot, created_at, time.monotonic() - started)
+            if source.written is not None:
+                source.written.finish()
     except DbjsonError:
         raise
     except Exception as e:
@@ -654,10 +685,14 @@ def migrate(
         raise
     finally:
         close_quietly([coordinator, *workers])
+        if source_written is not None:
+            source_written.close()
     load = report.report
     if load.verify is not None and not load.verify.ok:
         raise verify_error(load.verify)
-    if keep is None and state_dir is None:
+    if dry_run:
+        pass  # nothing was written: no state to remove or mark
+    elif keep is None and state_dir is None:
         shutil.rmtree(state, ignore_errors=True)  # finished: nothing to resume
     else:
         journal = Journal(journal_path(state, target_identity(target)))
@@ -670,7 +705,7 @@ def migrate(
         load=load,
         seconds=time.monotonic() - started,
         threads=nthreads,
-        keep_dir=str(keep) if keep is not None else None,
+        keep_dir=str(keep) if keep is not None and not dry_run else None,
         state_dir=str(state) if keep is None and state_dir is not None else None,
         warnings=warnings,
     )
@@ -690,15 +725,20 @@ def _load(
     opts: ImportOptions,
     on_event: EventHandler | None,
     importer_hook: Callable[[Importer], None] | None,
+    *,
+    dry_run: bool = False,
 ) -> _MigrateImporter:
-    """Run the importer over the streamed units; returns it (its report, its journal)."""
+    """Run the importer over the streamed units (``dry_run``: its rehearsal); returns it (its report, its journal)."""
     imp = _MigrateImporter(state, target, tengine, opts, on_event)
     imp.source = source
     imp.filters = {}
     if importer_hook is not None:
         importer_hook(imp)
     try:
-        imp.run(db, _manifest_tables(db, units, names), identity)
+        if dry_run:
+            imp.rehearse(db, _manifest_tables(db, units, names))
+        else:
+            imp.run(db, _manifest_tables(db, units, names), identity)
     except KeyboardInterrupt:
         imp.cancel.set()
         source.abort()

@@ -99,6 +99,7 @@ class VerifyReport:
     """Per-table checks; ``ok`` when every table matches."""
 
     tables: list[TableCheck] = field(default_factory=list)
+    seconds: float = 0.0  # the whole check (dbjson verify: connecting and planning included)
 
     @property
     def ok(self) -> bool:
@@ -109,7 +110,12 @@ class VerifyReport:
         return [p for t in self.tables if (p := t.problem())]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "tables": [t.to_dict() for t in self.tables], "problems": self.problems}
+        return {
+            "ok": self.ok,
+            "seconds": round(self.seconds, 3),
+            "tables": [t.to_dict() for t in self.tables],
+            "problems": self.problems,
+        }
 
 
 def verify_error(report: VerifyReport) -> VerifyError:
@@ -384,6 +390,7 @@ def verify_tables(
     thread computes the expected checksum: re-encoding in Python then runs on every core.
     """
     report = VerifyReport()
+    began = time.monotonic()
     results: dict[str, TableCheck] = {}
     workers = int(getattr(pool, "_max_workers", 0) or 0) if target is not None else 0
 
@@ -423,6 +430,7 @@ def verify_tables(
 
     run_parallel([(sum(f.bytes or 0 for f in tp.files) or (tp.rows or 0), job(tp)) for tp in tables])
     report.tables = [results[tp.display] for tp in tables]
+    report.seconds = time.monotonic() - began
     return report
 
 
@@ -491,7 +499,8 @@ def verify(
         )
     finally:
         session.close_all()
-    emit(Finished(report.ok, sum(t.rows for t in report.tables), time.monotonic() - started, report))
+    report.seconds = time.monotonic() - started
+    emit(Finished(report.ok, sum(t.rows for t in report.tables), report.seconds, report))
     return report
 
 

@@ -51,6 +51,27 @@ def export_cmd(
     table: Annotated[
         str | None, typer.Option("--table", help="Export only this table (with -o - : to stdout as JSON lines).")
     ] = None,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Export into a directory that holds other files too (they are left alone; only a previous export's files are replaced).",
+        ),
+    ] = False,
+    all_databases: Annotated[
+        bool,
+        typer.Option(
+            "--all-databases",
+            help="MySQL/MariaDB: a URL without a database reads every database on the server (without it, that is an error).",
+        ),
+    ] = False,
+    max_rate: Annotated[
+        str | None,
+        typer.Option(
+            "--max-rate",
+            help="At most this many rows (50000rows) or bytes (20MB, of JSON lines) per second, all threads together.",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print a machine-readable report on stdout.")] = False,
 ) -> None:
@@ -59,6 +80,11 @@ def export_cmd(
     Writes DIR/schema.json, DIR/data/<schema>.<table>[.<chunk>].jsonl[.zst|.gz] and, last,
     DIR/manifest.json (row counts, sizes, file hashes and content checksums). SIGUSR1 prints a status
     line; Ctrl-C stops every worker and leaves no complete-looking partial file.
+
+    Nothing passes silently: each --tables, --exclude and --where must name a table of the source
+    (exit 2 otherwise); a SQLite source is opened read-only and must exist; DIR must be new, empty
+    or an earlier export (whose files are replaced; --overwrite writes into a directory holding
+    other files, which are left alone); a MySQL URL without a database needs --all-databases.
 
     Examples:
 
@@ -103,6 +129,9 @@ def export_cmd(
             chunk_rows=chunk_rows,
             chunk_bytes=chunk_bytes,
             on_event=show,
+            all_databases=all_databases,
+            overwrite=overwrite,
+            max_rate=max_rate,
         )
 
     with show:

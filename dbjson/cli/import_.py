@@ -10,7 +10,7 @@ import typer
 
 from ..errors import UsageError
 from .common import app, choices, fail, run, stderr_console
-from .progress import Renderer
+from .progress import Renderer, phase_times
 
 
 @app.command("import")
@@ -118,10 +118,32 @@ def import_cmd(
     no_verify: Annotated[
         bool, typer.Option("--no-verify", help="Skip the count/checksum verification after loading.")
     ] = False,
+    max_rate: Annotated[
+        str | None,
+        typer.Option(
+            "--max-rate",
+            help="At most this many rows (50000rows) or bytes (20MB, of JSON lines) per second, all threads together.",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Print what the import would do to this target (tables, DDL, units, translation losses, pre-flight findings) and change nothing.",
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
 ) -> None:
     """Load an export directory into a database: DDL, rows in parallel, indexes and keys, verify.
+
+    --dry-run prints the plan for this target (what happens to each table, the DDL, the units of
+    rows, the losses, the pre-flight's findings) on stdout and changes nothing: no DDL, no rows, no
+    journal, read-only connections; it exits as the real import would fail (2, 6...) or 0.
+
+    What the schema translation loses on this target (routines, triggers, a default...) is printed
+    as "translation:" lines, as schema-load and migrate print it. Each --tables/--exclude glob
+    must name a table of the export (exit 2 otherwise).
 
     Examples:
 
@@ -156,8 +178,8 @@ def import_cmd(
         if table:
             fail(UsageError("--table goes with '-' (stdin) as the directory"))
         shown = not (quiet or json_out)
-        with Renderer("import", messages=shown, bars="bytes" if shown else None) as show:
-            if create:
+        with Renderer("import", messages=shown, bars="load" if shown and not dry_run else None) as show:
+            if create and not dry_run:
                 from ..schemaload import create_database  # lazy: start-up time
 
                 run(lambda: create_database(url))
@@ -184,16 +206,29 @@ def import_cmd(
                     retry_budget=retry_budget,
                     untrusted=untrusted,
                     on_event=show,
+                    dry_run=dry_run,
+                    max_rate=max_rate,
                 )
             )
     if json_out:
         sys.stdout.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        failed = report.dry_run.error() if report.dry_run is not None else None
+        if failed is not None:
+            raise typer.Exit(failed.exit_code)
+        return
+    if report.dry_run is not None:
+        from .dryrun import show_dry_run
+
+        run(lambda: show_dry_run(report, what="import"))
         return
     if not quiet:
-        rate = report.rows / report.seconds if report.seconds > 0 else 0.0
-        msg = f"imported {report.rows} rows into {len(report.tables)} table(s) in {report.seconds:.1f}s ({rate:,.0f} rows/s)"
+        con = stderr_console()
+        for item in report.translation:  # what the schema translation dropped or changed, as migrate prints
+            con.print(f"translation: {item}", markup=False, highlight=False)
+        msg = f"imported {report.rows} rows into {len(report.tables)} table(s) in {report.seconds:.1f}s"
+        msg += phase_times(report.rows, report.phases)
         if report.rejected:
             msg += f"; {report.rejected} rejected row(s) in {report.rejects_dir}"
         if report.verify is not None:
             msg += "; verified"
-        stderr_console().print(msg, markup=False)
+        con.print(msg, markup=False)

@@ -8,7 +8,7 @@ from typing import Annotated
 import orjson
 import typer
 
-from .common import app, choices, fail, run, stdout_console
+from .common import app, choices, fail, run, stderr_console, stdout_console
 from .progress import Renderer
 
 
@@ -64,7 +64,7 @@ def verify_cmd(
     """
     from ..verify import verify, verify_error  # lazy: start-up time
 
-    with Renderer("verify", messages=False) as show:  # SIGUSR1: tables checked so far
+    with Renderer("verify", messages=False, bars=None if quiet or json_out else "load") as show:  # SIGUSR1 too
         report = run(
             lambda: verify(
                 directory,
@@ -86,5 +86,9 @@ def verify_cmd(
             out.print(
                 f"{mark:8} {t.table}: {t.rows} rows" + (f", checksum {t.checksum}" if t.checksum else ""), markup=False
             )
+        rows = sum(t.rows for t in report.tables)
+        stderr_console().print(
+            f"verified {len(report.tables)} table(s), {rows:,} rows in {report.seconds:.1f}s", markup=False
+        )
     if not report.ok:
         fail(verify_error(report))

@@ -110,8 +110,13 @@ class ReflectOptions:
     exclude: tuple[str, ...] = ()
     grants: bool = False
     schemas: tuple[str, ...] = ()  # PostgreSQL schemas / MySQL databases; () = the URL's default
+    all_databases: bool = False  # MySQL: a URL without a database reads every database (else an error)
+    # Every (schema, relation) an engine asked ``wants`` about: what the filters chose from
+    # (dbjson.filters.check_filters tells a glob that matches nothing from one that was excluded).
+    seen: set[tuple[str, str]] = field(default_factory=set, compare=False, repr=False)
 
     def wants(self, schema: str, table: str) -> bool:
+        self.seen.add((schema, table))
         names = (table, f"{schema}.{table}")
         if self.tables and not any(fnmatch.fnmatchcase(n, g) for g in self.tables for n in names):
             return False

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..preflight import NUL_POLICIES, ZERO_DATES
+from ..ratelimit import RateLimit
 
 # Seconds a unit, a statement or a reconnection keeps retrying a transient failure (a lost
 # connection, a lock timeout, a deadlock) from its first failure: long enough for a server restart.
@@ -57,6 +58,7 @@ class ImportOptions:
     increments: Mapping[str, int] = field(default_factory=dict)
     renames: Mapping[str, str] = field(default_factory=dict)
     untrusted: bool = False  # the schema document's code does not run (docs/security.md)
+    max_rate: RateLimit | None = None  # --max-rate: rows or bytes per second of all loaders together
 
     def __post_init__(self) -> None:
         if self.if_exists not in IMPORT_IF_EXISTS:

@@ -20,6 +20,7 @@ from .. import model as m
 from ..engines import Engine
 from ..engines.interface import TablePlan
 from ..errors import DocumentError, UsageError, first_line
+from ..filters import check_filters
 from ..format.checksum import DEFAULT_CHECKSUM
 from ..format.manifest import ManifestTable
 from ..preflight import value_rules
@@ -87,6 +88,12 @@ def table_plans(
     source's names and types); ``manifest_file`` names the manifest in errors.
     """
     include, exclude = opts.tables, opts.exclude
+    check_filters(
+        ((s.name, t.name) for s, t in db.tables()),
+        tables=include,
+        exclude=exclude,
+        source=f"the export ({manifest_file})",
+    )
     by_name = {(t.schema, t.name): t for t in mtables}
     names_only = {t.name: t for t in mtables}
     out: list[TablePlan] = []

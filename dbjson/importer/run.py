@@ -44,10 +44,13 @@ from ..events import (
     RowRejected,
     Started,
     TableFinished,
+    TableStarted,
     UnitLoaded,
+    UnitProgress,
     UnitUndone,
     Warning,
 )
+from ..filters import check_filters
 from ..format.datafiles import DataFile, open_data
 from ..format.journal import Journal, journal_path
 from ..format.layout import REJECTS_DIR, rejects_file
@@ -55,6 +58,7 @@ from ..format.manifest import ManifestTable, read_export
 from ..format.paths import open_for_write, refuse_link
 from ..format.storage import Location, ObjectPath, local_state_dir, location
 from ..preflight import preflight
+from ..ratelimit import RateLimit, parse_rate
 from ..verify import verify_error, verify_tables
 from .encoders import INLINE
 from .options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads, int_option, parse_assignments
@@ -72,7 +76,7 @@ from .plan import (
     unquote,
 )
 from .reader import LoadUnit, UnitReader
-from .report import ImportReport, TableResult
+from .report import DryRun, ImportReport, TableResult
 from .session import RetryBudget, TargetSession, connect_target, target_identity
 
 MAX_ATTEMPTS = 6  # rounds of deciding units whose COMMIT lost its connection (see load_data)
@@ -116,6 +120,7 @@ class Importer(TargetSession):
         self.rejected = 0
         self.journal: Journal | None = None
         self.phase = "start"  # start | pre-data | pre-flight | data | post-data | verify | done
+        self._phase_started: float | None = None  # when the current phase began (report.phases)
         self._units_left: dict[str, int] = {}  # table → its units still to load in this run
         self._tables: list[TablePlan] = []  # the tables of this run (see run)
 
@@ -125,10 +130,21 @@ class Importer(TargetSession):
         if self.on_event is not None:
             self.on_event(event)
 
-    def start_phase(self, phase: str, message: str = "", **totals: int) -> None:
-        """Enter ``phase`` and announce it (:class:`~dbjson.events.PhaseStarted`)."""
+    def start_phase(self, phase: str, message: str = "", **totals: int | None) -> None:
+        """Enter ``phase`` and announce it (:class:`~dbjson.events.PhaseStarted`); the time spent in
+        the previous one goes to ``report.phases``."""
+        self.end_phase()
         self.phase = phase
-        self.emit(PhaseStarted(phase, message, **totals))
+        self._phase_started = time.monotonic()
+        self.emit(PhaseStarted(phase, message, **totals))  # type: ignore[arg-type]
+
+    def end_phase(self) -> None:
+        """Add the time of the current phase to ``report.phases`` (seconds per phase)."""
+        started = self._phase_started
+        if started is not None and self.phase not in ("start", "done"):
+            phases = self.report.phases
+            phases[self.phase] = phases.get(self.phase, 0.0) + time.monotonic() - started
+        self._phase_started = None
 
     # -- retrying transient failures within the budget -----------------------------------------
     def conn(self) -> Any:
@@ -304,12 +320,15 @@ class Importer(TargetSession):
                     pointer=e.pointer,
                     hint=e.hint or "fix the cause and run the same import again with --resume to finish the post-data",
                 ) from None
-        self.report.seconds = time.monotonic() - start
         self.report.rejected = self.rejected
         if self.rejected:
             self.report.rejects_dir = str(local_state_dir(self.dir) / REJECTS_DIR)
         if self.opts.verify and not self.opts.schema_only:
-            self.start_phase("verify", "verify")
+            checked = [t for t in tables if not t.skipped and not t.ddl_only]
+            rows = [t.rows for t in checked]
+            self.start_phase(
+                "verify", "verify", tables=len(checked), rows=None if None in rows else sum(r or 0 for r in rows)
+            )
             self.report.verify = verify_tables(
                 self.engine,
                 self.conn,
@@ -321,6 +340,85 @@ class Importer(TargetSession):
                 pool=self.procs,
                 target=self.target,
             )
+        self.end_phase()
+        self.report.seconds = time.monotonic() - start  # every phase, verify included
+        self.phase = "done"
+        return self.report
+
+    def rehearse(self, db: m.Database, mtables: list[ManifestTable]) -> ImportReport:
+        """A dry run of :meth:`run`: the same plan, decisions, DDL, pre-flight and units, reported in
+        ``report.dry_run`` (:class:`~.report.DryRun`) and ``report.findings``/``translation``, with
+        nothing written anywhere (no journal, no DDL, no rows; the connections are read-only)."""
+        start = time.monotonic()
+        dry = self.report.dry_run = DryRun()
+        planned = self.plan(db, mtables)
+        plan, tables = planned.ddl, planned.tables
+        if plan is not None:
+            self.report.translation = [str(i) for i in plan.report.items]
+        conn = self.conn()
+        existing = self.engine.load_existing_tables(conn, {t.tschema for t in tables})
+        rows_word = "" if self.opts.schema_only else " and loaded"
+        for tp in tables:
+            name = qualified(tp)
+            self.report.tables[tp.display] = TableResult(tp.display, name)
+            there = (tp.tschema, tp.tname) in existing
+            if self.opts.data_only:
+                dry.actions[tp.display] = f"rows loaded into the existing {name}"
+                if not there:
+                    dry.errors.append(UsageError(f"--data-only: table {name} does not exist in the target"))
+            elif not there:
+                dry.actions[tp.display] = f"created{rows_word}"
+            elif self.opts.if_exists == "fail":
+                dry.actions[tp.display] = "exists: the import stops (--if-exists fail)"
+                dry.errors.append(
+                    UsageError(
+                        f"table {name} already exists in the target",
+                        hint="use --if-exists skip|truncate|replace, --data-only, or --resume",
+                    )
+                )
+            elif self.opts.if_exists == "skip":
+                tp.skipped = True
+                dry.actions[tp.display] = "exists: left as it is (--if-exists skip)"
+            elif self.opts.if_exists == "truncate":
+                tp.kept = True
+                dry.actions[tp.display] = f"exists: emptied{rows_word} (--if-exists truncate)"
+            else:
+                existing.discard((tp.tschema, tp.tname))
+                dry.actions[tp.display] = f"exists: dropped and created again{rows_word} (--if-exists replace)"
+        script = self.engine.ddl_script_statement
+        if not self.opts.data_only and plan is not None:
+            dry.pre_data = [script(st) for st in self._pre_statements(plan, tables, existing)]
+        if not self.opts.schema_only:
+            self.start_phase("pre-flight")
+            findings = preflight(
+                self.engine,
+                conn,
+                tables,
+                zero_dates=self.opts.zero_dates,
+                nul=self.opts.nul or "error",
+                open_file=self.scan_file if self.streams else None,
+            )
+            self.report.findings = findings
+            for f in findings:
+                self.emit(PreflightFinding(str(f), f.table, f.column, f.severity))
+            dry.errors += [
+                DataError(f"pre-flight: {f}", table=f.table, column=f.column) for f in findings if f.severity == "error"
+            ]
+            for tp in tables:
+                if tp.skipped:
+                    continue
+                for df in tp.files:
+                    if not self.streams and not df.path.is_file():
+                        dry.errors.append(
+                            DataError(
+                                "data file listed in the manifest is missing", file=str(df.path), table=tp.display
+                            )
+                        )
+                    dry.units.append({"table": tp.display, "file": df.rel, "rows": df.rows, "bytes": df.bytes})
+        if not self.opts.data_only and plan is not None:
+            post = self.engine.load_merge_indexes(self._post_statements(plan, tables))
+            dry.post_data = [script(st) for st in post]
+        self.report.seconds = time.monotonic() - start
         self.phase = "done"
         return self.report
 
@@ -618,13 +716,20 @@ class Importer(TargetSession):
         self._units_left = {}
         for u in todo:
             self._units_left[u.table.display] = self._units_left.get(u.table.display, 0) + 1
+        todo_rows = [u.file.rows for u in todo]
         self.start_phase(
             "data",
             f"loading {len(todo)} unit(s) with up to {self.opts.threads} thread(s)",
             units=len(todo),
             bytes=sum(u.size for u in todo),
             resumed=len(units) - len(todo),
+            rows=None if None in todo_rows else sum(r or 0 for r in todo_rows),
         )
+        for tp in tables:  # one progress bar per table with rows to load
+            left = [u for u in todo if u.table is tp]
+            if left:
+                rows = [u.file.rows for u in left]
+                self.emit(TableStarted(tp.display, len(left), None if None in rows else sum(r or 0 for r in rows)))
         threads = self.opts.threads if self.engine.capabilities.parallel_writers else 1
         for wave in foreign_key_waves(self.engine, todo):
             self.run_parallel([(u.size, self._unit_job(u)) for u in wave], threads)
@@ -760,7 +865,14 @@ class Importer(TargetSession):
             conn = self.conn()  # (retries a failing connection within its own budget)
             self.active[threading.get_ident()] = conn
             reader = UnitReader(
-                unit, self.engine, self.opts.zero_dates, self.open_file, self.cancel, streams=self.streams
+                unit,
+                self.engine,
+                self.opts.zero_dates,
+                self.open_file,
+                self.cancel,
+                streams=self.streams,
+                progress=lambda rows: self.emit(UnitProgress(tp.display, unit.file.rel, rows)),
+                limit=self.opts.max_rate,
             )
             committed = False
             try:
@@ -976,6 +1088,8 @@ def import_database(
     untrusted: bool = False,
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
+    dry_run: bool = False,
+    max_rate: str | RateLimit | None = None,
 ) -> ImportReport:
     """Load the export in ``directory`` into the database at ``url``.
 
@@ -992,6 +1106,11 @@ def import_database(
     ``untrusted``: the export comes from a source not trusted to run code with the importing user's
     rights: no routines, triggers or events are created, views and expressions only with the
     functions of a safe list, materialized views without data (each reported; docs/security.md).
+
+    ``max_rate`` caps the rows or bytes (of JSON lines) per second of all loaders together
+    (``"50000rows"``, ``"20MB"``: :func:`dbjson.ratelimit.parse_rate`). ``dry_run=True`` changes nothing anywhere: the report's ``dry_run`` (:class:`~.report.DryRun`)
+    says what would happen to each table, the DDL, the units of rows and what would stop the real
+    import; ``findings`` and ``translation`` are the pre-flight's and the translation's.
 
     ``retry_budget``: seconds a unit, a statement or a reconnection keeps retrying a transient failure
     (a lost connection, a server restarting, a lock held by another session, a deadlock), with
@@ -1016,6 +1135,7 @@ def import_database(
         verify=verify,
         retry_budget=retry_budget,
         untrusted=untrusted,
+        max_rate=max_rate if isinstance(max_rate, RateLimit) else parse_rate(max_rate),
     )
     d = location(directory)
     if not d.is_dir():
@@ -1028,12 +1148,19 @@ def import_database(
         renames=parse_assignments(renames, "--rename"),
     )
     db, mtables, export_id = read_export(d)
-    target, engine = connect_target(url)
+    # before connecting: a typo in a filter must not even create the target (an SQLite file)
+    check_filters(
+        ((s.name, t.name) for s, t in db.tables()),
+        tables=opts.tables,
+        exclude=opts.exclude,
+        source=f"the export ({d / 'manifest.json'})",
+    )
+    target, engine = connect_target(url, read_only=dry_run)
     imp = Importer(d, target, engine, opts, on_event)
     if importer_hook is not None:
         importer_hook(imp)
     try:
-        report = imp.run(db, mtables, export_id)
+        report = imp.rehearse(db, mtables) if dry_run else imp.run(db, mtables, export_id)
     except KeyboardInterrupt:
         imp.cancel.set()
         imp.interrupt_all()

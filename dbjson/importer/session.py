@@ -141,9 +141,10 @@ class TargetSession:
         fn()
 
 
-def connect_target(url: str) -> tuple[Target, Engine]:
-    """The target and its engine (MariaDB told from MySQL by the server)."""
-    target = Target(parse_url(url))
+def connect_target(url: str, *, read_only: bool = False) -> tuple[Target, Engine]:
+    """The target and its engine (MariaDB told from MySQL by the server); ``read_only``: a dry run's
+    target (see :attr:`dbjson.connect.Target.read_only`)."""
+    target = Target(parse_url(url), read_only=read_only)
     conn = get_engine(target.family).load_connect(target)  # the family's engine connects; the server says which
     try:
         engine = detect_engine(target.family, conn)

@@ -196,6 +196,8 @@ class MySQLLoad:
                 "SET SESSION lock_wait_timeout = %s, innodb_lock_wait_timeout = %s",
                 tuple(min(int(w), most) for w in waits),
             )
+            if target.read_only:  # a dry run: any write would be refused by the server
+                cur.execute("SET SESSION TRANSACTION READ ONLY")
         conn._dbjson_local = True
         return conn
 

@@ -108,6 +108,11 @@ def _schema_names(cur: Any, target: Target, options: ReflectOptions) -> list[str
         wanted = list(options.schemas)
     elif target.database:
         wanted = [target.database]
+    elif not options.all_databases:
+        raise UsageError(
+            f"the URL {target.display()} names no database",
+            hint="name one (mysql://root@127.0.0.1/shop), or pass --all-databases to read every database on the server",
+        )
     else:
         return sorted(n for n in existing if n.lower() not in SYSTEM_SCHEMAS)
     missing = [n for n in wanted if n not in existing]

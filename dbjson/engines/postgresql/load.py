@@ -122,6 +122,8 @@ class PostgreSQLLoad:
         conn.execute("SET datestyle = 'ISO, YMD'")
         conn.execute("SET intervalstyle = 'iso_8601'")
         conn.execute("SET extra_float_digits = 1")
+        if target.read_only:  # a dry run: any write would be refused by the server
+            conn.execute("SET default_transaction_read_only = on")
         if data_only:
             try:
                 conn.execute("SET session_replication_role = replica")

@@ -56,7 +56,8 @@ class SQLiteLoad:
         """A connection in autocommit mode (the importer opens the transactions); a locked
         database is waited for ``lock_timeout`` seconds at a time (then the importer retries);
         ``synchronous = FULL``: a unit journaled done survives a power loss too (one sync per unit)."""
-        path, kw = sqlite_connect_args(target.url)  # the URL's file and options, as for every connection
+        # the URL's file and options, as for every connection (a dry run: read-only, or empty if missing)
+        path, kw = sqlite_connect_args(target.url, read_only=target.read_only, missing_ok=True)
         kw.setdefault("timeout", lock_timeout)
         try:
             conn = sqlite3.connect(path, **{**kw, "isolation_level": None, "check_same_thread": False})
