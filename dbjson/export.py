@@ -516,11 +516,12 @@ def abort_queries(engine: Exporter, conns: Iterable[Any]) -> None:
 
 
 def reflect_source(
-    engine: Engine, conn: Any, target: Target, tables: Sequence[str], exclude: Sequence[str]
+    engine: Engine, conn: Any, target: Target, tables: Sequence[str], exclude: Sequence[str], grants: bool = False
 ) -> m.Database:
     """The source's schema document, reflected on ``conn`` (inside the snapshot): the tables
-    ``tables``/``exclude`` select (globs over ``table`` or ``schema.table``)."""
-    options = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude))
+    ``tables``/``exclude`` select (globs over ``table`` or ``schema.table``), their object
+    privileges, and with ``grants`` the users and roles."""
+    options = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude), grants=grants)
     return engine.reflect_database(conn, target, options)
 
 
@@ -554,6 +555,7 @@ def export_database(
     chunk_bytes: int | None = None,
     on_event: Callable[[ev.Event], None] | None = None,
     database: m.Database | None = None,
+    grants: bool = False,
 ) -> ExportReport:
     """Export every table of the database at ``url`` into ``out_dir``.
 
@@ -562,7 +564,8 @@ def export_database(
     ``none``, ``gzip`` or ``zstd``; ``chunk_rows`` splits tables into files of about that many
     rows (key ranges), ``chunk_bytes`` starts a new file when one exceeds that many bytes
     (uncompressed). ``database`` skips reflection and exports the tables of that model.
-    Returns the report; the manifest is written last.
+    The schema document records the object privileges; ``grants`` adds the users and roles
+    (never a password). Returns the report; the manifest is written last.
     """
     if compress not in COMPRESSIONS:
         raise UsageError(f"unknown compression {compress!r}", hint="none, gzip or zstd")
@@ -588,7 +591,7 @@ def export_database(
         engine.export_session(coordinator)
         workers = open_workers(target, engine, nthreads)
         snapshot = engine.export_snapshot(coordinator, workers, warn)
-        db = database or reflect_source(engine, workers[0], target, tables, exclude)
+        db = database or reflect_source(engine, workers[0], target, tables, exclude, grants)
         selected = select_tables(db, tables, exclude)
         wmap = where or {}
         plan: list[tuple[str, m.Table, str | None]] = [(s, t, _where_for(wmap, s, t.name)) for s, t in selected]

@@ -41,6 +41,7 @@ from typing import IO, Any
 import xxhash
 
 from . import model as m
+from .casts import parse_casts
 from .connect import Target, close_quietly, connection_error, parse_url
 from .engines import detect_engine
 from .engines.interface import ExportUnit, TablePlan
@@ -467,6 +468,9 @@ def migrate(
     strict: bool = False,
     zero_dates: str = "null",
     state_dir: str | os.PathLike[str] | None = None,
+    privileges: bool = True,
+    grants: bool = False,
+    casts: Sequence[str] = (),
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
 ) -> MigrateReport:
@@ -480,7 +484,9 @@ def migrate(
     target's row counts and content checksums with the lines read from the source. ``resume``
     continues an interrupted run of the same migration: the journal and unit plan live in ``keep``
     or ``state_dir`` (default :func:`default_state_dir`). ``on_event`` receives the progress
-    events (:mod:`dbjson.events`); ``importer_hook`` the importer before it runs.
+    events (:mod:`dbjson.events`); ``importer_hook`` the importer before it runs. ``privileges``
+    and ``grants``: as for :func:`dbjson.import_database` (``grants`` also reads the source's users);
+    ``casts``: type-mapping rules (:mod:`dbjson.casts`).
 
     Raises the errors of export and import (ConnectionFailed, UsageError, DataError with the
     pre-flight's findings, ApplyError, VerifyError, Cancelled).
@@ -494,6 +500,9 @@ def migrate(
         strict=strict,
         zero_dates=zero_dates,
         verify=verify,
+        privileges=privileges,
+        grants=grants,
+        casts=tuple(parse_casts(casts)),
     )
     if threads is not None and threads < 1:
         raise UsageError("--threads must be at least 1")
@@ -537,7 +546,7 @@ def migrate(
                 "snapshot", f"source snapshot: {snapshot.mode}" + ("" if snapshot.consistent else " (not consistent)")
             )
         )
-        db = reflect_source(sengine, workers[0], src, tables, exclude)
+        db = reflect_source(sengine, workers[0], src, tables, exclude, grants)
         selected = select_tables(db, tables, exclude)
         units, identity = _plan_units(sengine, workers[0], db, selected, nthreads, state, resume)
         names = safe_names((s, t.name) for s, t in selected)

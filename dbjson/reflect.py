@@ -18,15 +18,19 @@ def reflect(
     exclude: Sequence[str] = (),
     grants: bool = False,
     schemas: Sequence[str] = (),
+    privileges: bool = True,
 ) -> m.Database:
     """Reflect the database at ``url`` into the schema model.
 
     ``tables``/``exclude`` are globs over table names (``"film*"``, ``"public.*"``); ``grants``
     adds users/roles and their privileges; ``schemas`` selects PostgreSQL schemas (default: every
-    non-system schema) or MySQL databases (default: the URL's database).
+    non-system schema) or MySQL databases (default: the URL's database). ``privileges``: the
+    object privileges on the reflected objects (``Database.grants``), kept unless False.
     """
     target = Target(parse_url(url))
-    options = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude), grants=grants, schemas=tuple(schemas))
+    options = ReflectOptions(
+        tables=tuple(tables), exclude=tuple(exclude), grants=grants, schemas=tuple(schemas), privileges=privileges
+    )
     conn = target.connect_raw(create=False)
     try:
         engine = detect_engine(target.family, conn)

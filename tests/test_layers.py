@@ -30,6 +30,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "dbjson.speedups",
             "dbjson._speedups_table",
             "dbjson.events",
+            "dbjson.casts",
+            "dbjson.config",
         ),
     ),
     ("format", ("dbjson.format",)),

@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import typer
 
@@ -36,6 +36,34 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+# Options several commands share, declared once (the same name and help everywhere).
+GrantsOption = Annotated[
+    bool,
+    typer.Option(
+        "--grants",
+        help="Users and roles too: recorded by export (never a password); created by import, migrate and "
+        "schema-load before their grants (without a password; MySQL accounts locked).",
+    ),
+]
+PrivilegesOption = Annotated[
+    bool,
+    typer.Option(
+        "--privileges/--no-privileges",
+        help="Keep the object privileges (GRANTs on tables, views, sequences, schemas, routines) where their "
+        "roles exist in the target; a missing role is reported, not fatal (--no-privileges: as pg_restore --no-acl).",
+    ),
+]
+
+CastOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--cast",
+        help="A type-mapping rule (repeatable): 'type SOURCE-TYPE to TYPE' (type tinyint(1) to boolean) or "
+        "'column [SCHEMA.]TABLE.COLUMN to TYPE' (column orders.status to text); see 'Cast rules' below.",
+    ),
+]
 
 
 def choices(*values: str) -> Callable[[str], list[str]]:
@@ -150,10 +178,61 @@ def password_prompt_callback(value: bool) -> None:
         os.environ["DBJSON_PASSWORD"] = typer.prompt("Database password", hide_input=True, err=True)
 
 
+def config_params(group: Any) -> dict[str, dict[str, Any]]:
+    """Each command's parameters by the names a configuration file may use (dbjson.config)."""
+    from ..config import Param
+
+    out: dict[str, dict[str, Any]] = {}
+    for name, cmd in group.commands.items():
+        params: dict[str, Any] = {}
+        for p in cmd.params:
+            if p.name is None or p.name in ("help",):
+                continue
+            type_name = getattr(p.type, "name", "")  # (typer vendors click: told by name, not by class)
+            if getattr(p, "is_flag", False) or type_name == "boolean":
+                kind = "flag"
+            elif p.multiple:
+                kind = "list"
+            elif type_name in ("int", "integer") or type_name.startswith("integer"):
+                kind = "int"
+            else:
+                kind = "value"
+            param = Param(p.name, kind)
+            names = {p.name, p.name.replace("_", "-")}
+            names.update(o.lstrip("-") for o in getattr(p, "opts", ()) if o.startswith("--"))
+            for n in names:
+                params[n] = param
+        out[name] = params
+    return out
+
+
+def config_callback(ctx: typer.Context, value: str | None) -> str | None:
+    """``--config FILE`` (or ``dbjson.toml`` here): the commands' defaults, under what the command line gives."""
+    if ctx.resilient_parsing:
+        return value
+    from ..config import find_config, read_config
+
+    try:
+        path = find_config(value)
+        if path is not None:
+            ctx.default_map = {**(ctx.default_map or {}), **read_config(path, config_params(ctx.command))}
+    except DbjsonError as e:
+        fail(e)
+    return value
+
+
 @app.callback()
 def _root(
     version: bool = typer.Option(
         False, "--version", "-V", callback=version_callback, is_eager=True, help="Print the version and exit."
+    ),
+    config: str | None = typer.Option(
+        None,
+        "--config",
+        metavar="FILE",
+        callback=config_callback,
+        help="Read the commands' URLs and options from FILE (TOML; default: ./dbjson.toml when there is one). "
+        "Options on the command line win.",
     ),
     password_prompt: bool = typer.Option(
         False,

@@ -11,7 +11,7 @@ import orjson
 import typer
 
 from ..errors import UsageError
-from .common import app, choices, run, stderr_console
+from .common import GrantsOption, app, choices, run, stderr_console
 from .progress import Renderer
 
 
@@ -49,6 +49,7 @@ def export_cmd(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print a machine-readable report on stdout.")] = False,
+    grants: GrantsOption = False,
 ) -> None:
     """Export rows to canonical JSON lines: parallel, one consistent snapshot, with a manifest.
 
@@ -99,6 +100,7 @@ def export_cmd(
             chunk_rows=chunk_rows,
             chunk_bytes=chunk_bytes,
             on_event=show,
+            grants=grants,
         )
 
     with show:

@@ -10,7 +10,7 @@ import orjson
 import typer
 
 from ..errors import UsageError
-from .common import app, choices, fail, run, stderr_console
+from .common import CastOption, GrantsOption, PrivilegesOption, app, choices, fail, run, stderr_console
 from .progress import Renderer
 
 
@@ -100,6 +100,9 @@ def import_cmd(
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
+    privileges: PrivilegesOption = True,
+    grants: GrantsOption = False,
+    cast: CastOption = None,
 ) -> None:
     """Load an export directory into a database: DDL, rows in parallel, indexes and keys, verify.
 
@@ -161,6 +164,9 @@ def import_cmd(
                     renames=rename or (),
                     max_errors=max_errors,
                     verify=not no_verify,
+                    privileges=privileges,
+                    grants=grants,
+                    casts=cast or (),
                     on_event=show,
                 )
             )

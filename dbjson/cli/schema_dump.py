@@ -39,6 +39,12 @@ def schema_dump(
         ),
     ] = None,
     grants: Annotated[bool, typer.Option("--grants", help="Include users/roles and their grants.")] = False,
+    privileges: Annotated[
+        bool,
+        typer.Option(
+            "--privileges/--no-privileges", help="Record the object privileges (GRANTs) on the dumped objects."
+        ),
+    ] = True,
 ) -> None:
     """Reflect a live database into a JSON schema document.
 
@@ -52,7 +58,11 @@ def schema_dump(
     """
     from ..reflect import reflect  # lazy: start-up time
 
-    db = run(lambda: reflect(url, tables=tables or (), exclude=exclude or (), grants=grants, schemas=schema or ()))
+    db = run(
+        lambda: reflect(
+            url, tables=tables or (), exclude=exclude or (), grants=grants, schemas=schema or (), privileges=privileges
+        )
+    )
     text = db.to_json()
     if output is None or str(output) == "-":
         sys.stdout.write(text)

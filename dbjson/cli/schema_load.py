@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
 
 from ..errors import DocumentError, UsageError
-from .common import app, choices, fail, run, stderr_console, write_atomically
+from .common import (
+    CastOption,
+    GrantsOption,
+    PrivilegesOption,
+    app,
+    choices,
+    fail,
+    run,
+    stderr_console,
+    write_atomically,
+)
 
 if TYPE_CHECKING:
     from ..ddl.plan import TranslationReport
@@ -66,6 +76,9 @@ def schema_load(
             help="No translation summary on stderr (--report FILE is still written, --strict still fails).",
         ),
     ] = False,
+    privileges: PrivilegesOption = True,
+    grants: GrantsOption = False,
+    cast: CastOption = None,
 ) -> None:
     """Create a schema document's tables, indexes, constraints and views in a target database.
 
@@ -87,7 +100,9 @@ def schema_load(
 
     if (to is None) == (dialect is None):
         run(lambda: (_ for _ in ()).throw(UsageError("give exactly one of --to URL or --dialect NAME")))
-    options = {"schema_map": _schema_map(schema_map or [])} if schema_map else None
+    options: dict[str, Any] = {"privileges": privileges, "grants": grants, "casts": tuple(cast or ())}
+    if schema_map:
+        options["schema_map"] = _schema_map(schema_map)
 
     def read() -> Database:
         try:
@@ -119,7 +134,8 @@ def schema_load(
             from ..engines import get_engine  # lazy: start-up time
 
             engine = get_engine(result.plan.target, result.plan.server_version)
-            return "\n".join(engine.ddl_script_statement(s) for s in result.statements) + "\n"
+            shown = result.statements + result.plan.privileges
+            return "\n".join(engine.ddl_script_statement(s) for s in shown) + "\n"
         return ""
 
     text = run(go)

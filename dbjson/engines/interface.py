@@ -108,7 +108,8 @@ class ReflectOptions:
 
     tables: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
-    grants: bool = False
+    grants: bool = False  # users and roles, with all their grants
+    privileges: bool = True  # object privileges on the reflected objects (``Database.grants``)
     schemas: tuple[str, ...] = ()  # PostgreSQL schemas / MySQL databases; () = the URL's default
 
     def wants(self, schema: str, table: str) -> bool:
@@ -327,6 +328,10 @@ class Loader(Protocol):
 
     def load_existing_tables(self, conn: Any, schemas: set[str | None]) -> set[tuple[str | None, str]]:
         """The (schema, table) pairs that exist in ``schemas`` (None: the connection's default)."""
+
+    def load_existing_roles(self, conn: Any) -> set[str] | None:
+        """The roles (PostgreSQL, with ``PUBLIC``) or accounts (MySQL ``user@host``) of the target,
+        in the spelling of ``ddl_role_key``; None when they cannot be read (privileges are then tried)."""
 
     def load_truncate(self, conn: Any, schema: str | None, table: str) -> None:
         """Empty one table."""

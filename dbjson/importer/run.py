@@ -30,6 +30,7 @@ from typing import IO, Any
 import orjson
 
 from .. import model as m
+from ..casts import parse_casts
 from ..connect import Target
 from ..engines import Engine
 from ..engines.interface import TablePlan
@@ -197,6 +198,8 @@ class Importer(TargetSession):
             self.start_phase("post-data", "post-data DDL")
             post = self._post_statements(plan, tables)
             self._run_ddl(self.engine.load_merge_indexes(post), state, parallel=True)  # MySQL: one ALTER per table
+            if plan.privileges:
+                self.apply_privileges(plan.privileges)
         self.report.seconds = time.monotonic() - start
         self.report.rejected = self.rejected
         if self.rejected:
@@ -292,6 +295,15 @@ class Importer(TargetSession):
         return out
 
     # -- DDL ------------------------------------------------------------------------------------
+    def apply_privileges(self, statements: list[Any]) -> None:
+        """Roles, memberships and grants (see :func:`dbjson.schemaload.apply_privileges`); what was
+        skipped is a warning and a line of the report's translation, never an error."""
+        from ..schemaload import apply_privileges  # (start-up time, as plan_ddl)
+
+        for note in apply_privileges(self.conn(), self.engine, statements):
+            self.report.translation.append(note)
+            self.emit(Warning(note))
+
     def _run_ddl(self, statements: list[Any], state: Any, *, parallel: bool) -> None:
         assert self.journal is not None
         journal = self.journal
@@ -739,6 +751,9 @@ def import_database(
     renames: Mapping[str, str] | Sequence[str] = (),
     max_errors: int = 0,
     verify: bool = True,
+    privileges: bool = True,
+    grants: bool = False,
+    casts: Sequence[str] = (),
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
 ) -> ImportReport:
@@ -754,6 +769,10 @@ def import_database(
     ``importer_hook`` the :class:`Importer` before it runs. ``zero_dates`` (``null`` | ``error``) and ``nul``
     (``error`` | ``strip`` | ``replace``) are the policies for zero dates and NUL characters (U+0000)
     on targets that cannot hold them; the pre-flight reports them and verification applies them.
+    ``privileges`` applies the document's object privileges whose roles exist in the target (a
+    missing role is a warning, as pg_restore's); ``grants`` first creates its users and roles
+    (without passwords: MySQL accounts locked); see docs/faq.md. ``casts``: type-mapping rules
+    (``"type tinyint to boolean"``, ``"column orders.status to text"``: :mod:`dbjson.casts`).
 
     Raises DataError (bad rows, missing/truncated files, pre-flight findings), ApplyError (DDL),
     VerifyError (counts/checksums differ), Cancelled, ConnectionFailed, UsageError.
@@ -771,6 +790,9 @@ def import_database(
         nul=nul,
         max_errors=max_errors,
         verify=verify,
+        privileges=privileges,
+        grants=grants,
+        casts=tuple(parse_casts(casts)),
     )
     d = Path(directory)
     if not d.is_dir():

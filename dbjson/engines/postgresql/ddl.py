@@ -10,6 +10,7 @@ from ...ddl.context import Context
 from ...ddl.plan import DdlPlan, Statement
 from ...ddl.tableinfo import TableInfo
 from ...ddl.walker import BaseDDL
+from .privileges import PostgreSQLPrivileges
 
 _ON_UPDATE_FN = "dbjson_on_update_ts"
 _ON_UPDATE_BODY = """CREATE OR REPLACE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql AS $dbjson$
@@ -26,7 +27,7 @@ $dbjson$"""
 _SERIAL = {16: "smallserial", 32: "serial", 64: "bigserial"}
 
 
-class PostgreSQLDDL(BaseDDL):
+class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
     """PostgreSQL rendering of the DDL plan."""
 
     # -- schemas and types ---------------------------------------------------------------------
