@@ -90,9 +90,15 @@ def apply_color_policy() -> None:
     typer.rich_utils.COLOR_SYSTEM = want
 
 
-def stderr_console() -> Console:
-    """The console for messages, progress and errors (stderr)."""
+def stderr_console(*, always: bool = False) -> Console:
+    """The console for messages, progress and errors (stderr). Under ``--progress json`` stderr
+    holds only JSON lines: this console then writes nowhere, unless ``always`` (errors)."""
     from rich.console import Console
+
+    from .eventlog import OUTPUT
+
+    if OUTPUT.progress == "json" and not always:
+        return Console(file=open(os.devnull, "w"), color_system=None)  # noqa: SIM115 - process lifetime
 
     if no_color():
         return Console(stderr=True, color_system=None, highlight=False, soft_wrap=True)
@@ -109,8 +115,14 @@ def stdout_console() -> Console:
 
 
 def fail(err: DbjsonError) -> None:
-    """Print a library error on stderr and exit with its code."""
-    con = stderr_console()
+    """Print a library error on stderr and exit with its code (also in the log; under --progress
+    json also as an ``Error`` event)."""
+    from .eventlog import OUTPUT, json_line, log_line
+
+    log_line(f"error (exit {err.exit_code}): {err}")
+    if OUTPUT.progress == "json":
+        json_line({"event": "Error", "message": mask_text(str(err)), "exit_code": err.exit_code, "hint": err.hint})
+    con = stderr_console(always=True)
     con.print("[bold red]error:[/] " + escape(mask_text(str(err))), markup=True, highlight=False)
     problems = err.problems
     for p in problems[1:20]:
@@ -134,14 +146,14 @@ def run(fn: Callable[[], Any]) -> Any:
     except DbjsonError as e:
         fail(e)
     except KeyboardInterrupt:
-        stderr_console().print("[bold red]interrupted[/]")
+        stderr_console(always=True).print("[bold red]interrupted[/]")
         raise typer.Exit(130) from None
     except (typer.Exit, typer.Abort):
         raise
     except Exception as e:  # a bug in dbjson: no traceback for the user unless asked for
         if os.environ.get("DBJSON_DEBUG"):
             raise
-        con = stderr_console()
+        con = stderr_console(always=True)
         text = mask_text(f"{type(e).__name__}: {e}")
         hint = hint_for(str(e))
         if hint:  # a server refusal dbjson did not wrap (a privilege, a disabled feature): not a bug
@@ -234,6 +246,24 @@ def _root(
         help="Read the commands' URLs and options from FILE (TOML; default: ./dbjson.toml when there is one). "
         "Options on the command line win.",
     ),
+    progress: str = typer.Option(
+        "auto",
+        "--progress",
+        envvar="DBJSON_PROGRESS",
+        autocompletion=choices("auto", "json", "none"),
+        help="auto: bars on a terminal; json: every progress event as one JSON object per line on stderr "
+        "(for orchestrators); none: no bars.",
+    ),
+    log_file: str | None = typer.Option(
+        None,
+        "--log-file",
+        metavar="FILE",
+        envvar="DBJSON_LOG_FILE",
+        help="Append timestamped lines to FILE: the command, every progress event, warnings, errors (no passwords).",
+    ),
+    verbose: int = typer.Option(
+        0, "--verbose", "-v", count=True, help="More lines on stderr: per table and data file (-vv: row counts too)."
+    ),
     password_prompt: bool = typer.Option(
         False,
         "--password-prompt",
@@ -243,6 +273,12 @@ def _root(
     ),
 ) -> None:
     """dbjson: schema-dump, schema-load, export, import, verify."""
+    from .eventlog import configure
+
+    try:
+        configure(progress, log_file, verbose)
+    except DbjsonError as e:
+        fail(e)
     apply_color_policy()  # again: the environment may have changed since import (CliRunner, notebooks)
 
 

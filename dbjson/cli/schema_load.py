@@ -21,6 +21,7 @@ from .common import (
     stderr_console,
     write_atomically,
 )
+from .progress import Renderer, Step
 
 if TYPE_CHECKING:
     from ..ddl.plan import TranslationReport
@@ -111,8 +112,10 @@ def schema_load(
             raise DocumentError(f"cannot read: {e.strerror}", file=str(file)) from None
         return Database.from_json(raw, filename=str(file))
 
+    step = Step("schema-load", "reading the document")
     db = run(read)
     plan_holder: list[DdlPlan] = []
+    step.now = f"translating {sum(len(s.tables) for s in db.schemas)} table(s) and applying the DDL"
 
     def go() -> str:
         if dialect is not None:
@@ -138,7 +141,8 @@ def schema_load(
             return "\n".join(engine.ddl_script_statement(s) for s in shown) + "\n"
         return ""
 
-    text = run(go)
+    with Renderer("schema-load", messages=False, status=step.status):  # SIGUSR1: what it is doing
+        text = run(go)
     if plan_holder:
         _report_out(plan_holder[0].report, report, quiet)
         if strict and dialect is not None and plan_holder[0].report.losses:

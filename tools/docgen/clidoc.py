@@ -124,6 +124,26 @@ option's list as a whole). An unknown section or key, or a value of the wrong ki
 naming the file and the key (exit 2). The file holds only strings, numbers, booleans and lists of
 strings; nothing in it is executed.
 
+## Logs and machine-readable progress
+
+Three options of `dbjson` itself (before the command: `dbjson --progress json export ...`):
+
+- `--progress json` writes every progress event on stderr as one JSON object per line, the same
+  events the library's `on_event` callbacks get ([library.md](library.md#progress-events)): `{"time":
+  1795691588.04, "operation": "export", "event": "TableFinished", "table": "public.orders", "rows":
+  1200, "checksum": "…"}`; `Finished` carries the command's report (what `--json` prints). The
+  SIGUSR1 status line comes as `{"event": "Status", "status": "…"}`, a failure as `{"event":
+  "Error", "message": "…", "exit_code": 3, "hint": "…"}` (followed by the usual `error:` lines).
+  Nothing else is written on stderr. `--progress none` draws no bars; `auto` (the default) draws
+  them on a terminal.
+- `--log-file FILE` appends timestamped lines (UTC): the command line, every event (row progress
+  only with `-vv`), the SIGUSR1 status lines and the error that ended the command.
+- `-v` prints a line per table and data file on stderr (`-vv`: row progress too).
+
+Every line is masked like every message: no password reaches a log. `DBJSON_PROGRESS` and
+`DBJSON_LOG_FILE` set the first two from the environment. SIGUSR1 prints a status line during
+`export`, `import`, `verify`, `migrate`, `schema-load` and `diff` (`kill -USR1 PID`).
+
 ## Environment variables
 
 | variable | effect |
@@ -309,7 +329,8 @@ def render() -> str:
         "Commands: "
         + ", ".join(f"[`{name}`](#{_anchor('dbjson ' + name)})" for name, _ in subs)
         + "; [exit codes](#exit-codes), [URLs](#database-urls), [cast rules](#cast-rules), "
-        "[configuration file](#configuration-file), [environment variables](#environment-variables).",
+        "[configuration file](#configuration-file), [logs and progress](#logs-and-machine-readable-progress), "
+        "[environment variables](#environment-variables).",
         "",
     ]
     out += _section("dbjson", root, rctx)
