@@ -177,10 +177,48 @@ def write_atomically(path: Path, text: str) -> None:
         raise UsageError(f"cannot write the document: {e.strerror}", file=str(path)) from None
 
 
+SPEEDUPS_HINT = (
+    "install a C compiler and the Python headers (Debian/Ubuntu: apt install gcc python3-dev; "
+    "Fedora: dnf install gcc python3-devel; macOS: xcode-select --install), then "
+    "pip install --force-reinstall --no-deps --no-binary dbjson dbjson"
+)
+
+
+def speedups_line() -> str:
+    """Whether the C speedups are active (``--version``), and how to get them when not."""
+    from .. import speedups
+
+    built = speedups.available()
+    if all(built.values()):
+        if speedups.disabled():
+            return "C speedups: built but disabled (DBJSON_NO_SPEEDUPS is set): the pure-Python path, 2-3x slower"
+        return f"C speedups: active ({len(built)} modules)"
+    missing = ", ".join(name for name, ok in built.items() if not ok)
+    return f"C speedups: NOT built ({missing}): the pure-Python path, 2-3x slower on big tables; to get them, {SPEEDUPS_HINT}"
+
+
+def first_run_check() -> None:
+    """Once per user (a marker under $XDG_STATE_HOME/dbjson): a warning on stderr when the C
+    speedups are missing (pip installs the pure-Python path silently without a compiler)."""
+    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "dbjson"
+    marker = state / "speedups-checked"
+    try:
+        if marker.exists():
+            return
+        line = speedups_line()
+        if "NOT built" in line:
+            sys.stderr.write(f"dbjson: warning: {line} (shown once; dbjson --version tells again)\n")
+        state.mkdir(parents=True, exist_ok=True)
+        marker.write_text(line + "\n", encoding="utf-8")
+    except OSError:  # a read-only home: no marker, no warning
+        return
+
+
 def version_callback(value: bool) -> None:
-    """``--version``: print the version and exit."""
+    """``--version``: print the version and whether the C speedups are active, and exit."""
     if value:
         typer.echo(f"dbjson {__version__}")
+        typer.echo(speedups_line())
         raise typer.Exit()
 
 
@@ -275,6 +313,7 @@ def _root(
     """dbjson: schema-dump, schema-load, export, import, verify."""
     from .eventlog import configure
 
+    first_run_check()
     try:
         configure(progress, log_file, verbose)
     except DbjsonError as e:
