@@ -145,3 +145,63 @@ def test_postgresql_to_mysql_maps_what_mysql_has(fresh_db: Any, pg_roles: tuple[
         with admin.cursor() as cur:
             cur.execute(f"DROP USER IF EXISTS '{reader}'@'%'")
         admin.close()
+
+
+@pytest.mark.mariadb
+def test_mariadb_copy_keeps_grants_and_maps_them_to_postgresql(fresh_db: Any, tmp_path: Path) -> None:
+    account = "dbjson_p_" + uuid.uuid4().hex[:8]
+    admin = _mysql_connect(server_url("mariadb"))
+    src = fresh_db("mariadb")
+    with admin.cursor() as cur:
+        cur.execute(f"CREATE USER '{account}'@'%' ACCOUNT LOCK")
+    pg = _pg_connect(server_url("postgresql"))
+    pg.execute(f'CREATE ROLE "{account}" NOLOGIN')
+    try:
+        src.execute(f"""
+            CREATE TABLE orders (id int PRIMARY KEY, total int);
+            CREATE TABLE items (id int PRIMARY KEY);
+            GRANT SELECT, INSERT ON `{src.name}`.* TO '{account}'@'%';
+            GRANT UPDATE (total) ON `{src.name}`.orders TO '{account}'@'%';
+            GRANT DELETE ON `{src.name}`.items TO '{account}'@'%';
+        """)
+        doc = dbjson.reflect(src.url)
+        assert {(g.object_type, g.name, g.privileges, g.columns) for g in doc.grants} == {
+            ("schema", None, ("SELECT", "INSERT"), ()),
+            ("table", "orders", ("UPDATE",), ("total",)),
+            ("table", "items", ("DELETE",), ()),
+        }
+        out = tmp_path / "exp"
+        dbjson.export_database(src.url, out)
+
+        dst = fresh_db("mariadb")
+        dbjson.import_database(out, dst.url)
+        with admin.cursor() as cur:
+            cur.execute(f"SHOW GRANTS FOR '{account}'@'%'")
+            grants = "\n".join(r[0] for r in cur.fetchall())
+        assert f"GRANT SELECT, INSERT ON `{dst.name}`.*" in grants
+        assert f"GRANT UPDATE (`total`) ON `{dst.name}`.`orders`" in grants
+        assert f"GRANT DELETE ON `{dst.name}`.`items`" in grants
+
+        # into PostgreSQL: the account's role; the database-wide SELECT, INSERT on each table
+        target = fresh_db("postgresql")
+        report = dbjson.import_database(out, target.url)
+        assert _can(target, account, "public.orders", "SELECT") and _can(target, account, "public.items", "INSERT")
+        assert _can(target, account, "public.items", "DELETE") and not _can(target, account, "public.orders", "DELETE")
+        assert target.query(f"SELECT has_column_privilege('{account}', 'public.orders', 'total', 'UPDATE')") == [
+            (True,)
+        ]
+        assert any("each of the database's 2 table(s)" in t for t in report.translation)
+    finally:
+        with admin.cursor() as cur:
+            cur.execute(f"DROP USER IF EXISTS '{account}'@'%'")
+        admin.close()
+        for d in [
+            r[0] for r in pg.execute("SELECT datname FROM pg_database WHERE datname LIKE 'dbjson_t%'").fetchall()
+        ]:
+            try:
+                with _pg_connect(server_url("postgresql"), d) as c:
+                    c.execute(f'DROP OWNED BY "{account}"')
+            except Exception:  # noqa: BLE001 - dropped meanwhile
+                pass
+        pg.execute(f'DROP ROLE IF EXISTS "{account}"')
+        pg.close()

@@ -118,45 +118,58 @@ class PrivilegeDDL:
         # The objects this grant lands on: (object type, target schema, name, signature).
         kind = g.object_type
         objects: list[tuple[str, str | None, str | None, str | None]]
+        if kind == "database":  # the target database has another name, and pg_restore skips them too
+            ctx.report.add(
+                path, f"{what} not copied (grant database privileges on the target by hand)", "privilege-database",
+                "approximation",
+            )  # fmt: skip
+            return []
         if kind == "table" and g.name is not None and g.schema is not None:
             tschema, tname = ctx.table_names.get((g.schema, g.name), (ctx.schema_names.get(g.schema, g.schema), g.name))
             objects = [("table", tschema, tname, None)]
         elif kind == "schema" and g.schema is not None:
             tschema = ctx.schema_names.get(g.schema, g.schema)
-            if self.ddl_privilege_names("schema") or ctx.same_family:
-                objects = [("schema", tschema, None, None)]
-            else:  # a MySQL database-wide grant on PostgreSQL: each of its tables, and the schema
+            objects = [("schema", tschema, None, None)]
+            on_schema = self.ddl_privilege_names("schema")
+            per_table = [p for p in g.privileges if p.upper() not in on_schema]
+            if not ctx.same_family and per_table:  # MySQL's SELECT ON db.*: on each table of the database
                 tables = [ctx.table_names[(s.name, t.name)] for s, t in ctx.db.tables() if s.name == g.schema]
-                objects = [("table", ts, tn, None) for ts, tn in tables]
+                objects += [("table", ts, tn, None) for ts, tn in tables]
                 ctx.report.add(
                     path,
-                    f"{what}: database-wide privilege granted on each of its {len(objects)} table(s) "
-                    f"(tables created later do not get it)",
+                    f"{what}: {', '.join(per_table)} granted on each of the database's {len(tables)} table(s) "
+                    "(tables created later do not get it)",
                     "privilege-per-table",
                     "approximation",
                 )
         elif not ctx.same_family:
-            ctx.report.add(path, f"{what} dropped (no {kind} of that kind in {self.name})", "privilege-dropped")
+            ctx.report.add(path, f"{what} dropped (no {kind} privileges in {self.name})", "privilege-dropped")
             return []
         else:
             schema = ctx.schema_names.get(g.schema, g.schema) if g.schema is not None else None
             objects = [(kind, schema, g.name, g.signature)]
         out: list[Statement] = []
+        granted: set[str] = set()
         for otype, schema, name, signature in objects:
             allowed = self.ddl_privilege_names(otype)
             keep = g.privileges if ctx.same_family else tuple(p for p in g.privileges if p.upper() in allowed)
-            lost = [p for p in g.privileges if p not in keep]
-            if lost:
-                ctx.report.add(
-                    path,
-                    f"{what}: {', '.join(lost)} not granted ({self.name} has no such privilege on a {otype})",
-                    "privilege-dropped",
-                )
+            if otype == "schema" and not ctx.same_family and "USAGE" in allowed and len(objects) > 1:
+                keep = tuple(dict.fromkeys((*keep, "USAGE")))  # PostgreSQL: the tables need the schema's USAGE
+            granted.update(keep)
             if not keep:
                 continue
             sql = self.ddl_grant_sql(otype, schema, name, signature, keep, g.columns, role, g.grantable)
             obj = ".".join(x for x in (schema, name) if x) or otype
             out.append(Statement(sql, "grant", obj, path=path, roles=(role,)))
+        lost = [p for p in g.privileges if p not in granted]
+        if lost == ["USAGE"] and kind == "schema":  # MySQL needs no USAGE on a database to use its tables
+            ctx.report.add(path, f"{what}: USAGE not needed in {self.name}", "privilege-usage", "approximation")
+        elif lost:
+            ctx.report.add(
+                path,
+                f"{what}: {', '.join(lost)} not granted ({self.name} has no such privilege on a {kind})",
+                "privilege-dropped",
+            )
         return out
 
 
