@@ -22,24 +22,14 @@ pytestmark = pytest.mark.postgresql
 
 @pytest.fixture
 def pg_roles() -> Iterator[tuple[str, str]]:
-    """Two cluster-wide NOLOGIN roles with unique names; afterwards their privileges in every
-    database of this test and the roles themselves are dropped."""
+    """Two cluster-wide NOLOGIN roles with unique names, dropped afterwards. A test names it
+    before ``fresh_db``, so that its databases (holding the roles' privileges) are gone by then."""
     tag = uuid.uuid4().hex[:8]
     names = (f"dbjson_p_{tag}_reader", f"dbjson_p_{tag}_ghost")
     with _pg_connect(server_url("postgresql")) as c:
         for n in names:
             c.execute(f'CREATE ROLE "{n}" NOLOGIN')
     yield names
-    with _pg_connect(server_url("postgresql")) as c:
-        dbs = [r[0] for r in c.execute("SELECT datname FROM pg_database WHERE datname LIKE 'dbjson_t%'").fetchall()]
-    for d in dbs:
-        try:
-            with _pg_connect(server_url("postgresql"), d) as c:
-                for n in names:
-                    if c.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (n,)).fetchone():
-                        c.execute(f'DROP OWNED BY "{n}"')
-        except Exception:  # noqa: BLE001 - a database dropped meanwhile
-            pass
     with _pg_connect(server_url("postgresql")) as c:
         for n in names:
             c.execute(f'DROP ROLE IF EXISTS "{n}"')
@@ -56,7 +46,7 @@ def _can(db: Any, role: str, table: str, privilege: str) -> bool:
 
 
 def test_postgresql_copy_keeps_grants_and_reports_a_missing_role(
-    fresh_db: Any, tmp_path: Path, pg_roles: tuple[str, str]
+    pg_roles: tuple[str, str], fresh_db: Any, tmp_path: Path
 ) -> None:
     reader, ghost = pg_roles
     src = fresh_db("postgresql")
@@ -93,8 +83,17 @@ def test_postgresql_copy_keeps_grants_and_reports_a_missing_role(
     assert _can(dst3, reader, "app.events", "SELECT")
     assert f"role {ghost} does not exist" in res.output
 
+    # migrate keeps them too (live), and --no-privileges there as well
+    dst4, dst5 = fresh_db("postgresql"), fresh_db("postgresql")
+    res = CliRunner().invoke(app, ["migrate", src.url, dst4.url, "-q"])
+    assert res.exit_code == 0, res.output
+    assert _can(dst4, reader, "app.events", "SELECT")
+    res = CliRunner().invoke(app, ["migrate", src.url, dst5.url, "-q", "--no-privileges"])
+    assert res.exit_code == 0, res.output
+    assert not _can(dst5, reader, "app.events", "SELECT")
 
-def test_grants_creates_missing_roles_without_password(fresh_db: Any, pg_roles: tuple[str, str]) -> None:
+
+def test_grants_creates_missing_roles_without_password(pg_roles: tuple[str, str], fresh_db: Any) -> None:
     reader, ghost = pg_roles
     src = fresh_db("postgresql")
     src.execute(f"""
@@ -115,7 +114,7 @@ def test_grants_creates_missing_roles_without_password(fresh_db: Any, pg_roles: 
     assert dst.query(f"SELECT pg_has_role('{ghost}', '{reader}', 'MEMBER')") == [(True,)]
 
 
-def test_postgresql_to_mysql_maps_what_mysql_has(fresh_db: Any, pg_roles: tuple[str, str]) -> None:
+def test_postgresql_to_mysql_maps_what_mysql_has(pg_roles: tuple[str, str], fresh_db: Any) -> None:
     reader, _ghost = pg_roles
     src = fresh_db("postgresql")
     src.execute(f"""
@@ -156,6 +155,7 @@ def test_mariadb_copy_keeps_grants_and_maps_them_to_postgresql(fresh_db: Any, tm
         cur.execute(f"CREATE USER '{account}'@'%' ACCOUNT LOCK")
     pg = _pg_connect(server_url("postgresql"))
     pg.execute(f'CREATE ROLE "{account}" NOLOGIN')
+    made: list[Any] = []
     try:
         src.execute(f"""
             CREATE TABLE orders (id int PRIMARY KEY, total int);
@@ -184,6 +184,7 @@ def test_mariadb_copy_keeps_grants_and_maps_them_to_postgresql(fresh_db: Any, tm
 
         # into PostgreSQL: the account's role; the database-wide SELECT, INSERT on each table
         target = fresh_db("postgresql")
+        made.append(target)
         report = dbjson.import_database(out, target.url)
         assert _can(target, account, "public.orders", "SELECT") and _can(target, account, "public.items", "INSERT")
         assert _can(target, account, "public.items", "DELETE") and not _can(target, account, "public.orders", "DELETE")
@@ -195,13 +196,31 @@ def test_mariadb_copy_keeps_grants_and_maps_them_to_postgresql(fresh_db: Any, tm
         with admin.cursor() as cur:
             cur.execute(f"DROP USER IF EXISTS '{account}'@'%'")
         admin.close()
-        for d in [
-            r[0] for r in pg.execute("SELECT datname FROM pg_database WHERE datname LIKE 'dbjson_t%'").fetchall()
-        ]:
-            try:
-                with _pg_connect(server_url("postgresql"), d) as c:
-                    c.execute(f'DROP OWNED BY "{account}"')
-            except Exception:  # noqa: BLE001 - dropped meanwhile
-                pass
+        for d in made:  # the databases holding the role's privileges (dropped after this)
+            d.execute(f'DROP OWNED BY "{account}"')
         pg.execute(f'DROP ROLE IF EXISTS "{account}"')
         pg.close()
+
+
+def test_a_crafted_grant_is_refused() -> None:
+    from dbjson import model as m
+    from dbjson.errors import TranslationError
+
+    source = m.Source(engine="postgresql", server_version="15", database="x", dumped_at="2026-01-01T00:00:00Z")
+    schema = m.Schema(name="public")
+    for grant, pointer in (
+        (m.Grant(privileges=("SELECT ON t TO x; DROP TABLE t; --",), on="TABLE public.t", grantee="r",
+                 object_type="table", schema="public", name="t"), "/grants/0/privileges/0"),
+        (m.Grant(privileges=("EXECUTE",), on="FUNCTION public.f", grantee="r", object_type="function",
+                 schema="public", name="f", signature="x int) TO r; DROP TABLE t; --"), "/grants/0/signature"),
+    ):  # fmt: skip
+        doc = m.Database(source=source, schemas=(schema,), grants=(grant,))
+        with pytest.raises(TranslationError) as err:
+            dbjson.to_ddl(doc, "postgresql")
+        assert err.value.pointer == pointer
+    harmless = m.Grant(privileges=("SELECT",), on="TABLE public.t", grantee='r"; DROP TABLE t; --',
+                       object_type="table", schema="public", name="t")  # fmt: skip
+    sql = (
+        dbjson.to_ddl(m.Database(source=source, schemas=(schema,), grants=(harmless,)), "postgresql").privileges[0].sql
+    )
+    assert sql == 'GRANT SELECT ON TABLE "public"."t" TO "r""; DROP TABLE t; --"'

@@ -14,11 +14,15 @@ Engines say what they can grant (:meth:`PrivilegeDDL.ddl_privilege_names`) and s
 
 from __future__ import annotations
 
+import re
+
 from .. import model as m
+from ..errors import TranslationError
 from .context import Context
 from .plan import Statement
 
 # ``Grant.object_type`` values an engine may grant on, by family (``ddl_privilege_names``).
+_PRIVILEGE = re.compile(r"^[A-Za-z][A-Za-z_ ]{0,63}$")  # SELECT, ALL PRIVILEGES, CREATE TEMPORARY TABLES, BACKUP_ADMIN
 OBJECT_TYPES = ("table", "sequence", "schema", "function", "procedure", "type", "domain", "database", "global")
 
 
@@ -111,6 +115,16 @@ class PrivilegeDDL:
         if g.object_type is None:
             ctx.report.add(path, f"{what} dropped (the document does not record its object)", "privilege-dropped")
             return []
+        for i, priv in enumerate(g.privileges):  # spliced into the GRANT: names only (a document may be crafted)
+            if not _PRIVILEGE.match(priv):
+                raise TranslationError(
+                    f"privilege refused: {priv!r} is not a privilege name",
+                    pointer=f"{path}/privileges/{i}",
+                    value=priv,
+                    hint="the schema document may have been crafted; see 'Untrusted documents' in docs/format.md",
+                )
+        if g.signature:
+            ctx.verbatim(g.signature, f"{path}/signature", "routine signature", lists=True)
         role = self.ddl_role_key(g.grantee, ctx.source_family)
         if role is None:
             ctx.report.add(path, f"{what} dropped ({self.name} has no grantee {g.grantee})", "privilege-dropped")
