@@ -1,6 +1,7 @@
 """The configuration file (``dbjson.toml`` in the working directory, or ``--config FILE``).
 
-One TOML table per command, holding that command's options under their long names (``tables``,
+One TOML table per command (and ``[dbjson]`` for dbjson's own ``progress``, ``log-file``,
+``verbose``), holding that command's options under their long names (``tables``,
 ``max-errors`` or ``max_errors``, ``cast``...) and its arguments (``url``, ``directory``,
 ``source``, ``target``...)::
 

@@ -28,12 +28,14 @@ def test_dbjson_toml_in_the_working_directory(tmp_path: Path, monkeypatch: pytes
     monkeypatch.chdir(tmp_path)
     (tmp_path / "dbjson.toml").write_text(
         '[export]\nurl = "sqlite:///src.db"\noutput = "out"\nexclude = ["tmp_*"]\n\n'
+        '[dbjson]\nlog-file = "run.log"\n\n'
         '[import]\ndirectory = "out"\nurl = "sqlite:///dst.db"\ncast = ["column orders.flag to boolean"]\n'
         "no_verify = false\n"
     )
     res = CliRunner().invoke(app, ["export", "-q"])
     assert res.exit_code == 0, res.output
     manifest = (tmp_path / "out" / "manifest.json").read_text()
+    assert "TableFinished table=main.orders rows=2" in (tmp_path / "run.log").read_text()  # [dbjson]
     assert "orders" in manifest and "tmp_x" not in manifest
     res = CliRunner().invoke(app, ["import", "--json"])
     assert res.exit_code == 0, res.output

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 import dbjson
 from dbjson.cli import app
 from dbjson.events import Warning as WarningEvent
+from dbjson.schemaload import load_schema
 
 pytestmark = pytest.mark.postgresql
 
@@ -105,8 +106,6 @@ def test_grants_creates_missing_roles_without_password(pg_roles: tuple[str, str]
     doc = dataclasses.replace(doc, users=tuple(u for u in doc.users if u.name in (reader, ghost)))
     _drop_role(src, ghost)
     dst = fresh_db("postgresql")
-    from dbjson.schemaload import load_schema
-
     result = load_schema(doc, dst.url, grants=True)
     assert result.privileges == []
     assert _can(dst, ghost, "public.events", "SELECT")
@@ -224,3 +223,35 @@ def test_a_crafted_grant_is_refused() -> None:
         dbjson.to_ddl(m.Database(source=source, schemas=(schema,), grants=(harmless,)), "postgresql").privileges[0].sql
     )
     assert sql == 'GRANT SELECT ON TABLE "public"."t" TO "r""; DROP TABLE t; --"'
+
+
+@pytest.mark.mariadb
+def test_grants_creates_a_locked_mariadb_account(fresh_db: Any) -> None:
+    account = "dbjson_p_" + uuid.uuid4().hex[:8]
+    admin = _mysql_connect(server_url("mariadb"))
+    src = fresh_db("mariadb")
+    try:
+        with admin.cursor() as cur:
+            cur.execute(f"CREATE USER '{account}'@'%' IDENTIFIED BY 'Pw-{account}'")
+            cur.execute(f"GRANT SELECT ON `{src.name}`.* TO '{account}'@'%'")
+        src.execute("CREATE TABLE t (id int PRIMARY KEY)")
+        doc = dbjson.reflect(src.url, grants=True)
+        doc = dataclasses.replace(doc, users=tuple(u for u in doc.users if u.name == account))
+        assert f"Pw-{account}" not in doc.to_json()
+        with admin.cursor() as cur:
+            cur.execute(f"DROP USER '{account}'@'%'")
+        dst = fresh_db("mariadb")
+        result = load_schema(doc, dst.url, grants=True)
+        assert result.privileges == []
+        assert any("created without a password and locked" in i.lost for i in result.plan.report.items)
+        with admin.cursor() as cur:
+            cur.execute(f"SHOW GRANTS FOR '{account}'@'%'")
+            grants = "\n".join(r[0] for r in cur.fetchall())
+            cur.execute(f"SHOW CREATE USER '{account}'@'%'")
+            created = cur.fetchone()[0]
+        assert f"GRANT SELECT ON `{dst.name}`.*" in grants and "ACCOUNT LOCK" in created
+        assert "PASSWORD" not in grants.upper().replace("IDENTIFIED", "")
+    finally:
+        with admin.cursor() as cur:
+            cur.execute(f"DROP USER IF EXISTS '{account}'@'%'")
+        admin.close()

@@ -49,3 +49,22 @@ def test_every_entry_point_takes_url_objects(tmp_path: Path, form: str) -> None:
     assert dbjson.verify(tmp_path / "out", url(dst_file)).ok
     assert dbjson.migrate(url(src_file), url(mig_file), state_dir=tmp_path / "state").rows == 2
     assert dbjson.diff(url(src_file), url(mig_file)).empty
+
+
+@pytest.mark.mariadb
+def test_an_engine_connects_with_its_password(mariadb_user: tuple[str, str]) -> None:
+    """A real password through an SQLAlchemy Engine: it connects; a wrong one is refused without
+    the password in the message."""
+    from conftest import server_url
+
+    from dbjson.connect import Target
+
+    name, password = mariadb_user
+    admin = sqlalchemy.engine.make_url(server_url("mariadb"))
+    good = sqlalchemy.create_engine(admin.set(username=name, password=password, database=None))
+    conn = Target(parse_url(good)).connect_raw()
+    conn.close()
+    bad = sqlalchemy.create_engine(admin.set(username=name, password="Wrong-" + password, database=None))
+    with pytest.raises(dbjson.ConnectionFailed) as err:
+        Target(parse_url(bad)).connect_raw()
+    assert password not in str(err.value) and "Wrong-" not in str(err.value)

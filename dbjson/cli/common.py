@@ -233,17 +233,25 @@ def config_params(group: Any) -> dict[str, dict[str, Any]]:
     from ..config import Param
 
     out: dict[str, dict[str, Any]] = {}
-    for name, cmd in group.commands.items():
+    # [dbjson]: the options of dbjson itself (--progress, --log-file, --verbose)
+    for name, cmd in [("dbjson", group), *group.commands.items()]:
         params: dict[str, Any] = {}
         for p in cmd.params:
-            if p.name is None or p.name in ("help",):
+            if p.name is None or p.name in (
+                "help",
+                "version",
+                "config",
+                "password_prompt",
+                "install_completion",
+                "show_completion",
+            ):
                 continue
             type_name = getattr(p.type, "name", "")  # (typer vendors click: told by name, not by class)
             if getattr(p, "is_flag", False) or type_name == "boolean":
                 kind = "flag"
             elif p.multiple:
                 kind = "list"
-            elif type_name in ("int", "integer") or type_name.startswith("integer"):
+            elif type_name in ("int", "integer") or type_name.startswith("integer") or getattr(p, "count", False):
                 kind = "int"
             else:
                 kind = "value"
@@ -265,7 +273,8 @@ def config_callback(ctx: typer.Context, value: str | None) -> str | None:
     try:
         path = find_config(value)
         if path is not None:
-            ctx.default_map = {**(ctx.default_map or {}), **read_config(path, config_params(ctx.command))}
+            settings = read_config(path, config_params(ctx.command))
+            ctx.default_map = {**(ctx.default_map or {}), **settings.pop("dbjson", {}), **settings}
     except DbjsonError as e:
         fail(e)
     return value
@@ -281,6 +290,7 @@ def _root(
         "--config",
         metavar="FILE",
         callback=config_callback,
+        is_eager=True,  # before --progress, --log-file, -v: its [dbjson] table gives their defaults
         help="Read the commands' URLs and options from FILE (TOML; default: ./dbjson.toml when there is one). "
         "Options on the command line win.",
     ),

@@ -100,9 +100,13 @@ a type rule that matches nothing is not (one configuration file serves many data
 
 `dbjson.toml` in the working directory, or `dbjson --config FILE COMMAND ...`, holds the commands'
 arguments and options, one TOML table per command, keys named as the long options (`max-errors` or
-`max_errors`) or the arguments (`url`, `directory`, `source`, `target`, `file`):
+`max_errors`) or the arguments (`url`, `directory`, `source`, `target`, `file`), and `[dbjson]` for
+dbjson's own `progress`, `log-file` and `verbose`:
 
 ```toml
+[dbjson]
+log-file = "/var/log/dbjson/shop.log"
+
 [export]
 url = "mysql://app:${MYSQL_PASSWORD}@db.internal/shop"
 output = "shop-export"
