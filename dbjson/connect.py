@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ConnectionFailed, DbjsonError, UsageError, first_line, hint_for
 from .url import URL as URL  # URL re-exported: dbjson.schemaload imports it from here
-from .url import is_sqlalchemy_url, make_url
+from .url import is_sqlalchemy_engine, is_sqlalchemy_url, make_url
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
@@ -51,7 +51,7 @@ def parse_url(url: str | URL) -> URL:
     """Parse and normalize a database URL (raising :class:`UsageError` with a hint if wrong)."""
     if isinstance(url, URL):
         u = url
-    elif is_sqlalchemy_url(url):  # a library user's sqlalchemy.engine.URL: converted part by part
+    elif is_sqlalchemy_url(url) or is_sqlalchemy_engine(url):  # an application's SQLAlchemy URL or Engine
         u = make_url(url)
     else:
         text = url.strip()

@@ -24,7 +24,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import FrameType
 from typing import Any
 
@@ -338,6 +338,22 @@ class StatusTracker:
             )
 
 
+def event_dict(event: Event) -> dict[str, Any]:
+    """An event as JSON data: ``{"event": "TableStarted", "table": ..., ...}`` (its fields; a report
+    attached to :class:`Finished` as its ``to_dict()``). What ``dbjson --progress json`` writes."""
+    out: dict[str, Any] = {"event": type(event).__name__}
+    for f in fields(event):
+        value = getattr(event, f.name)
+        if hasattr(value, "to_dict"):
+            value = value.to_dict()
+        elif value is not None and not isinstance(value, str | int | float | bool | list | tuple | dict):
+            continue
+        out[f.name] = value
+    if isinstance(event, TableVerified):
+        out["ok"] = event.ok
+    return out
+
+
 def _interrupt(_signum: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
@@ -391,4 +407,5 @@ __all__ = [
     "StatusTracker",
     "TableStatus",
     "install_status_signal",
+    "event_dict",
 ]

@@ -532,12 +532,14 @@ def reflect_source(
     *,
     where: Iterable[str] = (),
     all_databases: bool = False,
+    grants: bool = False,
 ) -> m.Database:
     """The source's schema document, reflected on ``conn`` (inside the snapshot): the tables
     ``tables``/``exclude`` select (globs over ``table`` or ``schema.table``). A glob that matches
     no table, or a ``where`` table that names none of the selected ones, is a UsageError
-    (:func:`dbjson.filters.check_filters`)."""
-    options = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude), all_databases=all_databases)
+    (:func:`dbjson.filters.check_filters`). The document records the tables' object privileges,
+    and with ``grants`` the users and roles."""
+    options = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude), all_databases=all_databases, grants=grants)
     db = engine.reflect_database(conn, target, options)
     check_filters(options.seen, tables=tables, exclude=exclude, where=where, source=target.display())
     return db
@@ -576,6 +578,7 @@ def export_database(
     all_databases: bool = False,
     overwrite: bool = False,
     max_rate: str | RateLimit | None = None,
+    grants: bool = False,
 ) -> ExportReport:
     """Export every table of the database at ``url`` into ``out_dir``.
 
@@ -588,7 +591,9 @@ def export_database(
     an error). ``out_dir`` must be new, empty or a previous export; ``overwrite`` also writes into a
     directory holding other files (they are left alone). ``max_rate`` caps the rows or bytes per
     second of all workers together (``"50000rows"``, ``"20MB"``: :func:`dbjson.ratelimit.parse_rate`). A ``tables``/``exclude`` glob or a
-    ``where`` table that names no table is a UsageError. Returns the report; the manifest is written last.
+    ``where`` table that names no table is a UsageError.
+    The schema document records the object privileges; ``grants`` adds the users and roles
+    (never a password). Returns the report; the manifest is written last.
     """
     if compress not in COMPRESSIONS:
         raise UsageError(f"unknown compression {compress!r}", hint="none, gzip or zstd")
@@ -618,7 +623,9 @@ def export_database(
         snapshot = engine.export_snapshot(coordinator, workers, warn)
         wmap = where or {}
         if database is None:
-            db = reflect_source(engine, workers[0], target, tables, exclude, where=wmap, all_databases=all_databases)
+            db = reflect_source(
+                engine, workers[0], target, tables, exclude, where=wmap, all_databases=all_databases, grants=grants
+            )
         else:
             db = database
             check_filters(

@@ -41,6 +41,7 @@ import orjson
 import xxhash
 
 from . import model as m
+from .casts import parse_casts
 from .connect import Target, close_quietly, connection_error, parse_url
 from .engines import detect_engine
 from .engines.interface import ExportUnit, TablePlan
@@ -562,6 +563,9 @@ def migrate(
     zero_dates: str = "null",
     state_dir: str | os.PathLike[str] | None = None,
     retry_budget: float = DEFAULT_RETRY_BUDGET,
+    privileges: bool = True,
+    grants: bool = False,
+    casts: Sequence[str] = (),
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
     all_databases: bool = False,
@@ -584,7 +588,9 @@ def migrate(
     ``max_rate`` caps the rows or bytes per second read from the source and loaded (as for
     :func:`dbjson.import_database`). ``dry_run=True`` changes nothing (no state directory, no kept files, read-only connections):
     ``report.load.dry_run`` says what would happen to the target (see :func:`dbjson.import_database`),
-    with the pre-flight's findings read from the source.
+    with the pre-flight's findings read from the source. ``privileges``
+    and ``grants``: as for :func:`dbjson.import_database` (``grants`` also reads the source's users);
+    ``casts``: type-mapping rules (:mod:`dbjson.casts`).
 
     Raises the errors of export and import (ConnectionFailed, UsageError, DataError with the
     pre-flight's findings, ApplyError, VerifyError, Cancelled).
@@ -598,6 +604,9 @@ def migrate(
         verify=verify,
         retry_budget=retry_budget,
         max_rate=parse_rate(max_rate),
+        privileges=privileges,
+        grants=grants,
+        casts=tuple(parse_casts(casts)),
     )
     if threads is not None and threads < 1:
         raise UsageError("--threads must be at least 1")
@@ -643,7 +652,7 @@ def migrate(
                 "snapshot", f"source snapshot: {snapshot.mode}" + ("" if snapshot.consistent else " (not consistent)")
             )
         )
-        db = reflect_source(sengine, workers[0], src, tables, exclude, all_databases=all_databases)
+        db = reflect_source(sengine, workers[0], src, tables, exclude, all_databases=all_databases, grants=grants)
         selected = select_tables(db, tables, exclude)
         units, identity = _plan_units(sengine, workers[0], db, selected, nthreads, state, resume, save=not dry_run)
         names = safe_names((s, t.name) for s, t in selected)

@@ -20,6 +20,7 @@ def reflect(
     grants: bool = False,
     schemas: Sequence[str] = (),
     all_databases: bool = False,
+    privileges: bool = True,
 ) -> m.Database:
     """Reflect the database at ``url`` into the schema model.
 
@@ -27,11 +28,17 @@ def reflect(
     adds users/roles and their privileges; ``schemas`` selects PostgreSQL schemas (default: every
     non-system schema) or MySQL databases (default: the URL's database; a MySQL URL without one is
     an error unless ``all_databases``, which reads every database on the server). A ``tables`` or
-    ``exclude`` glob that matches no table is a :class:`~dbjson.errors.UsageError`.
+    ``exclude`` glob that matches no table is a :class:`~dbjson.errors.UsageError`. ``privileges``: the
+    object privileges on the reflected objects (``Database.grants``), kept unless False.
     """
     target = Target(parse_url(url))
     options = ReflectOptions(
-        tables=tuple(tables), exclude=tuple(exclude), grants=grants, schemas=tuple(schemas), all_databases=all_databases
+        tables=tuple(tables),
+        exclude=tuple(exclude),
+        grants=grants,
+        schemas=tuple(schemas),
+        all_databases=all_databases,
+        privileges=privileges,
     )
     conn = target.connect_raw(read_only=True)
     try:

@@ -32,6 +32,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "dbjson.events",
             "dbjson.filters",
             "dbjson.ratelimit",
+            "dbjson.casts",
+            "dbjson.config",
         ),
     ),
     ("format", ("dbjson.format",)),

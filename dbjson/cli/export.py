@@ -10,7 +10,7 @@ import orjson
 import typer
 
 from ..errors import UsageError
-from .common import app, choices, run, stderr_console
+from .common import GrantsOption, app, choices, run, stderr_console
 from .progress import Renderer
 
 
@@ -74,6 +74,7 @@ def export_cmd(
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print a machine-readable report on stdout.")] = False,
+    grants: GrantsOption = False,
 ) -> None:
     """Export rows to canonical JSON lines: parallel, one consistent snapshot, with a manifest.
 
@@ -132,6 +133,7 @@ def export_cmd(
             all_databases=all_databases,
             overwrite=overwrite,
             max_rate=max_rate,
+            grants=grants,
         )
 
     with show:

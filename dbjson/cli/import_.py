@@ -9,7 +9,7 @@ import orjson
 import typer
 
 from ..errors import UsageError
-from .common import app, choices, fail, run, stderr_console
+from .common import CastOption, GrantsOption, PrivilegesOption, app, choices, fail, run, stderr_console
 from .progress import Renderer, phase_times
 
 
@@ -134,6 +134,9 @@ def import_cmd(
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
+    privileges: PrivilegesOption = True,
+    grants: GrantsOption = False,
+    cast: CastOption = None,
 ) -> None:
     """Load an export directory into a database: DDL, rows in parallel, indexes and keys, verify.
 
@@ -205,6 +208,9 @@ def import_cmd(
                     verify=not no_verify,
                     retry_budget=retry_budget,
                     untrusted=untrusted,
+                    privileges=privileges,
+                    grants=grants,
+                    casts=cast or (),
                     on_event=show,
                     dry_run=dry_run,
                     max_rate=max_rate,

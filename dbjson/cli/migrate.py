@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import orjson
 import typer
 
-from .common import app, run, stderr_console
+from .common import CastOption, GrantsOption, PrivilegesOption, app, run, stderr_console
 from .progress import Renderer, phase_times
 
 
@@ -94,6 +94,9 @@ def migrate_cmd(
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
+    privileges: PrivilegesOption = True,
+    grants: GrantsOption = False,
+    cast: CastOption = None,
 ) -> None:
     """Copy a live database into another engine in one command: schema, rows, indexes and keys, verified.
 
@@ -136,6 +139,9 @@ def migrate_cmd(
                 strict=strict,
                 zero_dates=zero_dates,
                 state_dir=state_dir,
+                privileges=privileges,
+                grants=grants,
+                casts=cast or (),
                 on_event=show,
                 all_databases=all_databases,
                 dry_run=dry_run,

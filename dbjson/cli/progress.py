@@ -40,12 +40,24 @@ from ..events import (
     install_status_signal,
 )
 from .common import stderr_console
+from .eventlog import OUTPUT, json_line, log_line, record, verbose_line
 
 if TYPE_CHECKING:  # rich is imported when something is drawn (see common.stderr_console)
     from rich.console import Console
     from rich.progress import Progress, TaskID
 
 Bars = Literal["tables", "load"]
+
+
+class Step:
+    """The status line of a command that sends no events (schema-load, diff): what it is doing now
+    and for how long (``status`` for :class:`Renderer`)."""
+
+    def __init__(self, operation: str, now: str) -> None:
+        self.operation, self.now, self.started = operation, now, time.monotonic()
+
+    def status(self) -> str:
+        return f"dbjson {self.operation}: {self.now} ({time.monotonic() - self.started:.0f}s)"
 
 
 class Renderer:
@@ -68,8 +80,9 @@ class Renderer:
         status: Callable[[], str] | None = None,
     ) -> None:
         self.tracker = StatusTracker(operation)
-        self.messages = messages
-        self.bars = bars
+        quiet = OUTPUT.progress != "auto"  # --progress json|none: no bars; json: the events instead of messages
+        self.messages = messages and OUTPUT.progress != "json"
+        self.bars = None if quiet else bars
         self.hints = hints
         self.sigterm = sigterm
         self.status = status or self.tracker.status_line
@@ -103,8 +116,13 @@ class Renderer:
         self._restore()
 
     def print_status(self) -> None:
-        """The status line on stderr (SIGUSR1)."""
-        sys.stderr.write(self.status() + "\n")
+        """The status line on stderr (SIGUSR1), as a JSON object under --progress json; and in the log."""
+        line = self.status()
+        log_line("status: " + line)
+        if OUTPUT.progress == "json":
+            json_line({"event": "Status", "operation": self.tracker.operation, "status": line})
+            return
+        sys.stderr.write(line + "\n")
         sys.stderr.flush()
 
     def stop(self) -> None:
@@ -116,12 +134,16 @@ class Renderer:
     # -- events ---------------------------------------------------------------------------------
     def __call__(self, event: Event) -> None:
         self.tracker.handle(event)
+        record(self.tracker.operation, event)  # --progress json, --log-file
         if self.bars == "tables" and self.terminal:
             self._table_bars(event)
         elif self.bars == "load" and self.terminal:
             self._load_bars(event)
         if self.messages:
             self._message(event)
+            extra = verbose_line(event)  # -v
+            if extra is not None:
+                self.con.print(extra, markup=False, highlight=False)
 
     def _table_bars(self, event: Event) -> None:
         """Export: a bar per table (hidden when it is done) and one overall: rows, rows/s, ETA."""
@@ -283,4 +305,4 @@ def phase_times(rows: int, phases: dict[str, float]) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-__all__ = ["Renderer", "Bars", "phase_times"]
+__all__ = ["Renderer", "Bars", "Step", "phase_times"]

@@ -46,6 +46,12 @@ def schema_dump(
             help="MySQL/MariaDB: a URL without a database reads every database on the server (without it, that is an error).",
         ),
     ] = False,
+    privileges: Annotated[
+        bool,
+        typer.Option(
+            "--privileges/--no-privileges", help="Record the object privileges (GRANTs) on the dumped objects."
+        ),
+    ] = True,
 ) -> None:
     """Reflect a live database into a JSON schema document.
 
@@ -67,6 +73,7 @@ def schema_dump(
             grants=grants,
             schemas=schema or (),
             all_databases=all_databases,
+            privileges=privileges,
         )
     )
     text = db.to_json()

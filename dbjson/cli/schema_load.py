@@ -10,7 +10,18 @@ import orjson
 import typer
 
 from ..errors import DbjsonError, DocumentError, UsageError
-from .common import app, choices, fail, run, stderr_console, write_atomically
+from .common import (
+    CastOption,
+    GrantsOption,
+    PrivilegesOption,
+    app,
+    choices,
+    fail,
+    run,
+    stderr_console,
+    write_atomically,
+)
+from .progress import Renderer, Step
 
 if TYPE_CHECKING:
     from ..ddl.plan import TranslationReport
@@ -73,6 +84,9 @@ def schema_load(
             help="No translation summary on stderr (--report FILE is still written, --strict still fails).",
         ),
     ] = False,
+    privileges: PrivilegesOption = True,
+    grants: GrantsOption = False,
+    cast: CastOption = None,
 ) -> None:
     """Create a schema document's tables, indexes, constraints and views in a target database.
 
@@ -94,7 +108,9 @@ def schema_load(
 
     if (to is None) == (dialect is None):
         run(lambda: (_ for _ in ()).throw(UsageError("give exactly one of --to URL or --dialect NAME")))
-    options: dict[str, Any] = {"schema_map": _schema_map(schema_map or [])} if schema_map else {}
+    options: dict[str, Any] = {"privileges": privileges, "grants": grants, "casts": tuple(cast or ())}
+    if schema_map:
+        options["schema_map"] = _schema_map(schema_map)
     if untrusted:
         options["untrusted"] = True
 
@@ -105,8 +121,10 @@ def schema_load(
             raise DocumentError(f"cannot read: {e.strerror}", file=str(file)) from None
         return Database.from_json(raw, filename=str(file))
 
+    step = Step("schema-load", "reading the document")
     db = run(read)
     plan_holder: list[DdlPlan] = []
+    step.now = f"translating {sum(len(s.tables) for s in db.schemas)} table(s) and applying the DDL"
 
     def go() -> str:
         try:
@@ -136,10 +154,12 @@ def schema_load(
             from ..engines import get_engine  # lazy: start-up time
 
             engine = get_engine(result.plan.target, result.plan.server_version)
-            return "\n".join(engine.ddl_script_statement(s) for s in result.statements) + "\n"
+            shown = result.statements + result.plan.privileges
+            return "\n".join(engine.ddl_script_statement(s) for s in shown) + "\n"
         return ""
 
-    text = run(go)
+    with Renderer("schema-load", messages=False, status=step.status):  # SIGUSR1: what it is doing
+        text = run(go)
     if plan_holder:
         _report_out(plan_holder[0].report, report, quiet)
         if strict and dialect is not None and plan_holder[0].report.losses:

@@ -26,6 +26,9 @@ class Statement:
     # at ``path`` (the guard's trial execution) instead of failing the load.
     optional: bool = False
     path: str | None = None
+    # Privilege statements (kind role | membership | grant): the target roles they need; the
+    # command skips (and reports) one whose role does not exist (see dbjson.ddl.privileges).
+    roles: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return self.sql
@@ -138,6 +141,8 @@ class DdlPlan:
     column_names: dict[tuple[str, str, str], str] = field(default_factory=dict)
     # (source schema, table, column) of generated columns created as plain columns: their rows load them
     plain_generated: set[tuple[str, str, str]] = field(default_factory=set)
+    # roles, memberships and grants, applied after post_data where their roles exist (not in ``statements``)
+    privileges: list[Statement] = field(default_factory=list)
 
     # One statement as the target's command-line client wants it in a script (the engine's
     # ``ddl_script_statement``, given by the engine that made the plan).
@@ -151,5 +156,6 @@ class DdlPlan:
         """The whole plan as a SQL script for the target's command-line client."""
         parts = ["-- pre-data"] + [self.script_statement(s) for s in self.pre_data]
         parts += ["-- post-data"] + [self.script_statement(s) for s in self.post_data]
+        if self.privileges:
+            parts += ["-- privileges"] + [self.script_statement(s) for s in self.privileges]
         return "\n".join(parts) + "\n"
-

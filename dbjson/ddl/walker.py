@@ -25,10 +25,11 @@ from .constraints import ConstraintDDL
 from .context import Context
 from .order import table_order, view_order
 from .plan import DdlPlan, Statement, terminated
+from .privileges import PrivilegeDDL
 from .tableinfo import TableInfo
 
 
-class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
+class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
     """Engine-neutral DDL generation; engines override the ``ddl_*`` hooks."""
 
     # -- the plan ---------------------------------------------------------------------------------
@@ -73,10 +74,7 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
         plan.column_names = dict(ctx.column_names)
         plan.column_types = dict(ctx.column_types)
         plan.plain_generated = set(ctx.plain_generated)
-        if db.users:
-            ctx.report.add(
-                "/users", "users and grants are not created by schema-load", "users-skipped", "approximation"
-            )
+        plan.privileges = self.ddl_privileges(ctx)
         return plan
 
     def ddl_assign_names(self, ctx: Context) -> None:

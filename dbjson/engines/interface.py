@@ -108,7 +108,8 @@ class ReflectOptions:
 
     tables: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
-    grants: bool = False
+    grants: bool = False  # users and roles, with all their grants
+    privileges: bool = True  # object privileges on the reflected objects (``Database.grants``)
     schemas: tuple[str, ...] = ()  # PostgreSQL schemas / MySQL databases; () = the URL's default
     all_databases: bool = False  # MySQL: a URL without a database reads every database (else an error)
     # Every (schema, relation) an engine asked ``wants`` about: what the filters chose from
@@ -346,6 +347,10 @@ class Loader(Protocol):
 
     def load_existing_tables(self, conn: Any, schemas: set[str | None]) -> set[tuple[str | None, str]]:
         """The (schema, table) pairs that exist in ``schemas`` (None: the connection's default)."""
+
+    def load_existing_roles(self, conn: Any) -> set[str] | None:
+        """The roles (PostgreSQL, with ``PUBLIC``) or accounts (MySQL ``user@host``) of the target,
+        in the spelling of ``ddl_role_key``; None when they cannot be read (privileges are then tried)."""
 
     def load_truncate(self, conn: Any, schema: str | None, table: str) -> None:
         """Empty one table."""

@@ -53,6 +53,9 @@ class ImportOptions:
     max_errors: int = 0
     verify: bool = True
     retry_budget: float = DEFAULT_RETRY_BUDGET
+    privileges: bool = True  # apply the document's object privileges (where their roles exist)
+    grants: bool = False  # create the document's users and roles, with their grants
+    casts: tuple[Any, ...] = ()  # type-mapping rules (dbjson.casts: strings or CastRule)
     set_values: Mapping[str, Any] = field(default_factory=dict)
     set_sql: Mapping[str, str] = field(default_factory=dict)
     increments: Mapping[str, int] = field(default_factory=dict)

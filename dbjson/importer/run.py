@@ -30,6 +30,7 @@ from typing import IO, Any
 import orjson
 
 from .. import model as m
+from ..casts import parse_casts
 from ..connect import Target
 from ..engines import Engine
 from ..engines.interface import TablePlan
@@ -320,6 +321,8 @@ class Importer(TargetSession):
                     pointer=e.pointer,
                     hint=e.hint or "fix the cause and run the same import again with --resume to finish the post-data",
                 ) from None
+            if plan.privileges:
+                self.apply_privileges(plan.privileges)
         self.report.rejected = self.rejected
         if self.rejected:
             self.report.rejects_dir = str(local_state_dir(self.dir) / REJECTS_DIR)
@@ -502,6 +505,15 @@ class Importer(TargetSession):
         return out
 
     # -- DDL ------------------------------------------------------------------------------------
+    def apply_privileges(self, statements: list[Any]) -> None:
+        """Roles, memberships and grants (see :func:`dbjson.schemaload.apply_privileges`); what was
+        skipped is a warning and a line of the report's translation, never an error."""
+        from ..schemaload import apply_privileges  # (start-up time, as plan_ddl)
+
+        for note in apply_privileges(self.conn(), self.engine, statements):
+            self.report.translation.append(note)
+            self.emit(Warning(note))
+
     def _run_ddl(self, statements: list[Any], state: Any, *, parallel: bool) -> None:
         assert self.journal is not None
         journal = self.journal
@@ -1086,6 +1098,9 @@ def import_database(
     verify: bool = True,
     retry_budget: float = DEFAULT_RETRY_BUDGET,
     untrusted: bool = False,
+    privileges: bool = True,
+    grants: bool = False,
+    casts: Sequence[str] = (),
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
     dry_run: bool = False,
@@ -1106,6 +1121,10 @@ def import_database(
     ``untrusted``: the export comes from a source not trusted to run code with the importing user's
     rights: no routines, triggers or events are created, views and expressions only with the
     functions of a safe list, materialized views without data (each reported; docs/security.md).
+    ``privileges`` applies the document's object privileges whose roles exist in the target (a
+    missing role is a warning, as pg_restore's); ``grants`` first creates its users and roles
+    (without passwords: MySQL accounts locked); see docs/faq.md. ``casts``: type-mapping rules
+    (``"type tinyint to boolean"``, ``"column orders.status to text"``: :mod:`dbjson.casts`).
 
     ``max_rate`` caps the rows or bytes (of JSON lines) per second of all loaders together
     (``"50000rows"``, ``"20MB"``: :func:`dbjson.ratelimit.parse_rate`). ``dry_run=True`` changes nothing anywhere: the report's ``dry_run`` (:class:`~.report.DryRun`)
@@ -1136,6 +1155,9 @@ def import_database(
         retry_budget=retry_budget,
         untrusted=untrusted,
         max_rate=max_rate if isinstance(max_rate, RateLimit) else parse_rate(max_rate),
+        privileges=privileges,
+        grants=grants,
+        casts=tuple(parse_casts(casts)),
     )
     d = location(directory)
     if not d.is_dir():

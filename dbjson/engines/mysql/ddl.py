@@ -12,6 +12,7 @@ from ...ddl.plan import DdlPlan, Statement, parenthesized
 from ...ddl.tableinfo import TableInfo
 from ...ddl.types import TypeChoice
 from ...ddl.walker import BaseDDL
+from .privileges import MySQLPrivileges
 
 _TEXTY = {"text", "blob", "json", "geometry"}
 _TABLE_OPTIONS = {
@@ -28,7 +29,7 @@ _SEQ_MAX, _SEQ_MIN = 9223372036854775806, -9223372036854775807  # MariaDB sequen
 _DEFINER = re.compile(r"\s+DEFINER\s*=\s*(`[^`]*`|'[^']*'|\S+)@(`[^`]*`|'[^']*'|\S+)", re.IGNORECASE)
 
 
-class MySQLDDL(BaseDDL):
+class MySQLDDL(MySQLPrivileges, BaseDDL):
     """MySQL rendering of the DDL plan (MariaDB: ``is_mariadb``)."""
 
     if TYPE_CHECKING:

@@ -241,6 +241,19 @@ class MySQLLoad:
             cur.execute(sql)
 
     # -- catalog --------------------------------------------------------------------------------
+    def load_existing_roles(self, conn: Any) -> set[str] | None:
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SELECT User, Host FROM mysql.user")
+                rows = cur.fetchall()
+        except Exception:  # noqa: BLE001 - no SELECT on mysql.user: unknown, the grants are tried
+            return None
+        out = set()
+        for user, host in rows:
+            user, host = (v.decode() if isinstance(v, bytes) else v for v in (user, host))
+            out.add(f"{user}@{host}" if host else user)  # MariaDB roles have an empty host
+        return out
+
     def load_existing_tables(self, conn: Any, schemas: set[str | None]) -> set[tuple[str | None, str]]:
         with conn.cursor() as cur:
             cur.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()")

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from ... import model as m
 from ...errors import UsageError
 from ...url import source_host
-from .accounts import read_users
+from .accounts import read_object_grants, read_users
 from .assemble import TableAssembler
 from .catalog import CatalogReader, query
 
@@ -89,6 +89,7 @@ class MySQLReflector:
             reflected = (_reflect_schema(cur, reader, assembler, name, options, charsets) for name in names)
             schemas = tuple(s for s in reflected if s is not None)
             users = read_users(cur, names, self.is_mariadb) if options.grants else ()
+            grants = tuple(read_object_grants(cur, names, options)) if options.privileges else ()
         finally:
             cur.close()
         source = m.Source(
@@ -99,7 +100,7 @@ class MySQLReflector:
             host=source_host(target.url),
             options={"mysql": {"sql_mode": server["sql_mode"], "lower_case_table_names": int(server["lctn"])}},
         )
-        return m.Database(source=source, schemas=schemas, users=users)
+        return m.Database(source=source, schemas=schemas, users=users, grants=grants)
 
 
 def _schema_names(cur: Any, target: Target, options: ReflectOptions) -> list[str]:

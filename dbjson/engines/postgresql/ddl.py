@@ -11,6 +11,7 @@ from ...ddl.plan import DdlPlan, Statement, parenthesized
 from ...ddl.tableinfo import TableInfo
 from ...ddl.walker import BaseDDL
 from ...errors import TranslationError
+from .privileges import PostgreSQLPrivileges
 
 _ON_UPDATE_FN = "dbjson_on_update_ts"
 _ON_UPDATE_BODY = """CREATE OR REPLACE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql AS $dbjson$
@@ -64,7 +65,7 @@ def extension_package(name: str, server_version: str) -> str:
     return f"package {package} on Debian/Ubuntu, or the extension's own distribution"
 
 
-class PostgreSQLDDL(BaseDDL):
+class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
     """PostgreSQL rendering of the DDL plan."""
 
     # -- schemas and types ---------------------------------------------------------------------

@@ -159,6 +159,9 @@ class PostgreSQLLoad:
         conn.execute(sql, binary=True)  # extended protocol: one statement only (see dbjson.schemaload)
 
     # -- catalog --------------------------------------------------------------------------------
+    def load_existing_roles(self, conn: Any) -> set[str] | None:
+        return {r[0] for r in conn.execute("SELECT rolname FROM pg_roles").fetchall()} | {"PUBLIC"}
+
     def load_existing_tables(self, conn: Any, schemas: set[str | None]) -> set[tuple[str | None, str]]:
         names = [s or "public" for s in schemas]
         rows = conn.execute(
