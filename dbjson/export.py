@@ -89,7 +89,7 @@ def parse_where(items: Iterable[str]) -> dict[str, str]:
     return out
 
 
-def _where_for(where: Mapping[str, str], schema: str, table: str) -> str | None:
+def where_for(where: Mapping[str, str], schema: str, table: str) -> str | None:
     conds = [c for k, c in where.items() if k in (table, f"{schema}.{table}") or fnmatch.fnmatchcase(table, k)]
     return " AND ".join(f"({c})" for c in conds) if conds else None
 
@@ -353,6 +353,27 @@ def _run_unit(shared: _Shared, conn: Any, unit: ExportUnit) -> None:
             current.discard()
 
 
+def run_unit(
+    engine: Engine,
+    conn: Any,
+    unit: ExportUnit,
+    out: Location,
+    names: dict[tuple[str, str], str],
+    compress: str = "none",
+    chunk_bytes: int | None = None,
+) -> list[UnitFile]:
+    """Export one unit on ``conn`` (already in its snapshot) into ``out``, as a worker thread of
+    :func:`export_database` does: its files complete (renamed, or uploaded) when this returns. For
+    a unit that runs elsewhere (``dbjson.cluster``); progress events are not sent."""
+    shared = _Shared(engine, out, names, compress, chunk_bytes, lambda _e: None)
+    shared.syncer = Syncer(shared.stop.set)
+    try:
+        _run_unit(shared, conn, unit)
+    finally:
+        shared.syncer.drain()
+    return shared.results
+
+
 _END = object()
 
 
@@ -554,6 +575,7 @@ def export_database(
     chunk_bytes: int | None = None,
     on_event: Callable[[ev.Event], None] | None = None,
     database: m.Database | None = None,
+    cluster: Any = None,
 ) -> ExportReport:
     """Export every table of the database at ``url`` into ``out_dir``.
 
@@ -562,8 +584,25 @@ def export_database(
     ``none``, ``gzip`` or ``zstd``; ``chunk_rows`` splits tables into files of about that many
     rows (key ranges), ``chunk_bytes`` starts a new file when one exceeds that many bytes
     (uncompressed). ``database`` skips reflection and exports the tables of that model.
-    Returns the report; the manifest is written last.
+    ``cluster`` (a Dask scheduler address or a ``dask.distributed.Client``) runs the units as
+    tasks on that cluster (:mod:`dbjson.cluster`). Returns the report; the manifest is written last.
     """
+    if cluster is not None:
+        from .cluster import export_on_cluster  # lazy: dask is an optional extra
+
+        return export_on_cluster(
+            cluster,
+            url,
+            out_dir,
+            tables=tables,
+            exclude=exclude,
+            where=where,
+            compress=compress,
+            chunk_rows=chunk_rows,
+            chunk_bytes=chunk_bytes,
+            on_event=on_event,
+            database=database,
+        )
     if compress not in COMPRESSIONS:
         raise UsageError(f"unknown compression {compress!r}", hint="none, gzip or zstd")
     if threads is not None and threads < 1:
@@ -591,7 +630,7 @@ def export_database(
         db = database or reflect_source(engine, workers[0], target, tables, exclude)
         selected = select_tables(db, tables, exclude)
         wmap = where or {}
-        plan: list[tuple[str, m.Table, str | None]] = [(s, t, _where_for(wmap, s, t.name)) for s, t in selected]
+        plan: list[tuple[str, m.Table, str | None]] = [(s, t, where_for(wmap, s, t.name)) for s, t in selected]
         units: list[ExportUnit] = []
         for i, (s, t, w) in enumerate(plan):
             if i and i % REFRESH_UNITS == 0:
@@ -747,6 +786,7 @@ __all__ = [
     "ExportReport",
     "UnitFile",
     "plan_table",
+    "run_unit",
     "unit_file_rel",
     "table_entries",
     "open_workers",
@@ -757,5 +797,6 @@ __all__ = [
     "prefetched",
     "parse_chunk_size",
     "parse_where",
+    "where_for",
     "default_threads",
 ]

@@ -51,6 +51,13 @@ def export_cmd(
     table: Annotated[
         str | None, typer.Option("--table", help="Export only this table (with -o - : to stdout as JSON lines).")
     ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            help="Run the units as tasks on this Dask scheduler (tcp://host:8786); -o must be storage every worker reaches.",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print a machine-readable report on stdout.")] = False,
 ) -> None:
@@ -67,6 +74,8 @@ def export_cmd(
       dbjson export mysql://root@127.0.0.1/shop -o out --threads 8 --chunk-size 64MB --exclude 'tmp_*'
 
       dbjson export sqlite:///shop.db --table orders -o - | head
+
+      dbjson export postgresql://db.internal/shop -o s3://bucket/shop --cluster tcp://scheduler:8786
     """
     from ..export import export_database, export_table, parse_chunk_size, parse_where  # lazy: start-up time
 
@@ -103,6 +112,7 @@ def export_cmd(
             chunk_rows=chunk_rows,
             chunk_bytes=chunk_bytes,
             on_event=show,
+            cluster=cluster,
         )
 
     with show:
