@@ -25,8 +25,11 @@ the coordinator decides from the target's row counts, as ``--resume`` does.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,7 +40,8 @@ from . import model as m
 from .connect import Target, close_quietly, parse_url, raise_if_connection_error
 from .engines import Engine, detect_engine, get_engine
 from .engines.interface import ExportUnit
-from .errors import DataError, DbjsonError, UsageError
+from .errors import Cancelled, DataError, DbjsonError, UsageError, first_line
+from .events import EventHandler
 from .export import (
     ExportReport,
     UnitFile,
@@ -51,9 +55,14 @@ from .export import (
     where_for,
 )
 from .format.checksum import Checksum
+from .format.datafiles import open_data
 from .format.layout import COMPRESSIONS, clear_export_dir, safe_names
 from .format.manifest import Manifest, SnapshotInfo, write_manifest, write_schema
 from .format.storage import Location, ObjectPath, location
+from .importer.encoders import INLINE
+from .importer.options import ImportOptions
+from .importer.reader import LoadUnit, UnitReader
+from .importer.run import Importer
 from .model import now_utc
 
 POLL_SECONDS = 0.05
@@ -376,3 +385,158 @@ def _is_lost_worker(e: BaseException) -> bool:
         "FutureCancelledError",
         "CancelledError",
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Import
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ImportJob:
+    """What a task needs to load units (the URL carries the password, as for :class:`ExportJob`)."""
+
+    url: str
+    engine: str
+    server_version: str
+    data_only: bool
+    zero_dates: str
+
+
+def import_unit_task(job: ImportJob, unit: LoadUnit, claim: str) -> tuple[str, int, str]:
+    """A Dask task: load one unit in one transaction on a connection of its own; returns
+    ``("ok", rows, checksum)``, or ``("claimed", 0, "")`` when a task of this unit began before (its
+    worker was lost: it may have committed, so the coordinator decides from the row counts)."""
+    from distributed import Variable
+
+    mark: Any = Variable(claim)  # type: ignore[no-untyped-call]
+    # set to "fresh" by the coordinator before it sent the task (a get with a short timeout as the
+    # test of "never set" was wrong under load: the round trip outlasted it, and a unit loaded twice)
+    if mark.get(timeout=60) != "fresh":
+        return ("claimed", 0, "")
+    mark.set(f"begun {os.getpid()}")  # a task runs again only after its worker was lost: no race here
+    engine = get_engine(job.engine, job.server_version)
+    conn = engine.load_connect(Target(parse_url(job.url)), data_only=job.data_only)
+    reader = UnitReader(unit, engine, job.zero_dates, lambda f: open_data(f.path), threading.Event())
+    tp = unit.table
+    try:
+        engine.load_begin(conn)
+        if tp.increments or engine.capabilities.bulk_text is None or not engine.load_can_encode(conn, tp):
+            loaded = engine.load_unit(conn, tp, reader.rows())
+        else:
+            loaded = engine.load_unit_encoded(conn, tp, reader.encoded_blocks(INLINE))
+        reader.check_complete(loaded)
+        engine.load_commit(conn)
+        return ("ok", loaded, reader.checksum.hexdigest())
+    except DbjsonError:
+        _rollback(engine, conn)
+        raise
+    except Exception as e:  # a driver error: its class may not exist where the result is read
+        _rollback(engine, conn)
+        raise DataError(f"the target refused the data: {first_line(e)}", file=unit.file.rel, table=tp.display) from None
+    finally:
+        reader.close()
+        try:
+            engine.load_disconnect(conn)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def _rollback(engine: Engine, conn: Any) -> None:
+    try:
+        engine.load_rollback(conn)
+    except Exception:  # noqa: BLE001 - a dead connection: the server rolled back
+        pass
+
+
+class ClusterImporter(Importer):
+    """An import whose data units run as tasks on a Dask cluster (:func:`import_unit_task`); the
+    DDL, the pre-flight, the journal, the post-data DDL and verify stay here. A unit is journaled
+    ``begin`` before its task is sent and ``done`` when it returns; a unit whose task may have run
+    twice is settled from the row counts (as a unit whose COMMIT was lost is). Rejected rows
+    (``max_errors``) need the row-by-row path, which runs here: not with a cluster."""
+
+    def __init__(
+        self,
+        cluster: Any,
+        directory: Location,
+        target: Target,
+        engine: Engine,
+        opts: ImportOptions,
+        on_event: EventHandler | None,
+    ) -> None:
+        if opts.max_errors > 0:
+            raise UsageError("--max-errors is not available with --cluster (rejected rows are found row by row)")
+        self.client, self._owned = connect_cluster(cluster)
+        slots = sum(_workers(self.client).values())
+        if not slots:
+            raise UsageError("the Dask cluster has no workers")
+        opts = dataclasses.replace(opts, threads=slots)
+        super().__init__(directory, target, engine, opts, on_event)
+        self.job = ImportJob(
+            url=target.url.render_as_string(hide_password=False),
+            engine=engine.name,
+            server_version=engine.server_version,
+            data_only=opts.data_only,
+            zero_dates=opts.zero_dates,
+        )
+        self._run_id = uuid.uuid4().hex
+
+    def start_encoders(self, todo_bytes: int, *, schema_only: bool = False) -> None:
+        """No local worker processes: the tasks convert their own rows."""
+
+    def unit_job(self, unit: LoadUnit) -> Callable[[], None]:
+        return lambda: self._load_remote(unit)
+
+    def _load_remote(self, unit: LoadUnit) -> None:
+        assert self.journal is not None
+        if self.cancel.is_set():
+            raise Cancelled("import cancelled")
+        self.journal.begin(unit.step)  # before the task: a crash from here on leaves it ambiguous
+        claim = f"dbjson-import-{self._run_id}-{uuid.uuid4().hex}"
+        from distributed import Variable
+
+        mark: Any = Variable(claim, client=self.client)  # type: ignore[no-untyped-call]
+        mark.set("fresh")
+        fut = self.client.submit(import_unit_task, self.job, unit, claim, pure=False, retries=0)
+        try:
+            while not fut.done():  # polled: Future.result(timeout) raised UnboundLocalError for a cancelled future
+                if self.cancel.is_set():
+                    fut.cancel()
+                    raise Cancelled("import cancelled")
+                time.sleep(POLL_SECONDS)
+            status, loaded, checksum = "claimed", 0, ""  # cancelled or lost: decided from the row counts
+            if fut.status == "finished":
+                status, loaded, checksum = fut.result()
+            elif fut.status == "error":
+                exc = fut.exception()
+                if isinstance(exc, DbjsonError):
+                    exc.table = exc.table or unit.table.display
+                    raise exc
+                if type(exc).__name__ != "KilledWorker":
+                    raise DataError(f"the unit's task failed: {exc}", file=unit.file.rel, table=unit.table.display)
+        finally:
+            self._forget(claim)
+        if status == "claimed":  # a run of it began on a worker that was lost: committed or not?
+            with self._lock:
+                self._in_doubt.add(unit.step)
+            self.emit(
+                ev.Retry(f"{unit.file.rel}: its worker was lost; decided from the row counts", unit.table.display)
+            )
+            return
+        self.journal.done(unit.step, rows=loaded, rejected=0, checksum=checksum)
+        self._unit_finished(unit, loaded, 0)
+
+    def _forget(self, claim: str) -> None:
+        try:
+            from distributed import Variable
+
+            mark: Any = Variable(claim, client=self.client)  # type: ignore[no-untyped-call]
+            mark.delete()
+        except Exception:  # noqa: BLE001 - best effort
+            pass
+
+    def close_all(self) -> None:
+        super().close_all()
+        if self._owned:
+            self.client.close()

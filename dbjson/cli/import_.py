@@ -102,6 +102,13 @@ def import_cmd(
     no_verify: Annotated[
         bool, typer.Option("--no-verify", help="Skip the count/checksum verification after loading.")
     ] = False,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            help="Load the units as tasks on this Dask scheduler (tcp://host:8786); the export must be where every worker reaches it.",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
 ) -> None:
@@ -165,6 +172,7 @@ def import_cmd(
                     renames=rename or (),
                     max_errors=max_errors,
                     verify=not no_verify,
+                    cluster=cluster,
                     on_event=show,
                 )
             )

@@ -431,11 +431,11 @@ class Importer(TargetSession):
         )
         threads = self.opts.threads if self.engine.capabilities.parallel_writers else 1
         for wave in foreign_key_waves(self.engine, todo):
-            self.run_parallel([(u.size, self._unit_job(u)) for u in wave], threads)
+            self.run_parallel([(u.size, self.unit_job(u)) for u in wave], threads)
         for _round in range(MAX_ATTEMPTS):
             if not self._in_doubt:
                 break
-            self.run_parallel([(u.size, self._unit_job(u)) for u in self._settle_in_doubt(units)], threads)
+            self.run_parallel([(u.size, self.unit_job(u)) for u in self._settle_in_doubt(units)], threads)
         if self._in_doubt:
             raise DataError(
                 "the connection kept failing while units were committing", hint="run the import again with --resume"
@@ -512,7 +512,9 @@ class Importer(TargetSession):
                     self.journal.undo(u.step)
                     del state.done[u.step]
 
-    def _unit_job(self, unit: LoadUnit) -> Callable[[], None]:
+    def unit_job(self, unit: LoadUnit) -> Callable[[], None]:
+        """The job that loads ``unit`` on one of the import's threads (the unit-runner seam:
+        :class:`dbjson.cluster.ClusterImporter` sends the unit to a task instead)."""
         return lambda: self._load_unit(unit)
 
     def _load_unit(self, unit: LoadUnit) -> None:
@@ -742,6 +744,7 @@ def import_database(
     verify: bool = True,
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
+    cluster: Any = None,
 ) -> ImportReport:
     """Load the export in ``directory`` into the database at ``url``.
 
@@ -752,7 +755,9 @@ def import_database(
     evaluated by the target), ``increments`` (a counter starting at the value), ``renames`` (the
     target column name). ``max_errors`` > 0 writes refused rows to ``DIR/rejects/<table>.jsonl``
     instead of stopping. ``on_event`` receives the progress events (:mod:`dbjson.events`);
-    ``importer_hook`` the :class:`Importer` before it runs. ``zero_dates`` (``null`` | ``error``) and ``nul``
+    ``importer_hook`` the :class:`Importer` before it runs. ``cluster`` (a Dask scheduler
+    address or a ``dask.distributed.Client``) loads the units as tasks on that cluster
+    (:class:`dbjson.cluster.ClusterImporter`). ``zero_dates`` (``null`` | ``error``) and ``nul``
     (``error`` | ``strip`` | ``replace``) are the policies for zero dates and NUL characters (U+0000)
     on targets that cannot hold them; the pre-flight reports them and verification applies them.
 
@@ -785,7 +790,13 @@ def import_database(
     )
     db, mtables, export_id = read_export(d)
     target, engine = connect_target(url)
-    imp = Importer(d, target, engine, opts, on_event)
+    imp: Importer
+    if cluster is not None:
+        from ..cluster import ClusterImporter  # lazy: dask is an optional extra
+
+        imp = ClusterImporter(cluster, d, target, engine, opts, on_event)
+    else:
+        imp = Importer(d, target, engine, opts, on_event)
     if importer_hook is not None:
         importer_hook(imp)
     try:
