@@ -90,7 +90,7 @@ def parse_where(items: Iterable[str]) -> dict[str, str]:
     return out
 
 
-def _where_for(where: Mapping[str, str], schema: str, table: str) -> str | None:
+def where_for(where: Mapping[str, str], schema: str, table: str) -> str | None:
     conds = [c for k, c in where.items() if where_applies(k, schema, table)]
     return " AND ".join(f"({c})" for c in conds) if conds else None
 
@@ -361,6 +361,27 @@ def _run_unit(shared: _Shared, conn: Any, unit: ExportUnit) -> None:
             current.discard()
 
 
+def run_unit(
+    engine: Engine,
+    conn: Any,
+    unit: ExportUnit,
+    out: Location,
+    names: dict[tuple[str, str], str],
+    compress: str = "none",
+    chunk_bytes: int | None = None,
+) -> list[UnitFile]:
+    """Export one unit on ``conn`` (already in its snapshot) into ``out``, as a worker thread of
+    :func:`export_database` does: its files complete (renamed, or uploaded) when this returns. For
+    a unit that runs elsewhere (``dbjson.cluster``); progress events are not sent."""
+    shared = _Shared(engine, out, names, compress, chunk_bytes, lambda _e: None)
+    shared.syncer = Syncer(shared.stop.set)
+    try:
+        _run_unit(shared, conn, unit)
+    finally:
+        shared.syncer.drain()
+    return shared.results
+
+
 _END = object()
 
 
@@ -579,6 +600,7 @@ def export_database(
     overwrite: bool = False,
     max_rate: str | RateLimit | None = None,
     grants: bool = False,
+    cluster: Any = None,
 ) -> ExportReport:
     """Export every table of the database at ``url`` into ``out_dir``.
 
@@ -593,8 +615,26 @@ def export_database(
     second of all workers together (``"50000rows"``, ``"20MB"``: :func:`dbjson.ratelimit.parse_rate`). A ``tables``/``exclude`` glob or a
     ``where`` table that names no table is a UsageError.
     The schema document records the object privileges; ``grants`` adds the users and roles
-    (never a password). Returns the report; the manifest is written last.
+    (never a password).
+    ``cluster`` (a Dask scheduler address or a ``dask.distributed.Client``) runs the units as
+    tasks on that cluster (:mod:`dbjson.cluster`). Returns the report; the manifest is written last.
     """
+    if cluster is not None:
+        from .cluster import export_on_cluster  # lazy: dask is an optional extra
+
+        return export_on_cluster(
+            cluster,
+            url,
+            out_dir,
+            tables=tables,
+            exclude=exclude,
+            where=where,
+            compress=compress,
+            chunk_rows=chunk_rows,
+            chunk_bytes=chunk_bytes,
+            on_event=on_event,
+            database=database,
+        )
     if compress not in COMPRESSIONS:
         raise UsageError(f"unknown compression {compress!r}", hint="none, gzip or zstd")
     if threads is not None and threads < 1:
@@ -636,7 +676,7 @@ def export_database(
                 source="the model",
             )
         selected = select_tables(db, tables, exclude)
-        plan: list[tuple[str, m.Table, str | None]] = [(s, t, _where_for(wmap, s, t.name)) for s, t in selected]
+        plan: list[tuple[str, m.Table, str | None]] = [(s, t, where_for(wmap, s, t.name)) for s, t in selected]
         units: list[ExportUnit] = []
         for i, (s, t, w) in enumerate(plan):
             if i and i % REFRESH_UNITS == 0:
@@ -813,6 +853,7 @@ __all__ = [
     "ExportReport",
     "UnitFile",
     "plan_table",
+    "run_unit",
     "unit_file_rel",
     "table_entries",
     "connect_source",
@@ -824,5 +865,6 @@ __all__ = [
     "prefetched",
     "parse_chunk_size",
     "parse_where",
+    "where_for",
     "default_threads",
 ]

@@ -50,6 +50,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "dbjson.preflight",
             "dbjson.migrate",
             "dbjson.schemadiff",
+            "dbjson.cluster",
         ),
     ),
     ("api", ("dbjson",)),  # dbjson/__init__.py: the library's public names, imported lazily

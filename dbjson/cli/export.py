@@ -72,6 +72,13 @@ def export_cmd(
             help="At most this many rows (50000rows) or bytes (20MB, of JSON lines) per second, all threads together.",
         ),
     ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            help="Run the units as tasks on this Dask scheduler (tcp://host:8786); -o must be storage every worker reaches.",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print a machine-readable report on stdout.")] = False,
     grants: GrantsOption = False,
@@ -94,6 +101,8 @@ def export_cmd(
       dbjson export mysql://root@127.0.0.1/shop -o out --threads 8 --chunk-size 64MB --exclude 'tmp_*'
 
       dbjson export sqlite:///shop.db --table orders -o - | head
+
+      dbjson export postgresql://db.internal/shop -o s3://bucket/shop --cluster tcp://scheduler:8786
     """
     from ..export import export_database, export_table, parse_chunk_size, parse_where  # lazy: start-up time
 
@@ -134,6 +143,7 @@ def export_cmd(
             overwrite=overwrite,
             max_rate=max_rate,
             grants=grants,
+            cluster=cluster,
         )
 
     with show:

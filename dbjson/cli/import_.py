@@ -132,6 +132,13 @@ def import_cmd(
             help="Print what the import would do to this target (tables, DDL, units, translation losses, pre-flight findings) and change nothing.",
         ),
     ] = False,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            help="Load the units as tasks on this Dask scheduler (tcp://host:8786); the export must be where every worker reaches it.",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
     privileges: PrivilegesOption = True,
@@ -211,6 +218,7 @@ def import_cmd(
                     privileges=privileges,
                     grants=grants,
                     casts=cast or (),
+                    cluster=cluster,
                     on_event=show,
                     dry_run=dry_run,
                     max_rate=max_rate,

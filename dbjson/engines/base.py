@@ -12,12 +12,13 @@ reserved words) come from ``dialects/<name>.toml``, never from code.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .. import model as m
 from ..ddl.plan import Statement
 from ..errors import UnsupportedError
+from ..format.manifest import SnapshotInfo
 from ..resources import dialect_table
 from .interface import Capabilities, DdlDialect, Exporter, Loader, Reflector, TablePlan, VerifyReader
 from .shared.bulktext import BulkText, encode_columns, encode_rows
@@ -73,6 +74,14 @@ class Engine(Reflector, DdlDialect, Exporter, Loader, VerifyReader):
     def preflight_condition(self, column: m.Column, cond: tuple[Any, ...]) -> str | None:
         """None: no pre-flight condition can be expressed (``capabilities.filters_preflight`` is False)."""
         return None
+
+    def export_cluster_snapshot(
+        self, coordinator: Any, join_all: Callable[[SnapshotInfo], None], warn: Callable[[str], None]
+    ) -> SnapshotInfo:
+        raise UnsupportedError(f"{self.name}: no snapshot shared across machines (export without --cluster)")
+
+    def export_join_snapshot(self, conn: Any, snapshot: SnapshotInfo) -> None:
+        raise UnsupportedError(f"{self.name}: no snapshot shared across machines (export without --cluster)")
 
     def load_truncate_tables(self, conn: Any, tables: Sequence[tuple[str | None, str]]) -> None:
         """Empty the tables ``--if-exists truncate`` keeps, one ``load_truncate`` each: a load

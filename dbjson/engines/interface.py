@@ -137,6 +137,11 @@ class Capabilities:
     # -- the server
     mariadb: bool  # the MySQL family's MariaDB variant (reflect and DDL read it as ``is_mariadb``)
     # -- export (Exporter)
+    # How sessions on other machines join one snapshot (``export_cluster_snapshot``): "exported"
+    # (any session may join while the coordinator's transaction is open: stateless tasks),
+    # "held" (sessions join only while the coordinator holds a lock: long-lived workers), None (no
+    # cluster export).
+    cluster_snapshot: Literal["exported", "held"] | None
     server_side_json: bool  # lines may be built by the server or in C; False: every row through the Python codec
     filters_preflight: bool  # ``preflight_condition`` turns pre-flight checks into SQL (migrate reads fewer rows)
     # -- load (Loader)
@@ -286,6 +291,16 @@ class Exporter(Protocol):
 
     def export_snapshot(self, coordinator: Any, workers: Sequence[Any], warn: Callable[[str], None]) -> SnapshotInfo:
         """Put every worker on one snapshot (``coordinator`` None: the one worker's own transaction)."""
+
+    def export_cluster_snapshot(
+        self, coordinator: Any, join_all: Callable[[SnapshotInfo], None], warn: Callable[[str], None]
+    ) -> SnapshotInfo:
+        """One snapshot for sessions in other processes: take what makes it consistent on
+        ``coordinator``, call ``join_all(snapshot)`` (each session runs :meth:`export_join_snapshot`), release
+        what must not stay held (``capabilities.cluster_snapshot`` says which kind)."""
+
+    def export_join_snapshot(self, conn: Any, snapshot: SnapshotInfo) -> None:
+        """Start ``conn``'s transaction on the snapshot of :meth:`export_cluster_snapshot`."""
 
     def export_current_schema(self, conn: Any) -> str | None:
         """The schema an unqualified table name means on ``conn``."""

@@ -744,11 +744,11 @@ class Importer(TargetSession):
                 self.emit(TableStarted(tp.display, len(left), None if None in rows else sum(r or 0 for r in rows)))
         threads = self.opts.threads if self.engine.capabilities.parallel_writers else 1
         for wave in foreign_key_waves(self.engine, todo):
-            self.run_parallel([(u.size, self._unit_job(u)) for u in wave], threads)
+            self.run_parallel([(u.size, self.unit_job(u)) for u in wave], threads)
         for _round in range(MAX_ATTEMPTS):
             if not self._in_doubt:
                 break
-            self.run_parallel([(u.size, self._unit_job(u)) for u in self._settle_in_doubt(units)], threads)
+            self.run_parallel([(u.size, self.unit_job(u)) for u in self._settle_in_doubt(units)], threads)
         if self._in_doubt:
             raise DataError(
                 "the connection kept failing while units were committing", hint="run the import again with --resume"
@@ -864,7 +864,9 @@ class Importer(TargetSession):
                     self.journal.undo(u.step)
                     del state.done[u.step]
 
-    def _unit_job(self, unit: LoadUnit) -> Callable[[], None]:
+    def unit_job(self, unit: LoadUnit) -> Callable[[], None]:
+        """The job that loads ``unit`` on one of the import's threads (the unit-runner seam:
+        :class:`dbjson.cluster.ClusterImporter` sends the unit to a task instead)."""
         return lambda: self._load_unit(unit)
 
     def _load_unit(self, unit: LoadUnit) -> None:
@@ -1105,6 +1107,7 @@ def import_database(
     importer_hook: Callable[[Importer], None] | None = None,
     dry_run: bool = False,
     max_rate: str | RateLimit | None = None,
+    cluster: Any = None,
 ) -> ImportReport:
     """Load the export in ``directory`` into the database at ``url``.
 
@@ -1115,7 +1118,9 @@ def import_database(
     evaluated by the target), ``increments`` (a counter starting at the value), ``renames`` (the
     target column name). ``max_errors`` > 0 writes refused rows to ``DIR/rejects/<table>.jsonl``
     instead of stopping. ``on_event`` receives the progress events (:mod:`dbjson.events`);
-    ``importer_hook`` the :class:`Importer` before it runs. ``zero_dates`` (``null`` | ``error``) and ``nul``
+    ``importer_hook`` the :class:`Importer` before it runs. ``cluster`` (a Dask scheduler
+    address or a ``dask.distributed.Client``) loads the units as tasks on that cluster
+    (:class:`dbjson.cluster.ClusterImporter`). ``zero_dates`` (``null`` | ``error``) and ``nul``
     (``error`` | ``strip`` | ``replace``) are the policies for zero dates and NUL characters (U+0000)
     on targets that cannot hold them; the pre-flight reports them and verification applies them.
     ``untrusted``: the export comes from a source not trusted to run code with the importing user's
@@ -1178,7 +1183,13 @@ def import_database(
         source=f"the export ({d / 'manifest.json'})",
     )
     target, engine = connect_target(url, read_only=dry_run)
-    imp = Importer(d, target, engine, opts, on_event)
+    imp: Importer
+    if cluster is not None:
+        from ..cluster import ClusterImporter  # lazy: dask is an optional extra
+
+        imp = ClusterImporter(cluster, d, target, engine, opts, on_event)
+    else:
+        imp = Importer(d, target, engine, opts, on_event)
     if importer_hook is not None:
         importer_hook(imp)
     try:

@@ -260,6 +260,33 @@ class MySQLExport(SQLExportBase):
             self._fetch(coordinator, release)
         return info
 
+    def export_cluster_snapshot(
+        self, coordinator: Any, join_all: Callable[[SnapshotInfo], None], warn: Callable[[str], None]
+    ) -> SnapshotInfo:
+        """The backup lock on the coordinator (as :meth:`export_snapshot`) while every long-lived
+        worker starts its transaction (``join_all``), then released: as mydumper does across threads.
+        Without the lock privilege the workers' snapshots are not one (``per-worker``, a warning)."""
+        try:
+            mode, release = self._global_lock(coordinator)
+        except Exception as e:  # noqa: BLE001 - typically no RELOAD privilege
+            warn(
+                f"cannot take a global read lock ({e.args[-1] if e.args else e}); each worker uses its own "
+                "snapshot, so tables may not be consistent with each other"
+            )
+            info = SnapshotInfo(mode="per-worker", consistent=False)
+            join_all(info)
+            return info
+        try:
+            info = SnapshotInfo(mode=mode)
+            join_all(info)
+            self._binlog_position(coordinator, info)
+        finally:
+            self._fetch(coordinator, release)
+        return info
+
+    def export_join_snapshot(self, conn: Any, snapshot: SnapshotInfo) -> None:
+        self._fetch(conn, "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
+
     def _global_lock(self, conn: Any) -> tuple[str, str]:
         """Block commits: (snapshot mode, the statement that releases the lock).
 

@@ -464,6 +464,29 @@ class PostgreSQLExport(SQLExportBase):
         self._snapshot_id = snap_id
         return SnapshotInfo(mode="exported-snapshot", id=snap_id, lsn=lsn)
 
+    def export_cluster_snapshot(
+        self, coordinator: Any, join_all: Callable[[SnapshotInfo], None], warn: Callable[[str], None]
+    ) -> SnapshotInfo:
+        """pg_export_snapshot() in the coordinator's transaction, which stays open for the whole
+        export (closing its connection ends it): any task joins it meanwhile (``export_join_snapshot``)."""
+        coordinator.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        snap_id, lsn = coordinator.execute(
+            "SELECT pg_export_snapshot(), CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() "
+            "ELSE pg_current_wal_lsn() END::text"
+        ).fetchone()
+        info = SnapshotInfo(mode="exported-snapshot", id=snap_id, lsn=lsn)
+        try:
+            join_all(info)
+        except BaseException:
+            coordinator.execute("COMMIT")
+            raise
+        return info
+
+    def export_join_snapshot(self, conn: Any, snapshot: SnapshotInfo) -> None:
+        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        conn.execute(f"SET TRANSACTION SNAPSHOT {self.literal(snapshot.id or '')}")
+        self._snapshot_id = snapshot.id
+
     def export_refresh(self, conn: Any) -> None:
         """End a worker's transaction and open another on the same exported snapshot, releasing
         the AccessShareLock of every table read so far: a database of thousands of tables does
