@@ -127,6 +127,7 @@ def check_table(
     tp: TablePlan,
     rejected: int = 0,
     open_file: Callable[[DataFile], IO[bytes]] | None = None,
+    known: dict[str, str] | None = None,
 ) -> TableCheck:
     """Count and checksum one target table under the source column kinds (``open_file``: see
     :func:`verify_tables`)."""
@@ -136,10 +137,17 @@ def check_table(
         target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
         return TableCheck(tp.display, target, expected, rows, tp.checksum, None, mode="count")
     total = target_checksum(engine, conn, tp)
-    return _table_check(tp, expected, total, open_file)
+    return _table_check(tp, expected, total, open_file, known)
 
 
-def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0) -> TableCheck | None:
+def exact_check(
+    engine: Engine,
+    target: Target,
+    tp: TablePlan,
+    rejected: int = 0,
+    open_file: Callable[[DataFile], IO[bytes]] | None = None,
+    known: dict[str, str] | None = None,
+) -> TableCheck | None:
     """The check of ``tp`` by the target's own export path, when it proves the table equal.
 
     The target's rows are exported exactly as ``dbjson export`` would (the engine's
@@ -152,10 +160,17 @@ def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0
     kinds, by-meaning comparison, the report of a mismatch): this path can only confirm, never
     fail a table. Not used for tables that verify cannot compare exactly (renamed columns, value
     rules, column options, rejected rows, rows that were there before).
+
+    A table with JSON or unconstrained decimal columns (:func:`semantic_line_normalizer`) whose
+    exported lines differ in bytes, as after a cross-engine load (jsonb reorders keys, MySQL JSON
+    respaces, a fixed scale pads decimals), is compared by meaning the same way: the target's lines
+    and the export's, each through the C by-meaning form. Equal sums prove the same by-meaning
+    lines as the full check would compare, without a Python object per value; the export's side is
+    kept in ``known`` (table → checksum) for the full check when they differ.
     """
     if (
         _counts_only(tp, rejected)
-        or tp.value_rules
+        or "nul-unknown" in tp.value_rules.values()  # the full check maps the target's values back
         or not tp.checksum
         or tp.rows is None
         or not tp.verify_columns
@@ -171,6 +186,9 @@ def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0
     except Exception:  # noqa: BLE001 - the full check will connect (and report) its own way
         return None
     total = Checksum(algorithm=tp.checksum_algorithm)
+    semantic = semantic_line_normalizer(tp)
+    expected_line = _expected_line(tp)
+    by_meaning = Checksum(algorithm=tp.checksum_algorithm) if semantic is not None else None
     try:
         engine.export_session(conn)
         engine.export_snapshot(None, [conn], lambda _m: None)
@@ -179,14 +197,34 @@ def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0
             return None
         for block in engine.export_stream(conn, ExportUnit(schema, table, key_columns=keys), threading.Event()):
             total.add_block(block)
+            if by_meaning is not None and semantic is not None:
+                lines = block.split(b"\n")
+                if lines and not lines[-1]:
+                    lines.pop()
+                by_meaning.add_lines([semantic(ln) for ln in lines])
     except Exception:  # noqa: BLE001 - e.g. a type the target's export cannot read this way
         return None
     finally:
         close_quietly([conn])
-    if total.rows != tp.rows - rejected + tp.base_rows or total.hexdigest() != tp.checksum:
-        return None
+    expected = tp.rows - rejected + tp.base_rows
     name = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
-    return TableCheck(tp.display, name, total.rows, total.rows, tp.checksum, total.hexdigest(), mode="checksum")
+    if total.rows != expected:
+        return None
+    if not tp.value_rules and total.hexdigest() == tp.checksum:
+        return TableCheck(tp.display, name, total.rows, total.rows, tp.checksum, total.hexdigest(), mode="checksum")
+    if expected_line is None:
+        return None
+    try:
+        want = _files_checksum(tp, expected_line, open_file)
+    except Exception:  # noqa: BLE001 - the full check reads the files again and reports
+        return None
+    if known is not None:
+        known[tp.display] = want
+    got = by_meaning if by_meaning is not None else total
+    if got.hexdigest() != want:
+        return None
+    mode = "checksum" if semantic is None else "checksum-semantic"
+    return TableCheck(tp.display, name, total.rows, total.rows, want, want, mode=mode, rules=dict(tp.value_rules))
 
 
 def _counts_only(tp: TablePlan, rejected: int) -> bool:
@@ -194,35 +232,47 @@ def _counts_only(tp: TablePlan, rejected: int) -> bool:
 
 
 def _table_check(
-    tp: TablePlan, expected_rows: int | None, total: Checksum, open_file: Callable[[DataFile], IO[bytes]] | None
+    tp: TablePlan,
+    expected_rows: int | None,
+    total: Checksum,
+    open_file: Callable[[DataFile], IO[bytes]] | None,
+    known: dict[str, str] | None = None,
 ) -> TableCheck:
     """The check of ``tp`` from the target's checksum ``total`` (see :func:`target_checksum`) and
     the expected one: the manifest's, or the export's lines through the same rules/normalizer."""
     target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
     rules = dict(tp.value_rules)
     semantic = semantic_line_normalizer(tp)
-    transform = rules_line_transform(rules)
     # Values the load changed by policy (``rules``): the expected checksum comes from the export's
     # lines with the same rules applied. Values whose text the target may legitimately spell
     # differently are compared by meaning (``semantic``): JSON (jsonb and MySQL JSON reorder keys
     # and drop whitespace; text-stored JSON keeps escapes as written) and unconstrained decimals
     # stored with a fixed scale (PostgreSQL/SQLite ``numeric`` → MySQL DECIMAL(65,30): 2.99 reads
     # back as 2.990000…). Both: the rules first, then by meaning.
-    expected_line: Callable[[bytes], bytes] | None = transform or semantic
-    if transform is not None and semantic is not None:
-        expected_line = lambda raw: semantic(transform(raw))
+    expected_line = _expected_line(tp)
     if expected_line is None:
         return TableCheck(tp.display, target, expected_rows, total.rows, tp.checksum, total.hexdigest())
+    cached = (known or {}).get(tp.display)  # exact_check computed it
     return TableCheck(
         tp.display,
         target,
         expected_rows,
         total.rows,
-        _files_checksum(tp, expected_line, open_file),
+        cached or _files_checksum(tp, expected_line, open_file),
         total.hexdigest(),
         mode="checksum" if semantic is None else "checksum-semantic",
         rules=rules,
     )
+
+
+def _expected_line(tp: TablePlan) -> Callable[[bytes], bytes] | None:
+    """What an export line becomes before it is hashed as the expected side: the value rules the
+    load applied, then the by-meaning form; None when the lines are hashed as they are."""
+    transform = rules_line_transform(dict(tp.value_rules))
+    semantic = semantic_line_normalizer(tp)
+    if transform is not None and semantic is not None:
+        return lambda raw: semantic(transform(raw))
+    return transform or semantic
 
 
 def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Checksum:
@@ -376,6 +426,7 @@ def verify_tables(
     """
     report = VerifyReport()
     results: dict[str, TableCheck] = {}
+    known: dict[str, str] = {}  # table → the export's by-meaning checksum, when exact_check computed it
     workers = int(getattr(pool, "_max_workers", 0) or 0) if target is not None else 0
 
     def in_parts(tp: TablePlan, rejected_rows: int) -> TableCheck | None:
@@ -390,7 +441,7 @@ def verify_tables(
         expected = None if tp.rows is None else tp.rows - rejected_rows + tp.base_rows
         total = Checksum(algorithm=tp.checksum_algorithm)
         try:
-            check = _table_check(tp, expected, total, open_file)  # the expected side, meanwhile
+            check = _table_check(tp, expected, total, open_file, known)  # the expected side, meanwhile
         finally:
             for fut in futures:
                 rows, value = fut.result()
@@ -402,9 +453,9 @@ def verify_tables(
         def go() -> None:
             rejected_rows = (rejected or {}).get(tp.display, 0)
             check = (
-                (exact_check(engine, target, tp, rejected_rows) if target is not None else None)
+                (exact_check(engine, target, tp, rejected_rows, open_file, known) if target is not None else None)
                 or in_parts(tp, rejected_rows)
-                or check_table(engine, conn_for_thread(), tp, rejected_rows, open_file)
+                or check_table(engine, conn_for_thread(), tp, rejected_rows, open_file, known)
             )
             results[tp.display] = check
             if on_event is not None:
