@@ -32,6 +32,7 @@ from typing import IO, Any
 
 import orjson
 
+from . import model as m
 from .connect import Target, close_quietly, parse_url
 from .engines import Engine, get_engine
 from .engines.interface import ExportUnit, TablePlan
@@ -181,34 +182,15 @@ def exact_check(
     table = dataclasses.replace(tp.table, name=tp.tname, columns=columns)
     pk = tp.table.primary_key
     keys = tuple(pk.columns) if pk is not None and all(k in {c.name for c in columns} for k in pk.columns) else ()
-    try:
-        conn = engine.export_connect(target)
-    except Exception:  # noqa: BLE001 - the full check will connect (and report) its own way
-        return None
-    total = Checksum(algorithm=tp.checksum_algorithm)
+    unit_of = (table, keys)
     semantic = semantic_line_normalizer(tp)
     expected_line = _expected_line(tp)
-    by_meaning = Checksum(algorithm=tp.checksum_algorithm) if semantic is not None else None
-    try:
-        engine.export_session(conn)
-        engine.export_snapshot(None, [conn], lambda _m: None)
-        schema = tp.tschema if tp.tschema is not None else engine.export_current_schema(conn)
-        if schema is None:
-            return None
-        for block in engine.export_stream(conn, ExportUnit(schema, table, key_columns=keys), threading.Event()):
-            total.add_block(block)
-            if by_meaning is not None and semantic is not None:
-                lines = block.split(b"\n")
-                if lines and not lines[-1]:
-                    lines.pop()
-                by_meaning.add_lines([semantic(ln) for ln in lines])
-    except Exception:  # noqa: BLE001 - e.g. a type the target's export cannot read this way
-        return None
-    finally:
-        close_quietly([conn])
+    # Under value rules the lines cannot match as they are: straight to the by-meaning pass.
+    first = semantic if tp.value_rules else None
+    total = _target_sum(engine, target, tp, unit_of, first)
     expected = tp.rows - rejected + tp.base_rows
     name = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
-    if total.rows != expected:
+    if total is None or total.rows != expected:
         return None
     if not tp.value_rules and total.hexdigest() == tp.checksum:
         return TableCheck(tp.display, name, total.rows, total.rows, tp.checksum, total.hexdigest(), mode="checksum")
@@ -220,11 +202,47 @@ def exact_check(
         return None
     if known is not None:
         known[tp.display] = want
-    got = by_meaning if by_meaning is not None else total
-    if got.hexdigest() != want:
+    got = total if first is not None or semantic is None else _target_sum(engine, target, tp, unit_of, semantic)
+    if got is None or got.hexdigest() != want:
         return None
     mode = "checksum" if semantic is None else "checksum-semantic"
-    return TableCheck(tp.display, name, total.rows, total.rows, want, want, mode=mode, rules=dict(tp.value_rules))
+    return TableCheck(tp.display, name, got.rows, got.rows, want, want, mode=mode, rules=dict(tp.value_rules))
+
+
+def _target_sum(
+    engine: Engine,
+    target: Target,
+    tp: TablePlan,
+    unit_of: tuple[m.Table, tuple[str, ...]],
+    normalize: Callable[[bytes], bytes] | None,
+) -> Checksum | None:
+    """The checksum of the target's own export of a table (``unit_of``: the table under the target's
+    types, its key columns), each line through ``normalize`` when given; None when that export fails."""
+    table, keys = unit_of
+    try:
+        conn = engine.export_connect(target)
+    except Exception:  # noqa: BLE001 - the full check will connect (and report) its own way
+        return None
+    total = Checksum(algorithm=tp.checksum_algorithm)
+    try:
+        engine.export_session(conn)
+        engine.export_snapshot(None, [conn], lambda _m: None)
+        schema = tp.tschema if tp.tschema is not None else engine.export_current_schema(conn)
+        if schema is None:
+            return None
+        for block in engine.export_stream(conn, ExportUnit(schema, table, key_columns=keys), threading.Event()):
+            if normalize is None:
+                total.add_block(block)
+                continue
+            lines = block.split(b"\n")
+            if lines and not lines[-1]:
+                lines.pop()
+            total.add_lines([normalize(ln) for ln in lines])
+    except Exception:  # noqa: BLE001 - e.g. a type the target's export cannot read this way
+        return None
+    finally:
+        close_quietly([conn])
+    return total
 
 
 def _counts_only(tp: TablePlan, rejected: int) -> bool:
