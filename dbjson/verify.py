@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -39,11 +40,10 @@ from .engines.interface import ExportUnit, TablePlan
 from .engines.shared.batches import FETCH_BYTES
 from .errors import UsageError, VerifyError
 from .events import EventHandler, Finished, Started, TableVerified, Warning
-from .format.checksum import Checksum
+from .format.checksum import Checksum, SemanticLines
 from .format.codec import RowEncoder
 from .format.datafiles import DataFile, iter_lines, open_data
 from .format.journal import Journal, journal_path
-from .format.jsontext import semantic_line_function
 from .format.manifest import read_export
 from .importer.options import ImportOptions, default_load_threads, parse_assignments
 from .importer.plan import plan_import
@@ -234,6 +234,9 @@ def _target_sum(
             if normalize is None:
                 total.add_block(block)
                 continue
+            if isinstance(normalize, SemanticLines):
+                normalize.add_block(total, block)
+                continue
             lines = block.split(b"\n")
             if lines and not lines[-1]:
                 lines.pop()
@@ -283,14 +286,37 @@ def _table_check(
     )
 
 
-def _expected_line(tp: TablePlan) -> Callable[[bytes], bytes] | None:
+class _Expected:
     """What an export line becomes before it is hashed as the expected side: the value rules the
-    load applied, then the by-meaning form; None when the lines are hashed as they are."""
-    transform = rules_line_transform(dict(tp.value_rules))
+    load applied (``transform``), then the by-meaning form (``semantic``)."""
+
+    def __init__(self, rules: Mapping[str, str], semantic: SemanticLines | None) -> None:
+        self.rules = _rules_functions(rules)
+        self.semantic = semantic
+
+    def __call__(self, raw: bytes) -> bytes:
+        if self.rules is not None:
+            raw = self.rules[1](raw)
+        return raw if self.semantic is None else self.semantic(raw)
+
+    def add_lines(self, total: Checksum, lines: list[bytes]) -> None:
+        """Add a batch of export lines; lines no rule touches are not looked at one by one."""
+        if self.rules is not None:
+            touched, transform = self.rules
+            if touched(b"\n".join(lines)):  # a match across two joined lines only costs this loop
+                lines = [transform(ln) for ln in lines]
+        if self.semantic is not None:
+            self.semantic.add_lines(total, lines)
+        else:
+            total.add_lines(lines)
+
+
+def _expected_line(tp: TablePlan) -> _Expected | None:
+    """The expected side's line function of ``tp``; None when the lines are hashed as they are."""
     semantic = semantic_line_normalizer(tp)
-    if transform is not None and semantic is not None:
-        return lambda raw: semantic(transform(raw))
-    return transform or semantic
+    if not tp.value_rules and semantic is None:
+        return None
+    return _Expected(tp.value_rules, semantic)
 
 
 def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Checksum:
@@ -355,7 +381,7 @@ def _check_part(
     return total.rows, total.value
 
 
-def semantic_line_normalizer(tp: TablePlan) -> Callable[[bytes], bytes] | None:
+def semantic_line_normalizer(tp: TablePlan) -> SemanticLines | None:
     """For a table whose values may be spelled differently by the target: a function from a
     canonical line to its by-meaning form (:func:`dbjson.format.jsontext.semantic_line_function`:
     members and JSON object keys sorted, JSON without whitespace, strings minimally escaped, JSON
@@ -370,7 +396,7 @@ def semantic_line_normalizer(tp: TablePlan) -> Callable[[bytes], bytes] | None:
     jsons = tuple(c.name for c, _n, _t in tp.verify_columns if c.type.kind == "json")
     if not decimals and not jsons:
         return None
-    return semantic_line_function(jsons, decimals)
+    return SemanticLines(jsons, decimals)
 
 
 def _then(first: Callable[[Any], Any] | None, then: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -382,6 +408,19 @@ def rules_line_transform(rules: Mapping[str, str]) -> Callable[[bytes], bytes] |
     (column → ``zero-null`` | ``nul-strip`` | ``nul-replace`` | ``nul-unknown``); None without rules.
 
     Lines that no rule touches are returned as they are (a cheap byte test first)."""
+    fns = _rules_functions(rules)
+    return None if fns is None else fns[1]
+
+
+# A zero date's canonical text (what preflight.is_zero_date sees: year, month or day 00), as a JSON
+# string; dates and timestamps are written in plain digits, so this finds every one a rule nulls
+# (more matches, in other columns, only cost a parse).
+_ZERO_DATE_TEXT = re.compile(rb'"(?:0000-|[0-9]{4}-00-|[0-9]{4}-[0-9]{2}-00)')
+
+
+def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool], Callable[[bytes], bytes]] | None:
+    """(touched, transform) of :func:`rules_line_transform`: ``touched(text)`` is False for text
+    (one line or several) in which no rule can change anything."""
     if not rules:
         return None
     zero = [n for n, r in rules.items() if r == "zero-null"]
@@ -390,9 +429,7 @@ def rules_line_transform(rules: Mapping[str, str]) -> Callable[[bytes], bytes] |
     fffd = "\ufffd".encode()
 
     def touched(line: bytes) -> bool:
-        return bool(
-            zero and (b'"0000-' in line or b"-00" in line) or nuls and (b"\\u0000" in line or unknown and fffd in line)
-        )
+        return bool(zero and _ZERO_DATE_TEXT.search(line) or nuls and (b"\\u0000" in line or unknown and fffd in line))
 
     def transform(line: bytes) -> bytes:
         if not touched(line):
@@ -408,7 +445,7 @@ def rules_line_transform(rules: Mapping[str, str]) -> Callable[[bytes], bytes] |
                 obj[name] = replace_nul(v, "", "\ufffd") if how == "unknown" else v
         return orjson.dumps(obj)
 
-    return transform
+    return touched, transform
 
 
 def _files_checksum(
@@ -418,8 +455,17 @@ def _files_checksum(
     total = Checksum(algorithm=tp.checksum_algorithm)
     for f in tp.files:
         with open_file(f) if open_file is not None else open_data(f.path) as fh:
+            if not isinstance(normalize, (_Expected, SemanticLines)):
+                for _number, raw in iter_lines(fh, f.rel):
+                    total.add(normalize(raw))
+                continue
+            batch: list[bytes] = []
             for _number, raw in iter_lines(fh, f.rel):
-                total.add(normalize(raw))
+                batch.append(raw)
+                if len(batch) >= _HASH_BATCH:
+                    normalize.add_lines(total, batch)
+                    batch = []
+            normalize.add_lines(total, batch)
     return total.hexdigest()
 
 
