@@ -21,6 +21,7 @@ import functools
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import subprocess
@@ -40,6 +41,7 @@ from . import dataset as ds
 
 REPO = Path(__file__).resolve().parents[1]
 PY = sys.executable
+ANSI = re.compile(r"\x1b\[[0-9;]*m")  # colours in a tool's error output (Sling)
 TOOLS = (
     "native",
     "naive",
@@ -136,7 +138,7 @@ def measure(
         timer.cancel()
         p.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
-        tail = err.read().decode("utf-8", "replace").strip().splitlines()[-6:]
+        tail = ANSI.sub("", err.read().decode("utf-8", "replace")).strip().splitlines()[-6:]
         reported = (rss.read().strip().splitlines() or [""])[-1].split()
         if len(reported) == 3 and reported[0].isdigit():
             maxrss, cpu = int(reported[0]), float(reported[1]) + float(reported[2])
