@@ -293,6 +293,7 @@ class Bench:
         env: dict[str, str] | Callable[[], dict[str, str]] | None = None,
         baseline: bool = False,
         prepare: Callable[[], object] | None = None,
+        timeout: float | None = None,
     ) -> Result:
         """Measure one step ``--repeat`` times (``prepare`` before each) and keep the median.
 
@@ -313,7 +314,7 @@ class Bench:
                 cmd() if callable(cmd) else cmd,
                 stdin=stdin,
                 stdout=stdout,
-                timeout=self.args.timeout,
+                timeout=timeout or self.args.timeout,
                 env=env() if callable(env) else env,
             )
             if p.returncode != 0:
@@ -1041,6 +1042,8 @@ class Bench:
                 "SLING_DISABLE_TELEMETRY": "true",
             },
             prepare=prepare,
+            # Sling stops after a server error without exiting: do not wait --timeout for it
+            timeout=min(self.args.timeout, max(120.0, self.rows / 2000)),
         )
         self.check_import(dst, r, self.imp, schema="public", source=src)
 
