@@ -159,15 +159,16 @@ def exact_check(
     values differently, a real difference, an engine without an export path, an error) returns
     None and the caller does the full check (:func:`check_table`: re-encoding under the source
     kinds, by-meaning comparison, the report of a mismatch): this path can only confirm, never
-    fail a table. Not used for tables that verify cannot compare exactly (renamed columns, value
-    rules, column options, rejected rows, rows that were there before).
+    fail a table. Not used for tables that verify cannot compare exactly (renamed columns, the
+    ``nul-unknown`` rule, column options, rejected rows, rows that were there before).
 
     A table with JSON or unconstrained decimal columns (:func:`semantic_line_normalizer`) whose
     exported lines differ in bytes, as after a cross-engine load (jsonb reorders keys, MySQL JSON
-    respaces, a fixed scale pads decimals), is compared by meaning the same way: the target's lines
-    and the export's, each through the C by-meaning form. Equal sums prove the same by-meaning
-    lines as the full check would compare, without a Python object per value; the export's side is
-    kept in ``known`` (table → checksum) for the full check when they differ.
+    respaces, a fixed scale pads decimals), or under value rules (zero dates loaded as NULL, U+0000
+    stripped or replaced), is compared the way the full check compares it: the target's lines in
+    their by-meaning form against the export's lines through the rules and the by-meaning form
+    (:func:`_expected_line`), in C without a Python object per value. Equal sums prove the table;
+    the export's side is kept in ``known`` (table → checksum) for the full check when they differ.
     """
     if (
         _counts_only(tp, rejected)
