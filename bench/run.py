@@ -21,6 +21,7 @@ import functools
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import subprocess
@@ -40,6 +41,7 @@ from . import dataset as ds
 
 REPO = Path(__file__).resolve().parents[1]
 PY = sys.executable
+ANSI = re.compile(r"\x1b\[[0-9;]*m")  # colours in a tool's error output (Sling)
 TOOLS = (
     "native",
     "naive",
@@ -136,7 +138,7 @@ def measure(
         timer.cancel()
         p.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
-        tail = err.read().decode("utf-8", "replace").strip().splitlines()[-6:]
+        tail = ANSI.sub("", err.read().decode("utf-8", "replace")).strip().splitlines()[-6:]
         reported = (rss.read().strip().splitlines() or [""])[-1].split()
         if len(reported) == 3 and reported[0].isdigit():
             maxrss, cpu = int(reported[0]), float(reported[1]) + float(reported[2])
@@ -291,6 +293,7 @@ class Bench:
         env: dict[str, str] | Callable[[], dict[str, str]] | None = None,
         baseline: bool = False,
         prepare: Callable[[], object] | None = None,
+        timeout: float | None = None,
     ) -> Result:
         """Measure one step ``--repeat`` times (``prepare`` before each) and keep the median.
 
@@ -311,7 +314,7 @@ class Bench:
                 cmd() if callable(cmd) else cmd,
                 stdin=stdin,
                 stdout=stdout,
-                timeout=self.args.timeout,
+                timeout=timeout or self.args.timeout,
                 env=env() if callable(env) else env,
             )
             if p.returncode != 0:
@@ -1039,6 +1042,8 @@ class Bench:
                 "SLING_DISABLE_TELEMETRY": "true",
             },
             prepare=prepare,
+            # Sling stops after a server error without exiting: do not wait --timeout for it
+            timeout=min(self.args.timeout, max(120.0, self.rows / 2000)),
         )
         self.check_import(dst, r, self.imp, schema="public", source=src)
 

@@ -29,6 +29,9 @@
  *       One line's value (codec.line_hash).
  *   semantic_line(line: bytes, jsons: tuple[bytes, ...], decimals: tuple[bytes, ...]) -> bytes
  *       A line's by-meaning form, for verify's comparison across engines (see below).
+ *   semantic_sum_block(block, jsons, decimals, algorithm=0) -> (value, rows)
+ *   semantic_sum_lines(lines, jsons, decimals, algorithm=0) -> value
+ *       sum_block / sum_lines of the lines' by-meaning forms (ValueError as semantic_line).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -872,12 +875,113 @@ static PyObject *py_semantic_line(PyObject *self, PyObject *args)
     return r;
 }
 
+/* The by-meaning lines' checksum of a block (split as sum_block splits) or of a list of lines:
+   semantic() on each line, then the line hash, summed. ValueError on a line semantic_line refuses
+   (the caller then takes the twin's path, line by line). */
+static int semantic_args(PyObject *jsons, PyObject *decimals)
+{
+    return bytes_tuple(jsons, "jsons") < 0 || bytes_tuple(decimals, "decimals") < 0 ? -1 : 0;
+}
+
+static int semantic_hash(const unsigned char *p, size_t n, Buf *out, PyObject *jsons, PyObject *decimals,
+                         line_fn hash, uint64_t *total)
+{
+    Src s = {p, n, 0};
+    out->len = 0;
+    int rc = semantic(&s, out, jsons, decimals);
+    if (rc == OK)
+        *total += hash((const unsigned char *)(out->p ? out->p : ""), (size_t)out->len);
+    return rc;
+}
+
+static PyObject *semantic_failed(int rc)
+{
+    if (rc == NOMEM)
+        return PyErr_NoMemory();
+    PyErr_SetString(PyExc_ValueError, "semantic_line(): malformed or unsupported line");
+    return NULL;
+}
+
+static PyObject *py_semantic_sum_block(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    PyObject *jsons, *decimals;
+    int algorithm = BLAKE2B64;
+    if (!PyArg_ParseTuple(args, "y*OO|i:semantic_sum_block", &view, &jsons, &decimals, &algorithm))
+        return NULL;
+    line_fn hash = semantic_args(jsons, decimals) < 0 ? NULL : hash_of(algorithm);
+    if (hash == NULL) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    const unsigned char *p = view.buf;
+    size_t n = (size_t)view.len, start = 0;
+    uint64_t total = 0;
+    Py_ssize_t rows = 0;
+    Buf out = {0};
+    int rc = OK;
+    /* the tuples and the buffer are held by the call's arguments and not changed: no lock needed */
+    Py_BEGIN_ALLOW_THREADS
+    while (start < n && rc == OK) {
+        const unsigned char *nl = memchr(p + start, '\n', n - start);
+        size_t end = nl ? (size_t)(nl - p) : n;
+        rc = semantic_hash(p + start, end - start, &out, jsons, decimals, hash, &total);
+        rows++;
+        start = end + 1;
+    }
+    Py_END_ALLOW_THREADS
+    buf_free(&out);
+    PyBuffer_Release(&view);
+    if (rc < 0)
+        return semantic_failed(rc);
+    return Py_BuildValue("(Kn)", (unsigned long long)total, rows);
+}
+
+static PyObject *py_semantic_sum_lines(PyObject *self, PyObject *args)
+{
+    PyObject *arg, *jsons, *decimals;
+    int algorithm = BLAKE2B64;
+    if (!PyArg_ParseTuple(args, "OOO|i:semantic_sum_lines", &arg, &jsons, &decimals, &algorithm))
+        return NULL;
+    line_fn hash = semantic_args(jsons, decimals) < 0 ? NULL : hash_of(algorithm);
+    if (hash == NULL)
+        return NULL;
+    PyObject *seq = PySequence_Fast(arg, "semantic_sum_lines() takes a list of bytes");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (!PyBytes_Check(items[i])) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_TypeError, "semantic_sum_lines() takes a list of bytes");
+            return NULL;
+        }
+    uint64_t total = 0;
+    Buf out = {0};
+    int rc = OK;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < count && rc == OK; i++)
+        rc = semantic_hash((const unsigned char *)PyBytes_AS_STRING(items[i]), (size_t)PyBytes_GET_SIZE(items[i]), &out,
+                           jsons, decimals, hash, &total);
+    Py_END_ALLOW_THREADS
+    buf_free(&out);
+    Py_DECREF(seq);
+    if (rc < 0)
+        return semantic_failed(rc);
+    return PyLong_FromUnsignedLongLong(total);
+}
+
 static PyMethodDef methods[] = {
     {"sum_block", py_sum_block, METH_VARARGS, "sum_block(block, algorithm=0) -> (value, rows): checksum of the block's lines"},
     {"sum_lines", py_sum_lines, METH_VARARGS, "sum_lines(lines, algorithm=0) -> value: checksum of a list of lines"},
     {"line_value", py_line_value, METH_VARARGS, "line_value(line, algorithm=0) -> value: one line's checksum value"},
     {"semantic_line", py_semantic_line, METH_VARARGS,
      "semantic_line(line, jsons, decimals) -> bytes: the line's by-meaning form (verify)"},
+    {"semantic_sum_block", py_semantic_sum_block, METH_VARARGS,
+     "semantic_sum_block(block, jsons, decimals, algorithm=0) -> (value, rows): checksum of the by-meaning lines"},
+    {"semantic_sum_lines", py_semantic_sum_lines, METH_VARARGS,
+     "semantic_sum_lines(lines, jsons, decimals, algorithm=0) -> value: checksum of the by-meaning lines"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import pickle
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -32,17 +33,17 @@ from typing import IO, Any
 
 import orjson
 
+from . import model as m
 from .connect import Target, close_quietly, parse_url
 from .engines import Engine, get_engine
 from .engines.interface import ExportUnit, TablePlan
 from .engines.shared.batches import FETCH_BYTES
 from .errors import UsageError, VerifyError
 from .events import EventHandler, Finished, Started, TableVerified, Warning
-from .format.checksum import Checksum
+from .format.checksum import Checksum, SemanticLines
 from .format.codec import RowEncoder
 from .format.datafiles import DataFile, iter_lines, open_data
 from .format.journal import Journal, journal_path
-from .format.jsontext import semantic_line_function
 from .format.manifest import read_export
 from .format.storage import ObjectPath, local_state_dir, location
 from .importer.options import ImportOptions, default_load_threads, parse_assignments
@@ -134,6 +135,7 @@ def check_table(
     tp: TablePlan,
     rejected: int = 0,
     open_file: Callable[[DataFile], IO[bytes]] | None = None,
+    known: dict[str, str] | None = None,
 ) -> TableCheck:
     """Count and checksum one target table under the source column kinds (``open_file``: see
     :func:`verify_tables`)."""
@@ -143,10 +145,17 @@ def check_table(
         target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
         return TableCheck(tp.display, target, expected, rows, tp.checksum, None, mode="count")
     total = target_checksum(engine, conn, tp)
-    return _table_check(tp, expected, total, open_file, engine.capabilities.decimals_as_float)
+    return _table_check(tp, expected, total, open_file, known, float_decimals=engine.capabilities.decimals_as_float)
 
 
-def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0) -> TableCheck | None:
+def exact_check(
+    engine: Engine,
+    target: Target,
+    tp: TablePlan,
+    rejected: int = 0,
+    open_file: Callable[[DataFile], IO[bytes]] | None = None,
+    known: dict[str, str] | None = None,
+) -> TableCheck | None:
     """The check of ``tp`` by the target's own export path, when it proves the table equal.
 
     The target's rows are exported exactly as ``dbjson export`` would (the engine's
@@ -157,12 +166,20 @@ def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0
     values differently, a real difference, an engine without an export path, an error) returns
     None and the caller does the full check (:func:`check_table`: re-encoding under the source
     kinds, by-meaning comparison, the report of a mismatch): this path can only confirm, never
-    fail a table. Not used for tables that verify cannot compare exactly (renamed columns, value
-    rules, column options, rejected rows, rows that were there before).
+    fail a table. Not used for tables that verify cannot compare exactly (renamed columns, the
+    ``nul-unknown`` rule, column options, rejected rows, rows that were there before).
+
+    A table with JSON or unconstrained decimal columns (:func:`semantic_line_normalizer`) whose
+    exported lines differ in bytes, as after a cross-engine load (jsonb reorders keys, MySQL JSON
+    respaces, a fixed scale pads decimals), or under value rules (zero dates loaded as NULL, U+0000
+    stripped or replaced), is compared the way the full check compares it: the target's lines in
+    their by-meaning form against the export's lines through the rules and the by-meaning form
+    (:func:`_expected_line`), in C without a Python object per value. Equal sums prove the table;
+    the export's side is kept in ``known`` (table → checksum) for the full check when they differ.
     """
     if (
         _counts_only(tp, rejected)
-        or tp.value_rules
+        or "nul-unknown" in tp.value_rules.values()  # the full check maps the target's values back
         or not tp.checksum
         or tp.rows is None
         or not tp.verify_columns
@@ -173,6 +190,44 @@ def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0
     table = dataclasses.replace(tp.table, name=tp.tname, columns=columns)
     pk = tp.table.primary_key
     keys = tuple(pk.columns) if pk is not None and all(k in {c.name for c in columns} for k in pk.columns) else ()
+    unit_of = (table, keys)
+    float_decimals = engine.capabilities.decimals_as_float
+    semantic = semantic_line_normalizer(tp, float_decimals)
+    expected_line = _expected_line(tp, float_decimals)
+    # Under value rules the lines cannot match as they are: straight to the by-meaning pass.
+    first = semantic if tp.value_rules else None
+    total = _target_sum(engine, target, tp, unit_of, first)
+    expected = tp.rows - rejected + tp.base_rows
+    name = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
+    if total is None or total.rows != expected:
+        return None
+    if not tp.value_rules and total.hexdigest() == tp.checksum:
+        return TableCheck(tp.display, name, total.rows, total.rows, tp.checksum, total.hexdigest(), mode="checksum")
+    if expected_line is None:
+        return None
+    try:
+        want = _files_checksum(tp, expected_line, open_file)
+    except Exception:  # noqa: BLE001 - the full check reads the files again and reports
+        return None
+    if known is not None:
+        known[tp.display] = want
+    got = total if first is not None or semantic is None else _target_sum(engine, target, tp, unit_of, semantic)
+    if got is None or got.hexdigest() != want:
+        return None
+    mode = "checksum" if semantic is None else "checksum-semantic"
+    return TableCheck(tp.display, name, got.rows, got.rows, want, want, mode=mode, rules=dict(tp.value_rules))
+
+
+def _target_sum(
+    engine: Engine,
+    target: Target,
+    tp: TablePlan,
+    unit_of: tuple[m.Table, tuple[str, ...]],
+    normalize: Callable[[bytes], bytes] | None,
+) -> Checksum | None:
+    """The checksum of the target's own export of a table (``unit_of``: the table under the target's
+    types, its key columns), each line through ``normalize`` when given; None when that export fails."""
+    table, keys = unit_of
     try:
         conn = engine.export_connect(target)
     except Exception:  # noqa: BLE001 - the full check will connect (and report) its own way
@@ -185,15 +240,21 @@ def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0
         if schema is None:
             return None
         for block in engine.export_stream(conn, ExportUnit(schema, table, key_columns=keys), threading.Event()):
-            total.add_block(block)
+            if normalize is None:
+                total.add_block(block)
+                continue
+            if isinstance(normalize, SemanticLines):
+                normalize.add_block(total, block)
+                continue
+            lines = block.split(b"\n")
+            if lines and not lines[-1]:
+                lines.pop()
+            total.add_lines([normalize(ln) for ln in lines])
     except Exception:  # noqa: BLE001 - e.g. a type the target's export cannot read this way
         return None
     finally:
         close_quietly([conn])
-    if total.rows != tp.rows - rejected + tp.base_rows or total.hexdigest() != tp.checksum:
-        return None
-    name = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
-    return TableCheck(tp.display, name, total.rows, total.rows, tp.checksum, total.hexdigest(), mode="checksum")
+    return total
 
 
 def _counts_only(tp: TablePlan, rejected: int) -> bool:
@@ -205,6 +266,8 @@ def _table_check(
     expected_rows: int | None,
     total: Checksum,
     open_file: Callable[[DataFile], IO[bytes]] | None,
+    known: dict[str, str] | None = None,
+    *,
     float_decimals: bool = False,
 ) -> TableCheck:
     """The check of ``tp`` from the target's checksum ``total`` (see :func:`target_checksum`) and
@@ -212,7 +275,6 @@ def _table_check(
     target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
     rules = dict(tp.value_rules)
     semantic = semantic_line_normalizer(tp, float_decimals)
-    transform = rules_line_transform(rules)
     # Values the load changed by policy (``rules``): the expected checksum comes from the export's
     # lines with the same rules applied. Values whose text the target may legitimately spell
     # differently are compared by meaning (``semantic``): JSON (jsonb and MySQL JSON reorder keys
@@ -220,21 +282,53 @@ def _table_check(
     # stored with a fixed scale (PostgreSQL/SQLite ``numeric`` → MySQL DECIMAL(65,30): 2.99 reads
     # back as 2.990000…) or as a float (PostgreSQL ``numeric`` → SQLite NUMERIC: 2.70 reads back
     # as 2.7; the report says digits beyond 15 are inexact, and verify then fails). Both: the rules first, then by meaning.
-    expected_line: Callable[[bytes], bytes] | None = transform or semantic
-    if transform is not None and semantic is not None:
-        expected_line = lambda raw: semantic(transform(raw))
+    expected_line = _expected_line(tp, float_decimals)
     if expected_line is None:
         return TableCheck(tp.display, target, expected_rows, total.rows, tp.checksum, total.hexdigest())
+    cached = (known or {}).get(tp.display)  # exact_check computed it
     return TableCheck(
         tp.display,
         target,
         expected_rows,
         total.rows,
-        _files_checksum(tp, expected_line, open_file),
+        cached or _files_checksum(tp, expected_line, open_file),
         total.hexdigest(),
         mode="checksum" if semantic is None else "checksum-semantic",
         rules=rules,
     )
+
+
+class _Expected:
+    """What an export line becomes before it is hashed as the expected side: the value rules the
+    load applied (``transform``), then the by-meaning form (``semantic``)."""
+
+    def __init__(self, rules: Mapping[str, str], semantic: SemanticLines | None) -> None:
+        self.rules = _rules_functions(rules)
+        self.semantic = semantic
+
+    def __call__(self, raw: bytes) -> bytes:
+        if self.rules is not None:
+            raw = self.rules[1](raw)
+        return raw if self.semantic is None else self.semantic(raw)
+
+    def add_lines(self, total: Checksum, lines: list[bytes]) -> None:
+        """Add a batch of export lines; lines no rule touches are not looked at one by one."""
+        if self.rules is not None:
+            touched, transform = self.rules
+            if touched(b"\n".join(lines)):  # a match across two joined lines only costs this loop
+                lines = [transform(ln) for ln in lines]
+        if self.semantic is not None:
+            self.semantic.add_lines(total, lines)
+        else:
+            total.add_lines(lines)
+
+
+def _expected_line(tp: TablePlan, float_decimals: bool = False) -> _Expected | None:
+    """The expected side's line function of ``tp``; None when the lines are hashed as they are."""
+    semantic = semantic_line_normalizer(tp, float_decimals)
+    if not tp.value_rules and semantic is None:
+        return None
+    return _Expected(tp.value_rules, semantic)
 
 
 def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Checksum:
@@ -299,7 +393,7 @@ def _check_part(
     return total.rows, total.value
 
 
-def semantic_line_normalizer(tp: TablePlan, float_decimals: bool = False) -> Callable[[bytes], bytes] | None:
+def semantic_line_normalizer(tp: TablePlan, float_decimals: bool = False) -> SemanticLines | None:
     """For a table whose values may be spelled differently by the target: a function from a
     canonical line to its by-meaning form (:func:`dbjson.format.jsontext.semantic_line_function`:
     members and JSON object keys sorted, JSON without whitespace, strings minimally escaped, JSON
@@ -317,7 +411,7 @@ def semantic_line_normalizer(tp: TablePlan, float_decimals: bool = False) -> Cal
     jsons = tuple(c.name for c, _n, _t in tp.verify_columns if c.type.kind == "json")
     if not decimals and not jsons:
         return None
-    return semantic_line_function(jsons, decimals)
+    return SemanticLines(jsons, decimals)
 
 
 def _then(first: Callable[[Any], Any] | None, then: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -329,6 +423,19 @@ def rules_line_transform(rules: Mapping[str, str]) -> Callable[[bytes], bytes] |
     (column → ``zero-null`` | ``nul-strip`` | ``nul-replace`` | ``nul-unknown``); None without rules.
 
     Lines that no rule touches are returned as they are (a cheap byte test first)."""
+    fns = _rules_functions(rules)
+    return None if fns is None else fns[1]
+
+
+# A zero date's canonical text (what preflight.is_zero_date sees: year, month or day 00), as a JSON
+# string; dates and timestamps are written in plain digits, so this finds every one a rule nulls
+# (more matches, in other columns, only cost a parse).
+_ZERO_DATE_TEXT = re.compile(rb'"(?:0000-|[0-9]{4}-00-|[0-9]{4}-[0-9]{2}-00)')
+
+
+def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool], Callable[[bytes], bytes]] | None:
+    """(touched, transform) of :func:`rules_line_transform`: ``touched(text)`` is False for text
+    (one line or several) in which no rule can change anything."""
     if not rules:
         return None
     zero = [n for n, r in rules.items() if r == "zero-null"]
@@ -337,9 +444,7 @@ def rules_line_transform(rules: Mapping[str, str]) -> Callable[[bytes], bytes] |
     fffd = "\ufffd".encode()
 
     def touched(line: bytes) -> bool:
-        return bool(
-            zero and (b'"0000-' in line or b"-00" in line) or nuls and (b"\\u0000" in line or unknown and fffd in line)
-        )
+        return bool(zero and _ZERO_DATE_TEXT.search(line) or nuls and (b"\\u0000" in line or unknown and fffd in line))
 
     def transform(line: bytes) -> bytes:
         if not touched(line):
@@ -355,7 +460,7 @@ def rules_line_transform(rules: Mapping[str, str]) -> Callable[[bytes], bytes] |
                 obj[name] = replace_nul(v, "", "\ufffd") if how == "unknown" else v
         return orjson.dumps(obj)
 
-    return transform
+    return touched, transform
 
 
 def _files_checksum(
@@ -365,8 +470,17 @@ def _files_checksum(
     total = Checksum(algorithm=tp.checksum_algorithm)
     for f in tp.files:
         with open_file(f) if open_file is not None else open_data(f.path) as fh:
+            if not isinstance(normalize, (_Expected, SemanticLines)):
+                for _number, raw in iter_lines(fh, f.rel):
+                    total.add(normalize(raw))
+                continue
+            batch: list[bytes] = []
             for _number, raw in iter_lines(fh, f.rel):
-                total.add(normalize(raw))
+                batch.append(raw)
+                if len(batch) >= _HASH_BATCH:
+                    normalize.add_lines(total, batch)
+                    batch = []
+            normalize.add_lines(total, batch)
     return total.hexdigest()
 
 
@@ -392,6 +506,7 @@ def verify_tables(
     report = VerifyReport()
     began = time.monotonic()
     results: dict[str, TableCheck] = {}
+    known: dict[str, str] = {}  # table → the export's by-meaning checksum, when exact_check computed it
     workers = int(getattr(pool, "_max_workers", 0) or 0) if target is not None else 0
 
     def in_parts(tp: TablePlan, rejected_rows: int) -> TableCheck | None:
@@ -406,7 +521,9 @@ def verify_tables(
         expected = None if tp.rows is None else tp.rows - rejected_rows + tp.base_rows
         total = Checksum(algorithm=tp.checksum_algorithm)
         try:
-            check = _table_check(tp, expected, total, open_file, engine.capabilities.decimals_as_float)
+            check = _table_check(
+                tp, expected, total, open_file, known, float_decimals=engine.capabilities.decimals_as_float
+            )  # the expected side, meanwhile
         finally:
             for fut in futures:
                 rows, value = fut.result()
@@ -418,9 +535,9 @@ def verify_tables(
         def go() -> None:
             rejected_rows = (rejected or {}).get(tp.display, 0)
             check = (
-                (exact_check(engine, target, tp, rejected_rows) if target is not None else None)
+                (exact_check(engine, target, tp, rejected_rows, open_file, known) if target is not None else None)
                 or in_parts(tp, rejected_rows)
-                or check_table(engine, conn_for_thread(), tp, rejected_rows, open_file)
+                or check_table(engine, conn_for_thread(), tp, rejected_rows, open_file, known)
             )
             results[tp.display] = check
             if on_event is not None:

@@ -136,3 +136,20 @@ def test_random_documents(fast, doc: object, seed: int) -> None:  # type: ignore
         + b'"}'
     )
     assert fast.semantic_line(line, J, D) == semantic_line_py(line, J, D) == semantic_line_py(compact, J, D)
+
+
+@pytest.mark.parametrize("algorithm", ["xxh3-64-sum", "blake2b64-sum"])
+def test_block_and_batch_sums_are_the_sums_of_the_lines_forms(fast, algorithm: str) -> None:  # type: ignore[no-untyped-def]
+    from dbjson.format.checksum import Checksum, SemanticLines
+
+    lines = [ln for ln in CASES if ln != b"{}"] + [b'{"doc":[1,}']  # the last one: C refuses, the twin raises
+    good = lines[:-1]
+    forms = SemanticLines(("doc", "other"), ("amount",))
+    want = Checksum(algorithm=algorithm)
+    want.add_lines([semantic_line_py(ln, J, D) for ln in good])
+    by_block, by_batch = Checksum(algorithm=algorithm), Checksum(algorithm=algorithm)
+    forms.add_block(by_block, b"\n".join(good) + b"\n")
+    forms.add_lines(by_batch, good)
+    assert (by_block.value, by_block.rows) == (by_batch.value, by_batch.rows) == (want.value, want.rows)
+    with pytest.raises((ValueError, DataError)):
+        forms.add_lines(Checksum(algorithm=algorithm), lines)

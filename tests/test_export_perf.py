@@ -16,7 +16,7 @@ import pytest
 from dbjson import model as m
 from dbjson.connect import Target, parse_url
 from dbjson.errors import DataError
-from dbjson.export import _connect, export_database
+from dbjson.export import connect_source, export_database
 from dbjson.format.checksum import line_hash
 from dbjson.reflect import reflect
 
@@ -54,7 +54,7 @@ def test_export_first_connection_to_loopback_mysql_skips_tls(fresh_db: Any) -> N
     """The coordinator is connected like the workers (the MySQL 9 test server offers TLS)."""
     db = fresh_db("mysql")
     for url, plain in ((db.url, True), (parse_url(db.url).update_query_dict({"ssl_check_hostname": "false"}), False)):
-        conn = _connect(Target(parse_url(url)))
+        conn = connect_source(Target(parse_url(url)))
         try:
             with conn.cursor() as cur:
                 cur.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
@@ -110,3 +110,65 @@ def test_mysql_batched_lines_are_complete_and_counted(
     assert lines.pop() == b"" and len(lines) == entry.rows == 5000
     assert lines[0] == b'{"id":"1","s":"v1\\n\\t\\"","n":3}'
     assert sum(line_hash(ln) for ln in lines) % (1 << 64) == int(entry.checksum, 16)
+
+
+_IMPORT_MODULES = """
+import atexit, runpy, sys
+atexit.register(lambda: print("MODULES " + " ".join(sorted(sys.modules)), file=sys.stderr))
+sys.argv = ["dbjson", "import", sys.argv[1], sys.argv[2], "--quiet"]
+runpy.run_module("dbjson", run_name="__main__")
+"""
+
+
+def test_same_engine_import_of_plain_types_does_not_import_sqlglot(tmp_path: Path) -> None:
+    """A same-engine import copies the native types verbatim after a guard; plain type text
+    (``varchar(40)``, ``decimal(12,2)``) passes it without sqlglot's tokenizer (0.1-0.15 s)."""
+    src, dst = tmp_path / "s.db", tmp_path / "t.db"
+    with sqlite3.connect(src) as conn:
+        conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v VARCHAR(40), d DECIMAL(12,2), b BLOB)")
+        conn.execute("INSERT INTO t VALUES (1, 'a', 1.5, x'00')")
+    export_database(f"sqlite:///{src}", tmp_path / "out", threads=1)
+    p = subprocess.run(
+        [sys.executable, "-c", _IMPORT_MODULES, str(tmp_path / "out"), f"sqlite:///{dst}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    loaded = set(next(ln for ln in p.stderr.splitlines() if ln.startswith("MODULES ")).split()[1:])
+    assert "dbjson.importer" in loaded and "sqlglot" not in loaded
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["varchar(100)", "decimal(12, 2)", "bigint unsigned", "timestamp(6) with time zone", "int(11) zerofill", "json"],
+)
+def test_plain_type_text_is_what_the_guard_passes(text: str) -> None:
+    from dbjson.ddl.context import plain_text
+    from dbjson.ddl.expr import verbatim_problem
+
+    assert plain_text(text)
+    for engine in ("postgresql", "mysql", "sqlite"):
+        assert verbatim_problem(text, engine) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "varchar(1); drop table x",
+        "int -- c",
+        "enum('a','b')",
+        "a, b",
+        "x)",
+        "int[]",
+        "(1",
+        "integer REFERENCES victim",
+        "int GENERATED ALWAYS AS (1) STORED",
+        "0 NOT NULL",
+        "integer DEFAULT 1",
+    ],
+)
+def test_text_that_is_not_plain_goes_through_the_guard(text: str) -> None:
+    from dbjson.ddl.context import plain_text
+
+    assert not plain_text(text)

@@ -204,3 +204,31 @@ def test_every_condition_selects_the_failing_values(fresh_db: Any, source_engine
         assert sql is not None
         got = [int(r[0]) for r in db.query(f"SELECT id FROM {table} WHERE {sql} ORDER BY id")]
         assert got == [n for n, (_v, hit) in enumerate(values) if hit], (sqltype, cond, sql)
+
+
+def test_every_condition_selects_the_failing_values_on_postgresql(fresh_db: Any) -> None:
+    """Each pre-flight condition as PostgreSQL SQL: what PostgreSQL cannot hold (U+0000 in text or
+    jsonb, zero dates) is FALSE, so a PostgreSQL source's pre-flight reads no row for it; the json
+    type keeps its text, so \\u0000 escapes in it are still selected."""
+    db = fresh_db("postgresql")
+    engine = get_engine("postgresql")
+    cases: list[tuple[str, m.Column, tuple[Any, ...], list[tuple[str, bool]]]] = [
+        ("integer", _column("integer", bits=32), ("int_outside", -5, 5), [("5", False), ("6", True), ("-6", True)]),
+        ("varchar(20)", _column("varchar", length=20), ("chars_over", 3), [("'ééé'", False), ("'abcd'", True)]),
+        ("text", _column("text"), ("bytes_over", 4), [("'abé'", False), ("'abcé'", True)]),
+        ("bytea", _column("blob"), ("binary_over", 2), [("'\\x0000'", False), ("'\\x000000'", True)]),
+        ("timestamp", _column("timestamp"), ("zero_date",), [("'2024-01-01'", False)]),
+        ("text", _column("text"), ("nul",), [("'a0'", False), ("'\\\\u0000'", False)]),
+        ("jsonb", _column("json", binary=True), ("nul",), [('\'{"a": "b"}\'', False)]),
+        ("json", _column("json"), ("nul",), [('\'{"a": "x\\u0000"}\'', True), ('\'{"a": "b"}\'', False)]),
+    ]
+    for i, (sqltype, column, cond, values) in enumerate(cases):
+        table = f"c{i}"
+        db.execute(
+            f"CREATE TABLE {table} (id int PRIMARY KEY, c {sqltype});"
+            + "".join(f"INSERT INTO {table} VALUES ({n}, {v});" for n, (v, _) in enumerate(values))
+        )
+        sql = engine.preflight_condition(column, cond)
+        assert sql is not None
+        got = [int(r[0]) for r in db.query(f"SELECT id FROM {table} WHERE {sql} ORDER BY id")]
+        assert got == [n for n, (_v, hit) in enumerate(values) if hit], (sqltype, cond, sql)

@@ -131,3 +131,36 @@ def test_verify_against_a_missing_sqlite_database_is_a_connection_error(fresh_db
     with pytest.raises(ConnectionFailed):
         verify(out, f"sqlite:///{missing}")
     assert not missing.exists()
+
+
+def test_cross_engine_verify_confirms_by_meaning_from_the_targets_export(
+    fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MariaDB → PostgreSQL: jsonb respells the documents and the zero-date rule applies, yet the
+    target's own export (C), put in its by-meaning form (C), proves the table without the per-row
+    re-encoding (``target_checksum``); a document whose nested number changed still fails."""
+    import importlib
+
+    verify_module = importlib.import_module("dbjson.verify")
+    src = fresh_db("mariadb")
+    src.execute("CREATE TABLE ev (id int PRIMARY KEY, at datetime(3), doc json, note text)")
+    src.execute(
+        'INSERT INTO ev VALUES (1, \'2024-02-29 12:34:56.789\', \'{"b": [1.50, {"z": 1, "a": "\\\\u00e9"}], "a": null}\', \'x\'),'
+        " (2, NULL, '[]', NULL), (3, '1970-01-01 00:00:01', '{\"k\": 12345678901234567890.10}', 'y')"
+    )
+    out = tmp_path / "export"
+    export_database(src.url, out, threads=1)
+    tgt = fresh_db("postgresql")
+    report = import_database(out, tgt.url, threads=1, verify=False)
+    assert report.rows == 3
+
+    def no_full_check(*_a: Any, **_k: Any) -> Any:
+        raise AssertionError("the per-row re-encoding ran: the target's export did not prove the table")
+
+    monkeypatch.setattr(verify_module, "target_checksum", no_full_check)
+    first = verify(out, tgt.url)
+    assert first.ok and first.tables[0].mode == "checksum-semantic", first.problems
+    monkeypatch.undo()
+    tgt.execute("""UPDATE ev SET doc = '{"k": 12345678901234567890.11}' WHERE id = 3""")
+    again = verify(out, tgt.url)
+    assert not again.ok and "content checksum" in again.problems[0]

@@ -8,10 +8,11 @@ from ..shared.bulktext import COPY_TEXT
 from .ddl import PostgreSQLDDL
 from .export import PostgreSQLExport
 from .load import PostgreSQLLoad
+from .preflight import PostgreSQLPreflight
 from .reflect import PostgreSQLReflector
 
 
-class PostgreSQL(PostgreSQLReflector, PostgreSQLDDL, PostgreSQLExport, PostgreSQLLoad, Engine):
+class PostgreSQL(PostgreSQLReflector, PostgreSQLDDL, PostgreSQLExport, PostgreSQLLoad, PostgreSQLPreflight, Engine):
     name = "postgresql"
     family = "postgresql"
     default_version = "15.0"
@@ -19,7 +20,7 @@ class PostgreSQL(PostgreSQLReflector, PostgreSQLDDL, PostgreSQLExport, PostgreSQ
         cluster_snapshot="exported",  # pg_export_snapshot: any task joins with SET TRANSACTION SNAPSHOT
         mariadb=False,
         server_side_json=True,
-        filters_preflight=False,
+        filters_preflight=True,  # PostgreSQLPreflight
         parallel_writers=True,
         checks_foreign_keys=True,  # no session switch turns a kept table's foreign keys off
         # Tables the import creates get their primary key after the data (as pg_restore does): COPY
