@@ -143,3 +143,65 @@ def test_an_expression_of_two_parenthesized_operands_keeps_its_parentheses(
         assert diff(src.url, dst.url).empty
     with pytest.raises(Exception, match="(?i)check|constraint"):
         dst.execute("INSERT INTO e VALUES (3, 1, 1)")
+
+
+IDIOMS = """
+CREATE TYPE order_status AS ENUM ('created', 'paid', 'shipped');
+CREATE TABLE orders (
+  id bigint NOT NULL PRIMARY KEY,
+  status order_status NOT NULL DEFAULT 'created'::order_status,
+  created_on date DEFAULT ('now'::text)::date,
+  created_at timestamp without time zone DEFAULT ('now'::text)::timestamp without time zone,
+  midnight timestamp without time zone DEFAULT ('today'::text)::timestamp without time zone,
+  tags character varying[] DEFAULT '{}'::character varying[] NOT NULL,
+  amount numeric(10,2) DEFAULT 0.0 NOT NULL
+);
+-- pg_dump's order: the sequence apart, owned afterwards, the default set last
+CREATE SEQUENCE public.orders_id_seq START WITH 1 INCREMENT BY 1 NO MINVALUE NO MAXVALUE CACHE 1;
+ALTER SEQUENCE public.orders_id_seq OWNED BY public.orders.id;
+ALTER TABLE ONLY public.orders ALTER COLUMN id SET DEFAULT nextval('public.orders_id_seq'::regclass);
+-- a sequence no column owns, shared by two tables
+CREATE SEQUENCE shared_seq;
+CREATE TABLE shared_a (id integer DEFAULT nextval('shared_seq'::regclass) PRIMARY KEY, v text);
+CREATE TABLE shared_b (id integer DEFAULT nextval('shared_seq'::regclass) PRIMARY KEY, v text);
+INSERT INTO orders (status) VALUES ('paid'), (DEFAULT);
+INSERT INTO shared_a (v) VALUES ('a');
+INSERT INTO shared_b (v) VALUES ('b');
+"""
+
+
+@pytest.mark.parametrize("target", ("postgresql", *OTHERS))
+def test_cast_and_sequence_defaults(fresh_db: Any, tmp_path: Path, target: str) -> None:
+    """'now'::text::date is CURRENT_DATE everywhere (MySQL got CAST('now' AS DATE), which fails at
+    insert time; MariaDB silently stored NULL); 'today'::text::timestamp has no counterpart and is
+    reported; a nextval() default keeps inserts without the id working (MariaDB: DEFAULT NEXTVAL(seq);
+    MySQL and SQLite: the column's own auto-increment, reported)."""
+    src = fresh_db("postgresql")
+    src.execute(IDIOMS)
+    dst = fresh_db(target)
+    report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s")
+    _verified(report)
+    items = _items(report)
+    if target == "postgresql":
+        assert diff(src.url, dst.url).empty
+    else:
+        assert any("columns/4/default" in i and "'today'" in i for i in items), items
+    dst.execute("INSERT INTO orders (amount) VALUES (1)")
+    today = src.query("SELECT CAST(current_date AS text)")[0][0]
+    row = dst.query("SELECT id, status, created_on, created_at FROM orders WHERE amount = 1")[0]
+    assert row[0] == 3 and row[1] == "created" and str(row[2])[:10] == today and row[3] is not None
+    dst.execute("INSERT INTO shared_a (v) VALUES ('x')")
+    assert dst.query("SELECT id FROM shared_a WHERE v = 'x'") == [(3,)]  # where the sequence stood
+    if target in ("mysql", "sqlite"):
+        assert any("no longer shares the sequence" in i for i in items), items
+
+
+def test_now_text_casts_reflect_as_functions() -> None:
+    from dbjson.engines.postgresql.sqltext import parse_default
+
+    assert parse_default("('now'::text)::date") == m.Default(kind="function", value="current_date")
+    assert parse_default("('today'::text)::date") == m.Default(kind="function", value="current_date")
+    assert parse_default("('now'::text)::timestamp(6) with time zone") == m.Default(
+        kind="function", value="current_timestamp"
+    )
+    assert parse_default("('today'::text)::timestamp without time zone").kind == "expression"  # midnight

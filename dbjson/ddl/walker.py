@@ -33,6 +33,8 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
     # -- the plan ---------------------------------------------------------------------------------
     def ddl_plan(self, ctx: Context) -> DdlPlan:
         """Translate ``ctx.db`` into a :class:`DdlPlan` for this engine."""
+        if not ctx.same and not ctx.caps.get("sequences"):
+            ctx.db = sequence_defaults_as_identity(ctx)
         db = ctx.db
         plan = DdlPlan(
             target=self.name,
@@ -497,3 +499,71 @@ def primary_schema(db: m.Database) -> int:
         if preferred in names:
             return names.index(preferred)
     return 0
+
+
+def sequence_defaults_as_identity(ctx: Context) -> m.Database:
+    """For a target without sequences: an integer column whose default is ``nextval()`` of a sequence
+    (PostgreSQL, with no identity of its own: a sequence not owned by the column, or a pg_dump that
+    set the default apart) becomes an identity column drawing its own values from where the
+    sequence stood, so that an insert without the column still works. Reported at its default: an
+    approximation, a loss when several columns shared the sequence."""
+    from .expr import nextval_sequence  # lazy: sqlglot (see Context.expr)
+
+    found: dict[tuple[int, int, int], tuple[str, str]] = {}
+    users: dict[tuple[str, str], list[str]] = {}
+    for si, schema in enumerate(ctx.db.schemas):
+        for ti, table in enumerate(schema.tables):
+            for ci, col in enumerate(table.columns):
+                d = col.default
+                if d is None or d.kind != "expression" or col.identity is not None or col.type.kind != "integer":
+                    continue
+                named = nextval_sequence(d.value, d.dialect or ctx.source)
+                if named is None:
+                    continue
+                key = (named[0] or schema.name, named[1])
+                found[(si, ti, ci)] = key
+                users.setdefault(key, []).append(f"{schema.name}.{table.name}.{col.name}")
+    if not found:
+        return ctx.db
+    sequences = {(s.name, q.name.lower()): q for s in ctx.db.schemas for q in s.sequences}
+    new_schemas = []
+    for si, schema in enumerate(ctx.db.schemas):
+        tables = []
+        for ti, table in enumerate(schema.tables):
+            cols = []
+            for ci, col in enumerate(table.columns):
+                where = found.get((si, ti, ci))
+                if where is None:
+                    cols.append(col)
+                    continue
+                key = where
+                seq = sequences.get((key[0], key[1].lower()))
+                shared = users[key]
+                ident = m.Identity(
+                    kind="serial",
+                    sequence=key[1],
+                    start=seq.start if seq else None,
+                    increment=seq.increment if seq else None,
+                    min_value=seq.min_value if seq else None,
+                    max_value=seq.max_value if seq else None,
+                    next_value=seq.next_value if seq else None,
+                )
+                what = f"default nextval({key[0]}.{key[1]}) made the column's own auto-increment"
+                if len(shared) > 1:
+                    others = ", ".join(u for u in shared if u != f"{schema.name}.{table.name}.{col.name}")
+                    ctx.report.add(
+                        f"/schemas/{si}/tables/{ti}/columns/{ci}/default",
+                        f"{what}: it no longer shares the sequence with {others}",
+                        "sequence-default-identity",
+                    )
+                else:
+                    ctx.report.add(
+                        f"/schemas/{si}/tables/{ti}/columns/{ci}/default",
+                        what,
+                        "sequence-default-identity",
+                        "approximation",
+                    )
+                cols.append(m.replace(col, default=None, identity=ident))
+            tables.append(m.replace(table, columns=tuple(cols)))
+        new_schemas.append(m.replace(schema, tables=tuple(tables)))
+    return m.replace(ctx.db, schemas=tuple(new_schemas))
