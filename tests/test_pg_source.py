@@ -205,3 +205,47 @@ def test_now_text_casts_reflect_as_functions() -> None:
         kind="function", value="current_timestamp"
     )
     assert parse_default("('today'::text)::timestamp without time zone").kind == "expression"  # midnight
+
+
+PARTITIONS = """
+CREATE TABLE events (
+  id bigserial, kind text NOT NULL, at timestamp NOT NULL DEFAULT now(), body jsonb,
+  PRIMARY KEY (id, kind)
+) PARTITION BY LIST (kind);
+CREATE TABLE events_a PARTITION OF events FOR VALUES IN ('a');
+CREATE TABLE events_b PARTITION OF events FOR VALUES IN ('b');
+CREATE TABLE events_rest PARTITION OF events DEFAULT;
+CREATE INDEX events_at ON events (at);
+CREATE TABLE ref (id int PRIMARY KEY, event_id bigint, event_kind text,
+  FOREIGN KEY (event_id, event_kind) REFERENCES events (id, kind));
+CREATE TABLE m (id int, at date NOT NULL, PRIMARY KEY (id, at)) PARTITION BY RANGE (at);
+CREATE TABLE m_2024 PARTITION OF m FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
+CREATE TABLE m_2025 PARTITION OF m FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');
+INSERT INTO events (kind) VALUES ('a'), ('b'), ('c'), ('a');
+INSERT INTO ref VALUES (1, 1, 'a');
+INSERT INTO m VALUES (1, '2024-05-01'), (2, '2025-05-01');
+"""
+
+
+@pytest.mark.parametrize("target", OTHERS)
+def test_partitioned_tables_become_one_table_with_the_parents_keys(fresh_db: Any, tmp_path: Path, target: str) -> None:
+    """The partitions were created as empty plain tables (no primary key, the rows in the parent):
+    now each partitioned table is one table holding every row, the partitions are not created, and
+    both are reported."""
+    src = fresh_db("postgresql")
+    src.execute(PARTITIONS)
+    dst = fresh_db(target)
+    report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s")
+    _verified(report)
+    listing = {
+        "sqlite": "SELECT name FROM sqlite_master WHERE type = 'table'",
+    }.get(target, "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()")
+    assert sorted(r[0] for r in dst.query(listing)) == ["events", "m", "ref"]
+    assert dst.query("SELECT count(*) FROM events") == [(4,)] and dst.query("SELECT count(*) FROM m") == [(2,)]
+    items = _items(report)
+    merged = [i for i in items if "[partition-merged]" in i]
+    assert len(merged) == 5 and all("not created: its rows are in" in i for i in merged)
+    assert sum("[partitioning-dropped]" in i for i in items) == 2
+    assert not any("sequence-default" in i for i in items)
+    if target != "sqlite":  # SQLite auto-increments only a one-column INTEGER PRIMARY KEY (reported)
+        dst.execute("INSERT INTO events (kind) VALUES ('z')")

@@ -33,7 +33,7 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
     # -- the plan ---------------------------------------------------------------------------------
     def ddl_plan(self, ctx: Context) -> DdlPlan:
         """Translate ``ctx.db`` into a :class:`DdlPlan` for this engine."""
-        if not ctx.same and not ctx.caps.get("sequences"):
+        if not ctx.same:
             ctx.db = sequence_defaults_as_identity(ctx)
         db = ctx.db
         plan = DdlPlan(
@@ -58,6 +58,9 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
             restarts += seq_post
             for ti in table_order(schema.tables):
                 table = schema.tables[ti]
+                if table.partition_of and not ctx.same:
+                    self.ddl_merged_partition(ctx, table, f"{sp}/tables/{ti}")
+                    continue
                 t_pre, t_post, t_restart = self.ddl_table(ctx, schema, table, f"{sp}/tables/{ti}")
                 tables += t_pre
                 post += t_post
@@ -65,12 +68,16 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
         fks: list[Statement] = []
         for si, schema in enumerate(db.schemas):
             for ti, table in enumerate(schema.tables):
+                if table.partition_of and not ctx.same:
+                    continue
                 fks += self.ddl_foreign_keys(ctx, schema, table, f"/schemas/{si}/tables/{ti}")
         objects = self.ddl_schema_objects(ctx)
         extensions = self.ddl_extensions(ctx)
         plan.pre_data = schemas + extensions + ctx.types + sequences + tables
         plan.post_data = ctx.post_functions + post + fks + objects + restarts
-        plan.table_names = dict(ctx.table_names)
+        plan.table_names = {  # the tables created (not the partitions merged into their parent)
+            key: name for key, name in ctx.table_names.items() if ctx.same or not _is_partition(db, key)
+        }
         plan.column_names = dict(ctx.column_names)
         plan.column_types = dict(ctx.column_types)
         plan.plain_generated = set(ctx.plain_generated)
@@ -264,6 +271,28 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
         post += self.ddl_comments(ctx, t)
         self.ddl_report_table_options(ctx, t)
         return pre, post, restarts
+
+    def ddl_merged_partition(self, ctx: Context, table: m.Table, path: str) -> None:
+        """A PostgreSQL partition on another engine: not created. Its rows are exported with its
+        partitioned table, which becomes one plain table with the parent's keys (partitioning-dropped)."""
+        own = [
+            f"{len(v)} {what}"
+            for what, v in (
+                ("foreign key(s)", table.foreign_keys),
+                ("index(es)", table.indexes),
+                ("check(s)", table.checks),
+                ("unique constraint(s)", table.uniques),
+            )
+            if v
+        ]
+        extra = f"; its own {', '.join(own)} dropped" if own else ""
+        ctx.report.add(
+            path,
+            f"partition {table.name!r} of {table.partition_of!r} not created: its rows are in {table.partition_of!r}, "
+            f"one table with the parent's keys{extra}",
+            "partition-merged",
+            "loss" if own else "approximation",
+        )
 
     def ddl_defer_primary_key(self, ctx: Context, t: TableInfo) -> bool:
         """Whether the table's primary key is added after the data (``ALTER TABLE ... ADD``, the
@@ -501,18 +530,29 @@ def primary_schema(db: m.Database) -> int:
     return 0
 
 
+def _is_partition(db: m.Database, key: tuple[str, str]) -> bool:
+    for schema in db.schemas:
+        if schema.name == key[0]:
+            return any(t.name == key[1] and t.partition_of for t in schema.tables)
+    return False
+
+
 def sequence_defaults_as_identity(ctx: Context) -> m.Database:
-    """For a target without sequences: an integer column whose default is ``nextval()`` of a sequence
-    (PostgreSQL, with no identity of its own: a sequence not owned by the column, or a pg_dump that
-    set the default apart) becomes an identity column drawing its own values from where the
-    sequence stood, so that an insert without the column still works. Reported at its default: an
+    """Across engines, an integer column (PostgreSQL, with no identity of its own) whose default is
+    ``nextval()`` of a sequence the target will not have (no sequences there, or a sequence that is
+    another column's serial and so not created) becomes an identity column drawing its own values
+    from where the sequence stood, so that an insert without the column still works. Reported at its default: an
     approximation, a loss when several columns shared the sequence."""
     from .expr import nextval_sequence  # lazy: sqlglot (see Context.expr)
 
     found: dict[tuple[int, int, int], tuple[str, str]] = {}
     users: dict[tuple[str, str], list[str]] = {}
+    sequences = {(s.name, q.name.lower()): q for s in ctx.db.schemas for q in s.sequences}
+    keep_sequences = bool(ctx.caps.get("sequences"))
     for si, schema in enumerate(ctx.db.schemas):
         for ti, table in enumerate(schema.tables):
+            if table.partition_of:  # not created: its rows go to its partitioned table (ddl_merged_partition)
+                continue
             for ci, col in enumerate(table.columns):
                 d = col.default
                 if d is None or d.kind != "expression" or col.identity is not None or col.type.kind != "integer":
@@ -521,11 +561,12 @@ def sequence_defaults_as_identity(ctx: Context) -> m.Database:
                 if named is None:
                     continue
                 key = (named[0] or schema.name, named[1])
+                if keep_sequences and (key[0], key[1].lower()) in sequences:
+                    continue  # the target creates the sequence: DEFAULT NEXTVAL(...) (Context.expr)
                 found[(si, ti, ci)] = key
                 users.setdefault(key, []).append(f"{schema.name}.{table.name}.{col.name}")
     if not found:
         return ctx.db
-    sequences = {(s.name, q.name.lower()): q for s in ctx.db.schemas for q in s.sequences}
     new_schemas = []
     for si, schema in enumerate(ctx.db.schemas):
         tables = []
