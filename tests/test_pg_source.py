@@ -249,3 +249,27 @@ def test_partitioned_tables_become_one_table_with_the_parents_keys(fresh_db: Any
     assert not any("sequence-default" in i for i in items)
     if target != "sqlite":  # SQLite auto-increments only a one-column INTEGER PRIMARY KEY (reported)
         dst.execute("INSERT INTO events (kind) VALUES ('z')")
+
+
+ICU = """
+CREATE COLLATION case_insensitive (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE SCHEMA app;
+CREATE COLLATION app.german (provider = icu, locale = 'de-DE');
+CREATE DOMAIN app.name_ci AS text COLLATE public.case_insensitive;
+CREATE TABLE app.users (id int PRIMARY KEY, name text COLLATE case_insensitive UNIQUE, city text COLLATE app.german,
+  nick app.name_ci, code text COLLATE "C");
+CREATE INDEX users_city_c ON app.users (city COLLATE "C");
+INSERT INTO app.users VALUES (1, 'Ann', 'Köln', 'A', 'x'), (2, 'bob', 'Berlin', 'B', 'y');
+"""
+
+
+def test_collations_made_with_create_collation_are_created_and_used(fresh_db: Any, tmp_path: Path) -> None:
+    """A column collation of another schema was quoted as one name ("public.case_insensitive"), one of
+    the table's own schema left to the search path: PostgreSQL → PostgreSQL failed."""
+    src = fresh_db("postgresql")
+    src.execute(ICU)
+    dst = fresh_db("postgresql")
+    _verified(migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s"))
+    assert diff(src.url, dst.url).empty
+    with pytest.raises(Exception, match="users_name_key"):  # the nondeterministic collation holds
+        dst.execute("INSERT INTO app.users (id, name) VALUES (3, 'ANN')")

@@ -95,6 +95,15 @@ class PostgreSQLDDL(BaseDDL):
                     made.add(tschema)
                 sql += f" WITH SCHEMA {self.quote(tschema)}"
             out.append(Statement(sql, "extension", f"{name} (from the {extension_package(name, self.server_version)})"))
+        if ctx.same:  # every schema's collations before any type, domain or table uses one
+            for schema in ctx.db.schemas:
+                for coll in schema.options.get("postgresql", {}).get("collations", []):
+                    q = self.qualify(ctx.schema_names[schema.name], coll["name"])
+                    out.append(Statement(coll["definition"], "collation", q))
+                    if coll.get("comment"):
+                        out.append(
+                            Statement(f"COMMENT ON COLLATION {q} IS {self.literal(coll['comment'])}", "comment", q)
+                        )
         return out
 
     def ddl_create_schema(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> list[Statement]:
@@ -111,11 +120,6 @@ class PostgreSQLDDL(BaseDDL):
             return super().ddl_schema_types(ctx, schema, tschema, path)
         out = []
         opts = schema.options.get("postgresql", {})
-        for coll in opts.get("collations", []):
-            q = self.qualify(tschema, coll["name"])
-            out.append(Statement(coll["definition"], "collation", q))
-            if coll.get("comment"):
-                out.append(Statement(f"COMMENT ON COLLATION {q} IS {self.literal(coll['comment'])}", "comment", q))
         for rng in opts.get("range_types", []):
             q = self.qualify(tschema, rng["name"])
             out.append(Statement(rng["definition"], "type", q))
@@ -135,7 +139,7 @@ class PostgreSQLDDL(BaseDDL):
             dp = f"{path}/domains/{di}"
             sql = f"CREATE DOMAIN {q} AS {ctx.verbatim(d.native.raw, f'{dp}/native/raw', 'native type')}"
             if d.collation:
-                sql += f" COLLATE {self.quote(d.collation)}"
+                sql += f" COLLATE {self.ddl_collation_sql(ctx, schema.name, tschema, d.collation)}"
             if d.default is not None:
                 value = d.default.value or ""
                 sql += f" DEFAULT {ctx.verbatim(value, f'{dp}/default', 'domain default') if d.default.kind != 'literal' else self.literal(value)}"
@@ -273,6 +277,23 @@ class PostgreSQLDDL(BaseDDL):
             return []
         sql = f"DO $$BEGIN EXECUTE format('ALTER SEQUENCE %s AS bigint', {seq}); END$$"
         return [Statement(sql, "restart", obj, table)]
+
+    def ddl_collation_sql(self, ctx: Context, schema: str, tschema: str | None, name: str) -> str:
+        """Reflection names a collation of the object's own schema (or pg_catalog) bare, another
+        schema's ``schema.name``: a collation the document creates (CREATE COLLATION, ICU) is
+        qualified with its target schema; any other name is quoted whole (``"en_US.utf8"``)."""
+        made = {
+            (s.name, str(c["name"]))
+            for s in ctx.db.schemas
+            for c in s.options.get("postgresql", {}).get("collations", [])
+        }
+        if (schema, name) in made:
+            return self.qualify(tschema, name)
+        if "." in name:
+            owner, bare = name.split(".", 1)
+            if (owner, bare) in made or owner in ctx.schema_names:
+                return self.qualify(ctx.schema_names.get(owner, owner), bare)
+        return self.quote(name)
 
     def ddl_collation(
         self, ctx: Context, t: TableInfo, col: m.Column, choice: Any, path: str
