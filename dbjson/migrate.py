@@ -469,6 +469,7 @@ def migrate(
     state_dir: str | os.PathLike[str] | None = None,
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
+    create: bool = False,
 ) -> MigrateReport:
     """Copy the database at ``source_url`` into ``target_url``: schema, rows, indexes and keys, verified.
 
@@ -480,7 +481,9 @@ def migrate(
     target's row counts and content checksums with the lines read from the source. ``resume``
     continues an interrupted run of the same migration: the journal and unit plan live in ``keep``
     or ``state_dir`` (default :func:`default_state_dir`). ``on_event`` receives the progress
-    events (:mod:`dbjson.events`); ``importer_hook`` the importer before it runs.
+    events (:mod:`dbjson.events`); ``importer_hook`` the importer before it runs. ``create``
+    creates the target database first when it does not exist, with the source database's
+    defaults on the same engine (:func:`dbjson.schemaload.create_database`).
 
     Raises the errors of export and import (ConnectionFailed, UsageError, DataError with the
     pre-flight's findings, ApplyError, VerifyError, Cancelled).
@@ -501,6 +504,11 @@ def migrate(
     started = time.monotonic()
     created_at = now_utc()
     src = Target(parse_url(source_url))
+    if create:
+        from .reflect import reflect  # lazy: start-up time (as the CLI's commands)
+        from .schemaload import create_database
+
+        create_database(target_url, like=reflect(source_url, tables=tables, exclude=exclude))
     target, tengine = connect_target(target_url)
     if target_identity(src) == target_identity(target):
         raise UsageError("the source and the target are the same database")

@@ -273,3 +273,83 @@ def test_collations_made_with_create_collation_are_created_and_used(fresh_db: An
     assert diff(src.url, dst.url).empty
     with pytest.raises(Exception, match="users_name_key"):  # the nondeterministic collation holds
         dst.execute("INSERT INTO app.users (id, name) VALUES (3, 'ANN')")
+
+
+# -- 6. database defaults --------------------------------------------------------------------------
+
+
+def _named_db(engine: str, tmp_path: Path, create_sql: str) -> Any:
+    """A database made by ``create_sql`` (``{name}`` its name), dropped by the test through fresh_db's class."""
+    import uuid
+
+    from conftest import FreshDatabase, _mysql_connect, _pg_connect, server_url
+
+    db = FreshDatabase.__new__(FreshDatabase)
+    db.engine, db.name = engine, "dbjson_t_" + uuid.uuid4().hex[:10]
+    db.admin = server_url(engine)
+    from sqlalchemy.engine import make_url
+
+    db.url = make_url(db.admin).set(database=db.name).render_as_string(hide_password=False)
+    if engine == "postgresql":
+        with _pg_connect(db.admin) as c:
+            c.execute(create_sql.format(name=db.name))
+    else:
+        c = _mysql_connect(db.admin)
+        with c.cursor() as cur:
+            cur.execute(create_sql.format(name=db.name))
+        c.close()
+    return db
+
+
+@pytest.mark.parametrize(
+    ("engine", "create_sql", "probe", "expected"),
+    [
+        (
+            "mariadb",
+            "CREATE DATABASE `{name}` CHARACTER SET latin1 COLLATE latin1_swedish_ci",
+            "SELECT default_character_set_name, default_collation_name FROM information_schema.schemata "
+            "WHERE schema_name = DATABASE()",
+            ("latin1", "latin1_swedish_ci"),
+        ),
+        (
+            "mysql",
+            "CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_as_cs",
+            "SELECT default_character_set_name, default_collation_name FROM information_schema.schemata "
+            "WHERE schema_name = DATABASE()",
+            ("utf8mb4", "utf8mb4_0900_as_cs"),
+        ),
+        (
+            "postgresql",
+            """CREATE DATABASE "{name}" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'""",
+            "SELECT datcollate, datctype FROM pg_database WHERE datname = current_database()",
+            ("C", "C"),
+        ),
+    ],
+)
+def test_create_carries_the_database_defaults_on_the_same_engine(
+    tmp_path: Path, engine: str, create_sql: str, probe: str, expected: tuple[str, str]
+) -> None:
+    """migrate --create made a latin1 MariaDB database come back utf8mb4 (and a PostgreSQL 'C' one
+    with the server's collation); diff did not see PostgreSQL's database defaults at all."""
+    from corpus import TargetDatabase
+
+    src = _named_db(engine, tmp_path, create_sql)
+    dst = TargetDatabase(engine, tmp_path)
+    try:
+        src.execute("CREATE TABLE t (id int PRIMARY KEY, name varchar(20))")
+        _verified(migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s", create=True))
+        assert tuple(dst.query(probe)[0]) == expected
+        assert diff(src.url, dst.url).empty
+        if engine == "postgresql":  # and diff sees a database that differs
+            other = _named_db(
+                engine, tmp_path, """CREATE DATABASE "{name}" TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C.UTF-8'"""
+            )
+            try:
+                other.execute("CREATE TABLE t (id int PRIMARY KEY, name varchar(20))")
+                changes = diff(src.url, other.url).changes
+                assert [(c.kind, c.field) for c in changes] == [("database", "ctype")]
+            finally:
+                other.drop()
+    finally:
+        src.drop()
+        dst.drop()

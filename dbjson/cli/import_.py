@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import orjson
 import typer
@@ -140,7 +140,7 @@ def import_cmd(
             if create:
                 from ..schemaload import create_database  # lazy: start-up time
 
-                run(lambda: create_database(url))
+                run(lambda: create_database(url, like=_schema_of(Path(directory))))
             report = run(
                 lambda: import_database(
                     Path(directory),
@@ -175,3 +175,15 @@ def import_cmd(
         if report.verify is not None:
             msg += "; verified"
         stderr_console().print(msg, markup=False)
+
+
+def _schema_of(directory: Path) -> Any:
+    """The export's schema document (its database defaults for --create), or None when unreadable
+    (the import itself then reports the problem)."""
+    from ..format.manifest import SCHEMA_NAME  # lazy: start-up time
+    from ..model import Database
+
+    try:
+        return Database.from_json((directory / SCHEMA_NAME).read_bytes(), validate=False)
+    except Exception:  # noqa: BLE001 - the import names the file and the problem
+        return None

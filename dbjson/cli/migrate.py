@@ -41,7 +41,10 @@ def migrate_cmd(
     ] = "fail",
     create: Annotated[
         bool,
-        typer.Option("--create", help="Create the target database first if it does not exist (as import --create)."),
+        typer.Option(
+            "--create",
+            help="Create the target database first if it does not exist (same engine: with the source's defaults).",
+        ),
     ] = False,
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue an interrupted migrate: load only the units the journal lacks.")
@@ -84,10 +87,6 @@ def migrate_cmd(
     """
     from ..migrate import migrate  # lazy: start-up time
 
-    if create:
-        from ..schemaload import create_database  # lazy: start-up time
-
-        run(lambda: create_database(target))
     shown = not (quiet or json_out)
     with Renderer("migrate", messages=shown, bars="bytes" if shown else None) as show:
         report: Any = run(
@@ -105,6 +104,7 @@ def migrate_cmd(
                 zero_dates=zero_dates,
                 state_dir=state_dir,
                 on_event=show,
+                create=create,
             )
         )
     if json_out:

@@ -108,6 +108,9 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
                 for seq in schema.sequences:
                     ctx.namer.reserve(("relation", tschema), seq.name)
 
+    def ddl_database_options(self, db: m.Database) -> str:
+        return ""
+
     # -- extensions ------------------------------------------------------------------------------
     def ddl_extensions(self, ctx: Context) -> list[Statement]:
         """The source's PostgreSQL extensions: an engine that has them creates them (PostgreSQL

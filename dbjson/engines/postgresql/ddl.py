@@ -77,6 +77,16 @@ class PostgreSQLDDL(BaseDDL):
             return "public"
         return schema.name
 
+    def ddl_database_options(self, db: m.Database) -> str:
+        """The source database's encoding, LC_COLLATE and LC_CTYPE (from template0, which allows them)."""
+        opts = db.options.get("postgresql", {})
+        parts = [
+            f"{word} {self.literal(str(opts[key]))}"
+            for word, key in (("ENCODING", "encoding"), ("LC_COLLATE", "collate"), ("LC_CTYPE", "ctype"))
+            if opts.get(key)
+        ]
+        return " TEMPLATE template0 " + " ".join(parts) if parts else ""
+
     def ddl_extensions(self, ctx: Context) -> list[Statement]:
         """``CREATE EXTENSION IF NOT EXISTS`` for each extension the document lists, in its schema
         (created first when the document has no such schema); the server's version of it. A server
