@@ -571,6 +571,7 @@ def migrate(
     all_databases: bool = False,
     dry_run: bool = False,
     max_rate: str | None = None,
+    create: bool = False,
 ) -> MigrateReport:
     """Copy the database at ``source_url`` into ``target_url``: schema, rows, indexes and keys, verified.
 
@@ -591,6 +592,8 @@ def migrate(
     with the pre-flight's findings read from the source. ``privileges``
     and ``grants``: as for :func:`dbjson.import_database` (``grants`` also reads the source's users);
     ``casts``: type-mapping rules (:mod:`dbjson.casts`).
+    ``create`` creates the target database first when it does not exist, with the source database's
+    defaults on the same engine (:func:`dbjson.schemaload.create_database`).
 
     Raises the errors of export and import (ConnectionFailed, UsageError, DataError with the
     pre-flight's findings, ApplyError, VerifyError, Cancelled).
@@ -614,6 +617,11 @@ def migrate(
     started = time.monotonic()
     created_at = now_utc()
     src = Target(parse_url(source_url))
+    if create and not dry_run:
+        from .reflect import reflect  # lazy: start-up time (as the CLI's commands)
+        from .schemaload import create_database
+
+        create_database(target_url, like=reflect(source_url, tables=tables, exclude=exclude))
     target, tengine = connect_target(target_url, read_only=dry_run)
     if target_identity(src) == target_identity(target):
         raise UsageError("the source and the target are the same database")

@@ -320,8 +320,12 @@ def _execute(conn: Any, sql: str) -> None:
         conn.execute(sql)
 
 
-def create_database(url: str | URL) -> None:
+def create_database(url: str | URL, like: m.Database | None = None) -> None:
     """Create the URL's database (MySQL/MariaDB/PostgreSQL) if it does not exist.
+
+    ``like``: the schema document being loaded; when it comes from the same engine, the new
+    database gets its defaults (MySQL/MariaDB character set and collation, PostgreSQL encoding,
+    LC_COLLATE and LC_CTYPE: the engine's ``ddl_database_options``), else utf8mb4 / the server's.
 
     A server that cannot be reached or refuses the credentials raises
     :class:`~dbjson.errors.ConnectionFailed`; a refused ``CREATE DATABASE`` (no CREATEDB role
@@ -348,14 +352,24 @@ def create_database(url: str | URL) -> None:
     )
     conn = admin.connect_raw()
     if target.family == "postgresql":
+        conn.autocommit = True  # CREATE DATABASE runs outside a transaction
+    defaults = ""
+    if like is not None:
+        try:
+            engine = detect_engine(target.family, conn)
+        except Exception:  # noqa: BLE001 - then the new database gets the server's defaults
+            engine = None
+        if engine is not None and like.source.engine == engine.name:
+            defaults = engine.ddl_database_options(like)
+    if target.family == "postgresql":
         exists = "SELECT 1 FROM pg_database WHERE datname = %s"
-        create = 'CREATE DATABASE "' + name.replace('"', '""') + '"'
+        create = 'CREATE DATABASE "' + name.replace('"', '""') + '"' + defaults
     else:
         exists = "SELECT 1 FROM information_schema.schemata WHERE schema_name = %s"
-        create = "CREATE DATABASE IF NOT EXISTS `" + name.replace("`", "``") + "` CHARACTER SET utf8mb4"
+        create = (
+            "CREATE DATABASE IF NOT EXISTS `" + name.replace("`", "``") + "`" + (defaults or " CHARACTER SET utf8mb4")
+        )
     try:
-        if target.family == "postgresql":
-            conn.autocommit = True
         with conn.cursor() as cur:
             cur.execute(exists, (name,))
             if cur.fetchone() is None:
@@ -396,7 +410,7 @@ def load_schema(
         raise UsageError(f"--if-exists must be one of {', '.join(SCHEMA_LOAD_IF_EXISTS)}, not {if_exists!r}")
     target = Target(parse_url(url))
     if create and not dry_run:
-        create_database(target.url)
+        create_database(target.url, like=database)
     try:
         conn = target.connect_raw()
     except ConnectionFailed:

@@ -44,11 +44,7 @@ EXPECTED_FAILURES: dict[tuple[str, str, str], str] = {
 }
 
 # Failures of this branch's own classes not fixed yet (removed as each is fixed).
-_NOT_YET: dict[tuple[str, str, str], str] = {
-    ("mywind_my", "mariadb", "mariadb"): "class 6: database defaults",
-    ("mywind_my", "mysql", "mysql"): "class 6: database defaults",
-    ("northwind_harryho", "mariadb", "mariadb"): "class 6: database defaults",
-}
+_NOT_YET: dict[tuple[str, str, str], str] = {}
 
 
 def _cases() -> list[Any]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any
 
 import orjson
 import typer
@@ -192,7 +193,7 @@ def import_cmd(
             if create and not dry_run:
                 from ..schemaload import create_database  # lazy: start-up time
 
-                run(lambda: create_database(url))
+                run(lambda: create_database(url, like=_schema_of(Path(directory))))
             report = run(
                 lambda: import_database(
                     directory,
@@ -246,3 +247,15 @@ def import_cmd(
         if report.verify is not None:
             msg += "; verified"
         con.print(msg, markup=False)
+
+
+def _schema_of(directory: Path) -> Any:
+    """The export's schema document (its database defaults for --create), or None when unreadable
+    (the import itself then reports the problem)."""
+    from ..format.manifest import SCHEMA_NAME  # lazy: start-up time
+    from ..model import Database
+
+    try:
+        return Database.from_json((directory / SCHEMA_NAME).read_bytes(), validate=False)
+    except Exception:  # noqa: BLE001 - the import names the file and the problem
+        return None

@@ -41,7 +41,10 @@ def migrate_cmd(
     ] = "fail",
     create: Annotated[
         bool,
-        typer.Option("--create", help="Create the target database first if it does not exist (as import --create)."),
+        typer.Option(
+            "--create",
+            help="Create the target database first if it does not exist (same engine: with the source's defaults).",
+        ),
     ] = False,
     resume: Annotated[
         bool, typer.Option("--resume", help="Continue an interrupted migrate: load only the units the journal lacks.")
@@ -118,10 +121,6 @@ def migrate_cmd(
     """
     from ..migrate import migrate  # lazy: start-up time
 
-    if create and not dry_run:
-        from ..schemaload import create_database  # lazy: start-up time
-
-        run(lambda: create_database(target))
     shown = not (quiet or json_out)
     with Renderer("migrate", messages=shown, bars="load" if shown and not dry_run else None) as show:
         report: Any = run(
@@ -146,6 +145,7 @@ def migrate_cmd(
                 all_databases=all_databases,
                 dry_run=dry_run,
                 max_rate=max_rate,
+                create=create,
             )
         )
     if json_out:

@@ -31,7 +31,11 @@ class AlterDDL(DDLCore):
         q, c = t.qname, parts.name
         out: list[str] = []
         if fields & {"type", "native", "collation", "charset"}:
-            coll = f" COLLATE {self.quote(parts.collation)}" if parts.collation else ""
+            coll = (
+                f" COLLATE {self.ddl_collation_sql(ctx, t.schema.name, t.tschema, parts.collation)}"
+                if parts.collation
+                else ""
+            )
             out.append(f"ALTER TABLE {q} ALTER COLUMN {c} TYPE {parts.type_sql}{coll} USING {c}::{parts.type_sql}")
         if "default" in fields:
             out.append(

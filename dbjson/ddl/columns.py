@@ -231,7 +231,7 @@ class ColumnDDL(DDLCore):
     def ddl_column_sql(self, ctx: Context, t: TableInfo, p: ColumnParts) -> str:
         out = [p.name, p.type_sql]
         if p.collation:
-            out.append(f"COLLATE {self.quote(p.collation)}")
+            out.append(f"COLLATE {self.ddl_collation_sql(ctx, t.schema.name, t.tschema, p.collation)}")
         if p.generated:
             out.append(f"GENERATED ALWAYS AS ({p.generated}) {'STORED' if p.generated_stored else 'VIRTUAL'}")
         if p.identity:

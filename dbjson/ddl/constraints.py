@@ -191,7 +191,7 @@ class ConstraintDDL(DDLCore):
                     return None
                 text = prefix
         if part.collation and ctx.same:
-            text += f" COLLATE {self.quote(part.collation)}"
+            text += f" COLLATE {self.ddl_collation_sql(ctx, t.schema.name, t.tschema, part.collation)}"
         if part.opclass:
             if ctx.same:
                 text += f" {part.opclass}"

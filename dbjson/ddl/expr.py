@@ -264,6 +264,94 @@ def _byte_length(tree: exp.Expression, write: str) -> tuple[exp.Expression, str]
 _PG_UUID_FUNCTIONS = {"uuid_generate_v1": 1, "uuid_generate_v1mc": 1, "uuid_generate_v4": 4, "gen_random_uuid": 4}
 
 
+# PostgreSQL's special date/time input strings: a cast of one means something no other engine's cast does
+_PG_SPECIAL_DATETIME = {"now", "today", "tomorrow", "yesterday", "infinity", "-infinity", "epoch", "allballs"}
+_TEMPORAL = {
+    exp.DataType.Type.DATE,
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPTZ,
+    exp.DataType.Type.DATETIME,
+    exp.DataType.Type.TIME,
+    exp.DataType.Type.TIMETZ,
+}
+
+
+def _special_datetime(tree: exp.Expression) -> str | None:
+    """The special input string a PostgreSQL expression casts to a date/time type ('now'::text::date),
+    or None."""
+    for node in tree.walk():
+        if isinstance(node, exp.Cast) and node.to.this in _TEMPORAL:
+            inner = node.this
+            while isinstance(inner, (exp.Cast, exp.Paren)):
+                inner = inner.this
+            if (
+                isinstance(inner, exp.Literal)
+                and inner.is_string
+                and inner.name.strip().lower() in _PG_SPECIAL_DATETIME
+            ):
+                return inner.name
+    return None
+
+
+def regclass_name(text: str) -> tuple[str | None, str]:
+    """``public.seq`` / ``"Odd".seq`` / ``seq`` (a regclass literal's text) → (schema or None, name)."""
+    parts: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] == '"':
+            j = i + 1
+            buf = ""
+            while j < n:
+                if text[j] == '"' and j + 1 < n and text[j + 1] == '"':
+                    buf += '"'
+                    j += 2
+                elif text[j] == '"':
+                    break
+                else:
+                    buf += text[j]
+                    j += 1
+            parts.append(buf)
+            i = j + 1
+        else:
+            j = text.find(".", i)
+            j = n if j < 0 else j
+            parts.append(text[i:j].lower())
+            i = j
+        if i < n and text[i] == ".":
+            i += 1
+    return (parts[-2] if len(parts) > 1 else None), (parts[-1] if parts else text)
+
+
+_NEXTVAL_RE = re.compile(r"\s*nextval\('((?:[^']|'')*)'(?:::regclass)?\)\s*", re.IGNORECASE)
+
+
+def nextval_sequence(sql: str, source: str) -> tuple[str | None, str] | None:
+    """(schema, sequence) when the whole expression is PostgreSQL's ``nextval('seq'::regclass)``."""
+    if _SQLGLOT.get(source) != "postgres":
+        return None
+    found = _NEXTVAL_RE.fullmatch(sql)
+    return regclass_name(found.group(1).replace("''", "'")) if found else None
+
+
+def _pg_nextval(tree: exp.Expression, schemas: dict[str, str | None], default_schema: str | None) -> exp.Expression:
+    """``nextval('s'::regclass)`` → MariaDB's ``NEXTVAL(s)`` (the sequence in its target schema)."""
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Anonymous) and str(node.name).lower() == "nextval" and len(node.expressions) == 1:
+            arg = node.expressions[0]
+            while isinstance(arg, exp.Cast):
+                arg = arg.this
+            if isinstance(arg, exp.Literal) and arg.is_string:
+                schema, name = regclass_name(arg.name)
+                key = schema or default_schema
+                target = schemas.get(key) if key is not None and key in schemas else schema
+                seq = exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(target) if target else None)
+                return exp.Anonymous(this="NEXTVAL", expressions=[seq])
+        return node
+
+    return tree.transform(fix)
+
+
 def generator_default(sql: str, source: str) -> str | None:
     """``uuid`` when the whole expression is a call of a PostgreSQL UUID generator (the ``function``
     default a target without that function spells its own way), else None."""
@@ -360,6 +448,12 @@ def translate(
         return None, f"cannot parse: {str(e).splitlines()[0][:120]}"
     if not statement and any(isinstance(n, (exp.Select, exp.Subquery)) for n in tree.walk()):
         return None, "a subquery cannot be translated"
+    if read == "postgres" and write != "postgres":
+        special = _special_datetime(tree)
+        if special is not None:
+            return None, f"PostgreSQL's special date/time input {special!r} has no counterpart"
+    if read == "postgres" and write == "mysql" and "nextval" in functions:
+        tree = _pg_nextval(tree, schemas or {}, default_schema)
     tree = _simplify(tree)
     if read in ("mysql", "sqlite") and write == "postgres":  # no boolean type there: numbers are conditions
         tree = _mysql_truth(tree)

@@ -73,6 +73,10 @@ class DDLCore:
         def literal(self, value: str) -> str: ...
         def qualify(self, schema: str | None, name: str) -> str: ...
 
+    def ddl_collation_sql(self, ctx: Context, schema: str, tschema: str | None, name: str) -> str:
+        """A collation named in the document (``schema``: of the object naming it) as the target spells it."""
+        return self.quote(name)
+
     def ddl_table_info(self, ctx: Context, schema: m.Schema, table: m.Table, path: str) -> TableInfo:
         """The names, key columns and key-size shares of one table of ``ctx.db`` at ``path``."""
         tschema, name = ctx.table_names[(schema.name, table.name)]

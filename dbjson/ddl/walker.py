@@ -35,6 +35,8 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
     # -- the plan ---------------------------------------------------------------------------------
     def ddl_plan(self, ctx: Context) -> DdlPlan:
         """Translate ``ctx.db`` into a :class:`DdlPlan` for this engine."""
+        if not ctx.same:
+            ctx.db = sequence_defaults_as_identity(ctx)
         db = ctx.db
         plan = DdlPlan(
             target=self.name,
@@ -58,6 +60,9 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
             restarts += seq_post
             for ti in table_order(schema.tables):
                 table = schema.tables[ti]
+                if table.partition_of and not ctx.same:
+                    self.ddl_merged_partition(ctx, table, f"{sp}/tables/{ti}")
+                    continue
                 t_pre, t_post, t_restart = self.ddl_table(ctx, schema, table, f"{sp}/tables/{ti}")
                 tables += t_pre
                 post += t_post
@@ -65,12 +70,16 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
         fks: list[Statement] = []
         for si, schema in enumerate(db.schemas):
             for ti, table in enumerate(schema.tables):
+                if table.partition_of and not ctx.same:
+                    continue
                 fks += self.ddl_foreign_keys(ctx, schema, table, f"/schemas/{si}/tables/{ti}")
         objects = self.ddl_schema_objects(ctx)
         extensions = self.ddl_extensions(ctx)
         plan.pre_data = schemas + extensions + ctx.types + sequences + tables
         plan.post_data = ctx.post_functions + post + fks + objects + restarts
-        plan.table_names = dict(ctx.table_names)
+        plan.table_names = {  # the tables created (not the partitions merged into their parent)
+            key: name for key, name in ctx.table_names.items() if ctx.same or not _is_partition(db, key)
+        }
         plan.column_names = dict(ctx.column_names)
         plan.column_types = dict(ctx.column_types)
         plan.plain_generated = set(ctx.plain_generated)
@@ -97,6 +106,9 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
             if scope == "schema":
                 for seq in schema.sequences:
                     ctx.namer.reserve(("relation", tschema), seq.name)
+
+    def ddl_database_options(self, db: m.Database) -> str:
+        return ""
 
     # -- extensions ------------------------------------------------------------------------------
     def ddl_extensions(self, ctx: Context) -> list[Statement]:
@@ -261,6 +273,28 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
         post += self.ddl_comments(ctx, t)
         self.ddl_report_table_options(ctx, t)
         return pre, post, restarts
+
+    def ddl_merged_partition(self, ctx: Context, table: m.Table, path: str) -> None:
+        """A PostgreSQL partition on another engine: not created. Its rows are exported with its
+        partitioned table, which becomes one plain table with the parent's keys (partitioning-dropped)."""
+        own = [
+            f"{len(v)} {what}"
+            for what, v in (
+                ("foreign key(s)", table.foreign_keys),
+                ("index(es)", table.indexes),
+                ("check(s)", table.checks),
+                ("unique constraint(s)", table.uniques),
+            )
+            if v
+        ]
+        extra = f"; its own {', '.join(own)} dropped" if own else ""
+        ctx.report.add(
+            path,
+            f"partition {table.name!r} of {table.partition_of!r} not created: its rows are in {table.partition_of!r}, "
+            f"one table with the parent's keys{extra}",
+            "partition-merged",
+            "loss" if own else "approximation",
+        )
 
     def ddl_defer_primary_key(self, ctx: Context, t: TableInfo) -> bool:
         """Whether the table's primary key is added after the data (``ALTER TABLE ... ADD``, the
@@ -539,3 +573,83 @@ def primary_schema(db: m.Database) -> int:
         if preferred in names:
             return names.index(preferred)
     return 0
+
+
+def _is_partition(db: m.Database, key: tuple[str, str]) -> bool:
+    for schema in db.schemas:
+        if schema.name == key[0]:
+            return any(t.name == key[1] and t.partition_of for t in schema.tables)
+    return False
+
+
+def sequence_defaults_as_identity(ctx: Context) -> m.Database:
+    """Across engines, an integer column (PostgreSQL, with no identity of its own) whose default is
+    ``nextval()`` of a sequence the target will not have (no sequences there, or a sequence that is
+    another column's serial and so not created) becomes an identity column drawing its own values
+    from where the sequence stood, so that an insert without the column still works. Reported at its default: an
+    approximation, a loss when several columns shared the sequence."""
+    from .expr import nextval_sequence  # lazy: sqlglot (see Context.expr)
+
+    found: dict[tuple[int, int, int], tuple[str, str]] = {}
+    users: dict[tuple[str, str], list[str]] = {}
+    sequences = {(s.name, q.name.lower()): q for s in ctx.db.schemas for q in s.sequences}
+    keep_sequences = bool(ctx.caps.get("sequences"))
+    for si, schema in enumerate(ctx.db.schemas):
+        for ti, table in enumerate(schema.tables):
+            if table.partition_of:  # not created: its rows go to its partitioned table (ddl_merged_partition)
+                continue
+            for ci, col in enumerate(table.columns):
+                d = col.default
+                if d is None or d.kind != "expression" or col.identity is not None or col.type.kind != "integer":
+                    continue
+                named = nextval_sequence(d.value, d.dialect or ctx.source)
+                if named is None:
+                    continue
+                key = (named[0] or schema.name, named[1])
+                if keep_sequences and (key[0], key[1].lower()) in sequences:
+                    continue  # the target creates the sequence: DEFAULT NEXTVAL(...) (Context.expr)
+                found[(si, ti, ci)] = key
+                users.setdefault(key, []).append(f"{schema.name}.{table.name}.{col.name}")
+    if not found:
+        return ctx.db
+    new_schemas = []
+    for si, schema in enumerate(ctx.db.schemas):
+        tables = []
+        for ti, table in enumerate(schema.tables):
+            cols = []
+            for ci, col in enumerate(table.columns):
+                where = found.get((si, ti, ci))
+                if where is None:
+                    cols.append(col)
+                    continue
+                key = where
+                seq = sequences.get((key[0], key[1].lower()))
+                shared = users[key]
+                ident = m.Identity(
+                    kind="serial",
+                    sequence=key[1],
+                    start=seq.start if seq else None,
+                    increment=seq.increment if seq else None,
+                    min_value=seq.min_value if seq else None,
+                    max_value=seq.max_value if seq else None,
+                    next_value=seq.next_value if seq else None,
+                )
+                what = f"default nextval({key[0]}.{key[1]}) made the column's own auto-increment"
+                if len(shared) > 1:
+                    others = ", ".join(u for u in shared if u != f"{schema.name}.{table.name}.{col.name}")
+                    ctx.report.add(
+                        f"/schemas/{si}/tables/{ti}/columns/{ci}/default",
+                        f"{what}: it no longer shares the sequence with {others}",
+                        "sequence-default-identity",
+                    )
+                else:
+                    ctx.report.add(
+                        f"/schemas/{si}/tables/{ti}/columns/{ci}/default",
+                        what,
+                        "sequence-default-identity",
+                        "approximation",
+                    )
+                cols.append(m.replace(col, default=None, identity=ident))
+            tables.append(m.replace(table, columns=tuple(cols)))
+        new_schemas.append(m.replace(schema, tables=tuple(tables)))
+    return m.replace(ctx.db, schemas=tuple(new_schemas))

@@ -194,6 +194,10 @@ class DdlDialect(Protocol):
     def ddl_script_statement(self, stmt: Statement) -> str:
         """One statement as it appears in a script (terminated for the engine's client)."""
 
+    def ddl_database_options(self, db: m.Database) -> str:
+        """The CREATE DATABASE clause that gives a new database ``db``'s defaults (character set,
+        collation, encoding) when ``db`` comes from this engine; ``""`` when there is nothing to carry."""
+
     def ddl_drop_statements(self, plan: DdlPlan) -> list[Statement]:
         """Statements that remove the plan's tables and views (``--if-exists replace``)."""
 

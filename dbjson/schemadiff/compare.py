@@ -140,6 +140,17 @@ def diff(a: Source, b: Source, *, include_counters: bool = False) -> SchemaDiff:
     return SchemaDiff(da, db, tuple(cmp.run()), include_counters)
 
 
+def _db_head(db: m.Database) -> dict[str, Any]:
+    """What a database holds besides its schemas that a copy must keep: PostgreSQL's encoding,
+    LC_COLLATE, LC_CTYPE and extensions (by name: versions follow the server). MySQL's defaults are
+    its schema's options."""
+    pg = db.options.get("postgresql", {})
+    out: dict[str, Any] = {k: pg[k] for k in ("encoding", "collate", "ctype") if pg.get(k) is not None}
+    if pg.get("extensions"):
+        out["extensions"] = sorted(str(e.get("name")) for e in pg["extensions"])
+    return out
+
+
 def _source(db: m.Database) -> dict[str, Any]:
     s = db.source
     return {"engine": s.engine, "server_version": s.server_version, "database": s.database}
@@ -286,6 +297,10 @@ class _Comparer:
 
     # -- walking -------------------------------------------------------------------------------------
     def run(self) -> list[Change]:
+        if self.same_family:  # the database's own defaults (PostgreSQL: encoding, collation, extensions)
+            self.fields(
+                "database", "", None, self.a.source.database, "/options/postgresql", _db_head(self.a), _db_head(self.b)
+            )
         empty = m.Schema(name="")
         for s_a, s_b in schema_pairs(self.a, self.b):
             pa = f"/schemas/{self.a.schemas.index(s_a)}" if s_a is not None else ""

@@ -2,9 +2,9 @@
 CREATE SCHEMA IF NOT EXISTS "inventory";
 COMMENT ON SCHEMA "inventory" IS 'second schema (cross-schema FK target)';
 COMMENT ON SCHEMA "public" IS 'standard public schema';
-CREATE TYPE "inventory"."status" AS ENUM ('in', 'out');
 CREATE COLLATION public.case_insensitive (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 COMMENT ON COLLATION "public"."case_insensitive" IS 'ICU, ignores case';
+CREATE TYPE "inventory"."status" AS ENUM ('in', 'out');
 CREATE TYPE public.floatrange AS RANGE (SUBTYPE = double precision, SUBTYPE_DIFF = float8mi, MULTIRANGE_TYPE_NAME = public.floatmultirange);
 CREATE TYPE "public"."mood" AS ENUM ('sad', 'ok', 'happy');
 COMMENT ON TYPE "public"."mood" IS 'how it feels';
@@ -88,7 +88,7 @@ CREATE TABLE "public"."all_types" (
   "c_total" numeric GENERATED ALWAYS AS (c_numeric_ps * (2)::numeric) STORED,
   "c_floatrange" public.floatrange,
   "c_floatmultirange" public.floatmultirange,
-  "c_ci" text COLLATE "case_insensitive",
+  "c_ci" text COLLATE "public"."case_insensitive",
   CONSTRAINT "all_types_pkey" PRIMARY KEY ("id")
 );
 CREATE TABLE "public"."booking" (

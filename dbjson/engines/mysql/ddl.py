@@ -11,7 +11,7 @@ from ...ddl.context import Context, engine_family
 from ...ddl.plan import DdlPlan, Statement, parenthesized
 from ...ddl.tableinfo import TableInfo
 from ...ddl.types import TypeChoice
-from ...ddl.walker import BaseDDL
+from ...ddl.walker import BaseDDL, primary_schema
 from .privileges import MySQLPrivileges
 
 _TEXTY = {"text", "blob", "json", "geometry"}
@@ -49,6 +49,18 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
             return []
         q = self.quote(tschema)
         return [Statement(f"CREATE DATABASE IF NOT EXISTS {q} CHARACTER SET utf8mb4", "schema", q)]
+
+    def ddl_database_options(self, db: m.Database) -> str:
+        """The source database's default character set and collation (its schema's options)."""
+        if not db.schemas:
+            return ""
+        opts = db.schemas[primary_schema(db)].options.get("mysql", {})
+        out = ""
+        for word, key in (("CHARACTER SET", "charset"), ("COLLATE", "collation")):
+            value = str(opts.get(key) or "")
+            if re.fullmatch(r"\w+", value):
+                out += f" {word} {value}"
+        return out
 
     def ddl_sequences(
         self, ctx: Context, schema: m.Schema, tschema: str | None, path: str

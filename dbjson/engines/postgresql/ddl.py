@@ -79,6 +79,16 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
             return "public"
         return schema.name
 
+    def ddl_database_options(self, db: m.Database) -> str:
+        """The source database's encoding, LC_COLLATE and LC_CTYPE (from template0, which allows them)."""
+        opts = db.options.get("postgresql", {})
+        parts = [
+            f"{word} {self.literal(str(opts[key]))}"
+            for word, key in (("ENCODING", "encoding"), ("LC_COLLATE", "collate"), ("LC_CTYPE", "ctype"))
+            if opts.get(key)
+        ]
+        return " TEMPLATE template0 " + " ".join(parts) if parts else ""
+
     def ddl_extensions(self, ctx: Context) -> list[Statement]:
         """``CREATE EXTENSION IF NOT EXISTS`` for each extension the document lists, in its schema
         (created first when the document has no such schema); the server's version of it. A server
@@ -97,6 +107,21 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
                     made.add(tschema)
                 sql += f" WITH SCHEMA {self.quote(tschema)}"
             out.append(Statement(sql, "extension", f"{name} (from the {extension_package(name, self.server_version)})"))
+        if ctx.same:  # every schema's collations before any type, domain or table uses one
+            for si, schema in enumerate(ctx.db.schemas):
+                for i, coll in enumerate(schema.options.get("postgresql", {}).get("collations", [])):
+                    q = self.qualify(ctx.schema_names[schema.name], coll["name"])
+                    cp = f"/schemas/{si}/options/postgresql/collations/{i}"
+                    if ctx.untrusted_code(cp, f"collation {coll['name']!r}"):
+                        continue
+                    sql = ctx.definition(
+                        coll["definition"], f"{cp}/definition", "collation", name=coll["name"], schema=schema.name
+                    )
+                    out.append(Statement(sql, "collation", q))
+                    if coll.get("comment"):
+                        out.append(
+                            Statement(f"COMMENT ON COLLATION {q} IS {self.literal(coll['comment'])}", "comment", q)
+                        )
         return out
 
     def ddl_create_schema(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> list[Statement]:
@@ -113,17 +138,6 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
             return super().ddl_schema_types(ctx, schema, tschema, path)
         out = []
         opts = schema.options.get("postgresql", {})
-        for i, coll in enumerate(opts.get("collations", [])):
-            q = self.qualify(tschema, coll["name"])
-            cp = f"{path}/options/postgresql/collations/{i}"
-            if ctx.untrusted_code(cp, f"collation {coll['name']!r}"):
-                continue
-            sql = ctx.definition(
-                coll["definition"], f"{cp}/definition", "collation", name=coll["name"], schema=schema.name
-            )
-            out.append(Statement(sql, "collation", q))
-            if coll.get("comment"):
-                out.append(Statement(f"COMMENT ON COLLATION {q} IS {self.literal(coll['comment'])}", "comment", q))
         for i, rng in enumerate(opts.get("range_types", [])):
             q = self.qualify(tschema, rng["name"])
             rp = f"{path}/options/postgresql/range_types/{i}"
@@ -147,7 +161,7 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
             dp = f"{path}/domains/{di}"
             sql = f"CREATE DOMAIN {q} AS {ctx.type_spelling(d.native.raw, f'{dp}/native/raw')}"
             if d.collation:
-                sql += f" COLLATE {self.quote(d.collation)}"
+                sql += f" COLLATE {self.ddl_collation_sql(ctx, schema.name, tschema, d.collation)}"
             if d.default is not None:
                 value = d.default.value or ""
                 sql += f" DEFAULT {ctx.verbatim(value, f'{dp}/default', 'domain default') if d.default.kind != 'literal' else self.literal(value)}"
@@ -285,6 +299,23 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
             return []
         sql = f"DO $$BEGIN EXECUTE format('ALTER SEQUENCE %s AS bigint', {seq}); END$$"
         return [Statement(sql, "restart", obj, table)]
+
+    def ddl_collation_sql(self, ctx: Context, schema: str, tschema: str | None, name: str) -> str:
+        """Reflection names a collation of the object's own schema (or pg_catalog) bare, another
+        schema's ``schema.name``: a collation the document creates (CREATE COLLATION, ICU) is
+        qualified with its target schema; any other name is quoted whole (``"en_US.utf8"``)."""
+        made = {
+            (s.name, str(c["name"]))
+            for s in ctx.db.schemas
+            for c in s.options.get("postgresql", {}).get("collations", [])
+        }
+        if (schema, name) in made:
+            return self.qualify(tschema, name)
+        if "." in name:
+            owner, bare = name.split(".", 1)
+            if (owner, bare) in made or owner in ctx.schema_names:
+                return self.qualify(ctx.schema_names.get(owner, owner), bare)
+        return self.quote(name)
 
     def ddl_collation(
         self, ctx: Context, t: TableInfo, col: m.Column, choice: Any, path: str

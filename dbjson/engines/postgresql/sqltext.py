@@ -15,6 +15,11 @@ _NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 _NULL_RE = re.compile(r"NULL(?:::.+)?")
 _NOW_RE = re.compile(r"(?:CURRENT_TIMESTAMP|LOCALTIMESTAMP)(?:\((\d)\))?")
 _TIME_RE = re.compile(r"(?:CURRENT_TIME|LOCALTIME)(?:\((\d)\))?")
+# 'now' (and 'today' for a date) cast from text to a date/time type: evaluated at every insert, as
+# pg_dump prints DEFAULT 'now'::text::date and ('now'::text)::timestamp without time zone
+_NOW_TEXT_RE = re.compile(
+    r"\(?'(now|today)'::text\)?::(date|timestamp|time)(?:\(\d\))?(?: with(?:out)? time zone)?",
+)
 _UUID_FUNCS = re.compile(r"(?:[\w\"]+\.)?(?:gen_random_uuid|uuid_generate_v4)\(\)")
 
 
@@ -48,6 +53,13 @@ def _function_default(text: str) -> m.Default | None:
         return m.Default(kind="function", value="current_timestamp", fsp=_int_or_none(now.group(1)))
     if text == "CURRENT_DATE":
         return m.Default(kind="function", value="current_date")
+    now_text = _NOW_TEXT_RE.fullmatch(text)
+    if now_text:
+        word, kind = now_text.groups()
+        if kind == "date":
+            return m.Default(kind="function", value="current_date")
+        if word == "now":
+            return m.Default(kind="function", value="current_timestamp" if kind == "timestamp" else "current_time")
     time = _TIME_RE.fullmatch(text)
     if time:
         return m.Default(kind="function", value="current_time", fsp=_int_or_none(time.group(1)))
