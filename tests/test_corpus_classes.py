@@ -311,3 +311,24 @@ def test_awkward_identifiers_round_trip_on_every_engine(fresh_db: Any, tmp_path:
         dst = fresh_db(target)
         _verified(migrate(src.url, dst.url, threads=2, state_dir=tmp_path / f"s-{target}"))
         assert _tables(dst) == set(AWKWARD), target
+
+
+# -- the plan fits the target's rules before the first statement: MySQL's 65,535-byte row limit ---------
+
+
+@pytest.mark.parametrize("target", ["mysql", "mariadb"])
+def test_a_table_wider_than_the_mysql_row_limit_keeps_its_lengths_as_checked_text(
+    fresh_db: Any, tmp_path: Path, target: str
+) -> None:
+    src = fresh_db("postgresql")
+    cols = ", ".join(f"c{i} varchar(1000)" for i in range(20))
+    src.execute(
+        f"CREATE TABLE wide (id int PRIMARY KEY, {cols}); INSERT INTO wide (id, c0) VALUES (1, repeat('a', 1000))"
+    )
+    dst = fresh_db(target)
+    report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s")
+    _verified(report)
+    assert "varchar-row-text" in "\n".join(report.translation)
+    with pytest.raises(pymysql.err.MySQLError) as e:  # the CHECK keeps VARCHAR(1000)'s length
+        dst.execute("UPDATE wide SET c0 = repeat('b', 1001)")
+    assert "check" in str(e.value).lower()
