@@ -252,3 +252,83 @@ def test_mysql_family_keeps_sql_modes_non_standard_foreign_keys_and_reports_json
         assert "fk-non-standard-key" in text, text
         # MariaDB keeps the JSON text as written; MySQL's binary JSON does not: reported, verified by meaning
         assert "json-text-binary" in text, text
+
+
+# -- class 8: identifiers with quotes, backticks, dots, backslashes, non-ASCII, at the length limit ------
+
+LONG = "t_" + "x" * 61  # 63 characters: PostgreSQL's limit (MySQL/MariaDB: 64)
+AWKWARD = ['we"ird', "tick`t", "d.o.t", "s'q", "b\\s", "ünï", LONG]
+
+
+def _awkward_sql(engine: str) -> str:
+    def q(name: str) -> str:
+        if engine in ("mysql", "mariadb"):
+            return "`" + name.replace("`", "``") + "`"
+        return '"' + name.replace('"', '""') + '"'
+
+    weird, tick, index = q(AWKWARD[0]), q(AWKWARD[1]), q('i"x')
+    cols = [q(c) for c in ('co"l', "c`l", "a.b", "q't", "back\\slash", "ünï")]
+    out = [
+        f"CREATE TABLE {weird} (id INT PRIMARY KEY, {cols[0]} VARCHAR(10), {cols[1]} VARCHAR(10), {cols[2]} INT, "
+        f"{cols[3]} VARCHAR(10), {cols[4]} VARCHAR(10), {cols[5]} VARCHAR(10))",
+        f"CREATE INDEX {index} ON {weird} ({cols[0]})",
+        f"INSERT INTO {weird} VALUES (1, 'a', 'b', 2, 'c''', 'd\\\\', 'é')",
+        f"CREATE TABLE {tick} (id INT PRIMARY KEY, w INT, FOREIGN KEY (w) REFERENCES {weird} (id))",
+        f"INSERT INTO {tick} VALUES (1, 1)",
+    ]
+    for name in AWKWARD[2:]:
+        out += [f"CREATE TABLE {q(name)} (id INT PRIMARY KEY)", f"INSERT INTO {q(name)} VALUES (7)"]
+    if engine in ("mysql", "mariadb"):
+        out = [s.replace("'d\\\\'", "'d\\\\\\\\'") for s in out]  # a backslash in a MySQL string literal
+    return ";\n".join(out) + ";"
+
+
+def _tables(db: Any) -> set[str]:
+    if db.engine == "sqlite":
+        return {r[0] for r in db.query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return _relations(db)
+
+
+@pytest.mark.parametrize("source", ["postgresql", "mariadb", "mysql", "sqlite"])
+def test_awkward_identifiers_round_trip_on_every_engine(fresh_db: Any, tmp_path: Path, source: str) -> None:
+    from dbjson.export import export_database
+    from dbjson.importer.run import import_database
+    from dbjson.verify import verify
+
+    src = fresh_db(source)
+    src.execute(_awkward_sql(source))
+    assert _tables(src) == set(AWKWARD)
+    # same engine through files (data file names, journal, verify)
+    export_database(src.url, tmp_path / "out", threads=2)
+    same = fresh_db(source)
+    report = import_database(tmp_path / "out", same.url, threads=2)
+    assert report.verify is not None and report.verify.ok, report.verify.problems
+    assert verify(tmp_path / "out", same.url).ok
+    assert _tables(same) == set(AWKWARD)
+    for target in ("postgresql", "mariadb", "mysql", "sqlite"):
+        if target == source:
+            continue
+        dst = fresh_db(target)
+        _verified(migrate(src.url, dst.url, threads=2, state_dir=tmp_path / f"s-{target}"))
+        assert _tables(dst) == set(AWKWARD), target
+
+
+# -- the plan fits the target's rules before the first statement: MySQL's 65,535-byte row limit ---------
+
+
+@pytest.mark.parametrize("target", ["mysql", "mariadb"])
+def test_a_table_wider_than_the_mysql_row_limit_keeps_its_lengths_as_checked_text(
+    fresh_db: Any, tmp_path: Path, target: str
+) -> None:
+    src = fresh_db("postgresql")
+    cols = ", ".join(f"c{i} varchar(1000)" for i in range(20))
+    src.execute(
+        f"CREATE TABLE wide (id int PRIMARY KEY, {cols}); INSERT INTO wide (id, c0) VALUES (1, repeat('a', 1000))"
+    )
+    dst = fresh_db(target)
+    report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s")
+    _verified(report)
+    assert "varchar-row-text" in "\n".join(report.translation)
+    with pytest.raises(pymysql.err.MySQLError) as e:  # the CHECK keeps VARCHAR(1000)'s length
+        dst.execute("UPDATE wide SET c0 = repeat('b', 1001)")
+    assert "check" in str(e.value).lower()

@@ -110,6 +110,7 @@ class ColumnDDL(DDLCore):
         share = t.key_bytes.get(col) if in_key else None
         binary = typ.kind in ("binary", "varbinary", "blob")
         env["key_bytes"] = share
+        env["row_overflow"] = col in t.row_overflow
         env["key_length"] = share // 4 if share is not None else None
         env["too_long_for_key"] = share is not None and (
             typ.length is None or typ.length * (1 if binary else 4) > share

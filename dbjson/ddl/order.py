@@ -19,7 +19,8 @@ def table_order(tables: tuple[m.Table, ...]) -> list[int]:
         seen.add(i)
         t = tables[i]
         for parent in (*t.inherits, *((t.partition_of,) if t.partition_of else ())):
-            j = index.get(parent.split(".")[-1])
+            # "parent" or "schema.parent"; a name may itself hold a dot ("d.o.t")
+            j = index.get(parent, index.get(parent.split(".", 1)[-1], index.get(parent.split(".")[-1])))
             if j is not None:
                 visit(j)
         order.append(i)

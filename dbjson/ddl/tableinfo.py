@@ -39,6 +39,8 @@ class TableInfo:
     # with their columns kept whole: name → {column: its byte share in that key} for each column
     # that must be cut (a prefix part) or hashed (a unique key); the engine decides how.
     long_keys: dict[str, dict[str, int]] = field(default_factory=dict)
+    # columns stored as TEXT/BLOB because the table's columns exceed the row limit (limits.row_bytes)
+    row_overflow: set[str] = field(default_factory=set)
     key_budget: int | None = None  # the target's key limit in bytes
     key_costs: list[list[tuple[str, float]]] = field(default_factory=list)  # each key: (column, bytes)
 
@@ -110,6 +112,9 @@ class DDLCore:
         info = TableInfo(schema, table, path, tschema, name, self.qualify(tschema, name), keys, identity)
         info.columns = {c.name: ctx.column_names[(schema.name, table.name, c.name)] for c in table.columns}
         info.long_keys = long_keys
+        row_budget = self.table.get("limits", {}).get("row_bytes")
+        if row_budget and not ctx.same_family:
+            info.row_overflow = _row_overflow(table, types, keys, int(row_budget))
         if budget:
             info.key_bytes = shares = _key_shares(table, int(budget), set(long_keys), types)
             info.key_budget = int(budget)
@@ -194,6 +199,35 @@ def key_demand(t: m.Type, length: int | None) -> float:
         n = length or (t.length if t.kind != "blob" else None)
         return float("inf") if n is None else float(n)
     return 8.0
+
+
+def _row_cost(t: m.Type) -> int:
+    """Bytes a column takes in a MySQL row (TEXT/BLOB: the in-row pointer)."""
+    if t.kind in ("char", "varchar") and t.length is not None:
+        return 4 * t.length + 2
+    if t.kind in ("binary", "varbinary") and t.length is not None:
+        return t.length + 2
+    if t.kind == "decimal":
+        return (t.precision or 65) // 2 + 1
+    return 12 if t.kind in ("text", "blob", "json", "geometry", "varchar", "varbinary", "array") else 8
+
+
+def _row_overflow(table: m.Table, types: dict[str, m.Type], keys: set[str], budget: int) -> set[str]:
+    """The longest VARCHAR/VARBINARY columns (not in a key) to store as TEXT/BLOB so that the row
+    fits ``budget`` bytes (MySQL's 65,535, with room for the NULL bits and length prefixes)."""
+    costs = {c.name: _row_cost(types[c.name]) for c in table.columns}
+    total = sum(costs.values()) + len(costs) // 8 + 64
+    out: set[str] = set()
+    movable = sorted(
+        (n for n, t in types.items() if t.kind in ("varchar", "varbinary") and n not in keys and costs[n] > 12),
+        key=lambda n: -costs[n],
+    )
+    for name in movable:
+        if total <= budget:
+            break
+        out.add(name)
+        total -= costs[name] - 12
+    return out
 
 
 def _table_keys(table: m.Table, skip: AbstractSet[str] = frozenset()) -> list[list[tuple[str, int | None]]]:

@@ -284,46 +284,41 @@ def qualified(tp: TablePlan) -> str:
     return f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
 
 
-def _names(tables: Sequence[TablePlan]) -> set[str]:
-    """Qualified (``schema.table``) and bare target names of ``tables``."""
-    return {qualified(tp) for tp in tables} | {"." + tp.tname for tp in tables}
-
-
-def _named(obj: str, names: set[str]) -> bool:
-    """Whether the statement object ``obj`` (unquoted, maybe database-qualified) is one of ``names``."""
-    return obj in names or "." + obj.rsplit(".", 1)[-1] in names
+def _names(engine: Engine, tables: Sequence[TablePlan]) -> set[str]:
+    """The quoted names of ``tables`` as statements name them (``Statement.table``/``object``: the
+    engine's ``qualify``), qualified and bare. Compared as quoted text, never unquoted: a name may
+    hold a quote, a backtick or a dot (``we"ird``, ``d.o.t``)."""
+    return {engine.qualify(tp.tschema, tp.tname) for tp in tables} | {engine.quote(tp.tname) for tp in tables}
 
 
 def unquote(name: str) -> str:
-    """``"public"."t"`` / ```t``` → ``public.t`` / ``t`` (to match statements with tables)."""
+    """``"public"."t"`` / ```t``` → ``public.t`` / ``t``: a statement's object for messages only."""
     return name.replace('"', "").replace("`", "")
 
 
 def pre_data_statements(
-    plan: DdlPlan, tables: list[TablePlan], existing: set[tuple[str | None, str]]
+    plan: DdlPlan, tables: list[TablePlan], existing: set[tuple[str | None, str]], engine: Engine
 ) -> list[Statement]:
     """Pre-data statements, without those of tables that are kept (skipped or already there)."""
-    selected = _names(tables)
-    keep_existing = _names([tp for tp in tables if tp.skipped or (tp.tschema, tp.tname) in existing])
+    selected = _names(engine, tables)
+    keep_existing = _names(engine, [tp for tp in tables if tp.skipped or (tp.tschema, tp.tname) in existing])
     out = []
     for st in plan.pre_data:
-        obj = unquote(st.table or (st.object if st.kind == "table" else ""))
-        if obj and (_named(obj, keep_existing) or not _named(obj, selected)):
+        obj = st.table or (st.object if st.kind == "table" else "")
+        if obj and (obj in keep_existing or obj not in selected):
             continue
         out.append(st)
     return out
 
 
-def post_data_statements(plan: DdlPlan, tables: list[TablePlan]) -> list[Statement]:
+def post_data_statements(plan: DdlPlan, tables: list[TablePlan], engine: Engine) -> list[Statement]:
     """Post-data statements of the selected, not skipped tables (and the table-less ones)."""
-    wanted = _names([tp for tp in tables if not tp.skipped and not tp.kept])
-    restart = _names([tp for tp in tables if tp.kept])
+    wanted = _names(engine, [tp for tp in tables if not tp.skipped and not tp.kept])
+    restart = _names(engine, [tp for tp in tables if tp.kept])
     return [
         st
         for st in plan.post_data
-        if not st.table
-        or _named(unquote(st.table), wanted)
-        or (st.kind == "restart" and _named(unquote(st.table), restart))
+        if not st.table or st.table in wanted or (st.kind == "restart" and st.table in restart)
     ]
 
 
@@ -338,7 +333,7 @@ def replace_drops(engine: Engine, plan: DdlPlan, pre: list[Statement], tables: l
         plan.target,
         plan.server_version,
         pre_data=[st for st in pre if st.kind in SHARED_KINDS],
-        post_data=[st for st in post_data_statements(plan, tables) if st.kind == "view"],
+        post_data=[st for st in post_data_statements(plan, tables, engine) if st.kind == "view"],
     )
     drops = engine.ddl_drop_statements(shared)
     return [dataclasses.replace(st, sql=st.sql.removesuffix(" CASCADE")) for st in drops if st.kind == "drop"]

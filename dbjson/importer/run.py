@@ -490,7 +490,7 @@ class Importer(TargetSession):
 
     def _pre_statements(self, plan: Any, tables: list[TablePlan], existing: set[tuple[str | None, str]]) -> list[Any]:
         """Pre-data statements of this run (see :func:`pre_data_statements`), with ``--if-exists``'s."""
-        out = pre_data_statements(plan, tables, existing)
+        out = pre_data_statements(plan, tables, existing, self.engine)
         if self.opts.if_exists == "replace":
             return replace_drops(self.engine, plan, out, tables) + out
         if self.opts.if_exists in ("skip", "truncate"):  # the kept tables use the types already there
@@ -499,7 +499,7 @@ class Importer(TargetSession):
 
     def _post_statements(self, plan: Any, tables: list[TablePlan]) -> list[Any]:
         """Post-data statements of this run (see :func:`post_data_statements`)."""
-        out = post_data_statements(plan, tables)
+        out = post_data_statements(plan, tables, self.engine)
         if self.opts.if_exists in ("skip", "truncate"):  # views over kept tables stay as they are
             self._exists_ok.update(st for st in out if st.kind == "view")
         return out
