@@ -9,6 +9,9 @@ dbjson's JSON lines without building a Python object per value; every one has a 
 beside it that gives the same bytes (the tests compare the two), so a machine without a C compiler
 still gets a working dbjson, only slower. A failed compile is a warning, not a failed install.
 
+``DBJSON_PURE_PYTHON=1`` builds the pure-Python wheel (``py3-none-any``: no compile, no ``.so``);
+``scripts/build-wheels`` builds both and gives the C one a manylinux tag with auditwheel.
+
 Also runnable by hand in a checkout: ``python hatch_build.py`` compiles them in place (a module
 is recompiled when its source, a header under ``csrc/`` or this file is newer than it).
 """
@@ -72,6 +75,8 @@ except ImportError:  # run by hand, outside a build
 class CustomBuildHook(BuildHookInterface):  # type: ignore[misc,valid-type]
     def initialize(self, version: str, build_data: dict) -> None:  # type: ignore[type-arg]
         if self.target_name != "wheel":
+            return
+        if os.environ.get("DBJSON_PURE_PYTHON", "") not in ("", "0"):  # the py3-none-any wheel (scripts/build-wheels)
             return
         built = compile_all(lambda msg: print(msg, file=sys.stderr))
         if not built:

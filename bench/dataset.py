@@ -1,4 +1,11 @@
-"""The benchmark dataset: four related tables of deterministic mixed-type rows, and its loading.
+"""The benchmark datasets: related tables of deterministic mixed-type rows, and their loading.
+
+Two datasets (``DATASETS``): ``narrow`` (the project's first one, below) and ``wide``, shaped like
+what users move: an ``events`` table (33 % of the rows) with JSON documents of about 0.4 KB (nested
+objects, arrays, non-ASCII, spaced as a user's client writes them), TEXT bodies of up to 4 KB,
+binary digests and attachments, beside ``customers``, ``orders`` and ``order_lines``.
+
+Narrow:
 
 ``customers`` (5 % of the rows), ``products`` (1 %), ``orders`` (24 %) and ``order_items`` (70 %)
 cover INT/BIGINT/SMALLINT, DECIMAL, DOUBLE, CHAR/VARCHAR with non-ASCII text (4-byte emoji too),
@@ -14,6 +21,7 @@ directory, then loaded with ``COPY ... FROM STDIN`` / ``LOAD DATA LOCAL INFILE``
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import random
 from collections.abc import Callable, Iterator
@@ -245,21 +253,24 @@ def drop_database(server: Server, database: str, timeout: int = ADMIN_TIMEOUT) -
         conn.close()
 
 
-def count_rows(server: Server, database: str, schema: str | None = None) -> dict[str, int] | None:
+def count_rows(
+    server: Server, database: str, schema: str | None = None, dataset: Dataset | None = None
+) -> dict[str, int] | None:
     """Row counts of the benchmark tables in ``database`` (None when it or a table is missing)."""
+    tables = (dataset or NARROW).tables
     try:
         if server.family == "postgresql":
             prefix = f'"{schema}".' if schema else ""
             with pg_connect(server, database) as conn:
                 return {
                     t.name: int(conn.execute(f'SELECT count(*) FROM {prefix}"{t.name}"').fetchone()[0])  # type: ignore[index]
-                    for t in TABLES
+                    for t in tables
                 }
         conn = my_connect(server, database)
         try:
             with conn.cursor() as cur:
                 out = {}
-                for t in TABLES:
+                for t in tables:
                     cur.execute(f"SELECT count(*) FROM `{t.name}`")
                     out[t.name] = int(cur.fetchone()[0])
                 return out
@@ -272,7 +283,7 @@ def count_rows(server: Server, database: str, schema: str | None = None) -> dict
 # --------------------------------------------------------------------------- DDL
 
 
-def ddl(family: str) -> tuple[list[str], list[str]]:
+def ddl(family: str, dataset: Dataset | None = None) -> tuple[list[str], list[str]]:
     """(pre-data, post-data) DDL statements creating the benchmark schema on ``family``.
 
     PostgreSQL: tables with primary keys before the data, indexes and foreign keys after it (as
@@ -281,7 +292,7 @@ def ddl(family: str) -> tuple[list[str], list[str]]:
     """
     pre: list[str] = []
     post: list[str] = []
-    for t in TABLES:
+    for t in (dataset or NARROW).tables:
         if family == "postgresql":
             cols = [f'"{c.name}" {c.pg}{"" if c.nullable else " NOT NULL"}' for c in t.columns]
             pre.append(f'CREATE TABLE "{t.name}" (\n  ' + ",\n  ".join(cols + ['PRIMARY KEY ("id")']) + "\n)")
@@ -398,11 +409,9 @@ BASE = dt.datetime(2016, 1, 1)
 SPAN = 9 * 365 * 86400  # timestamps stay inside MySQL TIMESTAMP's range
 
 
-def table_rows(total: int) -> dict[str, int]:
+def table_rows(total: int, dataset: Dataset | None = None) -> dict[str, int]:
     """How many rows each table gets for a ``total`` (at least 10 each; shares sum to ``total``)."""
-    counts = {t.name: max(10, int(total * t.share)) for t in TABLES if t.name != "order_items"}
-    counts["order_items"] = max(10, total - sum(counts.values()))
-    return {t.name: counts[t.name] for t in TABLES}
+    return (dataset or NARROW).table_rows(total)
 
 
 def _words(rng: random.Random, lo: int, hi: int) -> str:
@@ -515,11 +524,205 @@ GENERATORS: dict[str, Callable[[random.Random, int, dict[str, int]], Iterator[Ro
 }
 
 
-def generate(table: str, total: int, seed: int) -> Iterator[Row]:
+def generate(table: str, total: int, seed: int, dataset: Dataset | None = None) -> Iterator[Row]:
     """The rows of ``table`` for a dataset of ``total`` rows (deterministic for a given seed)."""
-    counts = table_rows(total)
-    rng = random.Random(f"{seed}:{table}")
-    return GENERATORS[table](rng, counts[table], counts)
+    return (dataset or NARROW).generate(table, total, seed)
+
+
+# --------------------------------------------------------------------------- the wide dataset
+
+EVENT_KINDS = ("page_view", "add_to_cart", "checkout", "login", "search", "refund", "review", "support_ticket")
+LOCALES = ("sv-SE", "de-DE", "fr-FR", "pl-PL", "el-GR", "ru-RU", "ja-JP", "ko-KR", "vi-VN", "en-US", "ar-EG", "he-IL")
+CITIES = (
+    ("Zürich", 47.3769, 8.5417),
+    ("Kraków", 50.0647, 19.945),
+    ("München", 48.1351, 11.582),
+    ("東京", 35.6762, 139.6503),
+    ("서울", 37.5665, 126.978),
+    ("Αθήνα", 37.9838, 23.7275),
+    ("Москва", 55.7558, 37.6173),
+    ("São Paulo", -23.5505, -46.6333),
+    ("القاهرة", 30.0444, 31.2357),
+    ("Reykjavík", 64.1466, -21.9426),
+)
+AGENTS = (
+    "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36",
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2) Mobile/15E148",
+    "okhttp/4.12.0",
+    "curl/8.5.0",
+)
+
+WIDE_TABLES: tuple[Table, ...] = (
+    TABLE_BY_NAME["customers"],
+    Table(
+        "orders",
+        0.20,
+        TABLE_BY_NAME["orders"].columns,
+        indexes=(("orders_customer_placed", "customer_id, placed_at"),),
+        foreign_keys=(("orders_customer_fk", "customer_id", "customers"),),
+    ),
+    Table(
+        "order_lines",
+        0.42,
+        (
+            _c("id", "int", "BIGINT", "BIGINT"),
+            _c("order_id", "int", "BIGINT", "BIGINT"),
+            _c("sku", "str", "VARCHAR(24)", "VARCHAR(24)"),
+            _c("qty", "int", "SMALLINT", "SMALLINT"),
+            _c("unit_price", "decimal", "DECIMAL(10,2)", "NUMERIC(10,2)"),
+            _c("discount", "decimal", "DECIMAL(5,4)", "NUMERIC(5,4)", True),
+            _c("title", "str", "VARCHAR(200)", "VARCHAR(200)"),
+            _c("token", "binary", "VARBINARY(16)", "BYTEA", True),
+        ),
+        indexes=(("order_lines_order", "order_id"),),
+        foreign_keys=(("order_lines_order_fk", "order_id", "orders"),),
+    ),
+    Table(
+        "events",
+        0.33,
+        (
+            _c("id", "int", "BIGINT", "BIGINT"),
+            _c("customer_id", "int", "INT", "INTEGER"),
+            _c("kind", "str", "VARCHAR(32)", "VARCHAR(32)"),
+            _c("occurred_at", "timestamptz", "TIMESTAMP(6)", "TIMESTAMPTZ(6)"),
+            _c("payload", "json", "JSON", "JSONB"),
+            _c("body", "str", "TEXT", "TEXT", True),
+            _c("digest", "binary", "VARBINARY(16)", "BYTEA"),
+            _c("attachment", "binary", "BLOB", "BYTEA", True),
+            _c("source", "str", "VARCHAR(64)", "VARCHAR(64)"),
+        ),
+        indexes=(("events_customer_time", "customer_id, occurred_at"),),
+        foreign_keys=(("events_customer_fk", "customer_id", "customers"),),
+    ),
+)
+
+
+def _order_lines(rng: random.Random, n: int, counts: dict[str, int]) -> Iterator[Row]:
+    orders = counts["orders"]
+    for i in range(1, n + 1):
+        yield (
+            ORDER_ID_BASE * 2 + i,
+            ORDER_ID_BASE + rng.randint(1, orders),
+            f"SKU-{rng.randrange(10**6):08d}",
+            rng.randint(1, 20),
+            _cents(rng, 100_000),
+            None if rng.random() < 0.6 else f"0.{rng.randrange(10_000):04d}",
+            _words(rng, 2, 8)[:200],
+            None if rng.random() < 0.5 else rng.randbytes(16),
+        )
+
+
+def _payload(rng: random.Random, customer: int, kind: str) -> str:
+    """A JSON document of about 0.4 KB: nested objects, arrays, non-ASCII, spaced as json.dumps writes it."""
+    city, lat, lon = rng.choice(CITIES)
+    doc: dict[str, Any] = {
+        "type": kind,
+        "v": 3,
+        "user": {
+            "id": customer,
+            "name": f"{rng.choice(FIRST)} {rng.choice(LAST)}",
+            "locale": rng.choice(LOCALES),
+            "tags": rng.choices(WORDS, k=rng.randint(0, 4)),
+        },
+        "context": {
+            "ip": f"10.{rng.randrange(256)}.{rng.randrange(256)}.{rng.randrange(256)}",
+            "agent": rng.choice(AGENTS),
+            "geo": {"city": city, "lat": lat, "lon": lon},
+        },
+        "items": [
+            {
+                "sku": f"SKU-{rng.randrange(10**6):08d}",
+                "qty": rng.randint(1, 5),
+                "price": rng.randrange(100, 99_999) / 100,
+            }
+            for _ in range(rng.randint(0, 2))
+        ],
+        "flags": {"new": rng.random() < 0.2, "beta": rng.random() < 0.05, "consent": None},
+    }
+    if rng.random() < 0.5:
+        doc["note"] = _words(rng, 1, 8)
+    return json.dumps(doc, ensure_ascii=False)
+
+
+def _events(rng: random.Random, n: int, counts: dict[str, int]) -> Iterator[Row]:
+    customers = counts["customers"]
+    for i in range(1, n + 1):
+        customer = rng.randint(1, customers)
+        kind = rng.choice(EVENT_KINDS)
+        at = BASE + dt.timedelta(seconds=rng.randrange(SPAN), microseconds=rng.randrange(1_000_000))
+        body = None
+        if rng.random() < 0.02:  # a support ticket's or review's text, up to 4 KB
+            body = "\n".join(_words(rng, 5, 40) for _ in range(rng.randint(1, 12)))[:4000]
+        attachment = None if rng.random() < 0.98 else rng.randbytes(rng.randint(64, 1024))
+        yield (
+            EVENT_ID_BASE + i,
+            customer,
+            kind,
+            at.isoformat(" ", "microseconds"),
+            _payload(rng, customer, kind),
+            body,
+            rng.randbytes(16),
+            attachment,
+            rng.choice(("web", "ios", "android", "api", "batch-import")),
+        )
+
+
+EVENT_ID_BASE = 9_000_000_000
+
+WIDE_GENERATORS: dict[str, Callable[[random.Random, int, dict[str, int]], Iterator[Row]]] = {
+    "customers": _customers,
+    "orders": _orders,
+    "order_lines": _order_lines,
+    "events": _events,
+}
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A named set of related tables, their generators, and which table takes the remainder of the rows."""
+
+    name: str
+    tables: tuple[Table, ...]
+    generators: dict[str, Callable[[random.Random, int, dict[str, int]], Iterator[Row]]]
+    remainder: str
+    cache_prefix: str  # the bulk-file cache directory's prefix ('' keeps the narrow dataset's old cache)
+    about: str
+
+    @property
+    def by_name(self) -> dict[str, Table]:
+        return {t.name: t for t in self.tables}
+
+    def table_rows(self, total: int) -> dict[str, int]:
+        """How many rows each table gets for a ``total`` (at least 10 each; shares sum to ``total``)."""
+        counts = {t.name: max(10, int(total * t.share)) for t in self.tables if t.name != self.remainder}
+        counts[self.remainder] = max(10, total - sum(counts.values()))
+        return {t.name: counts[t.name] for t in self.tables}
+
+    def generate(self, table: str, total: int, seed: int) -> Iterator[Row]:
+        """The rows of ``table`` for ``total`` rows (deterministic for a given seed)."""
+        counts = self.table_rows(total)
+        rng = random.Random(f"{seed}:{table}")
+        return self.generators[table](rng, counts[table], counts)
+
+
+NARROW = Dataset(
+    "narrow",
+    TABLES,
+    GENERATORS,
+    "order_items",
+    "",
+    "customers/products/orders/order_items (5/1/24/70 %), narrow rows: 62 MB of JSON lines per 1M rows",
+)
+WIDE = Dataset(
+    "wide",
+    WIDE_TABLES,
+    WIDE_GENERATORS,
+    "order_lines",
+    "wide-",
+    "customers/orders/order_lines/events (5/20/42/33 %); events carry ~0.4 KB JSON documents, "
+    "TEXT bodies up to 4 KB (2 %), 16-byte digests, attachments up to 1 KB (2 %)",
+)
+DATASETS: dict[str, Dataset] = {"narrow": NARROW, "wide": WIDE}
 
 
 # --------------------------------------------------------------------------- bulk text files
@@ -546,25 +749,49 @@ def _formatter(kind: str, family: str) -> Callable[[Value], str]:
     return str
 
 
-def write_bulk_files(total: int, seed: int, cache: Path) -> Path:
-    """Write (once) ``cache/<total>-<seed>/<family>/<table>.tsv`` for both families; return the directory."""
-    out = cache / f"{total}-{seed}"
+def value_bytes(v: Value) -> int:
+    """The size of one generated value as stored: UTF-8 text, raw binary, decimal digits."""
+    if v is None:
+        return 0
+    if isinstance(v, bytes):
+        return len(v)
+    if isinstance(v, bool):
+        return 1
+    return len(str(v).encode("utf-8"))
+
+
+def write_bulk_files(total: int, seed: int, cache: Path, dataset: Dataset | None = None) -> Path:
+    """Write (once) ``cache/<prefix><total>-<seed>/<family>/<table>.tsv`` for both families; return the directory.
+
+    ``data-bytes`` beside them: the dataset's size, the sum of its values' sizes (``value_bytes``).
+    """
+    dataset = dataset or NARROW
+    out = cache / f"{dataset.cache_prefix}{total}-{seed}"
     if (out / "done").exists():
         return out
     for family in ("postgresql", "mysql"):
         (out / family).mkdir(parents=True, exist_ok=True)
-    for t in TABLES:
+    size = 0
+    for t in dataset.tables:
         fmts = {f: [_formatter(c.kind, f) for c in t.columns] for f in ("postgresql", "mysql")}
         with (
             open(out / "postgresql" / f"{t.name}.tsv", "w", encoding="utf-8", newline="\n", buffering=1 << 20) as fp,
             open(out / "mysql" / f"{t.name}.tsv", "w", encoding="utf-8", newline="\n", buffering=1 << 20) as fm,
         ):
             pg_f, my_f = fmts["postgresql"], fmts["mysql"]
-            for row in generate(t.name, total, seed):
+            for row in dataset.generate(t.name, total, seed):
+                size += sum(map(value_bytes, row))
                 fp.write("\t".join("\\N" if v is None else f(v) for f, v in zip(pg_f, row)) + "\n")
                 fm.write("\t".join("\\N" if v is None else f(v) for f, v in zip(my_f, row)) + "\n")
+    (out / "data-bytes").write_text(f"{size}\n")
     (out / "done").write_text("ok\n")
     return out
+
+
+def data_bytes(total: int, seed: int, cache: Path, dataset: Dataset | None = None) -> int | None:
+    """The size ``write_bulk_files`` recorded for this dataset (None when not written yet)."""
+    path = cache / f"{(dataset or NARROW).cache_prefix}{total}-{seed}" / "data-bytes"
+    return int(path.read_text()) if path.exists() else None
 
 
 def create_database(server: Server, database: str) -> None:
@@ -582,26 +809,27 @@ def create_database(server: Server, database: str) -> None:
         conn.close()
 
 
-def load(server: Server, database: str, files: Path) -> None:
+def load(server: Server, database: str, files: Path, dataset: Dataset | None = None) -> None:
     """(Re)create the benchmark tables in ``database`` and bulk-load the generated files.
 
     The tables are dropped and recreated rather than the database: a PostgreSQL DROP DATABASE
     waits for every backend of the server to acknowledge it, so one stuck session elsewhere blocks it.
     """
+    tables = (dataset or NARROW).tables
     create_database(server, database)
-    pre, post = ddl(server.family)
+    pre, post = ddl(server.family, dataset)
     src = files / server.family
     drops = [
         f'DROP TABLE IF EXISTS "{t.name}" CASCADE'
         if server.family == "postgresql"
         else f"DROP TABLE IF EXISTS `{t.name}`"
-        for t in reversed(TABLES)
+        for t in reversed(tables)
     ]
     if server.family == "postgresql":
         with pg_connect(server, database) as conn:
             for stmt in drops + pre:
                 conn.execute(stmt)
-            for t in TABLES:
+            for t in tables:
                 with (
                     conn.cursor() as cur,
                     cur.copy(f'COPY "{t.name}" FROM STDIN') as cp,
@@ -619,10 +847,10 @@ def load(server: Server, database: str, files: Path) -> None:
             cur.execute("SET foreign_key_checks = 0")
             for stmt in drops + pre:
                 cur.execute(stmt)
-            for t in TABLES:
+            for t in tables:
                 cur.execute(load_data_sql(t, str(src / f"{t.name}.tsv"), local=True))
             cur.execute("SET foreign_key_checks = 1")
-            for t in TABLES:
+            for t in tables:
                 cur.execute(f"ANALYZE TABLE `{t.name}`")
                 cur.fetchall()
     finally:
@@ -645,9 +873,11 @@ def load_data_sql(t: Table, path: str, *, local: bool) -> str:
     return sql + (" SET " + ", ".join(sets) if sets else "")
 
 
-def ensure_loaded(server: Server, database: str, total: int, seed: int, cache: Path) -> bool:
+def ensure_loaded(
+    server: Server, database: str, total: int, seed: int, cache: Path, dataset: Dataset | None = None
+) -> bool:
     """Load the dataset unless ``database`` already holds it (same row counts); True when it loaded."""
-    if count_rows(server, database) == table_rows(total):
+    if count_rows(server, database, dataset=dataset) == table_rows(total, dataset):
         return False
-    load(server, database, write_bulk_files(total, seed, cache))
+    load(server, database, write_bulk_files(total, seed, cache, dataset), dataset)
     return True

@@ -1,7 +1,7 @@
 """The naive baselines: what a straightforward single-threaded Python exporter/importer does.
 
-    python -m bench.naive export ENGINE DATABASE OUT_DIR
-    python -m bench.naive import ENGINE DATABASE IN_DIR
+    python -m bench.naive export ENGINE DATABASE OUT_DIR [DATASET]
+    python -m bench.naive import ENGINE DATABASE IN_DIR [DATASET]
 
 Export: one server-side cursor per table (psycopg named cursor / PyMySQL ``SSCursor``), one
 ``orjson.dumps`` per row (a dict keyed by column name) with a ``default=`` for Decimal, datetime
@@ -42,13 +42,13 @@ def _write(rows: Iterable[tuple[Any, ...]], names: list[str], out: Path) -> None
         fh.writelines(orjson.dumps(dict(zip(names, row)), default=_default) + b"\n" for row in rows)
 
 
-def export(server: ds.Server, database: str, out_dir: Path) -> None:
+def export(server: ds.Server, database: str, out_dir: Path, dataset: ds.Dataset = ds.NARROW) -> None:
     """Write every benchmark table of ``database`` as JSON lines into ``out_dir``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     if server.family == "postgresql":
         with ds.pg_connect(server, database) as conn:
             conn.autocommit = False
-            for t in ds.TABLES:
+            for t in dataset.tables:
                 with conn.cursor(name=f"naive_{t.name}") as cur:
                     cur.itersize = BATCH
                     cur.execute(f'SELECT * FROM "{t.name}"')
@@ -56,7 +56,7 @@ def export(server: ds.Server, database: str, out_dir: Path) -> None:
         return
     conn = ds.my_connect(server, database)
     try:
-        for t in ds.TABLES:
+        for t in dataset.tables:
             with conn.cursor(pymysql.cursors.SSCursor) as cur:
                 cur.execute(f"SELECT * FROM `{t.name}`")
                 _write(cur, [c.name for c in t.columns], out_dir / f"{t.name}.jsonl")
@@ -87,14 +87,14 @@ def _batches(path: Path, t: ds.Table) -> Iterator[list[tuple[Any, ...]]]:
         yield batch
 
 
-def import_(server: ds.Server, database: str, in_dir: Path) -> None:
+def import_(server: ds.Server, database: str, in_dir: Path, dataset: ds.Dataset = ds.NARROW) -> None:
     """Create the schema in ``database`` and insert the JSON lines of ``in_dir`` in batches."""
-    pre, post = ds.ddl(server.family)
+    pre, post = ds.ddl(server.family, dataset)
     if server.family == "postgresql":
         with ds.pg_connect(server, database) as conn:
             for stmt in pre:
                 conn.execute(stmt)
-            for t in ds.TABLES:
+            for t in dataset.tables:
                 sql = f'INSERT INTO "{t.name}" VALUES ({", ".join(["%s"] * len(t.columns))})'
                 with conn.transaction(), conn.cursor() as cur:
                     for batch in _batches(in_dir / f"{t.name}.jsonl", t):
@@ -108,7 +108,7 @@ def import_(server: ds.Server, database: str, in_dir: Path) -> None:
             cur.execute("SET foreign_key_checks = 0")
             for stmt in pre:
                 cur.execute(stmt)
-            for t in ds.TABLES:
+            for t in dataset.tables:
                 sql = f"INSERT INTO `{t.name}` VALUES ({', '.join(['%s'] * len(t.columns))})"
                 conn.begin()
                 for batch in _batches(in_dir / f"{t.name}.jsonl", t):
@@ -119,13 +119,14 @@ def import_(server: ds.Server, database: str, in_dir: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """``export|import ENGINE DATABASE DIR``."""
-    if len(argv) != 4 or argv[0] not in ("export", "import"):
+    """``export|import ENGINE DATABASE DIR [DATASET]``."""
+    if len(argv) not in (4, 5) or argv[0] not in ("export", "import"):
         sys.stderr.write(__doc__ or "")
         return 2
-    action, engine, database, path = argv
+    action, engine, database, path = argv[:4]
+    dataset = ds.DATASETS[argv[4] if len(argv) == 5 else "narrow"]
     server = ds.servers()[engine]
-    (export if action == "export" else import_)(server, database, Path(path))
+    (export if action == "export" else import_)(server, database, Path(path), dataset)
     return 0
 
 

@@ -21,7 +21,6 @@ import functools
 import json
 import os
 import platform
-import re
 import shutil
 import signal
 import subprocess
@@ -34,11 +33,27 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.engine import make_url
+
+from . import content
 from . import dataset as ds
 
 REPO = Path(__file__).resolve().parents[1]
 PY = sys.executable
-TOOLS = ("native", "naive", "dbjson", "pg_dump", "mydumper", "dump", "pgloader", "migrate")
+TOOLS = (
+    "native",
+    "naive",
+    "dbjson",
+    "pg_dump",
+    "mydumper",
+    "dump",
+    "pgloader",
+    "migrate",
+    "pgcopydb",
+    "sling",
+    "dlt",
+    "verify",
+)
 
 
 @dataclass
@@ -46,7 +61,7 @@ class Result:
     """One measured step."""
 
     engine: str  # postgresql | mariadb | mysql | "mariadb->postgresql"
-    phase: str  # export | import | migrate
+    phase: str  # export | import | migrate | verify
     tool: str  # key of TOOLS
     label: str  # what ran, as shown in the report
     status: str = "ok"  # ok | failed | not available | wrong rows
@@ -56,6 +71,10 @@ class Result:
     rows: int = 0
     note: str = ""
     baseline: bool = False  # the engine's bulk path the ratios are relative to
+    dataset: str = "narrow"
+    check: str = ""  # the independent content check's outcome (loads only)
+    content_ok: bool | None = None  # None: not checked
+    times: list[float] = dataclasses.field(default_factory=list)  # every repetition's wall time
 
     @property
     def ok(self) -> bool:
@@ -217,7 +236,11 @@ class Bench:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         self.rows: int = args.rows
+        self.base_db: str = args.database
         self.db: str = args.database
+        self.dset: ds.Dataset = ds.NARROW
+        self.datasets = [ds.DATASETS[n] for n in (("narrow", "wide") if args.dataset == "both" else (args.dataset,))]
+        self.expected: dict[tuple[str, str, str], content.Digest] = {}  # (dataset, engine, mode) -> digests
         self.imp: str = ""  # the current import target: a new database for every import (see new_target)
         self.imp_seq = 0
         self.leftovers: list[tuple[ds.Server, str]] = []
@@ -233,13 +256,23 @@ class Bench:
     def say(self, msg: str) -> None:
         print(msg, flush=True)
 
+    def use(self, dataset: ds.Dataset) -> None:
+        """Switch the run to ``dataset``: its source database (``<database>`` or ``<database>_wide``)."""
+        self.dset = dataset
+        self.db = self.base_db if dataset.name == "narrow" else f"{self.base_db}_{dataset.name}"
+
+    def rdir(self, engine: str) -> Path:
+        """This dataset's run directory for ``engine`` (exports, scripts)."""
+        return self.work / "runs" / self.dset.name / engine
+
     def record(self, r: Result) -> Result:
+        r.dataset = self.dset.name
         self.results.append(r)
         if r.ok:
             rate = f"{r.rows_per_s:,.0f} rows/s" if r.rows_per_s else ""
             self.say(
                 f"  {r.engine:>9} {r.phase:6} {r.label:44} {r.seconds:8.2f} s  {rate:>16}  "
-                f"client CPU {r.cpu_s or 0:6.2f} s  peak RSS {(r.maxrss_kb or 0) / 1024:7.1f} MB {r.note}"
+                f"client CPU {r.cpu_s or 0:6.2f} s  peak RSS {(r.maxrss_kb or 0) / 1024:7.1f} MB {r.note} {r.check}"
             )
         else:
             self.say(f"  {r.engine:>9} {r.phase:6} {r.label:44} {r.status}: {r.note}")
@@ -255,17 +288,18 @@ class Bench:
         *,
         stdin: Path | None = None,
         stdout: Path | None = None,
-        env: dict[str, str] | None = None,
+        env: dict[str, str] | Callable[[], dict[str, str]] | None = None,
         baseline: bool = False,
         prepare: Callable[[], object] | None = None,
     ) -> Result:
-        """Measure one step ``--repeat`` times (``prepare`` before each) and keep the fastest.
+        """Measure one step ``--repeat`` times (``prepare`` before each) and keep the median.
 
-        ``cmd`` may be a function, called after ``prepare`` (import commands name the new database).
+        ``cmd`` and ``env`` may be functions, called after ``prepare`` (import commands name the new database).
 
         The status is failed, with the error tail, as soon as one repetition exits non-zero.
         """
         r = Result(engine, phase, tool, label, rows=self.rows, baseline=baseline)
+        runs: list[tuple[float, float]] = []
         for _ in range(self.args.repeat):
             try:
                 if prepare:
@@ -273,13 +307,21 @@ class Bench:
             except Exception as e:  # noqa: BLE001 - e.g. a DROP DATABASE that timed out: this step only
                 r.status, r.note, r.seconds, r.maxrss_kb = "failed", f"setup: {type(e).__name__}: {e}", None, None
                 break
-            p = measure(cmd() if callable(cmd) else cmd, stdin=stdin, stdout=stdout, timeout=self.args.timeout, env=env)
+            p = measure(
+                cmd() if callable(cmd) else cmd,
+                stdin=stdin,
+                stdout=stdout,
+                timeout=self.args.timeout,
+                env=env() if callable(env) else env,
+            )
             if p.returncode != 0:
                 r.status, r.note, r.seconds, r.maxrss_kb = "failed", f"exit {p.returncode}: {p.err[-600:]}", None, None
                 break
-            if r.seconds is None or p.seconds < r.seconds:
-                r.seconds, r.cpu_s = p.seconds, p.cpu_s
+            r.times.append(p.seconds)
+            runs.append((p.seconds, p.cpu_s))
             r.maxrss_kb = max(r.maxrss_kb or 0, p.maxrss_kb)
+        if r.status == "ok" and runs:
+            r.seconds, r.cpu_s = sorted(runs)[(len(runs) - 1) // 2]  # the median (the lower one of an even count)
         return r
 
     def unavailable(self, engine: str, phase: str, tool: str, label: str, why: str) -> Result:
@@ -297,14 +339,39 @@ class Bench:
         path.parent.mkdir(parents=True, exist_ok=True)
         return path
 
-    def check_import(self, server: ds.Server, r: Result, database: str, schema: str | None = None) -> Result:
-        """Mark an import 'wrong rows' unless every table arrived complete."""
+    def check_import(
+        self,
+        server: ds.Server,
+        r: Result,
+        database: str,
+        schema: str | None = None,
+        source: ds.Server | None = None,
+    ) -> Result:
+        """Mark a load 'wrong rows' unless every table arrived complete, then check its content
+        independently against the source database (``source``, default the same server)."""
         if r.ok:
-            got = ds.count_rows(server, database, schema)
-            if got != ds.table_rows(self.rows):
+            got = ds.count_rows(server, database, schema, self.dset)
+            if got != ds.table_rows(self.rows, self.dset):
                 r.status = "wrong rows"
                 r.note = f"row counts {got}"
+            else:
+                r.content_ok, r.check = self.check_content(source or server, server, database, schema)
         return self.record(r)
+
+    def check_content(
+        self, source: ds.Server, target: ds.Server, database: str, schema: str | None = None
+    ) -> tuple[bool | None, str]:
+        """Compare every column of ``database`` with the source database (bench/content.py)."""
+        same = source.engine == target.engine and schema is None
+        mode = "server" if same else "normalized"
+        key = (self.dset.name, source.engine, mode)
+        digest = content.server_digests if same else content.normalized_digests
+        try:
+            if key not in self.expected:
+                self.expected[key] = digest(source, self.db, self.dset)
+            return content.compare(self.expected[key], digest(target, database, self.dset, schema))
+        except Exception as e:  # noqa: BLE001 - a peer's different table layout: reported, not fatal
+            return False, f"content check failed: {type(e).__name__}: {str(e)[:200]}"
 
     # ----------------------------------------------------------------- the run
 
@@ -318,25 +385,33 @@ class Bench:
         self.info["startup"] = f"{startup.seconds:.2f} s wall, {startup.cpu_s:.2f} s CPU"
         if not self.have["export"] or not self.have["import"]:
             self.say("  dbjson export/import: not available in this checkout yet (reported as such)")
-        for engine in self.args.engines.split(","):
-            server = self.servers[engine]
-            try:
-                t0 = time.perf_counter()
-                loaded = ds.ensure_loaded(server, self.db, self.rows, self.args.seed, self.work / "data")
-                self.info[f"load_{engine}"] = f"{time.perf_counter() - t0:.1f} s" if loaded else "reused"
-                self.info[f"version_{engine}"] = server_version(server)
-            except Exception as e:  # noqa: BLE001 - a dead server must not stop the other engines
-                self.say(f"  {engine}: cannot load the dataset ({type(e).__name__}: {e}); skipped")
-                self.info[f"version_{engine}"] = f"not reachable ({type(e).__name__})"
-                continue
-            self.say(f"{engine}: dataset {self.info[f'load_{engine}']}")
-            self.guarded(engine, self.export_engine, server)
-            self.guarded(engine, self.import_engine, server)
-            self.cleanup(engine)
-        if {"mariadb", "postgresql"} <= set(self.args.engines.split(",")):
-            self.guarded("mariadb->postgresql", lambda _: self.migrate(), None)
-        if "postgresql" in self.args.engines.split(",") and self.wants("migrate"):
-            self.guarded("dbjson migrate", lambda _: self.migrations(), None)
+        for dataset in self.datasets:
+            self.use(dataset)
+            self.say(f"== dataset {dataset.name}: {dataset.about}; database {self.db}")
+            loaded: list[str] = []
+            for engine in self.args.engines.split(","):
+                server = self.servers[engine]
+                key = f"{dataset.name}_{engine}"
+                try:
+                    t0 = time.perf_counter()
+                    fresh = ds.ensure_loaded(server, self.db, self.rows, self.args.seed, self.work / "data", dataset)
+                    self.info[f"load_{key}"] = f"{time.perf_counter() - t0:.1f} s" if fresh else "reused"
+                    self.info[f"version_{engine}"] = server_version(server)
+                except Exception as e:  # noqa: BLE001 - a dead server must not stop the other engines
+                    self.say(f"  {engine}: cannot load the dataset ({type(e).__name__}: {e}); skipped")
+                    self.info[f"version_{engine}"] = f"not reachable ({type(e).__name__})"
+                    continue
+                loaded.append(engine)
+                size = ds.data_bytes(self.rows, self.args.seed, self.work / "data", dataset)
+                if size:
+                    self.info[f"bytes_{dataset.name}"] = str(size)
+                self.say(f"{engine}: dataset {self.info[f'load_{key}']}")
+                self.guarded(engine, self.export_engine, server)
+                self.guarded(engine, self.import_engine, server)
+                self.cleanup(engine)
+            if self.wants("verify"):
+                self.guarded(f"{dataset.name}: verify", lambda _, loaded=loaded: self.verifies(loaded), None)
+            self.guarded(f"{dataset.name}: moves", lambda _, loaded=loaded: self.migrations(loaded), None)
         self.info["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
         self.drop_target(timeout=30)
         if self.leftovers:
@@ -378,13 +453,13 @@ class Bench:
 
     def cleanup(self, engine: str) -> None:
         if not self.args.keep:
-            for p in (self.work / "runs" / engine).glob("*"):
+            for p in self.rdir(engine).glob("*"):
                 if p.name != "dbjson-t2":
                     shutil.rmtree(p, ignore_errors=True)
             shutil.rmtree(self.outfile_dir(self.servers[engine])[0], ignore_errors=True)
 
     def out(self, engine: str, name: str) -> Path:
-        return self.fresh(self.work / "runs" / engine / name)
+        return self.fresh(self.rdir(engine) / name)
 
     def empty_dir(self, path: Path, mode: int = 0o755) -> Callable[[], Path]:
         """A ``prepare`` callback: ``path`` recreated as an empty directory."""
@@ -405,11 +480,13 @@ class Bench:
 
     def native_export(self, server: ds.Server) -> tuple[Result, Path]:
         e = server.engine
-        script = self.work / "runs" / e / "native-export.sql"
+        script = self.rdir(e) / "native-export.sql"
         script.parent.mkdir(parents=True, exist_ok=True)
         if server.family == "postgresql":
-            out = self.work / "runs" / e / "native"
-            script.write_text("".join(f"\\copy \"{t.name}\" TO '{out / (t.name + '.tsv')}'\n" for t in ds.TABLES))
+            out = self.rdir(e) / "native"
+            script.write_text(
+                "".join(f"\\copy \"{t.name}\" TO '{out / (t.name + '.tsv')}'\n" for t in self.dset.tables)
+            )
             return self.run(
                 e,
                 "export",
@@ -422,7 +499,8 @@ class Bench:
             ), out
         host, srv = self.outfile_dir(server)
         sql = "SET time_zone = '+00:00';\n" + "".join(
-            f"SELECT {outfile_columns(t)} INTO OUTFILE '{srv}/{t.name}.tsv' FROM `{t.name}`;\n" for t in ds.TABLES
+            f"SELECT {outfile_columns(t)} INTO OUTFILE '{srv}/{t.name}.tsv' FROM `{t.name}`;\n"
+            for t in self.dset.tables
         )
         script.write_text(sql)
         return self.run(
@@ -439,7 +517,7 @@ class Bench:
 
     def export_engine(self, server: ds.Server) -> None:
         e = server.engine
-        runs = self.work / "runs" / e
+        runs = self.rdir(e)
         if self.wants("native"):
             self.native_export(server)  # warm-up: the same data read once before any timed step
             r, _ = self.native_export(server)
@@ -450,7 +528,7 @@ class Bench:
                     e,
                     "export",
                     "pg_dump",
-                    "pg_dump -Fd -j 2",
+                    "pg_dump -Fd -Z0 -j 2",
                     [
                         "pg_dump",
                         "-h",
@@ -460,6 +538,7 @@ class Bench:
                         "-U",
                         server.user,
                         "-Fd",
+                        "-Z0",
                         "-j",
                         "2",
                         "-f",
@@ -537,7 +616,7 @@ class Bench:
                     "export",
                     "naive",
                     "naive Python (orjson per row)",
-                    [PY, "-m", "bench.naive", "export", e, self.db, str(runs / "naive")],
+                    [PY, "-m", "bench.naive", "export", e, self.db, str(runs / "naive"), self.dset.name],
                     prepare=lambda: self.out(e, "naive"),
                 )
             )
@@ -612,12 +691,12 @@ class Bench:
 
     def native_import(self, server: ds.Server) -> None:
         e = server.engine
-        pre, post = ds.ddl(server.family)
-        script = self.work / "runs" / e / "native-import.sql"
+        pre, post = ds.ddl(server.family, self.dset)
+        script = self.rdir(e) / "native-import.sql"
         if server.family == "postgresql":
-            src = self.work / "runs" / e / "native"
+            src = self.rdir(e) / "native"
             body = [s + ";\n" for s in pre]
-            body += [f"\\copy \"{t.name}\" FROM '{src / (t.name + '.tsv')}'\n" for t in ds.TABLES]
+            body += [f"\\copy \"{t.name}\" FROM '{src / (t.name + '.tsv')}'\n" for t in self.dset.tables]
             body += [s + ";\n" for s in post]
             script.write_text("".join(body))
             self.import_step(
@@ -627,7 +706,7 @@ class Bench:
         _, srv = self.outfile_dir(server)
         body = ["SET foreign_key_checks = 0;\nSET unique_checks = 0;\nSET time_zone = '+00:00';\n"]
         body += [s + ";\n" for s in pre]
-        body += [ds.load_data_sql(t, f"{srv}/{t.name}.tsv", local=False) + ";\n" for t in ds.TABLES]
+        body += [ds.load_data_sql(t, f"{srv}/{t.name}.tsv", local=False) + ";\n" for t in self.dset.tables]
         script.write_text("".join(body))
         self.import_step(
             server, "native", "LOAD DATA INFILE", lambda db: my_client(server, db), stdin=script, baseline=True
@@ -635,7 +714,7 @@ class Bench:
 
     def import_engine(self, server: ds.Server) -> None:
         e = server.engine
-        runs = self.work / "runs" / e
+        runs = self.rdir(e)
         if self.wants("native") and self.ok(e, "export", "native"):
             self.native_import(server)
         if server.family == "postgresql" and self.wants("pg_dump") and self.ok(e, "export", "pg_dump"):
@@ -696,297 +775,342 @@ class Bench:
                 server,
                 "naive",
                 "naive Python (executemany 1000)",
-                lambda db: [PY, "-m", "bench.naive", "import", e, db, str(runs / "naive")],
+                lambda db: [PY, "-m", "bench.naive", "import", e, db, str(runs / "naive"), self.dset.name],
             )
         if self.wants("dbjson"):
             self.dbjson_imports(server)
         self.drop_target()
 
     def dbjson_imports(self, server: ds.Server) -> None:
+        """``dbjson import`` of the ``--threads 2`` export: ``--threads 1`` and ``2`` with ``--no-verify``,
+        and ``--threads 2`` with its defaults (verify on)."""
         e = server.engine
         made_by = next((t for t in (2, 1) if self.ok(e, "export", "dbjson", f"--threads {t}")), None)
-        src = self.work / "runs" / e / f"dbjson-t{made_by}"
-        for threads in (1, 2):
-            label = f"dbjson import --threads {threads}"
+        src = self.rdir(e) / f"dbjson-t{made_by}"
+        for threads, verify in ((1, False), (2, False), (2, True)):
+            label = f"dbjson import --threads {threads}" + ("" if verify else " --no-verify")
             if not self.have["import"]:
                 self.unavailable(e, "import", "dbjson", label, "dbjson import not in this checkout yet")
                 continue
             if made_by is None:
                 self.unavailable(e, "import", "dbjson", label, "no dbjson export to import")
                 continue
-            label += " --no-verify" if "--no-verify" in self.have["import"] else ""
             label += "" if made_by == 2 else " (of the --threads 1 export)"
 
-            def import_cmd(db: str, n: int = threads) -> list[str]:
-                return self.dbjson(
-                    "import", str(src), server.db_url(db), "--threads", str(n), flags=("--quiet", "--no-verify")
-                )
+            def import_cmd(db: str, n: int = threads, v: bool = verify) -> list[str]:
+                flags = ("--quiet",) if v else ("--quiet", "--no-verify")
+                return self.dbjson("import", str(src), server.db_url(db), "--threads", str(n), flags=flags)
 
-            r = self.import_step(server, "dbjson", label, import_cmd)
-            if threads == 2 and r.ok and self.have["verify"]:
-                v = measure(
-                    self.dbjson("verify", str(src), server.db_url(self.imp), "--threads", "2"),
-                    timeout=self.args.timeout,
-                )
-                self.record(
-                    Result(
-                        e,
-                        "import",
-                        "verify",
-                        "dbjson verify --threads 2 (of that import)",
-                        rows=self.rows,
-                        seconds=v.seconds if v.returncode == 0 else None,
-                        maxrss_kb=v.maxrss_kb,
-                        cpu_s=v.cpu_s,
-                        status="ok" if v.returncode == 0 else "failed",
-                        note="" if v.returncode == 0 else f"exit {v.returncode}: {v.err[-300:]}",
-                    )
-                )
+            self.import_step(server, "dbjson", label, import_cmd)
 
     def ok(self, engine: str, phase: str, tool: str, label_part: str = "") -> bool:
         return any(
-            r.ok and r.engine == engine and r.phase == phase and r.tool == tool and label_part in r.label
+            r.ok
+            and r.engine == engine
+            and r.phase == phase
+            and r.tool == tool
+            and label_part in r.label
+            and r.dataset == self.dset.name
             for r in self.results
         )
 
-    # ----------------------------------------------------------------- MariaDB -> PostgreSQL
+    def timed_verify(self, engine: str, label: str, export_dir: Path, target: ds.Server) -> Result:
+        """Time ``dbjson verify --threads 2`` of ``export_dir`` against the current import database."""
+        v = measure(
+            self.dbjson("verify", str(export_dir), target.db_url(self.imp), "--threads", "2"),
+            timeout=self.args.timeout,
+        )
+        return self.record(
+            Result(
+                engine,
+                "verify",
+                "verify",
+                label,
+                rows=self.rows,
+                seconds=v.seconds if v.returncode == 0 else None,
+                maxrss_kb=v.maxrss_kb,
+                cpu_s=v.cpu_s,
+                status="ok" if v.returncode == 0 else "failed",
+                note="" if v.returncode == 0 else f"exit {v.returncode}: {v.err[-300:]}",
+            )
+        )
 
-    def migrate(self) -> None:
-        """pgloader MariaDB -> PostgreSQL against dbjson export (MariaDB) + dbjson import (PostgreSQL)."""
-        my, pg = self.servers["mariadb"], self.servers["postgresql"]
-        e = "mariadb->postgresql"
-        self.say("MariaDB -> PostgreSQL")
-        if self.wants("pgloader"):
-            if shutil.which("pgloader"):
-                src = f"mysql://{my.user}@{my.host}:{my.port}/{self.db}"
-                r = self.run(
-                    e,
-                    "migrate",
-                    "pgloader",
-                    "pgloader (defaults)",
-                    lambda: ["pgloader", src, f"postgresql://{pg.user}@{pg.host}:{pg.port}/{self.imp}"],
-                    env={**client_env(pg), **client_env(my)},
-                    baseline=True,
-                    prepare=lambda: self.new_target(pg),
-                )
-                self.check_import(pg, r, self.imp, schema=self.db)
-            else:
-                self.unavailable(e, "migrate", "pgloader", "pgloader", "pgloader not installed (bench/setup.sh)")
-        if self.wants("dbjson"):
+    # ----------------------------------------------------------------- verify: same engine vs across engines
+
+    def verifies(self, engines: list[str]) -> None:
+        """``dbjson verify`` of one export against a same-engine import and a cross-engine import of it.
+
+        For each pair (A, B) of VERIFY_PAIRS: A's ``dbjson export --threads 2`` (the export section's)
+        is imported with ``--no-verify`` into a new database on A and one on B (the latter timed, as
+        ``dbjson export + import``, with the content check against A's source), then ``dbjson verify
+        --threads 2`` is timed against each.
+        """
+        for a, b in VERIFY_PAIRS:
+            if a not in engines or b not in engines or not self.have["verify"]:
+                continue
+            src, dst = self.servers[a], self.servers[b]
             exp = next(
                 (
                     r
                     for r in self.results
                     if r.ok
-                    and r.engine == "mariadb"
-                    and r.tool == "dbjson"
+                    and r.dataset == self.dset.name
+                    and r.engine == a
                     and r.phase == "export"
+                    and r.tool == "dbjson"
                     and "--threads 2" in r.label
                 ),
                 None,
             )
-            src_dir = self.work / "runs" / "mariadb" / "dbjson-t2"
-            if exp is None or not self.have["import"] or not src_dir.exists():
-                self.unavailable(
-                    e, "migrate", "dbjson", "dbjson export + import (--threads 2)", "needs dbjson export and import"
-                )
+            export_dir = self.rdir(a) / "dbjson-t2"
+            if exp is None or not (export_dir / "manifest.json").exists():
+                self.unavailable(f"{a}->{b}", "verify", "verify", "dbjson verify", f"no dbjson export of {a}")
+                continue
+            self.say(f"{a} -> {a} / {b}: dbjson verify")
+            self.new_target(src)
+            p = measure(
+                self.dbjson(
+                    "import", str(export_dir), src.db_url(self.imp), "--threads", "2", flags=("--quiet", "--no-verify")
+                ),
+                timeout=self.args.timeout,
+            )
+            if p.returncode == 0:
+                self.timed_verify(f"{a}->{a}", "dbjson verify --threads 2 (same engine)", export_dir, src)
             else:
-                r = self.run(
-                    e,
-                    "migrate",
-                    "dbjson",
-                    "dbjson import --threads 2 (PostgreSQL)",
-                    lambda: self.dbjson(
-                        "import", str(src_dir), pg.db_url(self.imp), "--threads", "2", flags=("--quiet", "--no-verify")
-                    ),
-                    prepare=lambda: self.new_target(pg),
-                )
-                if r.seconds is not None and exp.seconds is not None:
-                    r.note = f"import {r.seconds:.2f} s + MariaDB export {exp.seconds:.2f} s"
-                    r.label = "dbjson export + import (--threads 2)"
-                    r.seconds += exp.seconds
-                    r.cpu_s = (r.cpu_s or 0.0) + (exp.cpu_s or 0.0)
-                    r.maxrss_kb = max(r.maxrss_kb or 0, exp.maxrss_kb or 0)
-                self.check_import(pg, r, self.imp)
-                if r.ok and self.have["verify"]:
-                    v = measure(
-                        self.dbjson("verify", str(src_dir), pg.db_url(self.imp), "--threads", "2"),
-                        timeout=self.args.timeout,
-                    )
-                    r.note += "; dbjson verify: " + (
-                        "pass" if v.returncode == 0 else f"exit {v.returncode}: {v.err[-400:]}"
-                    )
+                self.unavailable(f"{a}->{a}", "verify", "verify", "dbjson verify", f"import failed: {p.err[-300:]}")
+            r = self.run(
+                f"{a}->{b}",
+                "migrate",
+                "dbjson",
+                f"dbjson import --threads 2 --no-verify ({b})",
+                lambda dst=dst, export_dir=export_dir: self.dbjson(
+                    "import",
+                    str(export_dir),
+                    dst.db_url(self.imp),
+                    "--threads",
+                    "2",
+                    flags=("--quiet", "--no-verify"),
+                ),
+                prepare=lambda dst=dst: self.new_target(dst),
+            )
+            if r.seconds is not None and exp.seconds is not None:
+                r.note = f"import {r.seconds:.2f} s + {a} export {exp.seconds:.2f} s"
+                r.label = "dbjson export + import --no-verify (--threads 2)"
+                r.seconds += exp.seconds
+                r.cpu_s = (r.cpu_s or 0.0) + (exp.cpu_s or 0.0)
+                r.maxrss_kb = max(r.maxrss_kb or 0, exp.maxrss_kb or 0)
+            self.check_import(dst, r, self.imp, source=src)
+            if r.ok:
+                self.timed_verify(f"{a}->{b}", "dbjson verify --threads 2 (cross-engine)", export_dir, dst)
         self.drop_target()
 
-    # ----------------------------------------------------------------- dbjson migrate (live, one command)
+    # ----------------------------------------------------------------- moves between servers
 
-    def migrations(self) -> None:
-        """``dbjson migrate --threads 2`` MariaDB/MySQL → PostgreSQL (against pgloader's defaults) and
-        PostgreSQL → MariaDB/MySQL (pgloader cannot), each into a new empty database; rows checked."""
-        engines = self.args.engines.split(",")
+    def migrations(self, engines: list[str]) -> None:
+        """One database moved from server A to a new empty database on B, by ``dbjson migrate --threads 2``
+        (defaults, verify on; and ``--no-verify``) and by the peers a user would pick instead:
+        ``pgcopydb clone`` (PostgreSQL → PostgreSQL), pgloader, Sling and dlt (MySQL family →
+        PostgreSQL). Every result gets the row count and content check against A's database."""
         for a, b in MIGRATIONS:
             if a not in engines or b not in engines:
                 continue
             src, dst = self.servers[a], self.servers[b]
             e = f"{a}->{b}"
-            self.say(f"{a} -> {b}: dbjson migrate")
-            if a != "mariadb" and b == "postgresql" and self.wants("pgloader"):  # MariaDB's run is in migrate()
+            self.say(f"{a} -> {b}")
+            if a == b == "postgresql" and self.wants("pgcopydb"):
+                self.pgcopydb(src, dst)
+            if a != b and b == "postgresql":
+                if self.wants("pgloader"):
+                    self.pgloader(src, dst)
+                if self.wants("sling"):
+                    self.sling(src, dst)
+                if self.wants("dlt"):
+                    self.dlt(src, dst)
+            if not self.wants("migrate"):
+                continue
+            for verify in (True, False):
+                label = "dbjson migrate --threads 2" + ("" if verify else " --no-verify")
                 r = self.run(
                     e,
                     "migrate",
-                    "pgloader",
-                    "pgloader (defaults)",
-                    self.pgloader_cmd(src, dst),
+                    "migrate",
+                    label,
+                    lambda src=src, dst=dst, v=verify: [
+                        PY,
+                        "-m",
+                        "dbjson",
+                        "migrate",
+                        src.db_url(self.db),
+                        dst.db_url(self.imp),
+                        "--threads",
+                        "2",
+                        "--quiet",
+                        *(() if v else ("--no-verify",)),
+                    ],
                     env={**client_env(dst), **client_env(src)},
-                    baseline=True,
                     prepare=lambda dst=dst: self.new_target(dst),
                 )
-                self.check_import(dst, r, self.imp, schema=self.db)
-                if not r.ok:
-                    r.note = (r.note + "; " if r.note else "") + pgloader_error(self.pgloader_cmd(src, dst)(), dst)
-            r = self.run(
-                e,
-                "migrate",
-                "migrate",
-                "dbjson migrate --threads 2",
-                lambda src=src, dst=dst: [
-                    PY,
-                    "-m",
-                    "dbjson",
-                    "migrate",
-                    src.db_url(self.db),
-                    dst.db_url(self.imp),
-                    "--threads",
-                    "2",
-                    "--no-verify",
-                    "--quiet",
-                ],
-                env={**client_env(dst), **client_env(src)},
-                prepare=lambda dst=dst: self.new_target(dst),
-            )
-            self.check_import(dst, r, self.imp)
-            if r.ok:
-                r.note = "; ".join(self.check_content(src, dst, self.ok(e, "migrate", "pgloader")))
+                self.check_import(dst, r, self.imp, source=src)
         self.drop_target()
 
-    def pgloader_cmd(self, src: ds.Server, dst: ds.Server) -> Callable[[], list[str]]:
-        u = ds.make_url(src.url)
-        pg = ds.make_url(dst.url)
-        return lambda: [
+    def pgcopydb(self, src: ds.Server, dst: ds.Server) -> None:
+        e = f"{src.engine}->{dst.engine}"
+        label = "pgcopydb clone --table-jobs 2 --index-jobs 2"
+        if not shutil.which("pgcopydb"):
+            self.unavailable(e, "migrate", "pgcopydb", label, "pgcopydb not installed (bench/setup.sh)")
+            return
+        work = self.rdir(e) / "pgcopydb"
+        r = self.run(
+            e,
+            "migrate",
+            "pgcopydb",
+            label,
+            lambda: [
+                "pgcopydb",
+                "clone",
+                "--source",
+                pg_uri(src, self.db),
+                "--target",
+                pg_uri(dst, self.imp),
+                "--table-jobs",
+                "2",
+                "--index-jobs",
+                "2",
+                "--no-owner",
+                "--no-acl",
+                "--dir",
+                str(work),
+            ],
+            env={**client_env(src), "PGCOPYDB_LOG_LEVEL": "error"},
+            baseline=True,
+            prepare=lambda: (self.new_target(dst), self.fresh(work)),
+        )
+        self.check_import(dst, r, self.imp, source=src)
+
+    def pgloader(self, src: ds.Server, dst: ds.Server) -> None:
+        e = f"{src.engine}->{dst.engine}"
+        if not shutil.which("pgloader"):
+            self.unavailable(e, "migrate", "pgloader", "pgloader", "pgloader not installed (bench/setup.sh)")
+            return
+        r = self.run(
+            e,
+            "migrate",
             "pgloader",
-            f"mysql://{u.username}@{u.host}:{u.port}/{self.db}",
-            f"postgresql://{pg.username}@{pg.host}:{pg.port}/{self.imp}",
-        ]
-
-    def source_export(self, src: ds.Server) -> Path:
-        """A dbjson export of the source (the export section's, or a new one) for verify and the column check."""
-        made = self.work / "runs" / src.engine / "dbjson-t2"
-        if (made / "manifest.json").exists():
-            return made
-        out = self.fresh(self.work / "runs" / src.engine / "migrate-source")
-        measure(
-            [PY, "-m", "dbjson", "export", src.db_url(self.db), "-o", str(out), "--threads", "2", "--quiet"],
-            timeout=self.args.timeout,
+            "pgloader (defaults)",
+            self.pgloader_cmd(src, dst),
+            env={**client_env(dst), **client_env(src)},
+            baseline=True,
+            prepare=lambda: self.new_target(dst),
         )
-        return out
+        self.check_import(dst, r, self.imp, schema=self.db, source=src)
+        if r.status in ("failed", "wrong rows"):  # pgloader exits 0 when it cannot connect to the source
+            r.note = (r.note + "; " if r.note else "") + pgloader_error(self.pgloader_cmd(src, dst)(), dst)
 
-    def check_content(self, src: ds.Server, dst: ds.Server, pgloader_ran: bool) -> list[str]:
-        """``dbjson verify`` of the migrated target against a dbjson export of the source, and a column
-        by column comparison of the target's own re-encoding (and pgloader's result, for PostgreSQL)."""
-        notes = []
-        source = self.source_export(src)
-        v = measure(
-            [PY, "-m", "dbjson", "verify", str(source), dst.db_url(self.imp), "--threads", "2"],
-            timeout=self.args.timeout,
-        )
-        notes.append("dbjson verify: " + ("pass" if v.returncode == 0 else f"exit {v.returncode}: {v.err[-300:]}"))
-        expected = column_digests(source)
-        notes.append("columns vs source: " + self.compare_target(dst, self.imp, expected))
-        if pgloader_ran:
+    def sling(self, src: ds.Server, dst: ds.Server) -> None:
+        """Sling (``sling run -r``: a replication of every table, full refresh, defaults)."""
+        e = f"{src.engine}->{dst.engine}"
+        label = "sling run (full-refresh, defaults)"
+        binary = tool_path("sling", self.work)
+        if binary is None:
+            self.unavailable(e, "migrate", "sling", label, "sling not installed (bench/setup.sh)")
+            return
+        work = self.rdir(e) / "sling"
+        spec = work / "replication.yaml"
+
+        def prepare() -> None:
             self.new_target(dst)
-            p = measure(
-                self.pgloader_cmd(src, dst)(), env={**client_env(dst), **client_env(src)}, timeout=self.args.timeout
+            self.fresh(work).mkdir()
+            streams = "".join(f"  {self.db}.{t.name}: {{}}\n" for t in self.dset.tables)
+            spec.write_text(
+                "source: BENCH_SRC\ntarget: BENCH_DST\ndefaults:\n  mode: full-refresh\n"
+                "  object: public.{stream_table}\nstreams:\n" + streams
             )
-            if ds.count_rows(dst, self.imp, self.db) != ds.table_rows(self.rows):
-                notes.append(f"pgloader's result (an untimed run): incomplete ({pgloader_error(None, dst, p.err)})")
-            else:
-                notes.append(
-                    "pgloader's result (an untimed run), columns vs source: "
-                    + self.compare_target(dst, self.imp, expected)
-                )
-        return notes
 
-    def compare_target(self, dst: ds.Server, database: str, expected: dict[str, tuple[int, dict[str, int]]]) -> str:
-        out = self.fresh(self.work / "runs" / "migrate-check")
-        p = measure(
-            [PY, "-m", "dbjson", "export", dst.db_url(database), "-o", str(out), "--threads", "2", "--quiet"],
-            timeout=self.args.timeout,
+        r = self.run(
+            e,
+            "migrate",
+            "sling",
+            label,
+            lambda: [str(binary), "run", "-r", str(spec)],
+            env=lambda: {
+                "BENCH_SRC": my_uri(src, self.db),
+                "BENCH_DST": pg_uri(dst, self.imp) + "?sslmode=disable",
+                "SLING_HOME_DIR": str(work),
+                "SLING_DISABLE_TELEMETRY": "true",
+            },
+            prepare=prepare,
         )
-        if p.returncode != 0:
-            return f"cannot export the target ({p.err[-200:]})"
-        got = column_digests(out)
-        shutil.rmtree(out, ignore_errors=True)
-        same, differ = 0, []
-        for table, (rows, cols) in sorted(expected.items()):
-            trows, tcols = got.get(table, (None, {}))
-            if trows != rows:
-                differ.append(f"{table} rows {trows} vs {rows}")
-                continue
-            for col, digest in sorted(cols.items()):
-                if tcols.get(col) == digest:
-                    same += 1
-                else:
-                    differ.append(f"{table}.{col}")
-        return f"{same}/{same + len([d for d in differ if ' rows ' not in d])} columns identical" + (
-            f", differ: {', '.join(differ)}" if differ else ""
+        self.check_import(dst, r, self.imp, schema="public", source=src)
+
+    def dlt(self, src: ds.Server, dst: ds.Server) -> None:
+        """dlt's ``sql_database`` source into its ``postgres`` destination (bench/dlt_move.py)."""
+        e = f"{src.engine}->{dst.engine}"
+        label = "dlt sql_database → postgres (defaults)"
+        python = tool_path("python", self.work)
+        if python is None or subprocess.run([str(python), "-c", "import dlt"], capture_output=True).returncode:
+            self.unavailable(e, "migrate", "dlt", label, "dlt not installed (bench/setup.sh)")
+            return
+        work = self.rdir(e) / "dlt"
+        r = self.run(
+            e,
+            "migrate",
+            "dlt",
+            label,
+            lambda: [
+                str(python),
+                str(REPO / "bench" / "dlt_move.py"),
+                make_url(src.db_url(self.db)).set(drivername="mysql+pymysql").render_as_string(hide_password=False),
+                pg_uri(dst, self.imp),
+                "dlt_bench",
+                ",".join(t.name for t in self.dset.tables),
+                str(work),
+            ],
+            env={
+                "RUNTIME__DLTHUB_TELEMETRY": "false",
+                "DLT_DATA_DIR": str(work),
+                # dlt insists on a password even where the server trusts the connection
+                "DESTINATION__POSTGRES__CREDENTIALS__PASSWORD": dst.password or "unused-trust-auth",
+            },
+            prepare=lambda: (self.new_target(dst), self.fresh(work)),
         )
+        self.check_import(dst, r, self.imp, schema="dlt_bench", source=src)
+
+    def pgloader_cmd(self, src: ds.Server, dst: ds.Server) -> Callable[[], list[str]]:
+        return lambda: ["pgloader", my_uri(src, self.db), pg_uri(dst, self.imp)]
 
 
-MIGRATIONS = (("mariadb", "postgresql"), ("mysql", "postgresql"), ("postgresql", "mariadb"), ("postgresql", "mysql"))
-_STAMP = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?Z?$")
+VERIFY_PAIRS = (("mariadb", "postgresql"), ("postgresql", "mariadb"))
+MIGRATIONS = (
+    ("postgresql", "postgresql"),
+    ("mariadb", "postgresql"),
+    ("mysql", "postgresql"),
+    ("postgresql", "mariadb"),
+    ("postgresql", "mysql"),
+)
 
 
-def _normalized(v: Any) -> Any:
-    """A canonical value with the spelling differences of a type change removed: booleans as 0/1,
-    64-bit integers (strings) as numbers, JSON documents stored as text parsed, a timestamp without
-    its UTC ``Z`` and trailing fractional zeros (JSON keys are sorted by the caller)."""
-    if isinstance(v, bool):
-        return int(v)
-    if isinstance(v, str):
-        if v.lstrip("-").isdigit():
-            return int(v)
-        if v[:1] in ("{", "["):
-            try:
-                return json.loads(v)
-            except ValueError:
-                return v
-        mt = _STAMP.match(v)
-        if mt:
-            frac = (mt.group(2) or "").rstrip("0").rstrip(".")
-            return mt.group(1) + frac
-    return v
+def pg_uri(server: ds.Server, database: str) -> str:
+    """A libpq URI (pgcopydb, pgloader, Sling, dlt); the password comes from PGPASSWORD, not the URI."""
+    return f"postgresql://{server.user}@{server.host}:{server.port}/{database}"
 
 
-def column_digests(export_dir: Path) -> dict[str, tuple[int, dict[str, int]]]:
-    """Table name → (rows, column → order-independent digest of its normalized canonical values) of an export."""
-    import hashlib
+def my_uri(server: ds.Server, database: str) -> str:
+    """A mysql:// URI for pgloader and Sling (the password comes from MYSQL_PWD)."""
+    return f"mysql://{server.user}@{server.host}:{server.port}/{database}"
 
-    import orjson
 
-    manifest = json.loads((export_dir / "manifest.json").read_text(encoding="utf-8"))
-    out: dict[str, tuple[int, dict[str, int]]] = {}
-    for t in manifest["tables"]:
-        cols: dict[str, int] = {}
-        rows = 0
-        for f in t["files"]:
-            with open(export_dir / f["path"], "rb") as fh:
-                for line in fh:
-                    rows += 1
-                    for k, v in orjson.loads(line).items():
-                        h = hashlib.blake2b(orjson.dumps(_normalized(v), option=orjson.OPT_SORT_KEYS), digest_size=8)
-                        cols[k] = (cols.get(k, 0) + int.from_bytes(h.digest(), "little")) & 0xFFFFFFFFFFFFFFFF
-        out[t["name"]] = (rows, cols)
-    return out
+def tool_path(name: str, work: Path) -> Path | None:
+    """A peer installed by bench/setup.sh into its own venv (``<work>/tools``): ``sling`` or ``python``."""
+    for root in (work / "tools", Path(os.environ.get("DBJSON_BENCH_WORK", "/tmp/dbjson-bench")) / "tools"):
+        if name == "python" and (root / "bin" / "python").exists():
+            return root / "bin" / "python"
+        if name == "sling":
+            found = sorted(root.glob("lib/python*/site-packages/sling_linux_amd64/bin/sling-linux-amd64"))
+            if found:
+                found[0].chmod(0o755)
+                return found[0]
+    found_on_path = shutil.which(name) if name == "sling" else None
+    return Path(found_on_path) if found_on_path else None
 
 
 def pgloader_error(cmd: Sequence[str] | None, dst: ds.Server, err: str = "") -> str:
@@ -1023,176 +1147,169 @@ def server_version(server: ds.Server) -> str:
 
 @dataclass
 class Target:
-    """One goal from the issues, evaluated on this run."""
+    """One goal from the issue (issue 19's Targets), evaluated on this run."""
 
     engine: str
     goal: str
     value: str
-    status: str  # met | missed | n/a | info
+    status: str  # met | missed | n/a | info | invalid (content differs)
+    dataset: str = "narrow"
 
 
-def _get(b: Bench, engine: str, phase: str, tool: str, label_part: str = "") -> Result | None:
+def _get(b: Bench, engine: str, phase: str, tool: str, label_part: str = "", dataset: str = "") -> Result | None:
+    """The first successful result matching (label_part: a substring; exact when it ends with '$')."""
+    exact = label_part.endswith("$")
+    part = label_part.rstrip("$")
     return next(
         (
             r
             for r in b.results
-            if r.ok and r.engine == engine and r.phase == phase and r.tool == tool and label_part in r.label
+            if r.ok
+            and r.engine == engine
+            and r.phase == phase
+            and r.tool == tool
+            and (r.label == part if exact else part in r.label)
+            and (not dataset or r.dataset == dataset)
         ),
         None,
     )
 
 
 def _ratio_target(engine: str, goal: str, mine: Result | None, other: Result | None, need: float, what: str) -> Target:
-    """``mine`` must reach ``need`` × the rows/s of ``other`` (need=1: faster wall clock)."""
+    """``mine`` must reach ``need`` × the rows/s of ``other`` (need=1: faster wall clock).
+
+    A dbjson result whose content check found a difference is 'invalid', whatever its speed.
+    """
+    dataset = mine.dataset if mine else other.dataset if other else ""
     if mine is None or other is None or not mine.seconds or not other.seconds:
         missing = "dbjson" if mine is None else what
-        return Target(engine, goal, f"{missing} not available", "n/a")
+        return Target(engine, goal, f"{missing} not available", "n/a", dataset)
     ratio = other.seconds / mine.seconds
-    return Target(
-        engine,
-        goal,
-        f"{ratio:.2f}× {what} ({mine.seconds:.2f} s vs {other.seconds:.2f} s)",
-        "met" if ratio >= need else "missed",
-    )
+    status = "met" if ratio >= need else "missed"
+    if mine.content_ok is False:
+        status = "invalid (content differs)"
+    return Target(engine, goal, f"{ratio:.2f}× {what} ({mine.seconds:.2f} s vs {other.seconds:.2f} s)", status, dataset)
 
 
 def targets(b: Bench) -> list[Target]:
+    """Issue 19's targets, per dataset: export ≥ 0.8× bulk export and ahead of the dump tools; import
+    --no-verify ≥ 0.8× the best native load, with verify ahead of pg_restore/myloader; migrate
+    PostgreSQL → PostgreSQL ≥ 0.9× pgcopydb, MySQL family → PostgreSQL ≥ 2× pgloader and ahead of
+    Sling and dlt where they succeed; a cross-engine verify at most 2× the same-engine one."""
     out: list[Target] = []
-    for engine in b.args.engines.split(","):
-        exp = _get(b, engine, "export", "dbjson", "--threads 2")
-        imp = _get(b, engine, "import", "dbjson", "--threads 2")
-        out.append(
-            _ratio_target(
-                engine,
-                "export --threads 2 ≥ 0.5× the engine's bulk export",
-                exp,
-                _get(b, engine, "export", "native"),
-                0.5,
-                "bulk export",
-            )
-        )
-        out.append(
-            _ratio_target(
-                engine,
-                "export --threads 2 ≥ 4× the naive Python exporter",
-                exp,
-                _get(b, engine, "export", "naive"),
-                4,
-                "naive",
-            )
-        )
-        if engine == "postgresql":
+    engines = b.args.engines.split(",")
+    datasets = ("narrow", "wide") if getattr(b.args, "dataset", "narrow") == "both" else (b.args.dataset,)
+    for d in datasets:
+        start = len(out)
+
+        def get(engine: str, phase: str, tool: str, label: str = "", d: str = d) -> Result | None:
+            return _get(b, engine, phase, tool, label, d)
+
+        for engine in engines:
+            exp = get(engine, "export", "dbjson", "--threads 2")
             out.append(
                 _ratio_target(
                     engine,
-                    "export --threads 2 ahead of pg_dump -Fd -j 2 (wall clock)",
+                    "export --threads 2 ≥ 0.8× the engine's bulk export",
                     exp,
-                    _get(b, engine, "export", "pg_dump"),
-                    1,
-                    "pg_dump",
+                    get(engine, "export", "native"),
+                    0.8,
+                    "bulk export",
                 )
             )
-        else:
-            dump = "mariadb-dump" if engine == "mariadb" else "mysqldump"
+            peer = get(engine, "export", "pg_dump") if engine == "postgresql" else get(engine, "export", "mydumper")
+            name = "pg_dump -Fd -Z0 -j 2" if engine == "postgresql" else "mydumper -t 2"
+            out.append(_ratio_target(engine, f"export --threads 2 ahead of {name}", exp, peer, 1, name))
+            natives = [r for r in (get(engine, "import", "native"), get(engine, "import", "pg_dump")) if r]
+            best = min(natives, key=lambda r: r.seconds or 0.0) if natives else None
             out.append(
                 _ratio_target(
                     engine,
-                    f"export --threads 2 ahead of {dump} (wall clock)",
-                    exp,
-                    _get(b, engine, "export", "dump"),
-                    1,
-                    dump,
+                    "import --threads 2 --no-verify ≥ 0.8× the best native load",
+                    get(engine, "import", "dbjson", "dbjson import --threads 2 --no-verify"),
+                    best,
+                    0.8,
+                    f"best native ({best.label})" if best else "native load",
                 )
             )
-            t = _ratio_target(
-                engine,
-                "export --threads 2: distance to mydumper -t 2",
-                exp,
-                _get(b, engine, "export", "mydumper"),
-                0,
-                "mydumper",
-            )
-            out.append(Target(t.engine, t.goal, t.value, "info" if t.status != "n/a" else "n/a"))
-        natives = [
-            r
-            for r in (_get(b, engine, "import", tool) for tool in ("native", "pg_dump", "mydumper", "dump"))
-            if r is not None
-        ]
-        best = min(natives, key=lambda r: r.seconds or 0.0) if natives else None
-        out.append(
-            _ratio_target(
-                engine,
-                "import --threads 2 ≥ 0.5× the best native load",
-                imp,
-                best,
-                0.5,
-                f"best native ({best.label})" if best else "native load",
-            )
-        )
-        if engine != "postgresql":
+            loader = get(engine, "import", "pg_dump") if engine == "postgresql" else get(engine, "import", "mydumper")
+            lname = "pg_restore -j 2" if engine == "postgresql" else "myloader -t 2"
             out.append(
                 _ratio_target(
                     engine,
-                    "import --threads 2 ahead of myloader -t 2",
-                    imp,
-                    _get(b, engine, "import", "mydumper"),
+                    f"import --threads 2 (verify on) ahead of {lname}",
+                    get(engine, "import", "dbjson", "dbjson import --threads 2$"),
+                    loader,
                     1,
-                    "myloader",
+                    lname,
                 )
             )
-            out.append(
-                _ratio_target(
-                    engine,
-                    "import --threads 2 ahead of the client reloading the dump",
-                    imp,
-                    _get(b, engine, "import", "dump"),
-                    1,
-                    "client reload",
-                )
-            )
-        out.append(
-            _ratio_target(
-                engine,
-                "import --threads 2 ≥ 4× the naive Python importer",
-                imp,
-                _get(b, engine, "import", "naive"),
-                4,
-                "naive",
-            )
-        )
-    if {"mariadb", "postgresql"} <= set(b.args.engines.split(",")):
-        t = _ratio_target(
-            "mariadb->postgresql",
-            "dbjson export + import vs pgloader",
-            _get(b, "mariadb->postgresql", "migrate", "dbjson"),
-            _get(b, "mariadb->postgresql", "migrate", "pgloader"),
-            1,
-            "pgloader",
-        )
-        out.append(Target(t.engine, t.goal, t.value, "info" if t.status != "n/a" else "n/a"))
-    engines = set(b.args.engines.split(","))
-    for a, c in MIGRATIONS:
-        if {a, c} <= engines and c == "postgresql":
-            out.append(
-                _ratio_target(
-                    f"{a}->{c}",
-                    "dbjson migrate --threads 2 ahead of pgloader (defaults)",
-                    _get(b, f"{a}->{c}", "migrate", "migrate"),
-                    _get(b, f"{a}->{c}", "migrate", "pgloader"),
-                    1,
-                    "pgloader",
-                )
-            )
-        elif {a, c} <= engines:
-            mine = _get(b, f"{a}->{c}", "migrate", "migrate")
+        for a, c in MIGRATIONS:
+            if a not in engines or c not in engines:
+                continue
+            e = f"{a}->{c}"
+            for variant in ("dbjson migrate --threads 2$", "dbjson migrate --threads 2 --no-verify$"):
+                mine = get(e, "migrate", "migrate", variant)
+                shown = variant.rstrip("$").replace("dbjson ", "")
+                if a == c == "postgresql":
+                    out.append(
+                        _ratio_target(
+                            e,
+                            f"{shown} ≥ 0.9× pgcopydb clone",
+                            mine,
+                            get(e, "migrate", "pgcopydb"),
+                            0.9,
+                            "pgcopydb",
+                        )
+                    )
+                elif c == "postgresql":
+                    out.append(
+                        _ratio_target(e, f"{shown} ≥ 2× pgloader", mine, get(e, "migrate", "pgloader"), 2, "pgloader")
+                    )
+                    for tool, tname in (("sling", "Sling"), ("dlt", "dlt")):
+                        other = get(e, "migrate", tool)
+                        if other is None:
+                            failed = next(
+                                (
+                                    r
+                                    for r in b.results
+                                    if r.engine == e and r.tool == tool and r.dataset == d and r.phase == "migrate"
+                                ),
+                                None,
+                            )
+                            why = f"{tname} {failed.status}" if failed else f"{tname} not run"
+                            out.append(Target(e, f"{shown} ahead of {tname} (where it succeeds)", why, "n/a", d))
+                        else:
+                            out.append(_ratio_target(e, f"{shown} ahead of {tname}", mine, other, 1, tname))
+                else:
+                    out.append(
+                        Target(
+                            e,
+                            f"{shown} (no peer moves this direction)",
+                            f"{mine.seconds:.2f} s, {_fmt_rate(mine)} rows/s" if mine and mine.seconds else "failed",
+                            "info" if mine else "n/a",
+                            d,
+                        )
+                    )
+        for a, c in VERIFY_PAIRS:
+            cross, same = get(f"{a}->{c}", "verify", "verify"), get(f"{a}->{a}", "verify", "verify")
+            goal = f"verify of {a}'s export: into {c} ≤ 2× into {a}"
+            if cross is None or same is None or not cross.seconds or not same.seconds:
+                if a in engines and c in engines:
+                    out.append(Target(f"{a}->{c}", goal, "not available", "n/a", d))
+                continue
+            ratio = cross.seconds / same.seconds
             out.append(
                 Target(
                     f"{a}->{c}",
-                    "dbjson migrate --threads 2 (pgloader cannot)",
-                    f"{mine.seconds:.2f} s, {_fmt_rate(mine)} rows/s" if mine and mine.seconds else "not available",
-                    "info" if mine else "n/a",
+                    goal,
+                    f"{ratio:.2f}× ({cross.seconds:.2f} s vs {same.seconds:.2f} s)",
+                    "met" if ratio <= 2 else "missed",
+                    d,
                 )
             )
+        for t in out[start:]:
+            t.dataset = d
     return out
 
 
@@ -1204,46 +1321,46 @@ PREAMBLE = """\
 <!-- Written by `python -m bench.run` (bench/run.py); edit the preamble there, not here. -->
 
 This page is generated by the benchmark in `bench/` (see `bench/README.md`). One run loads the same
-deterministic dataset into MariaDB, MySQL 9 and PostgreSQL 15, then times, on the same data:
+deterministic datasets into MariaDB, MySQL 9 and PostgreSQL 15 and times, on the same data:
 
+- **two datasets**: `narrow` (customers/products/orders/order_items, 70 % of the rows in a narrow
+  `order_items`) and `wide`, shaped like what users move: an `events` table (33 % of the rows) with
+  JSON documents of about 0.4 KB (nested objects, arrays, non-ASCII), TEXT bodies up to 4 KB and
+  binary columns, beside customers/orders/order_lines (see `bench/dataset.py`).
 - **export**: `dbjson export --threads 1` and `--threads 2`; the engine's own bulk export
-  (PostgreSQL `COPY ... TO STDOUT` through `psql \\copy`; MySQL/MariaDB `SELECT ... INTO OUTFILE`, written
-  by the server); `pg_dump -Fd -j 2`; `mydumper -t 2 -r 100000`; `mariadb-dump`/`mysqldump` (single
-  stream, `--single-transaction`); and a naive single-threaded Python exporter (server-side cursor, one
-  `orjson.dumps` per row, `bench/naive.py`).
-- **import** (each into a new empty database: schema, data, indexes and foreign keys; row counts
-  checked afterwards): `dbjson import --threads 1` and `--threads 2` of the `--threads 2` export,
-  with `--no-verify` because no other loader verifies (`dbjson verify --threads 2` is timed on its
-  own row: a default `dbjson import` costs about the sum); the engine's own bulk load (`COPY ...
-  FROM STDIN` via `psql \\copy`; `LOAD DATA INFILE` of the OUTFILE files, binary columns through
-  `HEX()`/`UNHEX()` because MySQL 9's `LOAD DATA` rejects raw non-UTF-8 bytes); `pg_restore -j 2`;
-  `myloader -t 2`; the `mariadb`/`mysql` client reading the dump; a naive Python importer
-  (`executemany`, batches of 1,000).
-- **MariaDB → PostgreSQL**: `pgloader` (defaults) against `dbjson export` (MariaDB) + `dbjson import`
-  (PostgreSQL), both `--threads 2`, the two times added.
-- **migrate**: `dbjson migrate --threads 2 --no-verify` (one command, rows streamed, no files) MariaDB →
-  PostgreSQL and MySQL 9 → PostgreSQL against `pgloader` with its defaults, and PostgreSQL → MariaDB /
-  MySQL 9 (which pgloader cannot do), each into a new empty database. Afterwards (untimed) the rows are
-  checked twice: `dbjson verify` of the target against a `dbjson export` of the source, and column by
-  column: a `dbjson export` of the target (the target's own canonical re-encoding, under its own types)
-  against the source's, each column's values summed as order-independent hashes after removing the
-  spelling differences of a type change (booleans as 0/1, 64-bit integer strings as numbers, JSON
-  stored as text parsed, timestamps without the UTC `Z` and trailing fractional zeros, JSON keys
-  sorted). pgloader's result gets the same column check from an untimed second
-  pgloader run, since pgloader changes types and `dbjson verify` needs dbjson's own DDL.
+  (PostgreSQL `COPY ... TO STDOUT` through `psql \\copy`; MySQL/MariaDB `SELECT ... INTO OUTFILE`,
+  written by the server); `pg_dump -Fd -Z0 -j 2`; `mydumper -t 2 -r 100000`;
+  `mariadb-dump`/`mysqldump` (single stream); a naive single-threaded Python exporter (`bench/naive.py`).
+- **import** (each into a new empty database: schema, data, indexes and foreign keys):
+  `dbjson import --threads 1 --no-verify`, `--threads 2 --no-verify` and `--threads 2` with its
+  defaults (verify on) of the `--threads 2` export; the engine's own bulk load (`COPY ... FROM STDIN`
+  via `psql \\copy`; `LOAD DATA INFILE` of the OUTFILE files); `pg_restore -j 2`; `myloader -t 2`;
+  the `mariadb`/`mysql` client reading the dump; a naive Python importer (`executemany`, 1,000 rows).
+- **verify**: `dbjson verify --threads 2` of one export against a same-engine import of it and
+  against a cross-engine import of it (MariaDB's export into MariaDB and into PostgreSQL, and back).
+- **moves between servers**, each into a new empty database: `dbjson migrate --threads 2` with its
+  defaults (verify on) and with `--no-verify`; PostgreSQL → PostgreSQL against `pgcopydb clone
+  --table-jobs 2 --index-jobs 2`; MariaDB/MySQL 9 → PostgreSQL against pgloader (defaults), Sling
+  (`sling run`, full refresh) and dlt (`sql_database` source → `postgres` destination, defaults);
+  PostgreSQL → MariaDB/MySQL 9 (no peer).
 
-Times are wall clock around one process; rows/s is the dataset's total row count over that time; the
-ratio columns are rows/s relative to the engine's bulk path (bold rows). Peak RSS is the largest
-client-side process of the step and client CPU the user + system time of the step's processes (GNU
-time `%M`, `%U`, `%S`); the servers' memory and CPU are not in them (client CPU close to wall time × 1
-means a single-threaded client is the bottleneck; well below it, the server or the wire).
+**Every load is checked by an independent content check** (`bench/content.py`), not by dbjson:
+row counts, then every column of every table against the source database — within one engine the
+servers' own hashes of the values as stored (PostgreSQL `hashtextextended(col::text)`, MySQL/MariaDB
+`SHA2(col, 256)`), exact to the byte; across engines each value read by the driver and normalized by its
+kind (numbers as numbers, booleans as 0/1, timestamps in UTC, JSON parsed with sorted keys, binary as
+hex). A load whose content differs says which columns, and a dbjson figure with a content difference
+makes its target "invalid" whatever the speed. A peer that fails is reported as failed, with its error.
 
-**Read these figures as comparable only within one run.** The machine has 2 cores shared with
-other engineers' test runs and the three database servers, which are untuned (default buffer pools,
-durability on); the load average before and after the run is recorded below. The naive importer and
-dbjson go through the network protocol, the native bulk paths of MySQL/MariaDB read and write files on
-the server itself. A target's status is computed from this run's figures; under contention a
-"met" or "missed" close to the line can flip in the next run.
+Times are wall clock around one process (the median of `--repeat` runs); rows/s is the dataset's
+total row count over that time; the ratio columns are relative to the bold row (the engine's bulk
+path, or the peer a move is compared with). Peak RSS is the largest client-side process of the step
+(its worker processes included; GNU time `%M`) and client CPU the user + system time of the step's
+processes; the servers' memory and CPU are not in them.
+
+**Read these figures as comparable only within one run.** The machine has 2 cores shared with the
+three database servers, which are untuned (default buffer pools, durability on); the load average
+before and after the run is recorded below. A target's status is computed from this run's figures.
 
 ## Schema reflection
 
@@ -1264,19 +1381,19 @@ def _fmt_rate(r: Result) -> str:
     return f"{r.rows_per_s:,.0f}" if r.rows_per_s else "–"
 
 
-def _section(b: Bench, engine: str, phase: str) -> list[str]:
-    rows = [r for r in b.results if r.engine == engine and r.phase == phase]
+def _section(b: Bench, engine: str, phase: str, dataset: str) -> list[str]:
+    rows = [r for r in b.results if r.engine == engine and r.phase == phase and r.dataset == dataset]
     if not rows:
         return []
     base = next((r for r in rows if r.baseline and r.ok), None)
     lines = [
-        "| tool | wall s | rows/s | × bulk | client CPU s | peak RSS MB | status |",
+        "| tool | wall s | rows/s | × bold row | client CPU s | peak RSS MB | status |",
         "|---|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
         ratio = f"{base.seconds / r.seconds:.2f}" if base and base.seconds and r.ok and r.seconds else "–"
         label = f"**{r.label}**" if r.baseline else r.label
-        status = r.status if not r.note else f"{r.status} ({r.note})"
+        status = "; ".join(x for x in (r.status, r.note, r.check) if x)
         lines.append(
             f"| {label} | {r.seconds:.2f} | {_fmt_rate(r)} | {ratio} | {r.cpu_s or 0:.2f} | "
             f"{(r.maxrss_kb or 0) / 1024:.0f} | {status.replace('|', '/')} |"
@@ -1323,48 +1440,66 @@ def machine_info() -> dict[str, str]:
     }
 
 
+def _datasets(b: Bench) -> list[ds.Dataset]:
+    name = getattr(b.args, "dataset", "narrow")
+    return [ds.DATASETS[n] for n in (("narrow", "wide") if name == "both" else (name,))]
+
+
 def machine(b: Bench) -> list[str]:
     lines = [
         f"- date: {b.info.get('date')} (start of the run); dbjson commit {b.info.get('commit')}",
         f"- machine: {b.info.get('machine')}",
         f"- load average before / after the run: {b.info.get('load_before')} / {b.info.get('load_after')}",
-        f"- dataset: {b.rows:,} rows ("
-        + ", ".join(f"{k} {v:,}" for k, v in ds.table_rows(b.rows).items())
-        + f"), seed {b.args.seed}; every step run {b.args.repeat}× (fastest kept)",
+        *([f"- conditions: {b.args.conditions}"] if getattr(b.args, "conditions", "") else []),
+        f"- every step run {b.args.repeat}× (the median kept); seed {b.args.seed}",
+    ]
+    for d in _datasets(b):
+        size = b.info.get(f"bytes_{d.name}")
+        lines.append(
+            f"- dataset `{d.name}`: {b.rows:,} rows ("
+            + ", ".join(f"{k} {v:,}" for k, v in d.table_rows(b.rows).items())
+            + (f"; {int(size) / 1e6:,.0f} MB of values" if size else "")
+            + f"): {d.about}"
+        )
+    lines += [
         *([f"- sections aborted: {b.info['aborted']}"] if b.info.get("aborted") else []),
         f"- dbjson CLI start-up (`python -m dbjson --version`, included in every dbjson time): {b.info.get('startup')}"
         + (f"; dbjson's modules {b.info['bytecode']}" if b.info.get("bytecode") else ""),
     ]
     for engine in b.args.engines.split(","):
-        lines.append(
-            f"- {engine}: {b.info.get(f'version_{engine}', '?')} (dataset load: {b.info.get(f'load_{engine}', '?')})"
+        loads = ", ".join(
+            f"{d.name} {b.info.get(f'load_{d.name}_{engine}', b.info.get(f'load_{engine}', '?'))}" for d in _datasets(b)
         )
+        lines.append(f"- {engine}: {b.info.get(f'version_{engine}', '?')} (dataset load: {loads})")
     lines.append(f"- tools: {b.info.get('tools')}")
     return lines
 
 
+TITLES = {
+    "postgresql": "PostgreSQL",
+    "mariadb": "MariaDB",
+    "mysql": "MySQL 9",
+}
+
+
+def _title(engine: str) -> str:
+    return " → ".join(TITLES.get(part, part) for part in engine.split("->"))
+
+
 def render(b: Bench) -> str:
     """The Markdown report."""
-    out = (
-        [PREAMBLE, "## This run", ""]
-        + machine(b)
-        + ["", "## Targets", "", "| engine | target | this run | status |", "|---|---|---|---|"]
-    )
-    out += [f"| {t.engine} | {t.goal} | {t.value} | {t.status} |" for t in targets(b)]
-    titles = {
-        "postgresql": "PostgreSQL",
-        "mariadb": "MariaDB",
-        "mysql": "MySQL 9",
-        "mariadb->postgresql": "MariaDB → PostgreSQL",
-        "mysql->postgresql": "MySQL 9 → PostgreSQL",
-        "postgresql->mariadb": "PostgreSQL → MariaDB",
-        "postgresql->mysql": "PostgreSQL → MySQL 9",
-    }
-    for engine in [*b.args.engines.split(","), *(f"{a}->{c}" for a, c in MIGRATIONS)]:
-        for phase in ("export", "import", "migrate"):
-            sec = _section(b, engine, phase)
-            if sec:
-                out += ["", f"## {titles.get(engine, engine)}: {phase}", "", *sec]
+    out = [PREAMBLE, "## This run", "", *machine(b), "", "## Targets (issue 19)", ""]
+    out += ["| dataset | engine | target | this run | status |", "|---|---|---|---|---|"]
+    out += [f"| {t.dataset} | {_title(t.engine)} | {t.goal} | {t.value} | {t.status} |" for t in targets(b)]
+    moves = [f"{a}->{c}" for a, c in MIGRATIONS] + [f"{a}->{a}" for a, _ in VERIFY_PAIRS]
+    moves += [f"{a}->{c}" for a, c in VERIFY_PAIRS]
+    for d in _datasets(b):
+        out += ["", f"## Dataset `{d.name}`"]
+        for engine in dict.fromkeys([*b.args.engines.split(","), *moves]):
+            for phase in ("export", "import", "migrate", "verify"):
+                sec = _section(b, engine, phase, d.name)
+                if sec:
+                    out += ["", f"### {_title(engine)}: {phase} ({d.name})", "", *sec]
     if ANALYSIS.exists():
         out += ["", ANALYSIS.read_text(encoding="utf-8").strip()]
     if LOAD_FIGURES.exists():  # written by bench/load.py (many tables, wide/long tables, big rows)
@@ -1375,6 +1510,15 @@ def render(b: Bench) -> str:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n\n")[0] if __doc__ else None)
     p.add_argument("--rows", type=int, default=1_000_000, help="total rows over the four tables (default 1,000,000)")
+    p.add_argument(
+        "--dataset",
+        choices=("narrow", "wide", "both"),
+        default="both",
+        help="narrow: the four-table order dataset; wide: events with JSON documents, TEXT and binary (default both)",
+    )
+    p.add_argument(
+        "--conditions", default="", help="free text on the machine's load during the run, shown in the report"
+    )
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--engines", default="postgresql,mariadb,mysql")
     p.add_argument("--tools", default=",".join(TOOLS), help=f"subset of {','.join(TOOLS)}")
@@ -1382,7 +1526,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--work", default="/tmp/dbjson-bench", help="data cache and outputs")
     p.add_argument("--out", default=str(REPO / "docs" / "performance.md"), help="Markdown report ('' for none)")
     p.add_argument("--json", default="", help="also write the results as JSON here")
-    p.add_argument("--repeat", type=int, default=1, help="run every step N times and keep the fastest")
+    p.add_argument("--repeat", type=int, default=1, help="run every step N times and keep the median")
     p.add_argument("--timeout", type=float, default=3600, help="seconds per step before it is killed")
     p.add_argument("--keep", action="store_true", help="keep the exported files")
     p.add_argument(

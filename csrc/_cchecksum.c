@@ -27,6 +27,8 @@
  *       The sum over a list of lines (codec.sum_lines).
  *   line_value(line: bytes, algorithm: int = 0) -> value
  *       One line's value (codec.line_hash).
+ *   semantic_line(line: bytes, jsons: tuple[bytes, ...], decimals: tuple[bytes, ...]) -> bytes
+ *       A line's by-meaning form, for verify's comparison across engines (see below).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -228,10 +230,654 @@ static PyObject *py_line_value(PyObject *self, PyObject *args)
     return PyLong_FromUnsignedLongLong(v);
 }
 
+
+/* ------------------------------------------------------------------------------------------------
+ * semantic_line: a canonical line in its by-meaning form (verify's cross-engine comparison).
+ *
+ *   semantic_line(line: bytes, jsons: tuple[bytes, ...], decimals: tuple[bytes, ...]) -> bytes
+ *
+ * The Python twin is dbjson.verify.semantic_line_py; tests/test_cchecksum.py compares the two.
+ * The line is a JSON object; its members are written sorted by key (UTF-8 bytes = code point
+ * order; a repeated key keeps its last value), without whitespace. The value of a key named in
+ * ``jsons`` (a json column) is rewritten by meaning: objects with sorted keys (last of a repeated
+ * key), no whitespace, strings with the minimal escapes orjson writes, numbers by exact value
+ * (canonical_number below). The value of a key named in ``decimals`` (an unconstrained decimal
+ * column, a JSON string) that holds a JSON number gets its digits the same way. Every other value
+ * is kept as written. Malformed input (or nesting deeper than MAX_DEPTH, an exponent of more than
+ * MAX_EXP_DIGITS digits, a lone surrogate) raises ValueError: the caller then uses the twin, whose
+ * error names the problem.
+ * ---------------------------------------------------------------------------------------------- */
+
+#include "common/buf.h"
+
+#define MAX_DEPTH 200
+#define MAX_EXP_DIGITS 6
+#define FIXED_LIMIT 1000 /* |exponent| above this: digits "e" exponent instead of plain digits */
+
+typedef struct {
+    const unsigned char *p;
+    size_t n, i;
+} Src;
+
+enum { OK = 0, BAD = -1, NOMEM = -2 };
+
+static void skip_ws(Src *s)
+{
+    while (s->i < s->n && (s->p[s->i] == ' ' || s->p[s->i] == '\t' || s->p[s->i] == '\n' || s->p[s->i] == '\r'))
+        s->i++;
+}
+
+static int hexval(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static int read_hex4(Src *s, unsigned *out)
+{
+    if (s->i + 4 > s->n)
+        return BAD;
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+        int h = hexval(s->p[s->i + k]);
+        if (h < 0)
+            return BAD;
+        v = v * 16 + (unsigned)h;
+    }
+    s->i += 4;
+    *out = v;
+    return OK;
+}
+
+static int put_utf8(Buf *b, unsigned cp)
+{
+    char t[4];
+    Py_ssize_t k;
+    if (cp < 0x80) {
+        t[0] = (char)cp;
+        k = 1;
+    } else if (cp < 0x800) {
+        t[0] = (char)(0xC0 | (cp >> 6));
+        t[1] = (char)(0x80 | (cp & 0x3F));
+        k = 2;
+    } else if (cp < 0x10000) {
+        t[0] = (char)(0xE0 | (cp >> 12));
+        t[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        t[2] = (char)(0x80 | (cp & 0x3F));
+        k = 3;
+    } else {
+        t[0] = (char)(0xF0 | (cp >> 18));
+        t[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        t[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        t[3] = (char)(0x80 | (cp & 0x3F));
+        k = 4;
+    }
+    return buf_put(b, t, k) < 0 ? NOMEM : OK;
+}
+
+/* The string token at s->i (a '"'), its content decoded (UTF-8) appended to ``out``. */
+static int decode_string(Src *s, Buf *out)
+{
+    if (s->i >= s->n || s->p[s->i] != '"')
+        return BAD;
+    s->i++;
+    for (;;) {
+        size_t start = s->i;
+        while (s->i < s->n && s->p[s->i] != '"' && s->p[s->i] != '\\' && s->p[s->i] >= 0x20)
+            s->i++;
+        if (buf_put(out, s->p + start, (Py_ssize_t)(s->i - start)) < 0)
+            return NOMEM;
+        if (s->i >= s->n || s->p[s->i] < 0x20)
+            return BAD; /* unterminated, or a raw control character (json.loads rejects both) */
+        if (s->p[s->i] == '"') {
+            s->i++;
+            return OK;
+        }
+        s->i++; /* backslash */
+        if (s->i >= s->n)
+            return BAD;
+        unsigned char c = s->p[s->i++];
+        char e;
+        switch (c) {
+        case '"': e = '"'; break;
+        case '\\': e = '\\'; break;
+        case '/': e = '/'; break;
+        case 'b': e = '\b'; break;
+        case 'f': e = '\f'; break;
+        case 'n': e = '\n'; break;
+        case 'r': e = '\r'; break;
+        case 't': e = '\t'; break;
+        case 'u': {
+            unsigned cp, lo;
+            if (read_hex4(s, &cp) < 0)
+                return BAD;
+            if (cp >= 0xD800 && cp < 0xDC00) {
+                if (s->i + 6 > s->n || s->p[s->i] != '\\' || s->p[s->i + 1] != 'u')
+                    return BAD; /* a lone high surrogate: orjson cannot write it */
+                s->i += 2;
+                if (read_hex4(s, &lo) < 0 || lo < 0xDC00 || lo >= 0xE000)
+                    return BAD;
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            } else if (cp >= 0xDC00 && cp < 0xE000) {
+                return BAD;
+            }
+            int r = put_utf8(out, cp);
+            if (r < 0)
+                return r;
+            continue;
+        }
+        default:
+            return BAD;
+        }
+        if (buf_put(out, &e, 1) < 0)
+            return NOMEM;
+    }
+}
+
+/* ``u`` (UTF-8) as a JSON string with orjson's escapes: \" \\ \b \f \n \r \t, \u00xx for the
+   other control characters; everything else as it is. */
+static int emit_string(Buf *b, const unsigned char *u, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (buf_reserve(b, (Py_ssize_t)n * 6 + 2) < 0)
+        return NOMEM;
+    char *d = b->p + b->len;
+    *d++ = '"';
+    for (size_t k = 0; k < n; k++) {
+        unsigned char c = u[k];
+        if (c >= 0x20 && c != '"' && c != '\\') {
+            *d++ = (char)c;
+            continue;
+        }
+        *d++ = '\\';
+        switch (c) {
+        case '"': *d++ = '"'; break;
+        case '\\': *d++ = '\\'; break;
+        case '\b': *d++ = 'b'; break;
+        case '\f': *d++ = 'f'; break;
+        case '\n': *d++ = 'n'; break;
+        case '\r': *d++ = 'r'; break;
+        case '\t': *d++ = 't'; break;
+        default:
+            *d++ = 'u';
+            *d++ = '0';
+            *d++ = '0';
+            *d++ = hex[c >> 4];
+            *d++ = hex[c & 15];
+        }
+    }
+    *d++ = '"';
+    b->len = d - b->p;
+    return OK;
+}
+
+/* A JSON number (``p[0..n)``, exactly the JSON grammar) by exact value: "0" for every zero; else
+   the sign, then the digits without leading or trailing zeros placed around the decimal point
+   (1.50 -> 1.5, 1E2 -> 100, 25e-3 -> 0.025), or, when the exponent of the last digit is beyond
+   +-FIXED_LIMIT, those digits, "e" and that exponent (1e2000 -> 1e2000). BAD when it is not a
+   number, or its exponent has more than MAX_EXP_DIGITS digits. */
+static int canonical_number(const unsigned char *p, size_t n, Buf *out)
+{
+    size_t i = 0;
+    int neg = 0;
+    if (i < n && p[i] == '-') {
+        neg = 1;
+        i++;
+    }
+    if (i >= n || p[i] < '0' || p[i] > '9')
+        return BAD;
+    size_t int_start = i;
+    if (p[i] == '0')
+        i++;
+    else
+        while (i < n && p[i] >= '0' && p[i] <= '9')
+            i++;
+    size_t int_end = i, frac_start = i, frac_end = i;
+    if (i < n && p[i] == '.') {
+        i++;
+        frac_start = i;
+        while (i < n && p[i] >= '0' && p[i] <= '9')
+            i++;
+        frac_end = i;
+        if (frac_end == frac_start)
+            return BAD;
+    }
+    long exp = 0;
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        int eneg = 0;
+        if (i < n && (p[i] == '+' || p[i] == '-'))
+            eneg = p[i++] == '-';
+        size_t es = i;
+        while (i < n && p[i] >= '0' && p[i] <= '9') {
+            if (i - es >= MAX_EXP_DIGITS)
+                return BAD;
+            exp = exp * 10 + (p[i] - '0');
+            i++;
+        }
+        if (i == es)
+            return BAD;
+        if (eneg)
+            exp = -exp;
+    }
+    if (i != n)
+        return BAD;
+    /* the significant digits: integer part then fraction, value = digits * 10^(exp - frac digits) */
+    size_t total = (int_end - int_start) + (frac_end - frac_start);
+    Buf dg = {0};
+    if (buf_reserve(&dg, (Py_ssize_t)total + 1) < 0)
+        return NOMEM;
+    buf_put_unchecked(&dg, p + int_start, (Py_ssize_t)(int_end - int_start));
+    buf_put_unchecked(&dg, p + frac_start, (Py_ssize_t)(frac_end - frac_start));
+    long e = exp - (long)(frac_end - frac_start);
+    Py_ssize_t a = 0, z = dg.len;
+    while (a < z && dg.p[a] == '0')
+        a++;
+    while (z > a && dg.p[z - 1] == '0') {
+        z--;
+        e++;
+    }
+    int rc = OK;
+    if (a == z) {
+        rc = buf_put(out, "0", 1) < 0 ? NOMEM : OK;
+        buf_free(&dg);
+        return rc;
+    }
+    Py_ssize_t nd = z - a;
+    const char *d = dg.p + a;
+    if (neg && buf_put(out, "-", 1) < 0)
+        rc = NOMEM;
+    else if (e > FIXED_LIMIT || e < -FIXED_LIMIT) {
+        char tail[32];
+        int k = snprintf(tail, sizeof tail, "e%ld", e);
+        if (buf_put(out, d, nd) < 0 || buf_put(out, tail, k) < 0)
+            rc = NOMEM;
+    } else if (e >= 0) {
+        if (buf_reserve(out, nd + e) < 0)
+            rc = NOMEM;
+        else {
+            buf_put_unchecked(out, d, nd);
+            memset(out->p + out->len, '0', (size_t)e);
+            out->len += e;
+        }
+    } else {
+        Py_ssize_t point = nd + e; /* digits before the decimal point */
+        if (buf_reserve(out, nd + (point > 0 ? 1 : 2 - point)) < 0)
+            rc = NOMEM;
+        else if (point > 0) {
+            buf_put_unchecked(out, d, point);
+            buf_putc_unchecked(out, '.');
+            buf_put_unchecked(out, d + point, nd - point);
+        } else {
+            buf_put_unchecked(out, "0.", 2);
+            memset(out->p + out->len, '0', (size_t)(-point));
+            out->len += -point;
+            buf_put_unchecked(out, d, nd);
+        }
+    }
+    buf_free(&dg);
+    return rc;
+}
+
+static int match_word(Src *s, const char *w)
+{
+    size_t k = strlen(w);
+    if (s->i + k > s->n || memcmp(s->p + s->i, w, k) != 0)
+        return 0;
+    s->i += k;
+    return 1;
+}
+
+typedef struct {
+    Py_ssize_t key, keylen, val, vallen; /* offsets into the object's scratch buffers */
+    Py_ssize_t order;
+} Member;
+
+static int member_cmp(const void *x, const void *y, const char *keys)
+{
+    const Member *a = x, *b = y;
+    Py_ssize_t m = a->keylen < b->keylen ? a->keylen : b->keylen;
+    int c = memcmp(keys + a->key, keys + b->key, (size_t)m);
+    if (c)
+        return c;
+    if (a->keylen != b->keylen)
+        return a->keylen < b->keylen ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order; /* stable: a repeated key, last one last */
+}
+
+/* insertion sort into place: objects are small, and this keeps the comparison's context simple */
+static void sort_members(Member *ms, Py_ssize_t n, const char *keys)
+{
+    for (Py_ssize_t i = 1; i < n; i++) {
+        Member t = ms[i];
+        Py_ssize_t j = i;
+        while (j > 0 && member_cmp(&ms[j - 1], &t, keys) > 0) {
+            ms[j] = ms[j - 1];
+            j--;
+        }
+        ms[j] = t;
+    }
+}
+
+static int canon_value(Src *s, Buf *out, int depth);
+
+/* Members already parsed into ``keys``/``vals``: written sorted, a repeated key's last value. */
+static int emit_members(Buf *out, Member *ms, Py_ssize_t count, const Buf *keys, const Buf *vals)
+{
+    sort_members(ms, count, keys->p);
+    if (buf_put(out, "{", 1) < 0)
+        return NOMEM;
+    int first = 1;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        if (k + 1 < count && ms[k + 1].keylen == ms[k].keylen &&
+            memcmp(keys->p + ms[k + 1].key, keys->p + ms[k].key, (size_t)ms[k].keylen) == 0)
+            continue; /* a later member has the same key */
+        if (!first && buf_put(out, ",", 1) < 0)
+            return NOMEM;
+        first = 0;
+        int r = emit_string(out, (const unsigned char *)keys->p + ms[k].key, (size_t)ms[k].keylen);
+        if (r < 0)
+            return r;
+        if (buf_put(out, ":", 1) < 0 || buf_put(out, vals->p + ms[k].val, ms[k].vallen) < 0)
+            return NOMEM;
+    }
+    return buf_put(out, "}", 1) < 0 ? NOMEM : OK;
+}
+
+static int grow_members(Member **ms, Py_ssize_t *cap, Py_ssize_t count)
+{
+    if (count < *cap)
+        return OK;
+    Py_ssize_t nc = *cap ? *cap * 2 : 16;
+    Member *m = PyMem_RawRealloc(*ms, (size_t)nc * sizeof(Member));
+    if (m == NULL)
+        return NOMEM;
+    *ms = m;
+    *cap = nc;
+    return OK;
+}
+
+static int canon_object(Src *s, Buf *out, int depth)
+{
+    s->i++; /* { */
+    Buf keys = {0}, vals = {0};
+    Member *ms = NULL;
+    Py_ssize_t count = 0, cap = 0;
+    int rc = OK;
+    skip_ws(s);
+    if (s->i < s->n && s->p[s->i] == '}') {
+        s->i++;
+        return buf_put(out, "{}", 2) < 0 ? NOMEM : OK;
+    }
+    for (;;) {
+        skip_ws(s);
+        if ((rc = grow_members(&ms, &cap, count)) < 0)
+            break;
+        Member *m = &ms[count];
+        m->order = count;
+        m->key = keys.len;
+        if ((rc = decode_string(s, &keys)) < 0)
+            break;
+        m->keylen = keys.len - m->key;
+        skip_ws(s);
+        if (s->i >= s->n || s->p[s->i] != ':') {
+            rc = BAD;
+            break;
+        }
+        s->i++;
+        skip_ws(s);
+        m->val = vals.len;
+        if ((rc = canon_value(s, &vals, depth + 1)) < 0)
+            break;
+        m->vallen = vals.len - m->val;
+        count++;
+        skip_ws(s);
+        if (s->i < s->n && s->p[s->i] == ',') {
+            s->i++;
+            continue;
+        }
+        if (s->i < s->n && s->p[s->i] == '}') {
+            s->i++;
+            rc = emit_members(out, ms, count, &keys, &vals);
+            break;
+        }
+        rc = BAD;
+        break;
+    }
+    buf_free(&keys);
+    buf_free(&vals);
+    PyMem_RawFree(ms);
+    return rc;
+}
+
+static int canon_value(Src *s, Buf *out, int depth)
+{
+    if (depth > MAX_DEPTH)
+        return BAD;
+    skip_ws(s);
+    if (s->i >= s->n)
+        return BAD;
+    unsigned char c = s->p[s->i];
+    if (c == '{')
+        return canon_object(s, out, depth);
+    if (c == '[') {
+        s->i++;
+        if (buf_put(out, "[", 1) < 0)
+            return NOMEM;
+        skip_ws(s);
+        if (s->i < s->n && s->p[s->i] == ']') {
+            s->i++;
+            return buf_put(out, "]", 1) < 0 ? NOMEM : OK;
+        }
+        for (;;) {
+            int r = canon_value(s, out, depth + 1);
+            if (r < 0)
+                return r;
+            skip_ws(s);
+            if (s->i < s->n && s->p[s->i] == ',') {
+                s->i++;
+                if (buf_put(out, ",", 1) < 0)
+                    return NOMEM;
+                continue;
+            }
+            if (s->i < s->n && s->p[s->i] == ']') {
+                s->i++;
+                return buf_put(out, "]", 1) < 0 ? NOMEM : OK;
+            }
+            return BAD;
+        }
+    }
+    if (c == '"') {
+        Buf t = {0};
+        int r = decode_string(s, &t);
+        if (r == OK)
+            r = emit_string(out, (const unsigned char *)t.p, (size_t)t.len);
+        buf_free(&t);
+        return r;
+    }
+    if (match_word(s, "true"))
+        return buf_put(out, "true", 4) < 0 ? NOMEM : OK;
+    if (match_word(s, "false"))
+        return buf_put(out, "false", 5) < 0 ? NOMEM : OK;
+    if (match_word(s, "null"))
+        return buf_put(out, "null", 4) < 0 ? NOMEM : OK;
+    if (match_word(s, "NaN"))
+        return buf_put(out, "NaN", 3) < 0 ? NOMEM : OK;
+    if (match_word(s, "Infinity"))
+        return buf_put(out, "Infinity", 8) < 0 ? NOMEM : OK;
+    if (match_word(s, "-Infinity"))
+        return buf_put(out, "-Infinity", 9) < 0 ? NOMEM : OK;
+    size_t start = s->i;
+    while (s->i < s->n && (strchr("+-.eE", s->p[s->i]) != NULL || (s->p[s->i] >= '0' && s->p[s->i] <= '9')))
+        s->i++;
+    if (s->i == start)
+        return BAD;
+    return canonical_number(s->p + start, s->i - start, out);
+}
+
+/* Index just past the value at s->i, without rewriting it (a top-level value kept as written). */
+static int skip_value(Src *s)
+{
+    Buf t = {0};
+    int r = canon_value(s, &t, 0); /* validates as the twin's raw_values + later parse would */
+    buf_free(&t);
+    return r;
+}
+
+static int in_names(const unsigned char *k, Py_ssize_t n, PyObject *names)
+{
+    Py_ssize_t count = PyTuple_GET_SIZE(names);
+    for (Py_ssize_t j = 0; j < count; j++) {
+        PyObject *o = PyTuple_GET_ITEM(names, j);
+        if (PyBytes_GET_SIZE(o) == n && memcmp(PyBytes_AS_STRING(o), k, (size_t)n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals)
+{
+    skip_ws(s);
+    if (s->i >= s->n || s->p[s->i] != '{')
+        return BAD;
+    s->i++;
+    Buf keys = {0}, vals = {0}, tmp = {0};
+    Member *ms = NULL;
+    Py_ssize_t count = 0, cap = 0;
+    int rc = OK;
+    skip_ws(s);
+    int empty = s->i < s->n && s->p[s->i] == '}';
+    if (empty)
+        s->i++;
+    while (!empty) {
+        skip_ws(s);
+        if ((rc = grow_members(&ms, &cap, count)) < 0)
+            break;
+        Member *m = &ms[count];
+        m->order = count;
+        m->key = keys.len;
+        if ((rc = decode_string(s, &keys)) < 0)
+            break;
+        m->keylen = keys.len - m->key;
+        skip_ws(s);
+        if (s->i >= s->n || s->p[s->i] != ':') {
+            rc = BAD;
+            break;
+        }
+        s->i++;
+        skip_ws(s);
+        m->val = vals.len;
+        const unsigned char *kp = (const unsigned char *)keys.p + m->key;
+        size_t vstart = s->i;
+        if (in_names(kp, m->keylen, jsons)) {
+            rc = canon_value(s, &vals, 0);
+        } else if (in_names(kp, m->keylen, decimals) && s->i < s->n && s->p[s->i] == '"') {
+            tmp.len = 0;
+            rc = decode_string(s, &tmp);
+            if (rc == OK) {
+                Py_ssize_t mark = vals.len;
+                if (buf_put(&vals, "\"", 1) < 0)
+                    rc = NOMEM;
+                else {
+                    rc = canonical_number((const unsigned char *)tmp.p, (size_t)tmp.len, &vals);
+                    if (rc == BAD) { /* not a number (NaN, Infinity): as written */
+                        vals.len = mark;
+                        rc = buf_put(&vals, s->p + vstart, (Py_ssize_t)(s->i - vstart)) < 0 ? NOMEM : OK;
+                    } else if (rc == OK && buf_put(&vals, "\"", 1) < 0)
+                        rc = NOMEM;
+                }
+            }
+        } else {
+            rc = skip_value(s);
+            if (rc == OK && buf_put(&vals, s->p + vstart, (Py_ssize_t)(s->i - vstart)) < 0)
+                rc = NOMEM;
+        }
+        if (rc < 0)
+            break;
+        m->vallen = vals.len - m->val;
+        count++;
+        skip_ws(s);
+        if (s->i < s->n && s->p[s->i] == ',') {
+            s->i++;
+            skip_ws(s);
+            if (s->i < s->n && s->p[s->i] == '}') {
+                rc = BAD;
+                break;
+            }
+            continue;
+        }
+        if (s->i < s->n && s->p[s->i] == '}') {
+            s->i++;
+            break;
+        }
+        rc = BAD;
+        break;
+    }
+    if (rc == OK) {
+        skip_ws(s);
+        if (s->i != s->n)
+            rc = BAD;
+        else
+            rc = emit_members(out, ms, count, &keys, &vals);
+    }
+    buf_free(&keys);
+    buf_free(&vals);
+    buf_free(&tmp);
+    PyMem_RawFree(ms);
+    return rc;
+}
+
+static int bytes_tuple(PyObject *t, const char *what)
+{
+    if (!PyTuple_Check(t)) {
+        PyErr_Format(PyExc_TypeError, "semantic_line() %s must be a tuple of bytes", what);
+        return -1;
+    }
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(t); j++)
+        if (!PyBytes_Check(PyTuple_GET_ITEM(t, j))) {
+            PyErr_Format(PyExc_TypeError, "semantic_line() %s must be a tuple of bytes", what);
+            return -1;
+        }
+    return 0;
+}
+
+static PyObject *py_semantic_line(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    PyObject *jsons, *decimals;
+    if (!PyArg_ParseTuple(args, "y*OO:semantic_line", &view, &jsons, &decimals))
+        return NULL;
+    if (bytes_tuple(jsons, "jsons") < 0 || bytes_tuple(decimals, "decimals") < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    Src s = {view.buf, (size_t)view.len, 0};
+    Buf out = {0};
+    int rc = semantic(&s, &out, jsons, decimals);
+    PyBuffer_Release(&view);
+    if (rc < 0) {
+        buf_free(&out);
+        if (rc == NOMEM)
+            return PyErr_NoMemory();
+        PyErr_SetString(PyExc_ValueError, "semantic_line(): malformed or unsupported line");
+        return NULL;
+    }
+    PyObject *r = PyBytes_FromStringAndSize(out.p ? out.p : "", out.len);
+    buf_free(&out);
+    return r;
+}
+
 static PyMethodDef methods[] = {
     {"sum_block", py_sum_block, METH_VARARGS, "sum_block(block, algorithm=0) -> (value, rows): checksum of the block's lines"},
     {"sum_lines", py_sum_lines, METH_VARARGS, "sum_lines(lines, algorithm=0) -> value: checksum of a list of lines"},
     {"line_value", py_line_value, METH_VARARGS, "line_value(line, algorithm=0) -> value: one line's checksum value"},
+    {"semantic_line", py_semantic_line, METH_VARARGS,
+     "semantic_line(line, jsons, decimals) -> bytes: the line's by-meaning form (verify)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import os
 import re
+import urllib.parse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .errors import ConnectionFailed, DbjsonError, UsageError, first_line, hint_for
 from .url import URL as URL  # URL re-exported: dbjson.schemaload imports it from here
-from .url import is_sqlalchemy_url, make_url
+from .url import is_sqlalchemy_engine, is_sqlalchemy_url, make_url
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
@@ -50,7 +51,7 @@ def parse_url(url: str | URL) -> URL:
     """Parse and normalize a database URL (raising :class:`UsageError` with a hint if wrong)."""
     if isinstance(url, URL):
         u = url
-    elif is_sqlalchemy_url(url):  # a library user's sqlalchemy.engine.URL: converted part by part
+    elif is_sqlalchemy_url(url) or is_sqlalchemy_engine(url):  # an application's SQLAlchemy URL or Engine
         u = make_url(url)
     else:
         text = url.strip()
@@ -256,12 +257,15 @@ _SQLITE_OPTIONS = (
 )
 
 
-def sqlite_connect_args(url: URL) -> tuple[str, dict[str, Any]]:
+def sqlite_connect_args(url: URL, *, read_only: bool = False, missing_ok: bool = False) -> tuple[str, dict[str, Any]]:
     """``sqlite3.connect`` arguments for a URL, as SQLAlchemy's ``sqlite+pysqlite`` dialect builds
     them: the file as an absolute path (``:memory:`` when there is none); ``uri``, ``timeout``,
     ``isolation_level``, ``detect_types``, ``check_same_thread`` and ``cached_statements`` from
     the query; with ``uri=true`` the database is a ``file:`` URI and the other query options are
-    SQLite URI parameters (``?mode=ro&uri=true``). ``check_same_thread`` is off for a file."""
+    SQLite URI parameters (``?mode=ro&uri=true``). ``check_same_thread`` is off for a file.
+    ``read_only``: a file is opened as a ``file:...?mode=ro`` URI (a reader never creates or
+    changes it; a missing file is an error of :func:`sqlite3.connect`, or with ``missing_ok`` an
+    empty in-memory database: what a dry run of a load into a file not made yet sees)."""
     if url.username or url.password or url.host or url.port:
         raise UsageError(
             f"invalid SQLite URL {mask(url)}: a SQLite URL has no user, password, host or port",
@@ -280,6 +284,11 @@ def sqlite_connect_args(url: URL) -> tuple[str, dict[str, Any]]:
         filename = url.database or ":memory:"
         if filename != ":memory:":
             filename = os.path.abspath(filename)
+            if read_only and missing_ok and not os.path.exists(filename):
+                filename = ":memory:"
+            elif read_only:
+                filename = "file:" + urllib.parse.quote(filename) + "?mode=ro"
+                kw["uri"] = True
     is_file = bool(url.database) and url.database != ":memory:" and opts.get("mode") != "memory"
     kw.setdefault("check_same_thread", not is_file)
     return filename, kw
@@ -290,6 +299,7 @@ class Target:
     """A parsed URL with its engine family; opens raw DBAPI connections (and SQLAlchemy engines)."""
 
     url: URL
+    read_only: bool = False  # a dry run: the engines' loaders open connections that cannot write (SQLite: mode=ro)
 
     @property
     def family(self) -> str:
@@ -315,22 +325,20 @@ class Target:
         args.update(kw)
         return sa.create_engine(self.url.to_sqlalchemy(), **args)
 
-    def connect_raw(self, *, create: bool = True) -> Any:
+    def connect_raw(self, *, create: bool = True, read_only: bool = False) -> Any:
         """A raw DBAPI connection (PyMySQL, psycopg, sqlite3), errors translated.
 
-        ``create=False`` refuses to create a missing SQLite file (reading must not invent a database).
+        ``create=False`` refuses to create a missing SQLite file (reading must not invent a database);
+        ``read_only`` opens a SQLite file read-only (see :func:`sqlite_connect_args`; implies ``create=False``).
         """
         family = self.family
-        if not create and family == "sqlite" and not _sqlite_exists(self.url.database):
-            raise ConnectionFailed(
-                f"cannot connect to {mask(self.url)}: no such SQLite database file",
-                hint="check the path: sqlite:///relative/path.db or sqlite:////absolute/path.db",
-            )
+        if family == "sqlite" and (read_only or not create):
+            check_sqlite_exists(self.url)
         args: tuple[Any, ...] = ()
         if family == "sqlite":
             import sqlite3 as driver
 
-            filename, kw = sqlite_connect_args(self.url)
+            filename, kw = sqlite_connect_args(self.url, read_only=read_only)
             args = (filename,)
         elif family == "mysql":
             import pymysql as driver  # type: ignore[no-redef]
@@ -353,6 +361,15 @@ def close_quietly(conns: Iterable[Any]) -> None:
             c.close()
         except Exception:  # noqa: BLE001 - nothing left to do with it
             pass
+
+
+def check_sqlite_exists(url: URL) -> None:
+    """Raise :class:`ConnectionFailed` when the SQLite file of ``url`` does not exist (a source is read, never created)."""
+    if not _sqlite_exists(url.database):
+        raise ConnectionFailed(
+            f"cannot connect to {mask(url)}: no such SQLite database file",
+            hint="check the path: sqlite:///relative/path.db or sqlite:////absolute/path.db",
+        )
 
 
 def _sqlite_exists(database: str | None) -> bool:

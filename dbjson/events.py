@@ -8,6 +8,7 @@ which (docs/library.md):
   something deserves attention, :class:`Finished` when it succeeded;
 * export: :class:`TableStarted`, :class:`RowsProgress`, :class:`ChunkDone`, :class:`TableFinished`;
 * import and migrate: :class:`PhaseStarted` per phase, :class:`PreflightFinding`,
+  :class:`TableStarted` per table at the data phase, :class:`UnitProgress` while a unit loads,
   :class:`UnitLoaded` per data file committed (:class:`UnitUndone` in the rare case one must be
   loaded again), :class:`TableFinished`, :class:`Retry`, :class:`RowRejected`, and the verify's;
 * verify (also the last phase of import and migrate): :class:`TableVerified` per table.
@@ -23,7 +24,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import FrameType
 from typing import Any
 
@@ -40,7 +41,9 @@ class Started:
 
 @dataclass(frozen=True)
 class TableStarted:
-    """Export: a table is planned into ``units`` files (key-range chunks), ``rows`` expected."""
+    """Export: a table is planned into ``units`` files (key-range chunks), ``rows`` expected; import,
+    migrate: at the start of the data phase, a table with ``units`` units still to load holding
+    ``rows`` rows (None: unknown)."""
 
     table: str  # schema.table
     units: int
@@ -105,6 +108,8 @@ class PhaseStarted:
     units: int | None = None
     bytes: int | None = None
     resumed: int = 0
+    tables: int | None = None  # verify: the tables it checks
+    rows: int | None = None  # data: the rows of the units to load; verify: the rows it reads (None: unknown)
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,17 @@ class UnitLoaded:
     file: str
     rows: int
     bytes: int
+
+
+@dataclass(frozen=True)
+class UnitProgress:
+    """Import, migrate: ``rows`` of the unit ``file`` of ``table`` read and sent to the target so far
+    (a running total, sent a few times a second; it starts again from 0 when the unit is retried;
+    its :class:`UnitLoaded` replaces it with the committed count)."""
+
+    table: str
+    file: str
+    rows: int
 
 
 @dataclass(frozen=True)
@@ -177,6 +193,7 @@ Event = (
     | Finished
     | PhaseStarted
     | UnitLoaded
+    | UnitProgress
     | UnitUndone
     | Retry
     | RowRejected
@@ -212,6 +229,7 @@ class StatusTracker:
     units: int = 0  # import, migrate: data files to load, those of an interrupted run included
     units_done: int = 0
     rejected: int = 0
+    inflight: dict[str, int] = field(default_factory=dict)  # import, migrate: unit file → rows sent, not committed
     verified: int = 0  # tables checked
     mismatched: int = 0
     tables: dict[str, TableStatus] = field(default_factory=dict)
@@ -240,7 +258,10 @@ class StatusTracker:
                 self.bytes_done += event.bytes
             elif isinstance(event, ChunkDone):
                 self._table(event.table).units_done += 1
+            elif isinstance(event, UnitProgress):
+                self.inflight[event.file] = event.rows
             elif isinstance(event, UnitLoaded | UnitUndone):
+                self.inflight.pop(event.file, None)
                 sign = 1 if isinstance(event, UnitLoaded) else -1
                 st = self._table(event.table)
                 st.rows_done += sign * event.rows
@@ -310,10 +331,27 @@ class StatusTracker:
                 return head + "starting"
             if self.operation == "verify":
                 return head + f"{self.verified}/{self.tables_expected} tables checked, {self.mismatched} mismatched"
+            loading = sum(self.inflight.values()) if self.phase == "data" else 0
             return head + (
                 f"phase {self.phase}, {self.units_done}/{self.units} units, "
-                f"{self.rows_done} rows, {self.rejected} rejected"
+                f"{self.rows_done + loading} rows, {self.rejected} rejected"
             )
+
+
+def event_dict(event: Event) -> dict[str, Any]:
+    """An event as JSON data: ``{"event": "TableStarted", "table": ..., ...}`` (its fields; a report
+    attached to :class:`Finished` as its ``to_dict()``). What ``dbjson --progress json`` writes."""
+    out: dict[str, Any] = {"event": type(event).__name__}
+    for f in fields(event):
+        value = getattr(event, f.name)
+        if hasattr(value, "to_dict"):
+            value = value.to_dict()
+        elif value is not None and not isinstance(value, str | int | float | bool | list | tuple | dict):
+            continue
+        out[f.name] = value
+    if isinstance(event, TableVerified):
+        out["ok"] = event.ok
+    return out
 
 
 def _interrupt(_signum: int, _frame: FrameType | None) -> None:
@@ -358,6 +396,7 @@ __all__ = [
     "Finished",
     "PhaseStarted",
     "UnitLoaded",
+    "UnitProgress",
     "UnitUndone",
     "Retry",
     "RowRejected",
@@ -368,4 +407,5 @@ __all__ = [
     "StatusTracker",
     "TableStatus",
     "install_status_signal",
+    "event_dict",
 ]

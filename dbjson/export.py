@@ -17,7 +17,6 @@ The library never prints: progress goes to ``on_event`` (see :mod:`dbjson.events
 from __future__ import annotations
 
 import errno
-import fnmatch
 import math
 import os
 import queue
@@ -26,7 +25,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any
 
 from . import events as ev
@@ -35,12 +33,15 @@ from .connect import Target, close_quietly, is_connection_problem, parse_url, ra
 from .engines import Engine, detect_engine, get_engine
 from .engines.interface import Exporter, ExportUnit, ReflectOptions
 from .errors import Cancelled, DataError, DbjsonError, UsageError, first_line
+from .filters import check_filters, where_applies
 from .format.checksum import Checksum
 from .format.codec import encoder
 from .format.datafiles import DataFileWriter, Syncer
-from .format.layout import COMPRESSIONS, clear_export_dir, data_file_rel, safe_names
+from .format.layout import COMPRESSIONS, WrittenFiles, check_export_dir, data_file_rel, prepare_export_dir, safe_names
 from .format.manifest import FileEntry, KeyRange, Manifest, SourceInfo, TableEntry, write_manifest, write_schema
+from .format.storage import Location, ObjectPath, location
 from .model import now_utc
+from .ratelimit import RateLimit, parse_rate
 from .url import source_host
 
 DEFAULT_CHUNK_ROWS = 1_000_000  # a unit of work when no --chunk-size is given
@@ -90,7 +91,7 @@ def parse_where(items: Iterable[str]) -> dict[str, str]:
 
 
 def _where_for(where: Mapping[str, str], schema: str, table: str) -> str | None:
-    conds = [c for k, c in where.items() if k in (table, f"{schema}.{table}") or fnmatch.fnmatchcase(table, k)]
+    conds = [c for k, c in where.items() if where_applies(k, schema, table)]
     return " AND ".join(f"({c})" for c in conds) if conds else None
 
 
@@ -271,11 +272,13 @@ class _Shared:
     """State shared by the coordinator and the workers."""
 
     engine: Engine
-    out_dir: Path
+    out_dir: Location
     names: dict[tuple[str, str], str]
     compress: str
     chunk_bytes: int | None
     emit: Callable[[ev.Event], None]
+    written: WrittenFiles | None = None  # the directory's list of the files this export creates
+    limit: RateLimit | None = None  # --max-rate: every worker's blocks together
     stop: threading.Event = field(default_factory=threading.Event)
     results: list[UnitFile] = field(default_factory=list)
     errors: list[BaseException] = field(default_factory=list)
@@ -284,8 +287,11 @@ class _Shared:
     syncer: Syncer = field(init=False)  # started by _run_workers: commits the workers' sealed files
 
 
-def _file_path(shared: _Shared, unit: ExportUnit, part: int) -> Path:
-    return shared.out_dir / unit_file_rel(shared.names, unit, part, shared.compress)
+def _file_path(shared: _Shared, unit: ExportUnit, part: int) -> Location:
+    path = shared.out_dir / unit_file_rel(shared.names, unit, part, shared.compress)
+    if shared.written is not None:
+        shared.written.add(path)  # before the file exists: a later export may replace it
+    return path
 
 
 def _key_range(unit: ExportUnit) -> KeyRange | None:
@@ -322,6 +328,8 @@ def _run_unit(shared: _Shared, conn: Any, unit: ExportUnit) -> None:
         for block in prefetched(shared.engine.export_stream(conn, unit, shared.stop), shared.stop):
             if shared.stop.is_set():
                 raise Cancelled("export cancelled")
+            if shared.limit is not None:  # --max-rate: wait for this block's turn
+                shared.limit.take(block.count(b"\n"), len(block), shared.stop)
             while shared.chunk_bytes and current.plain_bytes + len(block) > shared.chunk_bytes:
                 # fill this file up to the limit at a line boundary, then start the next part
                 cut = block.rfind(b"\n", 0, shared.chunk_bytes - current.plain_bytes) + 1
@@ -484,7 +492,7 @@ def table_entries(results: list[UnitFile], tables: list[tuple[str, m.Table, str 
     return entries
 
 
-def _connect(target: Target) -> Any:
+def connect_source(target: Target) -> Any:
     """The first connection, made the way the engine family makes worker connections (MySQL: no
     TLS to a loopback address unless the URL asks for it) before the exact engine is known."""
     return get_engine(target.family).export_connect(target)
@@ -516,12 +524,25 @@ def abort_queries(engine: Exporter, conns: Iterable[Any]) -> None:
 
 
 def reflect_source(
-    engine: Engine, conn: Any, target: Target, tables: Sequence[str], exclude: Sequence[str]
+    engine: Engine,
+    conn: Any,
+    target: Target,
+    tables: Sequence[str],
+    exclude: Sequence[str],
+    *,
+    where: Iterable[str] = (),
+    all_databases: bool = False,
+    grants: bool = False,
 ) -> m.Database:
     """The source's schema document, reflected on ``conn`` (inside the snapshot): the tables
-    ``tables``/``exclude`` select (globs over ``table`` or ``schema.table``)."""
-    options = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude))
-    return engine.reflect_database(conn, target, options)
+    ``tables``/``exclude`` select (globs over ``table`` or ``schema.table``). A glob that matches
+    no table, or a ``where`` table that names none of the selected ones, is a UsageError
+    (:func:`dbjson.filters.check_filters`). The document records the tables' object privileges,
+    and with ``grants`` the users and roles."""
+    options = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude), all_databases=all_databases, grants=grants)
+    db = engine.reflect_database(conn, target, options)
+    check_filters(options.seen, tables=tables, exclude=exclude, where=where, source=target.display())
+    return db
 
 
 def select_tables(db: m.Database, tables: Sequence[str], exclude: Sequence[str]) -> list[tuple[str, m.Table]]:
@@ -543,7 +564,7 @@ def default_threads() -> int:
 
 def export_database(
     url: str,
-    out_dir: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str] | ObjectPath,
     *,
     threads: int | None = None,
     tables: Sequence[str] = (),
@@ -554,6 +575,10 @@ def export_database(
     chunk_bytes: int | None = None,
     on_event: Callable[[ev.Event], None] | None = None,
     database: m.Database | None = None,
+    all_databases: bool = False,
+    overwrite: bool = False,
+    max_rate: str | RateLimit | None = None,
+    grants: bool = False,
 ) -> ExportReport:
     """Export every table of the database at ``url`` into ``out_dir``.
 
@@ -562,35 +587,55 @@ def export_database(
     ``none``, ``gzip`` or ``zstd``; ``chunk_rows`` splits tables into files of about that many
     rows (key ranges), ``chunk_bytes`` starts a new file when one exceeds that many bytes
     (uncompressed). ``database`` skips reflection and exports the tables of that model.
-    Returns the report; the manifest is written last.
+    ``all_databases``: a MySQL URL without a database exports every database of the server (else
+    an error). ``out_dir`` must be new, empty or a previous export; ``overwrite`` also writes into a
+    directory holding other files (they are left alone). ``max_rate`` caps the rows or bytes per
+    second of all workers together (``"50000rows"``, ``"20MB"``: :func:`dbjson.ratelimit.parse_rate`). A ``tables``/``exclude`` glob or a
+    ``where`` table that names no table is a UsageError.
+    The schema document records the object privileges; ``grants`` adds the users and roles
+    (never a password). Returns the report; the manifest is written last.
     """
     if compress not in COMPRESSIONS:
         raise UsageError(f"unknown compression {compress!r}", hint="none, gzip or zstd")
     if threads is not None and threads < 1:
         raise UsageError("--threads must be at least 1")
     nthreads = threads or default_threads()
+    limit = max_rate if isinstance(max_rate, RateLimit) else parse_rate(max_rate)
     started = time.monotonic()
     created_at = now_utc()
     emit = on_event or (lambda e: None)
     target = Target(parse_url(url))
-    out = Path(out_dir)
-    clear_export_dir(out)
+    out = location(out_dir)
     warnings: list[str] = []
 
     def warn(message: str) -> None:
         warnings.append(message)
         emit(ev.Warning(message))
 
-    coordinator = _connect(target)
+    check_export_dir(out, overwrite=overwrite)  # refused before any work; emptied once the plan is made
+    coordinator = connect_source(target)
     workers: list[Any] = []
+    written: WrittenFiles | None = None
     try:
         engine = detect_engine(target.family, coordinator)
         engine.export_session(coordinator)
         workers = open_workers(target, engine, nthreads)
         snapshot = engine.export_snapshot(coordinator, workers, warn)
-        db = database or reflect_source(engine, workers[0], target, tables, exclude)
-        selected = select_tables(db, tables, exclude)
         wmap = where or {}
+        if database is None:
+            db = reflect_source(
+                engine, workers[0], target, tables, exclude, where=wmap, all_databases=all_databases, grants=grants
+            )
+        else:
+            db = database
+            check_filters(
+                ((s.name, t.name) for s, t in db.tables()),
+                tables=tables,
+                exclude=exclude,
+                where=wmap,
+                source="the model",
+            )
+        selected = select_tables(db, tables, exclude)
         plan: list[tuple[str, m.Table, str | None]] = [(s, t, _where_for(wmap, s, t.name)) for s, t in selected]
         units: list[ExportUnit] = []
         for i, (s, t, w) in enumerate(plan):
@@ -599,7 +644,17 @@ def export_database(
             tu = plan_table(engine, workers[0], s, t, where=w, chunk_rows=chunk_rows, threads=nthreads)
             emit(ev.TableStarted(f"{s}.{t.name}", len(tu), sum(u.rows_estimate for u in tu)))
             units.extend(tu)
-        shared = _Shared(engine, out, safe_names((s, t.name) for s, t, _ in plan), compress, chunk_bytes, emit)
+        written = prepare_export_dir(out, overwrite=overwrite)  # nothing is created before this point
+        shared = _Shared(
+            engine,
+            out,
+            safe_names((s, t.name) for s, t, _ in plan),
+            compress,
+            chunk_bytes,
+            emit,
+            written=written,
+            limit=limit,
+        )
         for u in units:
             shared.remaining[u.qualified] = shared.remaining.get(u.qualified, 0) + 1
         emit(ev.Started("export", len(plan), sum(u.rows_estimate for u in units), nthreads))
@@ -615,6 +670,7 @@ def export_database(
             seconds=round(time.monotonic() - started, 3),
         )
         write_manifest(out, manifest, validate=False)  # built from typed dataclasses; tests validate it
+        written.finish()
         report = ExportReport(str(out), manifest, time.monotonic() - started, nthreads, warnings)
         emit(ev.Finished(True, report.rows, report.seconds, report))
         return report
@@ -635,10 +691,17 @@ def export_database(
                     else "check the output directory's permissions and file system, then run the export again"
                 ),
             ) from None
+        if isinstance(e, OSError) and isinstance(out, ObjectPath):  # the object store refused (no manifest)
+            raise DataError(
+                f"cannot write the export to {out}: {first_line(e)}",
+                hint="check the bucket, its permissions and the credentials, then run the export again",
+            ) from None
         raise_if_connection_error(e, target.url)
         raise
     finally:
         close_quietly([coordinator, *workers])
+        if written is not None:
+            written.close()
 
 
 def _run_workers(shared: _Shared, conns: list[Any], units: list[ExportUnit]) -> None:
@@ -718,12 +781,12 @@ def export_table(
     Returns (rows, content checksum). One connection, one transaction.
     """
     target = Target(parse_url(url))
-    conn = _connect(target)
+    conn = connect_source(target)
     try:
         engine = detect_engine(target.family, conn)
         engine.export_session(conn)
         engine.export_snapshot(None, [conn], lambda _m: None)
-        db = database or reflect_source(engine, conn, target, (table,), ())
+        db = database or engine.reflect_database(conn, target, ReflectOptions(tables=(table,)))
         found = [(s.name, t) for s, t in db.tables() if table in (t.name, f"{s.name}.{t.name}")]
         if not found:
             raise UsageError(f"table {table!r} not found")
@@ -752,6 +815,7 @@ __all__ = [
     "plan_table",
     "unit_file_rel",
     "table_entries",
+    "connect_source",
     "open_workers",
     "abort_queries",
     "reflect_source",

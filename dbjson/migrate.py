@@ -28,7 +28,6 @@ import dataclasses
 import hashlib
 import io
 import os
-import pickle
 import queue
 import shutil
 import threading
@@ -38,17 +37,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
 import xxhash
 
 from . import model as m
+from .casts import parse_casts
 from .connect import Target, close_quietly, connection_error, parse_url
 from .engines import detect_engine
 from .engines.interface import ExportUnit, TablePlan
-from .errors import Cancelled, DbjsonError, UsageError
+from .errors import Cancelled, DbjsonError, DocumentError, UsageError
 from .events import Event, EventHandler, Finished, PhaseStarted, Warning
 from .export import (
     UnitFile,
     abort_queries,
+    connect_source,
     open_workers,
     plan_table,
     prefetched,
@@ -61,8 +63,10 @@ from .export import (
 from .format.checksum import Checksum
 from .format.datafiles import BlockReader, DataFile, DataFileWriter
 from .format.journal import Journal, journal_path
-from .format.layout import DATA_DIR, clear_export_dir, safe_names
+from .format.layout import DATA_DIR, WrittenFiles, prepare_export_dir, safe_names
 from .format.manifest import Manifest, ManifestTable, SnapshotInfo, write_manifest, write_schema
+from .format.paths import inside
+from .format.savedstate import Unencodable, decode_values, encode_values, read_state, write_state
 from .importer.options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads
 from .importer.plan import ImportPlan
 from .importer.report import ImportReport
@@ -70,9 +74,10 @@ from .importer.run import Importer
 from .importer.session import connect_target, target_identity
 from .model import now_utc
 from .preflight import preflight_columns, source_filter
+from .ratelimit import parse_rate
 from .verify import verify_error
 
-PLAN_FILE = "migrate-plan.pickle"
+PLAN_FILE = "migrate-plan.json"  # a JSON state file (jsonschema/migrate-plan.json)
 FINISHED = "migrate:finished"  # the journal step written when a migration completed (verified)
 BYTES_PER_ROW_GUESS = 120  # orders units (largest first) and sizes the progress bar before the bytes are known
 
@@ -125,6 +130,7 @@ class MigrateReport:
             "verify": load["verify"],
             "keep": self.keep_dir,
             "warnings": self.warnings,
+            **({"dry_run": load["dry_run"]} if "dry_run" in load else {}),
         }
 
 
@@ -146,6 +152,7 @@ class _Source:
         self.units: dict[str, ExportUnit] = {}  # data file rel → the export unit it streams
         self.keep: Path | None = None  # the export directory kept files go to (--keep)
         self.kept: dict[str, UnitFile] = {}  # rel → the finished kept file
+        self.written: WrittenFiles | None = None  # the kept directory's list of the files written there
         self.lock = threading.Lock()
 
     def checkout(self) -> Any:
@@ -169,7 +176,11 @@ class _Source:
         if where is not None:
             unit = dataclasses.replace(unit, where=f"({unit.where}) AND ({where})" if unit.where else where)
             return _Filtered(_UnitStream(self, unit, f.rel, None), 1 << 20)
-        kept = DataFileWriter(self.keep / f.rel, "none") if keep and self.keep is not None else None
+        kept = None
+        if keep and self.keep is not None:
+            if self.written is not None:
+                self.written.add(self.keep / f.rel)  # before the file exists: a later export may replace it
+            kept = DataFileWriter(self.keep / f.rel, "none")
         return io.BufferedReader(_UnitStream(self, unit, f.rel, kept), 1 << 20)
 
     def abort(self) -> None:
@@ -322,40 +333,123 @@ def _fingerprint(db: m.Database) -> str:
 
 
 def _plan_units(
-    engine: Any, conn: Any, db: m.Database, selected: list[tuple[str, m.Table]], threads: int, state: Path, resume: bool
+    engine: Any,
+    conn: Any,
+    db: m.Database,
+    selected: list[tuple[str, m.Table]],
+    threads: int,
+    state: Path,
+    resume: bool,
+    *,
+    save: bool = True,
 ) -> tuple[list[ExportUnit], str]:
-    """The units (the saved plan on --resume) and the migration's identity for the journal."""
+    """The units (the saved plan on --resume) and the migration's identity for the journal.
+
+    The plan is a JSON state file (``migrate-plan.json``, validated on read by
+    :func:`dbjson.format.savedstate.read_state`): nothing read back is unpickled or executed.
+    """
     fp = _fingerprint(db)
     path = state / PLAN_FILE
     tables = {(s, t.name): t for s, t in selected}
     if resume and path.is_file():
-        saved = pickle.loads(path.read_bytes())  # written by an earlier run of this migration
-        if saved["schema"] != fp or set(saved["tables"]) != set(tables):
-            raise UsageError(
-                "--resume: the source's schema (or the tables selected) changed since the interrupted run",
-                hint="run without --resume to start over",
-            )
-        units = [
-            ExportUnit(s, tables[(s, t)], index=i, count=n, key_columns=k, lower=lo, upper=hi, rows_estimate=r)
-            for s, t, i, n, k, lo, hi, r in saved["units"]
-        ]
+        saved = read_state(path, "migrate-plan")
+        units = _saved_units(saved, tables, fp, str(path))
     else:
         units = []
         for s, t in selected:
-            units.extend(plan_table(engine, conn, s, t, where=None, chunk_rows=None, threads=threads))
+            planned = plan_table(engine, conn, s, t, where=None, chunk_rows=None, threads=threads)
+            if not _savable(planned):  # a key type the plan file does not write: the table is one unit
+                planned = [ExportUnit(s, t, rows_estimate=sum(u.rows_estimate for u in planned))]
+            units.extend(planned)
         saved = {
+            "format": "dbjson-migrate-plan",
+            "version": 1,
             "schema": fp,
-            "tables": sorted(tables),
+            "tables": [list(k) for k in sorted(tables)],
             "units": [
-                (u.schema, u.table.name, u.index, u.count, u.key_columns, u.lower, u.upper, u.rows_estimate)
+                {
+                    "schema": u.schema,
+                    "table": u.table.name,
+                    "index": u.index,
+                    "count": u.count,
+                    "key_columns": list(u.key_columns),
+                    "lower": encode_values(u.lower),
+                    "upper": encode_values(u.upper),
+                    "rows_estimate": u.rows_estimate,
+                }
                 for u in units
             ],
         }
-        tmp = path.with_name(PLAN_FILE + ".partial")
-        tmp.write_bytes(pickle.dumps(saved))
-        os.replace(tmp, path)
-    identity = hashlib.blake2b(pickle.dumps(saved), digest_size=8).hexdigest()
+        if save:
+            write_state(path, saved, "migrate-plan")
+    identity = hashlib.blake2b(orjson.dumps(saved, option=orjson.OPT_SORT_KEYS), digest_size=8).hexdigest()
     return units, identity
+
+
+def _savable(units: list[ExportUnit]) -> bool:
+    try:
+        for u in units:
+            encode_values(u.lower)
+            encode_values(u.upper)
+    except Unencodable:
+        return False
+    return True
+
+
+def _saved_units(saved: dict[str, Any], tables: dict[tuple[str, str], m.Table], fp: str, file: str) -> list[ExportUnit]:
+    """The units of a validated plan file, checked against this run's schema and tables."""
+    if saved["schema"] != fp or {tuple(k) for k in saved["tables"]} != set(tables):
+        raise UsageError(
+            "--resume: the source's schema (or the tables selected) changed since the interrupted run",
+            hint="run without --resume to start over",
+        )
+    units = []
+    seen: set[tuple[str, str, int]] = set()
+    for i, u in enumerate(saved["units"]):
+        pointer = f"/units/{i}"
+        t = tables.get((u["schema"], u["table"]))
+        key = (u["schema"], u["table"], u["index"])
+        if t is None or u["index"] >= u["count"] or key in seen:
+            raise DocumentError("a unit the plan cannot have (tampered with?)", file=file, pointer=pointer)
+        seen.add(key)
+        names = {c.name for c in t.columns}
+        if any(k not in names for k in u["key_columns"]):
+            raise DocumentError("a key column the table does not have", file=file, pointer=pointer + "/key_columns")
+        lower = decode_values(u["lower"], file=file, pointer=pointer + "/lower")
+        upper = decode_values(u["upper"], file=file, pointer=pointer + "/upper")
+        for bound in (lower, upper):
+            if bound is not None and len(bound) != len(u["key_columns"]):
+                raise DocumentError("a key bound of the wrong length", file=file, pointer=pointer)
+        units.append(
+            ExportUnit(
+                u["schema"],
+                t,
+                index=u["index"],
+                count=u["count"],
+                key_columns=tuple(u["key_columns"]),
+                lower=lower,
+                upper=upper,
+                rows_estimate=u["rows_estimate"],
+            )
+        )
+    # Every table's units cover its whole key space once: indexes 0..count-1, contiguous bounds.
+    for schema_table in tables:
+        mine = sorted((u for u in units if (u.schema, u.table.name) == schema_table), key=lambda u: u.index)
+        edges = [u.lower for u in mine] + [mine[-1].upper] if mine else []
+        whole = (
+            mine
+            and [u.index for u in mine] == list(range(mine[0].count))
+            and all(u.count == mine[0].count for u in mine)
+            and edges[0] is None
+            and edges[-1] is None
+            and all(a.upper == b.lower for a, b in zip(mine, mine[1:], strict=False))
+        )
+        if not whole:
+            raise DocumentError(
+                f"the units of {schema_table[0]}.{schema_table[1]} do not cover the table exactly once (tampered with?)",
+                file=file,
+            )
+    return units
 
 
 def _manifest_tables(db: m.Database, units: list[ExportUnit], names: dict[tuple[str, str], str]) -> list[ManifestTable]:
@@ -410,6 +504,7 @@ def _kept_from_disk(source: _Source, done: dict[str, dict[str, Any]]) -> None:
         path = source.keep / rel
         if "data:" + rel not in done or rel in source.kept or not path.is_file():
             continue
+        inside(source.keep, path, what="a kept data file")
         total = Checksum()
         digest = xxhash.xxh3_128()
         rest = b""
@@ -468,8 +563,14 @@ def migrate(
     zero_dates: str = "null",
     state_dir: str | os.PathLike[str] | None = None,
     retry_budget: float = DEFAULT_RETRY_BUDGET,
+    privileges: bool = True,
+    grants: bool = False,
+    casts: Sequence[str] = (),
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
+    all_databases: bool = False,
+    dry_run: bool = False,
+    max_rate: str | None = None,
 ) -> MigrateReport:
     """Copy the database at ``source_url`` into ``target_url``: schema, rows, indexes and keys, verified.
 
@@ -482,21 +583,30 @@ def migrate(
     continues an interrupted run of the same migration: the journal and unit plan live in ``keep``
     or ``state_dir`` (default :func:`default_state_dir`). ``retry_budget``: seconds the load keeps
     retrying a transient failure (see :func:`dbjson.import_database`). ``on_event`` receives the progress
-    events (:mod:`dbjson.events`); ``importer_hook`` the importer before it runs.
+    events (:mod:`dbjson.events`); ``importer_hook`` the importer before it runs. ``all_databases``:
+    a MySQL source URL without a database copies every database of the server (else an error).
+    ``max_rate`` caps the rows or bytes per second read from the source and loaded (as for
+    :func:`dbjson.import_database`). ``dry_run=True`` changes nothing (no state directory, no kept files, read-only connections):
+    ``report.load.dry_run`` says what would happen to the target (see :func:`dbjson.import_database`),
+    with the pre-flight's findings read from the source. ``privileges``
+    and ``grants``: as for :func:`dbjson.import_database` (``grants`` also reads the source's users);
+    ``casts``: type-mapping rules (:mod:`dbjson.casts`).
 
     Raises the errors of export and import (ConnectionFailed, UsageError, DataError with the
     pre-flight's findings, ApplyError, VerifyError, Cancelled).
     """
-    opts = ImportOptions(  # checks --if-exists and --zero-dates
+    opts = ImportOptions(  # checks --if-exists and --zero-dates; the tables are chosen by the source's reflection
         threads=threads or default_load_threads(),
-        tables=tuple(tables),
-        exclude=tuple(exclude),
         if_exists=if_exists,
         resume=resume,
         strict=strict,
         zero_dates=zero_dates,
         verify=verify,
         retry_budget=retry_budget,
+        max_rate=parse_rate(max_rate),
+        privileges=privileges,
+        grants=grants,
+        casts=tuple(parse_casts(casts)),
     )
     if threads is not None and threads < 1:
         raise UsageError("--threads must be at least 1")
@@ -504,14 +614,15 @@ def migrate(
     started = time.monotonic()
     created_at = now_utc()
     src = Target(parse_url(source_url))
-    target, tengine = connect_target(target_url)
+    target, tengine = connect_target(target_url, read_only=dry_run)
     if target_identity(src) == target_identity(target):
         raise UsageError("the source and the target are the same database")
     state = (
         Path(keep) if keep is not None else Path(state_dir) if state_dir is not None else default_state_dir(src, target)
     )
-    state.mkdir(parents=True, exist_ok=True)
-    if not resume and if_exists == "fail" and _interrupted(state, target):
+    if not dry_run:
+        state.mkdir(parents=True, exist_ok=True)
+    if not resume and if_exists == "fail" and state.is_dir() and _interrupted(state, target):
         raise UsageError(
             f"an interrupted migrate of this source into this target left its journal in {state}",
             hint="add --resume to finish it, or --if-exists replace to start over",
@@ -522,8 +633,9 @@ def migrate(
         if on_event is not None:
             on_event(e)
 
-    coordinator = src.connect_raw()
+    coordinator = connect_source(src)  # read-only for SQLite: a missing source file is an error, never created
     workers: list[Any] = []
+    source_written: WrittenFiles | None = None
     stop = threading.Event()
     try:
         sengine: Any = detect_engine(src.family, coordinator)
@@ -540,17 +652,19 @@ def migrate(
                 "snapshot", f"source snapshot: {snapshot.mode}" + ("" if snapshot.consistent else " (not consistent)")
             )
         )
-        db = reflect_source(sengine, workers[0], src, tables, exclude)
+        db = reflect_source(sengine, workers[0], src, tables, exclude, all_databases=all_databases, grants=grants)
         selected = select_tables(db, tables, exclude)
-        units, identity = _plan_units(sengine, workers[0], db, selected, nthreads, state, resume)
+        units, identity = _plan_units(sengine, workers[0], db, selected, nthreads, state, resume, save=not dry_run)
         names = safe_names((s, t.name) for s, t in selected)
         source = _Source(sengine, workers, stop)
         for u in units:
             source.units[unit_file_rel(names, u)] = u
-        if keep is not None:
-            if not resume:
-                clear_export_dir(state)
-            (state / DATA_DIR).mkdir(parents=True, exist_ok=True)
+        if keep is not None and not dry_run:
+            if resume:
+                (state / DATA_DIR).mkdir(parents=True, exist_ok=True)
+                source.written = source_written = WrittenFiles(state, append=True)
+            else:
+                source.written = source_written = prepare_export_dir(state, keep=(PLAN_FILE, PLAN_FILE + ".partial"))
             source.keep = state
         report = _load(
             source,
@@ -564,11 +678,14 @@ def migrate(
             opts,
             on_event,
             importer_hook,
+            dry_run=dry_run,
         )
         if source.keep is not None:
             assert report.journal is not None
             _kept_from_disk(source, report.journal.read().done)
             _write_export(source, db, selected, sengine, src, snapshot, created_at, time.monotonic() - started)
+            if source.written is not None:
+                source.written.finish()
     except DbjsonError:
         raise
     except Exception as e:
@@ -577,10 +694,14 @@ def migrate(
         raise
     finally:
         close_quietly([coordinator, *workers])
+        if source_written is not None:
+            source_written.close()
     load = report.report
     if load.verify is not None and not load.verify.ok:
         raise verify_error(load.verify)
-    if keep is None and state_dir is None:
+    if dry_run:
+        pass  # nothing was written: no state to remove or mark
+    elif keep is None and state_dir is None:
         shutil.rmtree(state, ignore_errors=True)  # finished: nothing to resume
     else:
         journal = Journal(journal_path(state, target_identity(target)))
@@ -593,7 +714,7 @@ def migrate(
         load=load,
         seconds=time.monotonic() - started,
         threads=nthreads,
-        keep_dir=str(keep) if keep is not None else None,
+        keep_dir=str(keep) if keep is not None and not dry_run else None,
         state_dir=str(state) if keep is None and state_dir is not None else None,
         warnings=warnings,
     )
@@ -613,15 +734,20 @@ def _load(
     opts: ImportOptions,
     on_event: EventHandler | None,
     importer_hook: Callable[[Importer], None] | None,
+    *,
+    dry_run: bool = False,
 ) -> _MigrateImporter:
-    """Run the importer over the streamed units; returns it (its report, its journal)."""
+    """Run the importer over the streamed units (``dry_run``: its rehearsal); returns it (its report, its journal)."""
     imp = _MigrateImporter(state, target, tengine, opts, on_event)
     imp.source = source
     imp.filters = {}
     if importer_hook is not None:
         importer_hook(imp)
     try:
-        imp.run(db, _manifest_tables(db, units, names), identity)
+        if dry_run:
+            imp.rehearse(db, _manifest_tables(db, units, names))
+        else:
+            imp.run(db, _manifest_tables(db, units, names), identity)
     except KeyboardInterrupt:
         imp.cancel.set()
         source.abort()

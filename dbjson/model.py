@@ -430,6 +430,12 @@ class Grant:
     grantable: bool = False
     statement: str | None = None  # the engine's own GRANT statement
     columns: tuple[str, ...] = ()
+    # The object, structured (documents from dbjson 0.x before these fields have only ``on``):
+    # table | sequence | schema | function | procedure | type | domain | database | global
+    object_type: str | None = None
+    schema: str | None = None  # the object's schema (PostgreSQL) or database (MySQL)
+    name: str | None = None  # the object's name (None for a schema, database or global grant)
+    signature: str | None = None  # a routine's identity arguments (PostgreSQL)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -467,6 +473,9 @@ class Database:
     format: str = "dbjson-schema"
     format_version: str = FORMAT_VERSION
     users: tuple[User, ...] = ()
+    # Object privileges on the reflected objects (to roles other than the object's owner); re-applied
+    # by schema-load, import and migrate when their roles exist in the target (docs/format.md).
+    grants: tuple[Grant, ...] = ()
     options: Options = field(default_factory=dict)
 
     # -- document I/O -------------------------------------------------------------------------

@@ -12,6 +12,9 @@ import reads nothing:
 * NUL characters (U+0000) in text (and in the strings of jsonb values) for a target that cannot
   hold them (PostgreSQL): an error under ``--nul error`` (the default), a warning under
   ``--nul strip`` (removed) or ``--nul replace`` (U+FFFD);
+* text in a date or timestamp column of a source engine that keeps dates as text (SQLite) that is
+  not a date (``'2007-08-04- 00:00:00.000'``), for another engine: an error (MySQL would load it
+  changed, PostgreSQL refuse it); into the same engine it loads as it is;
 * strings longer than the target column (characters for char/varchar, bytes for text tiers) and
   binary values longer than the target's bytes;
 * unique keys (primary key, unique constraints, unique indexes) whose values collide under the
@@ -38,7 +41,7 @@ import orjson
 
 from . import model as m
 from .format.datafiles import DataFile, iter_lines, open_data
-from .format.decoders import is_zero_date_text
+from .format.decoders import is_date_text, is_zero_date_text
 
 if TYPE_CHECKING:
     from .engines import Engine
@@ -128,6 +131,19 @@ def replace_nul(v: Any, by: str, char: str = "\x00") -> Any:
 def holds_nul(engine: Engine) -> bool:
     """Whether the target engine's text (and json) columns can hold U+0000."""
     return engine.capabilities.text_holds_nul
+
+
+def _source_dates_as_text(src: m.Column, engine: Engine) -> bool:
+    """Whether ``src`` comes from another engine that keeps dates as text (SQLite), so that its
+    date and timestamp columns may hold any text (into the same engine it loads as it is)."""
+    if src.native.engine == engine.name:
+        return False
+    from .engines import get_engine  # the registry imports every engine package: only when asked
+
+    try:
+        return get_engine(src.native.engine).capabilities.dates_as_text
+    except Exception:  # noqa: BLE001 - an engine this version does not know: no such rule
+        return False
 
 
 def holds_zero_dates(engine: Engine) -> bool:
@@ -229,6 +245,12 @@ def column_rules(
             return None if lo <= n <= hi else f"{n} is outside the target type's range {lo}..{hi}"
 
         out.append(("error", int_check, ("int_outside", lo, hi)))
+    if st.kind in ("date", "timestamp") and _source_dates_as_text(src, engine):
+        msg_bad = (
+            f"not a date: the source engine stores this {st.kind} column as text and this value is not a {st.kind}; "
+            "the target would refuse or change it (fix the value in the source, or exclude the table)"
+        )
+        out.append(("error", lambda v: msg_bad if type(v) is str and not is_date_text(v) else None, ("not_date_text",)))
     if st.kind in ("date", "timestamp") and st.allows_zero and not holds_zero_dates(engine):
         if not_null:
             sev, msg = (

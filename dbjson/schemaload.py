@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import model as m
+from .casts import apply_casts
 from .connect import URL, Target, parse_url, scrub
 from .ddl.context import Context
 from .ddl.plan import DdlPlan, Statement
@@ -37,12 +38,21 @@ def to_ddl(
 ) -> DdlPlan:
     """Translate ``database`` into DDL for ``target`` (an engine name or an Engine object).
 
-    ``options``: ``schema_map`` ({source schema: target schema}). With ``strict``, any loss
-    (report items of severity ``loss``) raises :class:`~dbjson.errors.TranslationError`.
+    ``options``: ``schema_map`` ({source schema: target schema}), ``casts`` (type-mapping rules,
+    :mod:`dbjson.casts`), ``privileges``, ``grants`` (:mod:`dbjson.ddl.privileges`). With
+    ``strict``, any loss (report items of severity ``loss``) raises :class:`~dbjson.errors.TranslationError`.
     """
     engine = target if isinstance(target, Engine) else get_engine(str(target), server_version)
+    database, applied = apply_casts(database, (options or {}).get("casts") or ())
     ctx = Context(database, engine, options, source_engine=get_engine(database.source.engine))
     plan: DdlPlan = engine.ddl_plan(ctx)
+    for a in applied:  # in the loss report, as every other type decision
+        plan.report.add(
+            a.path,
+            f"{a.column}: {a.was} cast to {a.rule.target_text} (cast rule {a.rule.text!r})",
+            "cast",
+            "approximation",
+        )
     if strict and plan.report.losses:
         first = plan.report.losses[0]
         raise TranslationError(
@@ -62,6 +72,35 @@ class LoadResult:
     statements: list[Statement] = field(default_factory=list)
     skipped: list[Statement] = field(default_factory=list)  # --if-exists skip
     rejected: list[Statement] = field(default_factory=list)  # optional translations the target refused
+    privileges: list[str] = field(default_factory=list)  # what apply_privileges skipped or the target refused
+
+
+def apply_privileges(conn: Any, engine: Any, statements: Sequence[Statement]) -> list[str]:
+    """Run a plan's privilege statements (``DdlPlan.privileges``) on ``conn`` (autocommit), each on
+    its own: a role that exists is kept as it is; a grant or membership whose role does not exist
+    in the target is skipped; a statement the target refuses is skipped. Returns one line per
+    skipped statement (the caller reports them: never fatal, as pg_restore's)."""
+    notes: list[str] = []
+    existing = engine.load_existing_roles(conn)
+    for st in statements:
+        if st.kind == "role":
+            if existing is not None and st.roles[0] in existing:
+                continue  # an existing role or account is left as it is (its password, its options)
+        else:
+            missing = [r for r in st.roles if existing is not None and r not in existing]
+            if missing:
+                notes.append(
+                    f"{st.path or st.object}: role {missing[0]} does not exist in the target; not applied: {st.sql}"
+                )
+                continue
+        try:
+            engine.load_execute_ddl(conn, st.sql)
+        except Exception as e:  # noqa: BLE001 - reported, never fatal
+            notes.append(f"{st.path or st.object}: the target refused {st.sql} ({first_line(e)})")
+            continue
+        if st.kind == "role" and existing is not None:
+            existing.add(st.roles[0])
+    return notes
 
 
 def _is_transactional(engine: Any) -> bool:
@@ -72,7 +111,8 @@ def apply_ddl(statements: Sequence[Statement], url_or_conn: Any, engine: Any = N
     """Run ``statements`` on a target (URL or raw DBAPI connection), in order.
 
     PostgreSQL and SQLite run everything in one transaction (all or nothing); MySQL/MariaDB
-    commit each statement (DDL is not transactional there). A failure raises
+    commit each statement (DDL is not transactional there), and a failure drops what the earlier
+    statements created (``engine.ddl_undo_statements``) before it is raised. A failure raises
     :class:`~dbjson.errors.ApplyError` naming the statement and the object. ``optional``
     statements (cross-engine translations) that the target rejects are skipped: they are
     returned with the server's message, for the translation report.
@@ -148,7 +188,12 @@ def _run_batches(
     elif engine.family == "mysql":
         # As mysqldump restores: zero-date defaults (WordPress, legacy schemas) are valid DDL there.
         _execute(conn, "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'")
+        try:  # MySQL 8.4+: a foreign key to a non-unique key prefix, as the source had (reported)
+            _execute(conn, "SET SESSION restrict_fk_on_non_standard_key = OFF")
+        except Exception:  # noqa: BLE001 - MariaDB, MySQL before 8.4: no such check
+            pass
     current: Statement | None = None
+    created: list[Statement] = []  # what this run made, for the undo on a failure (not transactional)
     try:
         for i, current in enumerate(statements):
             if transactional and batch and i and i % batch == 0:
@@ -164,8 +209,11 @@ def _run_batches(
                             hint="drop --strict to skip it (it is reported)",
                         )
                     rejected.append((current, scrub(problem, password)))
+                else:
+                    created.append(current)
                 continue
             _execute(conn, current.sql)
+            created.append(current)
         if transactional:
             conn.commit() if engine.family != "sqlite" else conn.execute("COMMIT")
         return rejected
@@ -181,7 +229,7 @@ def _run_batches(
             raise _LockTableFull() from None
         assert current is not None
         msg = scrub(first_line(e), password)
-        done = "rolled back" if transactional else "earlier statements stay applied"
+        done = "rolled back" if transactional else _undo(conn, engine, created, password)
         if transactional and committed:
             done = (
                 f"rolled back to the last commit; the schema was too large for one transaction (the server's lock "
@@ -203,6 +251,37 @@ def _run_batches(
             table=table,
             hint=hint,
         ) from None
+
+
+def _undo(conn: Any, engine: Any, created: list[Statement], password: str | None) -> str:
+    """Remove what this run created on a target without transactional DDL (MySQL, MariaDB): the
+    DROPs of ``engine.ddl_undo_statements``. Returns what the error says about the target."""
+    replaced = any(s.kind == "drop" for s in created)
+    made = [s for s in created if s.kind != "drop"]
+    if not made:
+        return "nothing was created" + ("; the objects --if-exists replace dropped stay dropped" if replaced else "")
+    failed: list[str] = []
+    for st in engine.ddl_undo_statements(made):
+        try:
+            _execute(conn, st.sql)
+        except Exception as e:  # noqa: BLE001 - reported: what stays
+            failed.append(f"{st.object} ({scrub(first_line(e), password)})")
+    tail = "; the objects --if-exists replace dropped stay dropped" if replaced else ""
+    if failed:
+        return (
+            f"undone as far as possible: {len(made)} statement(s) had run; these could not be dropped and stay: "
+            + ", ".join(failed)
+            + tail
+        )
+    return f"undone: the objects the {len(made)} statement(s) before it created were dropped{tail}"
+
+
+def _autocommit(conn: Any, engine: Any) -> None:
+    """Each privilege statement on its own (one refused does not undo the others)."""
+    if engine.family == "postgresql" and not conn.autocommit:
+        conn.autocommit = True
+    elif engine.family == "mysql":
+        conn.autocommit(True)
 
 
 def _commit_and_begin(conn: Any, engine: Any) -> None:
@@ -299,8 +378,15 @@ def load_schema(
     dry_run: bool = False,
     strict: bool = False,
     options: dict[str, Any] | None = None,
+    privileges: bool = True,
+    grants: bool = False,
+    casts: Sequence[str] = (),
 ) -> LoadResult:
     """Translate ``database`` for the target at ``url`` and apply it (``schema-load --to URL``).
+
+    ``privileges``: apply the document's object privileges whose roles exist in the target (the
+    others are reported in ``LoadResult.privileges``); ``grants``: create its users and roles first;
+    ``casts``: type-mapping rules (:mod:`dbjson.casts`).
 
     ``if_exists``: ``fail`` (an existing object makes the load fail), ``skip`` (objects that exist
     are left alone, with their indexes and constraints), ``replace`` (drop them first).
@@ -319,7 +405,12 @@ def load_schema(
         raise
     try:
         engine: Any = detect_engine(target.family, conn)
-        plan = to_ddl(database, engine, strict=strict, options=options)
+        plan = to_ddl(
+            database,
+            engine,
+            strict=strict,
+            options={"privileges": privileges, "grants": grants, "casts": tuple(casts), **(options or {})},
+        )
         statements = plan.statements
         result = LoadResult(plan)
         if if_exists == "replace":
@@ -340,6 +431,11 @@ def load_schema(
                     f"{stmt.kind} {stmt.object} rejected by the target ({problem}); skipped",
                     "trial-execution",
                 )
+            if plan.privileges:
+                _autocommit(conn, engine)
+                result.privileges = apply_privileges(conn, engine, plan.privileges)
+                for note in result.privileges:
+                    plan.report.add(note.split(":", 1)[0], note.split(": ", 1)[1], "privilege-skipped", "approximation")
         return result
     finally:
         conn.close()

@@ -294,12 +294,19 @@ def is_sqlalchemy_url(obj: object) -> bool:
     return cls.__name__ == "URL" and cls.__module__.startswith("sqlalchemy.")
 
 
+def is_sqlalchemy_engine(obj: object) -> bool:
+    """Is ``obj`` a ``sqlalchemy.engine.Engine`` (told by its class, without importing SQLAlchemy)?"""
+    return any(c.__name__ == "Engine" and c.__module__.startswith("sqlalchemy.") for c in type(obj).__mro__)
+
+
 def make_url(name_or_url: str | URL | Any, *, keep_blank_values: bool = False) -> URL:
     """Parse a URL string as SQLAlchemy's ``make_url`` does; a :class:`URL` is returned as is and a
     ``sqlalchemy.engine.URL`` converted part by part. Raises :class:`~dbjson.errors.UsageError`
     (the message holds no part of the URL: it may contain a password)."""
     if isinstance(name_or_url, URL):
         return name_or_url
+    if is_sqlalchemy_engine(name_or_url):  # an application's Engine: its URL (password included, for connecting)
+        name_or_url = getattr(name_or_url, "url")  # noqa: B009
     if is_sqlalchemy_url(name_or_url):
         u: Any = name_or_url
         password = None if u.password is None else str(u.password)

@@ -41,15 +41,21 @@ def _pointer(path: Any) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
-def validate(document: Any, kind: str = "schema") -> list[Problem]:
+def validate(document: Any, kind: str = "schema", *, partial: bool = False) -> list[Problem]:
     """Validate a parsed document; returns problems (empty when valid), each with a JSON pointer.
 
-    ``kind`` is ``schema`` (a schema document) or ``manifest`` (an export manifest).
+    ``kind`` is ``schema`` (a schema document), ``manifest`` (an export manifest) or the name of
+    another file of ``jsonschema/`` (a state file). ``partial``: a field may be missing (the
+    ``required`` keyword is not checked), but every field present must be valid — how loading reads
+    a hand-made manifest.
     """
     import jsonschema
 
     schema = json_schema(f"{kind}.json")
-    validator = jsonschema.Draft202012Validator(schema, registry=_registry())
+    cls: Any = jsonschema.Draft202012Validator
+    if partial:
+        cls = jsonschema.validators.extend(cls, {"required": lambda *_: None})
+    validator = cls(schema, registry=_registry())
     errors = list(validator.iter_errors(document))
     # A value of the wrong type also fails its enum/pattern/...: report the type error alone.
     mistyped = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
@@ -79,9 +85,10 @@ def _problems(error: jsonschema.ValidationError) -> list[Problem]:
     return [Problem(base, error.message)]
 
 
-def check_document(document: Any, kind: str = "schema", *, file: str | None = None) -> None:
-    """Raise :class:`DocumentError` listing every problem, if the document is not valid."""
-    problems = validate(document, kind)
+def check_document(document: Any, kind: str = "schema", *, file: str | None = None, partial: bool = False) -> None:
+    """Raise :class:`DocumentError` listing every problem, if the document is not valid (``partial``:
+    see :func:`validate`)."""
+    problems = validate(document, kind, partial=partial)
     if problems:
         head = problems[0]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""

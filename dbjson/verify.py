@@ -22,14 +22,12 @@ by count only (expected = manifest rows − rejected rows + rows that were there
 from __future__ import annotations
 
 import dataclasses
-import json
+import os
 import pickle
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Context, Decimal
-from pathlib import Path
 from typing import IO, Any
 
 import orjson
@@ -44,8 +42,9 @@ from .format.checksum import Checksum
 from .format.codec import RowEncoder
 from .format.datafiles import DataFile, iter_lines, open_data
 from .format.journal import Journal, journal_path
-from .format.jsontext import raw_values
+from .format.jsontext import semantic_line_function
 from .format.manifest import read_export
+from .format.storage import ObjectPath, local_state_dir, location
 from .importer.options import ImportOptions, default_load_threads, parse_assignments
 from .importer.plan import plan_import
 from .importer.session import TargetSession, connect_target, target_identity
@@ -100,6 +99,7 @@ class VerifyReport:
     """Per-table checks; ``ok`` when every table matches."""
 
     tables: list[TableCheck] = field(default_factory=list)
+    seconds: float = 0.0  # the whole check (dbjson verify: connecting and planning included)
 
     @property
     def ok(self) -> bool:
@@ -110,7 +110,12 @@ class VerifyReport:
         return [p for t in self.tables if (p := t.problem())]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "tables": [t.to_dict() for t in self.tables], "problems": self.problems}
+        return {
+            "ok": self.ok,
+            "seconds": round(self.seconds, 3),
+            "tables": [t.to_dict() for t in self.tables],
+            "problems": self.problems,
+        }
 
 
 def verify_error(report: VerifyReport) -> VerifyError:
@@ -138,7 +143,7 @@ def check_table(
         target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
         return TableCheck(tp.display, target, expected, rows, tp.checksum, None, mode="count")
     total = target_checksum(engine, conn, tp)
-    return _table_check(tp, expected, total, open_file)
+    return _table_check(tp, expected, total, open_file, engine.capabilities.decimals_as_float)
 
 
 def exact_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0) -> TableCheck | None:
@@ -196,20 +201,25 @@ def _counts_only(tp: TablePlan, rejected: int) -> bool:
 
 
 def _table_check(
-    tp: TablePlan, expected_rows: int | None, total: Checksum, open_file: Callable[[DataFile], IO[bytes]] | None
+    tp: TablePlan,
+    expected_rows: int | None,
+    total: Checksum,
+    open_file: Callable[[DataFile], IO[bytes]] | None,
+    float_decimals: bool = False,
 ) -> TableCheck:
     """The check of ``tp`` from the target's checksum ``total`` (see :func:`target_checksum`) and
     the expected one: the manifest's, or the export's lines through the same rules/normalizer."""
     target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
     rules = dict(tp.value_rules)
-    semantic = semantic_line_normalizer(tp)
+    semantic = semantic_line_normalizer(tp, float_decimals)
     transform = rules_line_transform(rules)
     # Values the load changed by policy (``rules``): the expected checksum comes from the export's
     # lines with the same rules applied. Values whose text the target may legitimately spell
     # differently are compared by meaning (``semantic``): JSON (jsonb and MySQL JSON reorder keys
     # and drop whitespace; text-stored JSON keeps escapes as written) and unconstrained decimals
     # stored with a fixed scale (PostgreSQL/SQLite ``numeric`` → MySQL DECIMAL(65,30): 2.99 reads
-    # back as 2.990000…). Both: the rules first, then by meaning.
+    # back as 2.990000…) or as a float (PostgreSQL ``numeric`` → SQLite NUMERIC: 2.70 reads back
+    # as 2.7; the report says digits beyond 15 are inexact, and verify then fails). Both: the rules first, then by meaning.
     expected_line: Callable[[bytes], bytes] | None = transform or semantic
     if transform is not None and semantic is not None:
         expected_line = lambda raw: semantic(transform(raw))
@@ -240,7 +250,7 @@ def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, i
         if rule == "nul-unknown":  # the target holds "" or U+FFFD where the export has U+0000
             adapters[name] = _then(adapters.get(name), lambda v: replace_nul(v, "", "\ufffd"))
     line = RowEncoder(columns, adapters).line
-    semantic = semantic_line_normalizer(tp)
+    semantic = semantic_line_normalizer(tp, engine.capabilities.decimals_as_float)
     make = line if semantic is None else (lambda row: semantic(line(row)))
     rows = engine.verify_select(conn, tp, part=part)
     total = Checksum(algorithm=tp.checksum_algorithm)
@@ -289,50 +299,25 @@ def _check_part(
     return total.rows, total.value
 
 
-def semantic_line_normalizer(tp: TablePlan) -> Callable[[bytes], bytes] | None:
+def semantic_line_normalizer(tp: TablePlan, float_decimals: bool = False) -> Callable[[bytes], bytes] | None:
     """For a table whose values may be spelled differently by the target: a function from a
-    canonical line to its by-meaning form (object keys sorted, strings minimally escaped, the
-    decimals of unconstrained columns without trailing zeros, JSON numbers by exact numeric value:
-    ``1.50`` = ``1.5``, ``1E2`` = ``100``, ``-0.0`` = ``0``, integers beyond 2^64 kept exactly);
-    None when exact bytes must match."""
-    decimals = [
+    canonical line to its by-meaning form (:func:`dbjson.format.jsontext.semantic_line_function`:
+    members and JSON object keys sorted, JSON without whitespace, strings minimally escaped, JSON
+    numbers and the decimals of unconstrained columns by exact value: ``1.50`` = ``1.5``, ``1E2`` =
+    ``100``, ``-0.0`` = ``0``, integers beyond 2^64 kept exactly); None when exact bytes must match.
+    One C call per line with the speedup ``_cchecksum``. ``float_decimals``: the target stores
+    unconstrained decimals as floats (``capabilities.decimals_as_float``)."""
+    decimals = tuple(
         c.name
         for c, _n, t in tp.verify_columns
-        if c.type.kind == "decimal" and c.type.scale is None and t.scale is not None
-    ]
-    jsons = [c.name for c, _n, _t in tp.verify_columns if c.type.kind == "json"]
+        if c.type.kind == "decimal"
+        and c.type.scale is None
+        and (t.scale is not None or (float_decimals and t.kind == "decimal" and t.precision is None))
+    )
+    jsons = tuple(c.name for c, _n, _t in tp.verify_columns if c.type.kind == "json")
     if not decimals and not jsons:
         return None
-
-    def normalize(line: bytes) -> bytes:
-        obj = orjson.loads(line)
-        if jsons:
-            spans = raw_values(line)
-            for name in jsons:
-                if obj.get(name) is not None:
-                    obj[name] = _json_by_value(json.loads(spans[name], parse_float=Decimal, parse_int=Decimal))
-        for name in decimals:
-            v = obj.get(name)
-            if isinstance(v, str) and v not in ("NaN", "Infinity", "-Infinity"):
-                d = Decimal(v)
-                obj[name] = "0" if d == 0 else format(d.normalize(), "f")
-        return orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
-
-    return normalize
-
-
-def _json_by_value(v: Any) -> Any:
-    """A parsed JSON value (numbers as Decimal) with every number in one canonical spelling."""
-    if isinstance(v, Decimal):
-        if not v.is_finite():
-            return orjson.Fragment(str(v).encode())
-        exact = Context(prec=max(28, len(v.as_tuple().digits)))  # normalize() rounds to the context's precision
-        return orjson.Fragment(b"0" if v == 0 else format(v.normalize(exact), "f").encode())
-    if isinstance(v, list):
-        return [_json_by_value(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _json_by_value(x) for k, x in v.items()}
-    return v
+    return semantic_line_function(jsons, decimals)
 
 
 def _then(first: Callable[[Any], Any] | None, then: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -405,6 +390,7 @@ def verify_tables(
     thread computes the expected checksum: re-encoding in Python then runs on every core.
     """
     report = VerifyReport()
+    began = time.monotonic()
     results: dict[str, TableCheck] = {}
     workers = int(getattr(pool, "_max_workers", 0) or 0) if target is not None else 0
 
@@ -420,7 +406,7 @@ def verify_tables(
         expected = None if tp.rows is None else tp.rows - rejected_rows + tp.base_rows
         total = Checksum(algorithm=tp.checksum_algorithm)
         try:
-            check = _table_check(tp, expected, total, open_file)  # the expected side, meanwhile
+            check = _table_check(tp, expected, total, open_file, engine.capabilities.decimals_as_float)
         finally:
             for fut in futures:
                 rows, value = fut.result()
@@ -444,11 +430,12 @@ def verify_tables(
 
     run_parallel([(sum(f.bytes or 0 for f in tp.files) or (tp.rows or 0), job(tp)) for tp in tables])
     report.tables = [results[tp.display] for tp in tables]
+    report.seconds = time.monotonic() - began
     return report
 
 
 def verify(
-    directory: str | Path,
+    directory: str | os.PathLike[str] | ObjectPath,
     url: str,
     *,
     tables: Sequence[str] = (),
@@ -470,13 +457,13 @@ def verify(
         raise UsageError("--nul must be error, strip or replace")
     started = time.monotonic()
     emit = on_event or (lambda _event: None)
-    d = Path(directory)
+    d = location(directory)
     db, mtables, _export_id = read_export(d)
     # Verifying must not invent a database (an SQLite URL would otherwise create an empty file).
     Target(parse_url(url)).connect_raw(create=False).close()
     target, engine = connect_target(url)
     if nul is None:
-        recorded = Journal(journal_path(d, target_identity(target))).read().done.get("policies", {})
+        recorded = Journal(journal_path(local_state_dir(d), target_identity(target))).read().done.get("policies", {})
         nul = recorded.get("nul") if recorded.get("nul") in NUL_POLICIES else None
     opts = ImportOptions(
         threads=threads or default_load_threads(),
@@ -512,7 +499,8 @@ def verify(
         )
     finally:
         session.close_all()
-    emit(Finished(report.ok, sum(t.rows for t in report.tables), time.monotonic() - started, report))
+    report.seconds = time.monotonic() - started
+    emit(Finished(report.ok, sum(t.rows for t in report.tables), report.seconds, report))
     return report
 
 

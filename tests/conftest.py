@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
+pytest_plugins = ("objstore",)  # the S3-compatible server fixtures (s3, s3_endpoint)
+
 ENGINES = ("mysql", "mariadb", "postgresql", "sqlite")
 SERVER_ENGINES = ("mysql", "mariadb", "postgresql")
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

@@ -1,8 +1,9 @@
 """The benchmark harness at a tiny scale, so it cannot rot: it runs and produces ratios.
 
-Not a timed test: nothing here compares speeds. It checks that the dataset is deterministic, that
-one engine's native and naive baselines (and dbjson, once export/import exist) run end to end on
-2,000 rows with complete row counts, and that the report and the JSON results carry the ratios.
+Not a timed test: nothing here compares speeds. It checks that the datasets are deterministic, that
+one engine's native and naive baselines and dbjson run end to end on 2,000 rows of both datasets
+with complete row counts and an identical content check, and that the report and the JSON results
+carry the ratios.
 """
 
 from __future__ import annotations
@@ -23,17 +24,26 @@ if str(REPO) not in sys.path:  # bench/ is a top-level folder of the repository,
 from bench import dataset as ds
 
 
-def test_dataset_is_deterministic_and_covers_every_table() -> None:
-    counts = ds.table_rows(2000)
+@pytest.mark.parametrize("dataset", sorted(ds.DATASETS))
+def test_dataset_is_deterministic_and_covers_every_table(dataset: str) -> None:
+    d = ds.DATASETS[dataset]
+    counts = d.table_rows(2000)
     assert sum(counts.values()) == 2000
-    assert list(counts) == [t.name for t in ds.TABLES]
-    for t in ds.TABLES:
-        first = list(ds.generate(t.name, 2000, seed=7))
-        assert first == list(ds.generate(t.name, 2000, seed=7))
+    assert list(counts) == [t.name for t in d.tables]
+    for t in d.tables:
+        first = list(d.generate(t.name, 2000, seed=7))
+        assert first == list(d.generate(t.name, 2000, seed=7))
         assert len(first) == counts[t.name]
         assert all(len(row) == len(t.columns) for row in first)
-    kinds = {c.kind for t in ds.TABLES for c in t.columns}
-    assert kinds >= {"int", "decimal", "float", "str", "bool", "datetime", "timestamptz", "json", "binary"}
+    kinds = {c.kind for t in d.tables for c in t.columns}
+    assert kinds >= {"int", "decimal", "str", "datetime", "timestamptz", "json", "binary"}
+
+
+def test_wide_dataset_has_json_documents_of_about_0_4_kb() -> None:
+    events = list(ds.WIDE.generate("events", 3000, seed=7))
+    payload = [len(row[4].encode()) for row in events]
+    assert 300 < sum(payload) / len(payload) < 500
+    assert any(not row[4].isascii() for row in events) and any(row[5] for row in events)
 
 
 def test_bulk_files_escape_text_and_differ_per_family(tmp_path: Path) -> None:
@@ -58,6 +68,8 @@ def test_benchmark_runs_at_tiny_scale_and_reports_ratios(tmp_path: Path) -> None
                 "bench.run",
                 "--rows",
                 "2000",
+                "--dataset",
+                "both",
                 "--engines",
                 "postgresql",
                 "--tools",
@@ -81,20 +93,26 @@ def test_benchmark_runs_at_tiny_scale_and_reports_ratios(tmp_path: Path) -> None
             timeout=300,
         )
     finally:
-        ds.drop_database(ds.servers()["postgresql"], database, timeout=60)  # the run drops its import databases
+        for name in (database, database + "_wide"):  # the run drops its import databases
+            ds.drop_database(ds.servers()["postgresql"], name, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
     data = json.loads(results.read_text())
-    by_label = {(r["phase"], r["tool"], r["label"]): r for r in data["results"]}
-    for phase in ("export", "import"):
-        native = next(r for r in data["results"] if r["phase"] == phase and r["baseline"])
-        naive = next(r for r in data["results"] if r["phase"] == phase and r["tool"] == "naive")
-        assert native["status"] == naive["status"] == "ok", (native, naive)
-        assert native["rows_per_s"] > 0 and naive["rows_per_s"] > 0
-    dbjson = [r for key, r in by_label.items() if key[1] == "dbjson"]
-    assert len(dbjson) == 4  # export and import at --threads 1 and 2, each measured or reported
+    for dataset in ("narrow", "wide"):
+        results = [r for r in data["results"] if r["dataset"] == dataset]
+        for phase in ("export", "import"):
+            native = next(r for r in results if r["phase"] == phase and r["baseline"])
+            naive = next(r for r in results if r["phase"] == phase and r["tool"] == "naive")
+            assert native["status"] == naive["status"] == "ok", (native, naive)
+            assert native["rows_per_s"] > 0 and naive["rows_per_s"] > 0
+        loads = [r for r in results if r["phase"] == "import" and r["tool"] in ("native", "naive")]
+        assert all(r["content_ok"] is True for r in loads), loads  # the independent content check ran
+    dbjson = [r for r in data["results"] if r["tool"] == "dbjson"]
+    by_label = {(r["dataset"], r["phase"], r["label"]): r for r in dbjson}
+    assert len(by_label) == 10  # per dataset: export --threads 1/2, import --threads 1/2 --no-verify, 2 with verify
     # dbjson's own failures are its tests' business; here only: every outcome is recorded and explained
     assert all(r["status"] == "ok" or r["note"] for r in dbjson), dbjson
     assert all((r["status"] == "ok") == (r["rows_per_s"] is not None) for r in dbjson), dbjson
+    assert {t["dataset"] for t in data["targets"]} == {"narrow", "wide"}
     text = report.read_text()
-    assert "## PostgreSQL: export" in text and "× bulk" in text and "| 1.00 |" in text
+    assert "### PostgreSQL: export (wide)" in text and "× bold row" in text and "| 1.00 |" in text
     assert "comparable only within one run" in text

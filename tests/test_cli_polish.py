@@ -82,7 +82,8 @@ def test_every_command_help_shows_an_example(command: str) -> None:
 def test_version() -> None:
     for flag in ("--version", "-V"):
         proc = invoke(flag)
-        assert proc.returncode == 0 and proc.stdout.strip() == f"dbjson {dbjson.__version__}"
+        assert proc.returncode == 0 and proc.stdout.splitlines()[0] == f"dbjson {dbjson.__version__}"
+        assert proc.stdout.splitlines()[1].startswith("C speedups: ")  # active, disabled or not built
 
 
 def test_shell_completion_script_and_completions() -> None:

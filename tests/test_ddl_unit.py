@@ -111,7 +111,7 @@ def test_postgresql_to_mysql_types() -> None:
     users = _table_sql(plan, "users")
     for fragment in (
         "`uid` char(36) NOT NULL DEFAULT (uuid())",
-        "`login` varchar(768) NOT NULL",
+        "`login` longtext NOT NULL",  # its unique key: a hash (long-unique-hash), the text stays whole
         "`tags` json NULL",
         "`ip` varchar(43) NULL",
         "`settings` json NOT NULL DEFAULT ('{}')",
@@ -122,8 +122,9 @@ def test_postgresql_to_mysql_types() -> None:
         "COLLATE=utf8mb4_0900_bin",
     ):
         assert fragment in users, fragment
+    assert "ADD CONSTRAINT `users_login_key` UNIQUE KEY ((unhex(sha2(`login`, 256))))" in _sql(plan)
     rules = _rules(plan)
-    assert "numeric-unconstrained" in rules and "timestamptz-datetime-utc" in rules
+    assert "numeric-unconstrained" in rules and "timestamptz-datetime-utc" in rules and "long-unique-hash" in rules
     assert plan.report.items and all(i.path.startswith("/schemas/0") for i in plan.report.items)
 
 

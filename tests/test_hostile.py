@@ -394,7 +394,7 @@ BROKEN: list[tuple[str, Callable[[Path], None], tuple[int, ...], dict[str, Any]]
     (
         "manifest-count-lies",
         _manifest(lambda m_: m_["tables"][0]["files"][0].update(rows=ROWS + 5)),
-        (6, 7),
+        (4, 6, 7),  # 4: the table's count is not its files' sum, refused before loading (issue 16)
         {"words": "manifest"},
     ),
     (

@@ -507,7 +507,9 @@ def test_schema_selection(my_engine: str, fresh_db: Any) -> None:
     assert both.source.database == "" and validate(both.to_dict()) == []
     with pytest.raises(UsageError):
         reflect(server, schemas=["dbjson_no_such_db"])
-    everything = reflect(server, tables=["ta", "tb"])
+    with pytest.raises(UsageError, match="names no database"):  # every database only when asked for
+        reflect(server, tables=["ta", "tb"])
+    everything = reflect(server, tables=["ta", "tb"], all_databases=True)
     names = {s.name for s in everything.schemas}
     assert {a.name, b.name} <= names and not names & {"mysql", "sys", "information_schema", "performance_schema"}
 

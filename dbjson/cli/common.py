@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import typer
 
@@ -38,6 +38,34 @@ app = typer.Typer(
 )
 
 
+# Options several commands share, declared once (the same name and help everywhere).
+GrantsOption = Annotated[
+    bool,
+    typer.Option(
+        "--grants",
+        help="Users and roles too: recorded by export (never a password); created by import, migrate and "
+        "schema-load before their grants (without a password; MySQL accounts locked).",
+    ),
+]
+PrivilegesOption = Annotated[
+    bool,
+    typer.Option(
+        "--privileges/--no-privileges",
+        help="Keep the object privileges (GRANTs on tables, views, sequences, schemas, routines) where their "
+        "roles exist in the target; a missing role is reported, not fatal (--no-privileges: as pg_restore --no-acl).",
+    ),
+]
+
+CastOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--cast",
+        help="A type-mapping rule (repeatable): 'type SOURCE-TYPE to TYPE' (type tinyint(1) to boolean) or "
+        "'column [SCHEMA.]TABLE.COLUMN to TYPE' (column orders.status to text); see 'Cast rules' below.",
+    ),
+]
+
+
 def choices(*values: str) -> Callable[[str], list[str]]:
     """Shell completion for an option that takes one of ``values`` (``autocompletion=choices(...)``)."""
 
@@ -62,9 +90,15 @@ def apply_color_policy() -> None:
     typer.rich_utils.COLOR_SYSTEM = want
 
 
-def stderr_console() -> Console:
-    """The console for messages, progress and errors (stderr)."""
+def stderr_console(*, always: bool = False) -> Console:
+    """The console for messages, progress and errors (stderr). Under ``--progress json`` stderr
+    holds only JSON lines: this console then writes nowhere, unless ``always`` (errors)."""
     from rich.console import Console
+
+    from .eventlog import OUTPUT
+
+    if OUTPUT.progress == "json" and not always:
+        return Console(file=open(os.devnull, "w"), color_system=None)  # noqa: SIM115 - process lifetime
 
     if no_color():
         return Console(stderr=True, color_system=None, highlight=False, soft_wrap=True)
@@ -81,8 +115,14 @@ def stdout_console() -> Console:
 
 
 def fail(err: DbjsonError) -> None:
-    """Print a library error on stderr and exit with its code."""
-    con = stderr_console()
+    """Print a library error on stderr and exit with its code (also in the log; under --progress
+    json also as an ``Error`` event)."""
+    from .eventlog import OUTPUT, json_line, log_line
+
+    log_line(f"error (exit {err.exit_code}): {err}")
+    if OUTPUT.progress == "json":
+        json_line({"event": "Error", "message": mask_text(str(err)), "exit_code": err.exit_code, "hint": err.hint})
+    con = stderr_console(always=True)
     con.print("[bold red]error:[/] " + escape(mask_text(str(err))), markup=True, highlight=False)
     problems = err.problems
     for p in problems[1:20]:
@@ -106,14 +146,14 @@ def run(fn: Callable[[], Any]) -> Any:
     except DbjsonError as e:
         fail(e)
     except KeyboardInterrupt:
-        stderr_console().print("[bold red]interrupted[/]")
+        stderr_console(always=True).print("[bold red]interrupted[/]")
         raise typer.Exit(130) from None
     except (typer.Exit, typer.Abort):
         raise
     except Exception as e:  # a bug in dbjson: no traceback for the user unless asked for
         if os.environ.get("DBJSON_DEBUG"):
             raise
-        con = stderr_console()
+        con = stderr_console(always=True)
         text = mask_text(f"{type(e).__name__}: {e}")
         hint = hint_for(str(e))
         if hint:  # a server refusal dbjson did not wrap (a privilege, a disabled feature): not a bug
@@ -137,10 +177,48 @@ def write_atomically(path: Path, text: str) -> None:
         raise UsageError(f"cannot write the document: {e.strerror}", file=str(path)) from None
 
 
+SPEEDUPS_HINT = (
+    "install a C compiler and the Python headers (Debian/Ubuntu: apt install gcc python3-dev; "
+    "Fedora: dnf install gcc python3-devel; macOS: xcode-select --install), then "
+    "pip install --force-reinstall --no-deps --no-binary dbjson dbjson"
+)
+
+
+def speedups_line() -> str:
+    """Whether the C speedups are active (``--version``), and how to get them when not."""
+    from .. import speedups
+
+    built = speedups.available()
+    if all(built.values()):
+        if speedups.disabled():
+            return "C speedups: built but disabled (DBJSON_NO_SPEEDUPS is set): the pure-Python path, 2-3x slower"
+        return f"C speedups: active ({len(built)} modules)"
+    missing = ", ".join(name for name, ok in built.items() if not ok)
+    return f"C speedups: NOT built ({missing}): the pure-Python path, 2-3x slower on big tables; to get them, {SPEEDUPS_HINT}"
+
+
+def first_run_check() -> None:
+    """Once per user (a marker under $XDG_STATE_HOME/dbjson): a warning on stderr when the C
+    speedups are missing (pip installs the pure-Python path silently without a compiler)."""
+    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state") / "dbjson"
+    marker = state / "speedups-checked"
+    try:
+        if marker.exists():
+            return
+        line = speedups_line()
+        if "NOT built" in line:
+            sys.stderr.write(f"dbjson: warning: {line} (shown once; dbjson --version tells again)\n")
+        state.mkdir(parents=True, exist_ok=True)
+        marker.write_text(line + "\n", encoding="utf-8")
+    except OSError:  # a read-only home: no marker, no warning
+        return
+
+
 def version_callback(value: bool) -> None:
-    """``--version``: print the version and exit."""
+    """``--version``: print the version and whether the C speedups are active, and exit."""
     if value:
         typer.echo(f"dbjson {__version__}")
+        typer.echo(speedups_line())
         raise typer.Exit()
 
 
@@ -150,10 +228,89 @@ def password_prompt_callback(value: bool) -> None:
         os.environ["DBJSON_PASSWORD"] = typer.prompt("Database password", hide_input=True, err=True)
 
 
+def config_params(group: Any) -> dict[str, dict[str, Any]]:
+    """Each command's parameters by the names a configuration file may use (dbjson.config)."""
+    from ..config import Param
+
+    out: dict[str, dict[str, Any]] = {}
+    # [dbjson]: the options of dbjson itself (--progress, --log-file, --verbose)
+    for name, cmd in [("dbjson", group), *group.commands.items()]:
+        params: dict[str, Any] = {}
+        for p in cmd.params:
+            if p.name is None or p.name in (
+                "help",
+                "version",
+                "config",
+                "password_prompt",
+                "install_completion",
+                "show_completion",
+            ):
+                continue
+            type_name = getattr(p.type, "name", "")  # (typer vendors click: told by name, not by class)
+            if getattr(p, "is_flag", False) or type_name == "boolean":
+                kind = "flag"
+            elif p.multiple:
+                kind = "list"
+            elif type_name in ("int", "integer") or type_name.startswith("integer") or getattr(p, "count", False):
+                kind = "int"
+            else:
+                kind = "value"
+            param = Param(p.name, kind)
+            names = {p.name, p.name.replace("_", "-")}
+            names.update(o.lstrip("-") for o in getattr(p, "opts", ()) if o.startswith("--"))
+            for n in names:
+                params[n] = param
+        out[name] = params
+    return out
+
+
+def config_callback(ctx: typer.Context, value: str | None) -> str | None:
+    """``--config FILE`` (or ``dbjson.toml`` here): the commands' defaults, under what the command line gives."""
+    if ctx.resilient_parsing:
+        return value
+    from ..config import find_config, read_config
+
+    try:
+        path = find_config(value)
+        if path is not None:
+            settings = read_config(path, config_params(ctx.command))
+            ctx.default_map = {**(ctx.default_map or {}), **settings.pop("dbjson", {}), **settings}
+    except DbjsonError as e:
+        fail(e)
+    return value
+
+
 @app.callback()
 def _root(
     version: bool = typer.Option(
         False, "--version", "-V", callback=version_callback, is_eager=True, help="Print the version and exit."
+    ),
+    config: str | None = typer.Option(
+        None,
+        "--config",
+        metavar="FILE",
+        callback=config_callback,
+        is_eager=True,  # before --progress, --log-file, -v: its [dbjson] table gives their defaults
+        help="Read the commands' URLs and options from FILE (TOML; default: ./dbjson.toml when there is one). "
+        "Options on the command line win.",
+    ),
+    progress: str = typer.Option(
+        "auto",
+        "--progress",
+        envvar="DBJSON_PROGRESS",
+        autocompletion=choices("auto", "json", "none"),
+        help="auto: bars on a terminal; json: every progress event as one JSON object per line on stderr "
+        "(for orchestrators); none: no bars.",
+    ),
+    log_file: str | None = typer.Option(
+        None,
+        "--log-file",
+        metavar="FILE",
+        envvar="DBJSON_LOG_FILE",
+        help="Append timestamped lines to FILE: the command, every progress event, warnings, errors (no passwords).",
+    ),
+    verbose: int = typer.Option(
+        0, "--verbose", "-v", count=True, help="More lines on stderr: per table and data file (-vv: row counts too)."
     ),
     password_prompt: bool = typer.Option(
         False,
@@ -164,6 +321,13 @@ def _root(
     ),
 ) -> None:
     """dbjson: schema-dump, schema-load, export, import, verify."""
+    from .eventlog import configure
+
+    first_run_check()
+    try:
+        configure(progress, log_file, verbose)
+    except DbjsonError as e:
+        fail(e)
     apply_color_policy()  # again: the environment may have changed since import (CliRunner, notebooks)
 
 

@@ -11,6 +11,7 @@ import typer
 
 from ..errors import UsageError
 from .common import app, escape, run, stderr_console, stdout_console
+from .progress import Renderer, Step
 
 _MARK = {"add": ("+", "green"), "drop": ("-", "red"), "change": ("~", "yellow")}
 
@@ -64,8 +65,11 @@ def diff_cmd(
 
     if (dialect is not None or allow_drop) and not ddl:
         run(lambda: (_ for _ in ()).throw(UsageError("--dialect and --allow-drop go with --ddl")))
-    result = run(lambda: diff(_side(a), _side(b), include_counters=include_counters))
-    script = run(lambda: diff_ddl(result, dialect, allow_drop=allow_drop)) if ddl else None
+    step = Step("diff", "reading and comparing both sides")
+    with Renderer("diff", messages=False, status=step.status):  # SIGUSR1: what it is doing
+        result = run(lambda: diff(_side(a), _side(b), include_counters=include_counters))
+        step.now = "writing the DDL"
+        script = run(lambda: diff_ddl(result, dialect, allow_drop=allow_drop)) if ddl else None
     if json_out:
         doc: dict[str, Any] = result.to_dict()
         if script is not None:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from typing import Annotated, Any
 
 import orjson
 import typer
 
 from ..errors import UsageError
-from .common import app, choices, run, stderr_console
+from .common import GrantsOption, app, choices, run, stderr_console
 from .progress import Renderer
 
 
@@ -19,7 +18,12 @@ from .progress import Renderer
 def export_cmd(
     url: Annotated[str, typer.Argument(help="Source database URL (or DBJSON_URL).", envvar="DBJSON_URL")],
     output: Annotated[
-        str, typer.Option("-o", "--output", help="Output directory; '-' with --table streams that table to stdout.")
+        str,
+        typer.Option(
+            "-o",
+            "--output",
+            help="Output directory or object storage URL (s3://bucket/prefix, gs://, az://; see docs/scale.md); '-' with --table streams that table to stdout.",
+        ),
     ],
     threads: Annotated[
         int | None,
@@ -47,14 +51,41 @@ def export_cmd(
     table: Annotated[
         str | None, typer.Option("--table", help="Export only this table (with -o - : to stdout as JSON lines).")
     ] = None,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Export into a directory that holds other files too (they are left alone; only a previous export's files are replaced).",
+        ),
+    ] = False,
+    all_databases: Annotated[
+        bool,
+        typer.Option(
+            "--all-databases",
+            help="MySQL/MariaDB: a URL without a database reads every database on the server (without it, that is an error).",
+        ),
+    ] = False,
+    max_rate: Annotated[
+        str | None,
+        typer.Option(
+            "--max-rate",
+            help="At most this many rows (50000rows) or bytes (20MB, of JSON lines) per second, all threads together.",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print a machine-readable report on stdout.")] = False,
+    grants: GrantsOption = False,
 ) -> None:
     """Export rows to canonical JSON lines: parallel, one consistent snapshot, with a manifest.
 
     Writes DIR/schema.json, DIR/data/<schema>.<table>[.<chunk>].jsonl[.zst|.gz] and, last,
     DIR/manifest.json (row counts, sizes, file hashes and content checksums). SIGUSR1 prints a status
     line; Ctrl-C stops every worker and leaves no complete-looking partial file.
+
+    Nothing passes silently: each --tables, --exclude and --where must name a table of the source
+    (exit 2 otherwise); a SQLite source is opened read-only and must exist; DIR must be new, empty
+    or an earlier export (whose files are replaced; --overwrite writes into a directory holding
+    other files, which are left alone); a MySQL URL without a database needs --all-databases.
 
     Examples:
 
@@ -90,7 +121,7 @@ def export_cmd(
         chunk_rows, chunk_bytes = parse_chunk_size(chunk_size) if chunk_size else (None, None)
         return export_database(
             url,
-            Path(output),
+            output,
             threads=threads,
             tables=[table] if table else (tables or []),
             exclude=exclude or (),
@@ -99,6 +130,10 @@ def export_cmd(
             chunk_rows=chunk_rows,
             chunk_bytes=chunk_bytes,
             on_event=show,
+            all_databases=all_databases,
+            overwrite=overwrite,
+            max_rate=max_rate,
+            grants=grants,
         )
 
     with show:

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import orjson
 import typer
 
 from ..errors import UsageError
-from .common import app, choices, fail, run, stderr_console
-from .progress import Renderer
+from .common import CastOption, GrantsOption, PrivilegesOption, app, choices, fail, run, stderr_console
+from .progress import Renderer, phase_times
 
 
 @app.command("import")
 def import_cmd(
-    directory: Annotated[str, typer.Argument(help="The export directory (or '-' with --table: JSON lines on stdin).")],
+    directory: Annotated[
+        str,
+        typer.Argument(
+            help="The export directory or object storage URL (s3://bucket/prefix; or '-' with --table: JSON lines on stdin)."
+        ),
+    ],
     url: Annotated[
         str,
         typer.Argument(
@@ -56,6 +60,13 @@ def import_cmd(
     ] = False,
     strict: Annotated[
         bool, typer.Option("--strict", help="Fail when the schema translation would lose anything.")
+    ] = False,
+    untrusted: Annotated[
+        bool,
+        typer.Option(
+            "--untrusted",
+            help="Load a document from an untrusted source without running its code: no routines, triggers, events; views and expressions only with safe functions; materialized views without data (each reported as a loss; docs/security.md).",
+        ),
     ] = False,
     zero_dates: Annotated[
         str,
@@ -107,10 +118,35 @@ def import_cmd(
     no_verify: Annotated[
         bool, typer.Option("--no-verify", help="Skip the count/checksum verification after loading.")
     ] = False,
+    max_rate: Annotated[
+        str | None,
+        typer.Option(
+            "--max-rate",
+            help="At most this many rows (50000rows) or bytes (20MB, of JSON lines) per second, all threads together.",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Print what the import would do to this target (tables, DDL, units, translation losses, pre-flight findings) and change nothing.",
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
+    privileges: PrivilegesOption = True,
+    grants: GrantsOption = False,
+    cast: CastOption = None,
 ) -> None:
     """Load an export directory into a database: DDL, rows in parallel, indexes and keys, verify.
+
+    --dry-run prints the plan for this target (what happens to each table, the DDL, the units of
+    rows, the losses, the pre-flight's findings) on stdout and changes nothing: no DDL, no rows, no
+    journal, read-only connections; it exits as the real import would fail (2, 6...) or 0.
+
+    What the schema translation loses on this target (routines, triggers, a default...) is printed
+    as "translation:" lines, as schema-load and migrate print it. Each --tables/--exclude glob
+    must name a table of the export (exit 2 otherwise).
 
     Examples:
 
@@ -145,14 +181,14 @@ def import_cmd(
         if table:
             fail(UsageError("--table goes with '-' (stdin) as the directory"))
         shown = not (quiet or json_out)
-        with Renderer("import", messages=shown, bars="bytes" if shown else None) as show:
-            if create:
+        with Renderer("import", messages=shown, bars="load" if shown and not dry_run else None) as show:
+            if create and not dry_run:
                 from ..schemaload import create_database  # lazy: start-up time
 
                 run(lambda: create_database(url))
             report = run(
                 lambda: import_database(
-                    Path(directory),
+                    directory,
                     url,
                     threads=threads,
                     tables=tables or (),
@@ -171,17 +207,34 @@ def import_cmd(
                     max_errors=max_errors,
                     verify=not no_verify,
                     retry_budget=retry_budget,
+                    untrusted=untrusted,
+                    privileges=privileges,
+                    grants=grants,
+                    casts=cast or (),
                     on_event=show,
+                    dry_run=dry_run,
+                    max_rate=max_rate,
                 )
             )
     if json_out:
         sys.stdout.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        failed = report.dry_run.error() if report.dry_run is not None else None
+        if failed is not None:
+            raise typer.Exit(failed.exit_code)
+        return
+    if report.dry_run is not None:
+        from .dryrun import show_dry_run
+
+        run(lambda: show_dry_run(report, what="import"))
         return
     if not quiet:
-        rate = report.rows / report.seconds if report.seconds > 0 else 0.0
-        msg = f"imported {report.rows} rows into {len(report.tables)} table(s) in {report.seconds:.1f}s ({rate:,.0f} rows/s)"
+        con = stderr_console()
+        for item in report.translation:  # what the schema translation dropped or changed, as migrate prints
+            con.print(f"translation: {item}", markup=False, highlight=False)
+        msg = f"imported {report.rows} rows into {len(report.tables)} table(s) in {report.seconds:.1f}s"
+        msg += phase_times(report.rows, report.phases)
         if report.rejected:
             msg += f"; {report.rejected} rejected row(s) in {report.rejects_dir}"
         if report.verify is not None:
             msg += "; verified"
-        stderr_console().print(msg, markup=False)
+        con.print(msg, markup=False)

@@ -8,8 +8,8 @@ from typing import Annotated, Any
 import orjson
 import typer
 
-from .common import app, run, stderr_console
-from .progress import Renderer
+from .common import CastOption, GrantsOption, PrivilegesOption, app, run, stderr_console
+from .progress import Renderer, phase_times
 
 
 @app.command("migrate")
@@ -71,8 +71,32 @@ def migrate_cmd(
     no_verify: Annotated[
         bool, typer.Option("--no-verify", help="Skip the count/checksum comparison with the source after loading.")
     ] = False,
+    all_databases: Annotated[
+        bool,
+        typer.Option(
+            "--all-databases",
+            help="MySQL/MariaDB: a URL without a database reads every database on the server (without it, that is an error).",
+        ),
+    ] = False,
+    max_rate: Annotated[
+        str | None,
+        typer.Option(
+            "--max-rate",
+            help="At most this many rows (50000rows) or bytes (20MB, of JSON lines) per second, all threads together.",
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Print what the migrate would do to the target (tables, DDL, units, translation losses, pre-flight findings read from the source) and change nothing.",
+        ),
+    ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress on stderr.")] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
+    privileges: PrivilegesOption = True,
+    grants: GrantsOption = False,
+    cast: CastOption = None,
 ) -> None:
     """Copy a live database into another engine in one command: schema, rows, indexes and keys, verified.
 
@@ -80,6 +104,7 @@ def migrate_cmd(
     unit (a table or a key range, one transaction each, journaled for --resume), without staging
     tables on disk. The translation report and the pre-flight's findings are printed; at the end
     the target's row counts and content checksums are compared with what was read from the source.
+    --dry-run prints what would happen to the target (as import --dry-run) and changes nothing.
 
     Examples:
 
@@ -93,12 +118,12 @@ def migrate_cmd(
     """
     from ..migrate import migrate  # lazy: start-up time
 
-    if create:
+    if create and not dry_run:
         from ..schemaload import create_database  # lazy: start-up time
 
         run(lambda: create_database(target))
     shown = not (quiet or json_out)
-    with Renderer("migrate", messages=shown, bars="bytes" if shown else None) as show:
+    with Renderer("migrate", messages=shown, bars="load" if shown and not dry_run else None) as show:
         report: Any = run(
             lambda: migrate(
                 source,
@@ -114,21 +139,34 @@ def migrate_cmd(
                 strict=strict,
                 zero_dates=zero_dates,
                 state_dir=state_dir,
+                privileges=privileges,
+                grants=grants,
+                casts=cast or (),
                 on_event=show,
+                all_databases=all_databases,
+                dry_run=dry_run,
+                max_rate=max_rate,
             )
         )
     if json_out:
         sys.stdout.write(orjson.dumps(report.to_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        failed = report.load.dry_run.error() if report.load.dry_run is not None else None
+        if failed is not None:
+            raise typer.Exit(failed.exit_code)
+        return
+    if report.load.dry_run is not None:
+        from .dryrun import show_dry_run
+
+        run(lambda: show_dry_run(report.load, what="migrate"))
         return
     if quiet:
         return
     con = stderr_console()
     for item in report.translation:
         con.print(f"translation: {item}", markup=False, highlight=False)
-    rate = report.rows / report.seconds if report.seconds > 0 else 0.0
     msg = (
-        f"migrated {report.rows} rows of {len(report.load.tables)} table(s) in {report.seconds:.1f}s "
-        f"({rate:,.0f} rows/s, snapshot: {report.snapshot.mode})"
+        f"migrated {report.rows} rows of {len(report.load.tables)} table(s) in {report.seconds:.1f}s"
+        f"{phase_times(report.rows, report.load.phases)} (snapshot: {report.snapshot.mode})"
     )
     if report.load.resumed_units:
         msg += f"; {report.load.resumed_units} unit(s) from the interrupted run"

@@ -39,6 +39,19 @@ def schema_dump(
         ),
     ] = None,
     grants: Annotated[bool, typer.Option("--grants", help="Include users/roles and their grants.")] = False,
+    all_databases: Annotated[
+        bool,
+        typer.Option(
+            "--all-databases",
+            help="MySQL/MariaDB: a URL without a database reads every database on the server (without it, that is an error).",
+        ),
+    ] = False,
+    privileges: Annotated[
+        bool,
+        typer.Option(
+            "--privileges/--no-privileges", help="Record the object privileges (GRANTs) on the dumped objects."
+        ),
+    ] = True,
 ) -> None:
     """Reflect a live database into a JSON schema document.
 
@@ -52,7 +65,17 @@ def schema_dump(
     """
     from ..reflect import reflect  # lazy: start-up time
 
-    db = run(lambda: reflect(url, tables=tables or (), exclude=exclude or (), grants=grants, schemas=schema or ()))
+    db = run(
+        lambda: reflect(
+            url,
+            tables=tables or (),
+            exclude=exclude or (),
+            grants=grants,
+            schemas=schema or (),
+            all_databases=all_databases,
+            privileges=privileges,
+        )
+    )
     text = db.to_json()
     if output is None or str(output) == "-":
         sys.stdout.write(text)

@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import orjson
 import typer
 
-from ..errors import DocumentError, UsageError
-from .common import app, choices, fail, run, stderr_console, write_atomically
+from ..errors import DbjsonError, DocumentError, UsageError
+from .common import (
+    CastOption,
+    GrantsOption,
+    PrivilegesOption,
+    app,
+    choices,
+    fail,
+    run,
+    stderr_console,
+    write_atomically,
+)
+from .progress import Renderer, Step
 
 if TYPE_CHECKING:
     from ..ddl.plan import TranslationReport
@@ -54,6 +65,13 @@ def schema_load(
     schema_map: Annotated[
         list[str] | None, typer.Option("--schema-map", help="SOURCE=TARGET schema renaming (repeatable).")
     ] = None,
+    untrusted: Annotated[
+        bool,
+        typer.Option(
+            "--untrusted",
+            help="Load a document from an untrusted source without running its code: no routines, triggers, events; views and expressions only with safe functions; materialized views without data (each reported as a loss; docs/security.md).",
+        ),
+    ] = False,
     output: Annotated[
         Path | None,
         typer.Option("-o", "--output", help="Write the DDL script (--dialect, --dry-run) to FILE instead of stdout."),
@@ -66,6 +84,9 @@ def schema_load(
             help="No translation summary on stderr (--report FILE is still written, --strict still fails).",
         ),
     ] = False,
+    privileges: PrivilegesOption = True,
+    grants: GrantsOption = False,
+    cast: CastOption = None,
 ) -> None:
     """Create a schema document's tables, indexes, constraints and views in a target database.
 
@@ -87,7 +108,11 @@ def schema_load(
 
     if (to is None) == (dialect is None):
         run(lambda: (_ for _ in ()).throw(UsageError("give exactly one of --to URL or --dialect NAME")))
-    options = {"schema_map": _schema_map(schema_map or [])} if schema_map else None
+    options: dict[str, Any] = {"privileges": privileges, "grants": grants, "casts": tuple(cast or ())}
+    if schema_map:
+        options["schema_map"] = _schema_map(schema_map)
+    if untrusted:
+        options["untrusted"] = True
 
     def read() -> Database:
         try:
@@ -96,10 +121,20 @@ def schema_load(
             raise DocumentError(f"cannot read: {e.strerror}", file=str(file)) from None
         return Database.from_json(raw, filename=str(file))
 
+    step = Step("schema-load", "reading the document")
     db = run(read)
     plan_holder: list[DdlPlan] = []
+    step.now = f"translating {sum(len(s.tables) for s in db.schemas)} table(s) and applying the DDL"
 
     def go() -> str:
+        try:
+            return translate()
+        except DbjsonError as e:
+            if e.pointer and not e.file:  # a JSON pointer into the document: name the document
+                e.file = str(file)
+            raise
+
+    def translate() -> str:
         if dialect is not None:
             plan = to_ddl(db, dialect, server_version=server_version, options=options)
             plan_holder.append(plan)
@@ -119,10 +154,12 @@ def schema_load(
             from ..engines import get_engine  # lazy: start-up time
 
             engine = get_engine(result.plan.target, result.plan.server_version)
-            return "\n".join(engine.ddl_script_statement(s) for s in result.statements) + "\n"
+            shown = result.statements + result.plan.privileges
+            return "\n".join(engine.ddl_script_statement(s) for s in shown) + "\n"
         return ""
 
-    text = run(go)
+    with Renderer("schema-load", messages=False, status=step.status):  # SIGUSR1: what it is doing
+        text = run(go)
     if plan_holder:
         _report_out(plan_holder[0].report, report, quiet)
         if strict and dialect is not None and plan_holder[0].report.losses:

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import orjson
 import typer
 
-from .common import app, choices, fail, run, stdout_console
+from .common import app, choices, fail, run, stderr_console, stdout_console
 from .progress import Renderer
 
 
 @app.command("verify")
 def verify_cmd(
-    directory: Annotated[Path, typer.Argument(help="The export directory.")],
+    directory: Annotated[
+        str, typer.Argument(help="The export directory (or an object storage URL: s3://bucket/prefix).")
+    ],
     url: Annotated[str, typer.Argument(help="The database that was loaded from it.", envvar="DBJSON_URL")],
     threads: Annotated[
         int | None,
@@ -63,7 +64,7 @@ def verify_cmd(
     """
     from ..verify import verify, verify_error  # lazy: start-up time
 
-    with Renderer("verify", messages=False) as show:  # SIGUSR1: tables checked so far
+    with Renderer("verify", messages=False, bars=None if quiet or json_out else "load") as show:  # SIGUSR1 too
         report = run(
             lambda: verify(
                 directory,
@@ -85,5 +86,9 @@ def verify_cmd(
             out.print(
                 f"{mark:8} {t.table}: {t.rows} rows" + (f", checksum {t.checksum}" if t.checksum else ""), markup=False
             )
+        rows = sum(t.rows for t in report.tables)
+        stderr_console().print(
+            f"verified {len(report.tables)} table(s), {rows:,} rows in {report.seconds:.1f}s", markup=False
+        )
     if not report.ok:
         fail(verify_error(report))

@@ -11,8 +11,8 @@ from typing import Any
 
 from .. import model as m
 from .context import Context, engine_family
-from .plan import Statement
-from .tableinfo import DDLCore, TableInfo
+from .plan import Statement, parenthesized
+from .tableinfo import DDLCore, TableInfo, key_demand
 from .types import TypeChoice, complete_type, find_rule, result_type
 
 NUMERIC_KINDS = {"integer", "decimal", "float", "year", "money"}
@@ -46,20 +46,24 @@ class ColumnDDL(DDLCore):
     def ddl_column_type(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> TypeChoice:
         """The target type of a column: ``native.raw`` on the same engine, else the type rules."""
         if ctx.same and col.native.engine == self.name:
-            ctx.verbatim(col.native.raw, f"{path}/native/raw", "native type")
+            ctx.type_spelling(col.native.raw, f"{path}/native/raw", table=t.table.name, column=col.name)
             return TypeChoice(self.ddl_native_type(ctx, t, col), col.type, rule="native")
         ref = self._referenced_column(ctx, t, col) if self.table.get("capabilities", {}).get("fk_same_types") else None
         if ref is not None:
             rt, rcol, rpath = ref
             choice = self.ddl_column_type(ctx, rt, rcol, rpath)
-            if choice.type != col.type:
-                ctx.report.add(
-                    f"{path}/type",
-                    f"type follows the referenced column {rt.table.name}.{rcol.name} ({choice.sql})",
-                    "fk-same-type",
-                    "approximation",
-                )
-            return choice
+            # A referenced type too long for a key of this table (a composite primary key over the
+            # foreign key column) is not followed: the column gets its own, shortened string type
+            # below (string lengths need not match across a foreign key).
+            if col.name not in t.key_columns or t.key_fits(col.name, key_demand(choice.type, None)):
+                if choice.type != col.type:
+                    ctx.report.add(
+                        f"{path}/type",
+                        f"type follows the referenced column {rt.table.name}.{rcol.name} ({choice.sql})",
+                        "fk-same-type",
+                        "approximation",
+                    )
+                return choice
         t_type = col.type
         if t_type.kind == "opaque" and t_type.base is not None:
             ctx.report.add(
@@ -301,6 +305,12 @@ class ColumnDDL(DDLCore):
                 values: list[Any] = [_number(v) if elem in NUMERIC_KINDS else v for v in items]
                 return self.ddl_list_literal(values, choice.type)
             return self.ddl_literal_default(ctx, d.value, choice.type, path)
+        if d.kind == "expression" and not ctx.same_family and d.dialect:
+            from .expr import generator_default  # lazy: sqlglot (see Context.expr)
+
+            fn = generator_default(d.value, d.dialect)
+            if fn is not None:
+                d = m.Default(kind="function", value=fn)
         if d.kind == "function":
             sql = self.ddl_function_default(ctx, d, choice.type)
             if sql is None:
@@ -347,7 +357,7 @@ class ColumnDDL(DDLCore):
         }.get(d.value)
 
     def ddl_expression_default(self, sql: str, typ: m.Type) -> str:
-        return sql if sql.startswith("(") and sql.endswith(")") else f"({sql})"
+        return parenthesized(sql)
 
     def ddl_inline_check_ok(self, ctx: Context, t: TableInfo, col: m.Column, chk: m.Check) -> bool:
         """Whether a column-level check is declared on its column (same engine)."""
@@ -409,4 +419,4 @@ def _domain_of(db: m.Database, schema: m.Schema, typ: m.Type) -> m.Domain | None
 
 def _check_body(chk: m.Check) -> str:
     expr = re.sub(r"(?is)^\s*CHECK\s*", "", chk.expression).strip()
-    return expr if expr.startswith("(") and expr.endswith(")") else f"({expr})"
+    return parenthesized(expr)

@@ -8,7 +8,7 @@ from typing import Any
 
 from .. import model as m
 from .context import Context
-from .plan import Statement
+from .plan import Statement, parenthesized
 from .tableinfo import DDLCore, TableInfo
 
 
@@ -47,7 +47,12 @@ class ConstraintDDL(DDLCore):
         if u.nulls_not_distinct:
             extra = self.ddl_nulls_not_distinct(ctx, path)
         tail = self.ddl_deferrable(ctx, u.deferrable, u.initially_deferred, path, "unique")
-        return f"CONSTRAINT {self.quote(name)} UNIQUE{extra} ({self.ddl_cols(t, u.columns)}){tail}"
+        return f"CONSTRAINT {self.quote(name)} UNIQUE{extra} ({self.ddl_unique_parts(ctx, t, u, path)}){tail}"
+
+    def ddl_unique_parts(self, ctx: Context, t: TableInfo, u: m.UniqueConstraint, path: str) -> str:
+        """The key parts of a unique constraint (engines with a key-size limit override for
+        ``t.long_keys``)."""
+        return self.ddl_cols(t, u.columns)
 
     def ddl_nulls_not_distinct(self, ctx: Context, path: str) -> str:
         ctx.report.add(
@@ -84,8 +89,7 @@ class ConstraintDDL(DDLCore):
         sql = ctx.expr(expr, chk.dialect, path, "check constraint")
         if sql is None:
             return None
-        if not (sql.startswith("(") and sql.endswith(")")):
-            sql = f"({sql})"
+        sql = parenthesized(sql)
         return sql if chk.enforced else self.ddl_not_enforced(ctx, sql, path)
 
     def ddl_not_enforced(self, ctx: Context, sql: str, path: str) -> str:
@@ -177,7 +181,7 @@ class ConstraintDDL(DDLCore):
             sql = ctx.expr(part.expression, ix.dialect, path, "index expression")
             if sql is None:
                 return None
-            text = f"({sql})" if not (sql.startswith("(") and sql.endswith(")")) else sql
+            text = parenthesized(sql)
         else:
             assert part.column is not None
             text = self.quote(t.col(part.column))

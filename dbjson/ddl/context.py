@@ -96,6 +96,10 @@ class Context:
         self.same_family = self.source_family == engine.family
         self.source_engine = source_engine
         self.options = dict(options or {})
+        # --untrusted: a document from a source not trusted to run code with the importing user's
+        # rights (docs/security.md): no routines, triggers, events; views and expressions only with
+        # functions of SAFE_FUNCTIONS; materialized views created without data.
+        self.untrusted = bool(self.options.get("untrusted"))
         self.report = TranslationReport(self.source, engine.name)
         limits = engine.table.get("limits", {})
         self.namer = Namer(
@@ -113,6 +117,39 @@ class Context:
         self.column_types: dict[tuple[str, str, str], m.Type] = {}
         self.plain_generated: set[tuple[str, str, str]] = set()
 
+    def untrusted_code(self, path: str, what: str) -> bool:
+        """With ``untrusted``: report that ``what`` (a routine, trigger, event: code) is not created."""
+        if self.untrusted:
+            self.report.add(path, f"{what} not created: --untrusted runs none of a document's code", "untrusted-code")
+        return self.untrusted
+
+    def untrusted_view(self, view: m.View, path: str) -> bool:
+        """With ``untrusted``: whether the view is skipped (its body calls a function off the safe list,
+        or modifies data), reported. (A materialized view that stays is created without data where the
+        engine has them: ``ddl_view_sql``.)"""
+        if not self.untrusted:
+            return False
+        from .expr import unsafe_calls  # lazy: sqlglot (see expr above)
+
+        bad = unsafe_calls(view.definition, self.source if view.dialect is None else view.dialect)
+        if bad:
+            self.report.add(
+                path,
+                f"view {view.name!r} not created: --untrusted, and its body calls {', '.join(bad[:5])} "
+                "(not on the safe list)",
+                "untrusted-view",
+            )
+            return True
+        return False
+
+    def _untrusted_problem(self, sql: str, dialect: str | None) -> str | None:
+        if not self.untrusted:
+            return None
+        from .expr import unsafe_calls  # lazy: sqlglot (see expr above)
+
+        bad = unsafe_calls(sql, dialect or self.source)
+        return f"calls {', '.join(bad[:5])} (--untrusted allows only the functions of its safe list)" if bad else None
+
     def functions(self) -> set[str]:
         return {f.lower() for f in self.caps.get("functions", [])}
 
@@ -129,6 +166,10 @@ class Context:
     ) -> str | None:
         """``sql`` for the target: verbatim in the same dialect, else translated or reported."""
         src = dialect or self.source
+        unsafe = self._untrusted_problem(sql, src)
+        if unsafe:
+            self.report.add(path, f"{what} {unsafe}; dropped", "untrusted-expression")
+            return None
         if not self.caps.get("sequences") and re.search(r"(?i)\b(nextval|lastval|setval)\s*\(", sql):
             self.report.add(
                 path, f"{what} uses a sequence ({self.engine.name} has none); dropped", "sequence-expression"
@@ -176,6 +217,7 @@ class Context:
         from .expr import verbatim_problem  # lazy: sqlglot (see expr above)
 
         reason = verbatim_problem(sql, self.engine.name, statement=statement, lists=lists)
+        reason = reason or self._untrusted_problem(sql, self.engine.name)
         if reason:
             raise TranslationError(
                 f"{what} refused: it {reason}",
@@ -185,24 +227,36 @@ class Context:
             )
         return sql
 
-    def definition(self, sql: str, path: str, what: str) -> str:
-        """A routine, trigger or event definition (a whole statement, used as written): it must be
-        the CREATE statement of that kind, so a document cannot pass off another statement as one."""
-        found = _DEFINITION.match(sql)
-        allowed = {"routine": ("FUNCTION", "PROCEDURE", "AGGREGATE")}.get(what, (what.upper(),))
-        if found is None or found.group(1).upper() not in allowed:
+    def type_spelling(self, sql: str, path: str, *, table: str | None = None, column: str | None = None) -> str:
+        """A type spelling from the document (``native.raw``...), parsed against the target engine's
+        type grammar (:func:`~dbjson.ddl.typespell.type_problem`): a type and nothing else, or refused."""
+        from .typespell import type_problem
+
+        reason = type_problem(sql, self.engine.name)
+        if reason:
             raise TranslationError(
-                f"{what} definition refused: it is not a CREATE {' or '.join(allowed)} statement",
+                f"type {sql[:60]!r} refused: it {reason}",
                 pointer=path,
-                value=sql,
-                hint="the schema document may have been crafted; see 'Untrusted documents' in docs/format.md",
+                table=table,
+                column=column,
+                hint="the schema document may have been crafted; see docs/security.md",
             )
         return sql
 
+    def definition(
+        self, sql: str, path: str, what: str, *, name: str, schema: str | None, table: str | None = None
+    ) -> str:
+        """A routine, trigger or event definition (a whole statement, used as written): it must be
+        the CREATE statement of that kind for exactly the object its entry names (in its schema, on
+        its table): :func:`~dbjson.ddl.definitions.definition_problem`."""
+        from .definitions import definition_problem
 
-_QUOTED_OR_WORD = r"(?:`(?:[^`]|``)*`|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|[^\s@`'\"]+)"
-_DEFINITION = re.compile(
-    r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:DEFINER\s*=\s*" + _QUOTED_OR_WORD + r"(?:@" + _QUOTED_OR_WORD + r")?\s+)?"
-    r"(?:SQL\s+SECURITY\s+\w+\s+)?(?:CONSTRAINT\s+|TEMP(?:ORARY)?\s+)?(?:AGGREGATE\s+(?=FUNCTION))?(FUNCTION|PROCEDURE|TRIGGER|EVENT|AGGREGATE)\b",
-    re.IGNORECASE,
-)
+        reason = definition_problem(sql, what, self.engine.name, name=name, schema=schema, table=table)
+        if reason:
+            raise TranslationError(
+                f"{what} definition refused: it {reason}",
+                pointer=path,
+                value=sql,
+                hint="the schema document may have been crafted; see docs/security.md",
+            )
+        return sql

@@ -259,6 +259,37 @@ def _byte_length(tree: exp.Expression, write: str) -> tuple[exp.Expression, str]
     return tree.transform(fix), ""
 
 
+# PostgreSQL's UUID generators (uuid-ossp, pgcrypto, core) and what they make: MySQL's and MariaDB's
+# UUID() is a version-1 (time-based) UUID, as uuid_generate_v1() is.
+_PG_UUID_FUNCTIONS = {"uuid_generate_v1": 1, "uuid_generate_v1mc": 1, "uuid_generate_v4": 4, "gen_random_uuid": 4}
+
+
+def generator_default(sql: str, source: str) -> str | None:
+    """``uuid`` when the whole expression is a call of a PostgreSQL UUID generator (the ``function``
+    default a target without that function spells its own way), else None."""
+    if _SQLGLOT.get(source) != "postgres":
+        return None
+    name = re.sub(r'^(?:"?\w+"?\.)?', "", sql.strip()).lower()
+    return "uuid" if name.endswith("()") and name[:-2] in _PG_UUID_FUNCTIONS else None
+
+
+def _uuid_generators(tree: exp.Expression, functions: set[str]) -> exp.Expression:
+    """A call of a PostgreSQL UUID generator (``public.uuid_generate_v1()``: extensions' functions are
+    often schema-qualified) becomes the target's ``uuid()`` when it has one."""
+    if "uuid" not in functions:
+        return tree
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        call = node.expression if isinstance(node, exp.Dot) else node
+        if isinstance(call, exp.Uuid) or (
+            isinstance(call, exp.Anonymous) and not call.expressions and str(call.name).lower() in _PG_UUID_FUNCTIONS
+        ):
+            return exp.Uuid()
+        return node
+
+    return tree.transform(fix)
+
+
 def _guard(tree: exp.Expression, functions: set[str], nodes: tuple[type[exp.Expression], ...] = ()) -> str | None:
     """The reason the tree is refused, or None when it passes the allow-list."""
     for node in tree.walk():
@@ -334,6 +365,8 @@ def translate(
         tree = _mysql_truth(tree)
     if write == "postgres":
         tree = _group_concat_text(tree)
+    if read == "postgres" and write != "postgres":
+        tree = _uuid_generators(tree, functions)
     if read == "mysql" and write != "mysql":
         tree, refused = _byte_length(tree, write)
         if refused:
@@ -341,6 +374,8 @@ def translate(
     if schemas or tables:
         tree = _requalify(tree, schemas or {}, tables or {}, default_schema)
     extra = tuple(getattr(exp, n) for n in nodes if isinstance(getattr(exp, n, None), type))
+    if "uuid" in functions:
+        extra += (exp.Uuid,)
     if read != write:
         extra += (exp.GroupConcat,)  # GROUP_CONCAT / string_agg / group_concat (base.expr reports the length limit)
     reason = _guard(tree, functions, extra)
@@ -394,3 +429,66 @@ def verbatim_problem(sql: str, engine_name: str, *, statement: bool = False, lis
 
 def _known_names(tree: exp.Expression) -> set[str]:
     return {str(n.name).lower() for n in tree.walk() if isinstance(n, exp.Anonymous)}
+
+
+# Functions a view body or an expression may call in --untrusted mode (docs/security.md): pure
+# functions of their arguments, on every engine; nothing that reads or writes files, large objects,
+# other databases, settings or sessions, and no user-defined function (a document's routines are
+# not created in that mode, and one already on the target is not the document's to call).
+SAFE_FUNCTIONS = frozenset(
+    """
+    abs avg bit_length btrim cast ceil ceiling char_length character_length coalesce concat concat_ws
+    count current_date current_time current_timestamp date date_part date_trunc datetime day
+    dense_rank exp extract first_value floor greatest hour ifnull iif instr julianday lag last_value
+    lead least left length ln localtime localtimestamp log lower lpad ltrim max min minute mod month
+    now nth_value ntile nullif octet_length percent_rank position power rank repeat replace reverse
+    right round row_number rpad rtrim second sign sqrt strftime string_agg group_concat substr
+    substring sum time timestamp trim trunc unixepoch upper year bool_and bool_or every array_agg
+    json_agg jsonb_agg to_char to_date to_timestamp to_number md5 convert date_format str_to_date
+    if isnull
+    """.split()
+)
+# Words a tokenizer sees before a parenthesis that are syntax, not calls.
+_NOT_CALLS = frozenset(
+    """
+    in exists any all some values as and or not on using over filter within partition by select
+    from where join is between like ilike then else when case interval distinct union except
+    intersect with array row rows range group order having limit returning lateral
+    unnest generate_series varchar char character numeric decimal varbinary binary signed unsigned
+    integer int bigint smallint float double real text date time timestamp json jsonb
+    gist gin btree hash spgist brin
+    """.split()
+)
+_DML = frozenset({"insert", "update", "delete", "merge", "copy", "call", "do", "execute", "load", "into"})
+
+
+def unsafe_calls(sql: str, dialect: str) -> list[str]:
+    """The functions ``sql`` calls that are not in :data:`SAFE_FUNCTIONS` (qualified names count as
+    calls of other functions), and any data-modifying keyword; an empty list when it is safe to run
+    for --untrusted. Text that cannot be tokenized is unsafe."""
+    try:
+        tokens = Dialect.get_or_raise(_SQLGLOT.get(dialect, dialect)).tokenize(sql)
+    except (SqlglotError, ValueError) as e:
+        return [f"(untokenizable: {str(e).splitlines()[0][:40]})"]
+    bad: list[str] = []
+    for i, tok in enumerate(tokens):
+        calls = i + 1 < len(tokens) and tokens[i + 1].token_type == TokenType.L_PAREN
+        if tok.token_type == TokenType.STRING:
+            continue
+        if tok.token_type == TokenType.IDENTIFIER:  # a quoted name
+            if calls:
+                bad.append(tok.text)  # a user-defined function
+            continue
+        text = tok.text.lower()
+        if text in _DML:
+            bad.append(text.upper())
+            continue
+        if not calls:
+            continue
+        prev = tokens[i - 1] if i else None
+        if prev is not None and prev.token_type in (TokenType.ALIAS, TokenType.DCOLON):
+            continue  # a type's modifiers: CAST(x AS numeric(10, 2)), x::varchar(5)
+        qualified = prev is not None and prev.token_type == TokenType.DOT
+        if qualified or (text not in SAFE_FUNCTIONS and text not in _NOT_CALLS):
+            bad.append(tok.text)
+    return sorted(set(bad))

@@ -26,6 +26,9 @@ class Statement:
     # at ``path`` (the guard's trial execution) instead of failing the load.
     optional: bool = False
     path: str | None = None
+    # Privilege statements (kind role | membership | grant): the target roles they need; the
+    # command skips (and reports) one whose role does not exist (see dbjson.ddl.privileges).
+    roles: tuple[str, ...] = ()
 
     def __str__(self) -> str:
         return self.sql
@@ -80,6 +83,45 @@ class TranslationReport:
         }
 
 
+def enclosed(sql: str) -> bool:
+    """Whether one pair of parentheses encloses the whole of ``sql`` (``(a) <> (b)`` is not
+    enclosed: its first parenthesis closes before the end). Quotes and backticks are skipped."""
+    text = sql.strip()
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    depth, i, n = 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "'\"`":
+            j = i + 1
+            while j < n:
+                if text[j] == "\\" and ch == "'":
+                    j += 2
+                    continue
+                if text[j] == ch:
+                    if j + 1 < n and text[j + 1] == ch:  # doubled quote
+                        j += 2
+                        continue
+                    break
+                j += 1
+            i = j + 1
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and i != n - 1:
+                return False
+        i += 1
+    return depth == 0
+
+
+def parenthesized(sql: str) -> str:
+    """``sql`` inside one pair of parentheses (as it is when they already enclose all of it)."""
+    text = sql.strip()
+    return text if enclosed(text) else f"({text})"
+
+
 def terminated(stmt: Statement) -> str:
     """A statement terminated by ``;``: how most clients take it in a script."""
     return stmt.sql.rstrip() + ";"
@@ -99,6 +141,8 @@ class DdlPlan:
     column_names: dict[tuple[str, str, str], str] = field(default_factory=dict)
     # (source schema, table, column) of generated columns created as plain columns: their rows load them
     plain_generated: set[tuple[str, str, str]] = field(default_factory=set)
+    # roles, memberships and grants, applied after post_data where their roles exist (not in ``statements``)
+    privileges: list[Statement] = field(default_factory=list)
 
     # One statement as the target's command-line client wants it in a script (the engine's
     # ``ddl_script_statement``, given by the engine that made the plan).
@@ -112,4 +156,6 @@ class DdlPlan:
         """The whole plan as a SQL script for the target's command-line client."""
         parts = ["-- pre-data"] + [self.script_statement(s) for s in self.pre_data]
         parts += ["-- post-data"] + [self.script_statement(s) for s in self.post_data]
+        if self.privileges:
+            parts += ["-- privileges"] + [self.script_statement(s) for s in self.privileges]
         return "\n".join(parts) + "\n"

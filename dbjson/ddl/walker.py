@@ -15,6 +15,7 @@ schema diff (:mod:`~dbjson.ddl.alter`); the state of one translation is a
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .. import model as m
@@ -24,10 +25,11 @@ from .constraints import ConstraintDDL
 from .context import Context
 from .order import table_order, view_order
 from .plan import DdlPlan, Statement, terminated
+from .privileges import PrivilegeDDL
 from .tableinfo import TableInfo
 
 
-class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
+class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
     """Engine-neutral DDL generation; engines override the ``ddl_*`` hooks."""
 
     # -- the plan ---------------------------------------------------------------------------------
@@ -65,16 +67,14 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
             for ti, table in enumerate(schema.tables):
                 fks += self.ddl_foreign_keys(ctx, schema, table, f"/schemas/{si}/tables/{ti}")
         objects = self.ddl_schema_objects(ctx)
-        plan.pre_data = schemas + ctx.types + sequences + tables
+        extensions = self.ddl_extensions(ctx)
+        plan.pre_data = schemas + extensions + ctx.types + sequences + tables
         plan.post_data = ctx.post_functions + post + fks + objects + restarts
         plan.table_names = dict(ctx.table_names)
         plan.column_names = dict(ctx.column_names)
         plan.column_types = dict(ctx.column_types)
         plan.plain_generated = set(ctx.plain_generated)
-        if db.users:
-            ctx.report.add(
-                "/users", "users and grants are not created by schema-load", "users-skipped", "approximation"
-            )
+        plan.privileges = self.ddl_privileges(ctx)
         return plan
 
     def ddl_assign_names(self, ctx: Context) -> None:
@@ -97,6 +97,22 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
             if scope == "schema":
                 for seq in schema.sequences:
                     ctx.namer.reserve(("relation", tschema), seq.name)
+
+    # -- extensions ------------------------------------------------------------------------------
+    def ddl_extensions(self, ctx: Context) -> list[Statement]:
+        """The source's PostgreSQL extensions: an engine that has them creates them (PostgreSQL
+        overrides this); elsewhere each is reported, and what the schema uses of it (a type, a
+        function in a default, an operator class) is translated or reported where it is used."""
+        listed = ctx.db.options.get("postgresql", {}).get("extensions", [])
+        for i, ext in enumerate(listed):
+            ctx.report.add(
+                f"/options/postgresql/extensions/{i}",
+                f"extension {ext.get('name')!r} not created ({self.name} has no extensions): what the schema uses "
+                "of it is translated or reported where it is used",
+                "extension-not-created",
+                "approximation",
+            )
+        return []
 
     # -- schemas ---------------------------------------------------------------------------------
     def ddl_target_schema(self, ctx: Context, schema: m.Schema, index: int) -> str | None:
@@ -330,6 +346,8 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
             tschema = ctx.schema_names[schema.name]
             for ri in sorted(range(len(schema.routines)), key=lambda i: schema.routines[i].kind == "aggregate"):
                 r, rp = schema.routines[ri], f"/schemas/{si}/routines/{ri}"
+                if ctx.untrusted_code(rp, f"{r.kind} {r.name!r}"):
+                    continue
                 if ctx.same_family:
                     out += self.ddl_routine(ctx, schema, r, tschema, rp)
                 else:
@@ -338,6 +356,8 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
                     )
         for si, schema in schemas:
             for vi in view_order(schema.views):
+                if ctx.untrusted_view(schema.views[vi], f"/schemas/{si}/views/{vi}"):
+                    continue
                 out += self.ddl_view(
                     ctx, schema, schema.views[vi], ctx.schema_names[schema.name], f"/schemas/{si}/views/{vi}"
                 )
@@ -347,6 +367,8 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
                 range(len(schema.triggers)), key=lambda i: (schema.triggers[i].table, schema.triggers[i].order or 0)
             ):
                 trg, gp = schema.triggers[gi], f"/schemas/{si}/triggers/{gi}"
+                if ctx.untrusted_code(gp, f"trigger {trg.name!r}"):
+                    continue
                 if ctx.same_family:
                     out += self.ddl_trigger(ctx, schema, trg, tschema, gp)
                 else:
@@ -355,6 +377,8 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
                     )
             for ei, ev in enumerate(schema.events):
                 ep = f"/schemas/{si}/events/{ei}"
+                if ctx.untrusted_code(ep, f"event {ev.name!r}"):
+                    continue
                 if ctx.same_family:
                     out += self.ddl_event(ctx, schema, ev, tschema, ep)
                 else:
@@ -367,7 +391,7 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
         if not ev.definition:
             ctx.report.add(path, f"event {ev.name!r} has no definition; not created", "event-dropped")
             return []
-        ctx.definition(ev.definition, f"{path}/definition", "event")
+        ctx.definition(ev.definition, f"{path}/definition", "event", name=ev.name, schema=schema.name)
         return [
             Statement(self.ddl_strip_source_schema(ctx, schema, ev.definition), "event", self.qualify(tschema, ev.name))
         ]
@@ -419,7 +443,7 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
         if not r.definition:
             ctx.report.add(path, f"{r.kind} {r.name!r} has no definition; not created", "routine-no-definition")
             return []
-        ctx.definition(r.definition, f"{path}/definition", "routine")
+        ctx.definition(r.definition, f"{path}/definition", "routine", name=r.name, schema=schema.name)
         return [
             Statement(
                 self.ddl_strip_source_schema(ctx, schema, r.definition).rstrip().rstrip(";"),
@@ -434,7 +458,9 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
         if not trg.definition:
             ctx.report.add(path, f"trigger {trg.name!r} has no definition; not created", "trigger-no-definition")
             return []
-        ctx.definition(trg.definition, f"{path}/definition", "trigger")
+        ctx.definition(
+            trg.definition, f"{path}/definition", "trigger", name=trg.name, schema=schema.name, table=trg.table
+        )
         return [
             Statement(
                 self.ddl_strip_source_schema(ctx, schema, trg.definition).rstrip().rstrip(";"),
@@ -463,9 +489,42 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL):
         ]
         return out
 
+    def ddl_undo_statements(self, created: list[Statement]) -> list[Statement]:
+        """DROPs of the objects ``created`` made, last first. Indexes, keys, checks, triggers and
+        comments go with their table; a schema (database) is never dropped (it may have been
+        there before: ``IF NOT EXISTS``)."""
+        out = []
+        for s in reversed(created):
+            word = _UNDO_WORDS.get(s.kind)
+            if s.kind == "view" and re.match(r"(?is)\s*CREATE\s+MATERIALIZED\s", s.sql):
+                word = "MATERIALIZED VIEW"
+            elif s.kind == "routine":
+                found = re.match(
+                    r"(?is)\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:DEFINER\s*=\s*\S+\s+)?(FUNCTION|PROCEDURE|AGGREGATE)\s",
+                    s.sql,
+                )
+                word = found.group(1).upper() if found else None
+            if word:
+                out.append(Statement(f"DROP {word} IF EXISTS {s.object}{self.ddl_undo_tail(s)}", "drop", s.object))
+        return out
+
+    def ddl_undo_tail(self, stmt: Statement) -> str:
+        """What follows ``DROP kind IF EXISTS name`` (PostgreSQL: CASCADE)."""
+        return ""
+
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         """Quoted, qualified names (as in ``Statement.object``) of relations and types that exist."""
         raise NotImplementedError
+
+
+_UNDO_WORDS = {
+    "table": "TABLE",
+    "view": "VIEW",
+    "sequence": "SEQUENCE",
+    "type": "TYPE",
+    "collation": "COLLATION",
+    "event": "EVENT",
+}
 
 
 def primary_schema(db: m.Database) -> int:

@@ -85,6 +85,10 @@ class Engine(Reflector, DdlDialect, Exporter, Loader, VerifyReader):
         """Unsupported unless the engine reads them (PostgreSQL, where zero dates load as NULL)."""
         raise UnsupportedError(f"{self.name}: reading a table's NOT NULL columns is not supported")
 
+    def load_existing_roles(self, conn: Any) -> set[str] | None:
+        """None: the engine has no roles to read (SQLite)."""
+        return None
+
     def load_merge_indexes(self, statements: Sequence[Statement]) -> list[Statement]:
         """The statements unchanged: one statement per index."""
         return list(statements)

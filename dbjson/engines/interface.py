@@ -108,10 +108,16 @@ class ReflectOptions:
 
     tables: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
-    grants: bool = False
+    grants: bool = False  # users and roles, with all their grants
+    privileges: bool = True  # object privileges on the reflected objects (``Database.grants``)
     schemas: tuple[str, ...] = ()  # PostgreSQL schemas / MySQL databases; () = the URL's default
+    all_databases: bool = False  # MySQL: a URL without a database reads every database (else an error)
+    # Every (schema, relation) an engine asked ``wants`` about: what the filters chose from
+    # (dbjson.filters.check_filters tells a glob that matches nothing from one that was excluded).
+    seen: set[tuple[str, str]] = field(default_factory=set, compare=False, repr=False)
 
     def wants(self, schema: str, table: str) -> bool:
+        self.seen.add((schema, table))
         names = (table, f"{schema}.{table}")
         if self.tables and not any(fnmatch.fnmatchcase(n, g) for g in self.tables for n in names):
             return False
@@ -138,6 +144,12 @@ class Capabilities:
     checks_foreign_keys: bool  # a kept table's foreign keys are checked during the load: order the units
     defers_primary_key: bool  # tables the import creates get their primary key after the data
     holds_zero_dates: bool  # zero dates load as they are (else NULL or an error: --zero-dates)
+    # dates and timestamps are text in the engine (SQLite): it writes them in its canonical form
+    # (YYYY-MM-DD HH:MM:SS[.fff]), and a source of this engine may hold any text in such a column
+    dates_as_text: bool
+    # a decimal column without a declared precision stores a binary float (SQLite's NUMERIC
+    # affinity): 2.70 reads back 2.7, so verify compares such columns by value
+    decimals_as_float: bool
     text_holds_nul: bool  # text and json columns can hold U+0000 (else --nul error|strip|replace)
     json_numbers_exact: bool  # binary JSON keeps numbers exactly: json columns load the line's own text
     integer_limit: tuple[int, int] | None  # what any integer column stores, whatever its declared type
@@ -182,6 +194,10 @@ class DdlDialect(Protocol):
 
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         """Quoted, qualified names (as in ``Statement.object``) of the plan's relations and types that exist."""
+
+    def ddl_undo_statements(self, created: list[Statement]) -> list[Statement]:
+        """Statements that remove what ``created`` (statements this run ran, in order) made, last
+        first: how a failed load on a target without transactional DDL leaves no half schema."""
 
     def ddl_column_parts(
         self, ctx: Context, t: TableInfo, col: m.Column, path: str
@@ -331,6 +347,10 @@ class Loader(Protocol):
 
     def load_existing_tables(self, conn: Any, schemas: set[str | None]) -> set[tuple[str | None, str]]:
         """The (schema, table) pairs that exist in ``schemas`` (None: the connection's default)."""
+
+    def load_existing_roles(self, conn: Any) -> set[str] | None:
+        """The roles (PostgreSQL, with ``PUBLIC``) or accounts (MySQL ``user@host``) of the target,
+        in the spelling of ``ddl_role_key``; None when they cannot be read (privileges are then tried)."""
 
     def load_truncate(self, conn: Any, schema: str | None, table: str) -> None:
         """Empty one table."""

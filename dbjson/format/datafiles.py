@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import gzip
 import io
-import os
 import queue
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO, Any
 
 import xxhash
 
 from ..errors import DataError, DbjsonError
 from .checksum import DEFAULT_CHECKSUM, Checksum
+from .storage import Location, ObjectPath, open_sink
 
 
 class _HashingFile:
@@ -44,12 +43,13 @@ class _HashingFile:
 
 
 class DataFileWriter:
-    """One data file being written: ``<path>.partial`` until :meth:`finish` renames it."""
+    """One data file being written: locally ``<path>.partial`` until :meth:`finish` renames it; in
+    object storage a multipart upload that :meth:`finish` completes (:mod:`.storage`)."""
 
-    def __init__(self, path: Path, compress: str) -> None:
+    def __init__(self, path: Location, compress: str) -> None:
         self.path = path
-        self.partial = path.with_name(path.name + ".partial")
-        self._raw = open(self.partial, "wb")  # noqa: SIM115 - closed in finish/discard
+        self._sink = open_sink(path)
+        self._raw = self._sink.raw
         self._hash = _HashingFile(self._raw)
         self._out: Any
         if compress == "gzip":
@@ -76,15 +76,13 @@ class DataFileWriter:
         XXH3-128 hex of the bytes). The file is still ``.partial``: :meth:`commit` follows."""
         if self._out is not self._hash:
             self._out.close()
-        self._raw.flush()
+        self._sink.flush()
         return self._hash.size, self._hash.digest.hexdigest()
 
     def commit(self) -> None:
         """On disk (fsync), then renamed into place: a data file never has its final name before
-        its bytes are durable."""
-        os.fsync(self._raw.fileno())
-        self._raw.close()
-        os.replace(self.partial, self.path)
+        its bytes are durable (object storage: the upload completes, and the object appears)."""
+        self._sink.commit()
 
     def finish(self) -> tuple[int, str]:
         """:meth:`seal` and :meth:`commit`; returns (size in bytes, XXH3-128 hex of the bytes)."""
@@ -93,10 +91,7 @@ class DataFileWriter:
         return sealed
 
     def discard(self) -> None:
-        try:
-            self._raw.close()
-        finally:
-            self.partial.unlink(missing_ok=True)
+        self._sink.discard()
 
 
 class Syncer:
@@ -147,7 +142,7 @@ class Syncer:
 class DataFile:
     """One data file listed in the manifest."""
 
-    path: Path
+    path: Location  # a local file or an object (:mod:`.storage`)
     rel: str
     rows: int | None
     bytes: int | None = None
@@ -159,8 +154,18 @@ class DataFile:
     algorithm: str = DEFAULT_CHECKSUM  # the manifest's checksum_algorithm of ``checksum``
 
 
-def open_data(path: Path | str) -> IO[bytes]:
-    """A binary reader over a plain, gzip (``.gz``) or zstd (``.zst``) data file."""
+def open_data(path: Location | str) -> IO[bytes]:
+    """A binary reader over a plain, gzip (``.gz``) or zstd (``.zst``) data file (an object in
+    object storage is read by ranged reads, :meth:`.storage.ObjectPath.open`)."""
+    if isinstance(path, ObjectPath):
+        raw = path.reader()
+        if path.name.endswith(".gz"):
+            return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+        if path.name.endswith(".zst"):
+            import zstandard
+
+            return io.BufferedReader(_ZstdFrames(raw, zstandard), 1 << 20)
+        return raw
     p = str(path)
     if p.endswith(".gz"):
         return gzip.open(p, "rb")  # type: ignore[return-value]

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from ..errors import DataError
+from .paths import open_for_write
 
 JOURNAL_FORMAT = "dbjson-import-journal"
 
@@ -51,6 +52,32 @@ class JournalState:
         return self.begun - set(self.done)
 
 
+_OPS = ("start", "begin", "done", "undo")
+_COUNTS = ("rows", "rejected")  # payload fields the importer reads back as counts
+
+
+def _check_record(rec: Any, file: str, line: int) -> None:
+    """A journal record is read back as data only: an object with a known ``op``, a string
+    ``step`` and counts that are non-negative integers; anything else is a tampered journal."""
+    problem = None
+    if not isinstance(rec, dict) or rec.get("op") not in _OPS:
+        problem = "not a journal record"
+    elif rec["op"] == "start":
+        if not isinstance(rec.get("export"), (str, type(None))):
+            problem = "'export' is not a string"
+    elif not isinstance(rec.get("step"), str):
+        problem = "'step' is not a string"
+    else:
+        for k in _COUNTS:
+            v = rec.get(k, 0)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                problem = f"{k!r} is not a count"
+        if not isinstance(rec.get("checksum", ""), (str, type(None))):
+            problem = "'checksum' is not a string"
+    if problem is not None:
+        raise DataError(f"corrupt import journal line: {problem}", file=file, line=line)
+
+
 class Journal:
     """An fsync'd, append-only, thread-safe step journal."""
 
@@ -77,7 +104,8 @@ class Journal:
                 if number == len(lines):  # torn final write: that step is not done
                     break
                 raise DataError("corrupt import journal line", file=str(self.path), line=number) from None
-            op = rec.get("op")
+            _check_record(rec, str(self.path), number)
+            op = rec["op"]
             if op == "start":
                 state.export_id = rec.get("export")
             elif op == "begin":
@@ -94,7 +122,8 @@ class Journal:
         """Start a new journal (a fresh, non-resumed import)."""
         self.close()
         tmp = self.path.with_name(self.path.name + ".new")
-        tmp.write_bytes(orjson.dumps({"op": "start", "format": JOURNAL_FORMAT, "export": export_id}) + b"\n")
+        with open_for_write(tmp) as fh:
+            fh.write(orjson.dumps({"op": "start", "format": JOURNAL_FORMAT, "export": export_id}) + b"\n")
         os.replace(tmp, self.path)
         self._fsync_dir()
 
@@ -102,7 +131,7 @@ class Journal:
         data = orjson.dumps(rec) + b"\n"
         with self._lock:
             if self._fh is None:
-                self._fh = open(self.path, "ab")  # noqa: SIM115 - kept open for the import
+                self._fh = open_for_write(self.path, append=True)  # kept open for the import
             self._fh.write(data)
             self._fh.flush()
             os.fsync(self._fh.fileno())

@@ -1,16 +1,20 @@
 """JSON text inside a canonical line, handled as bytes: the raw span of each value of a line
-(:func:`raw_values`), compaction (:func:`compact_json`) and the ``{"$json": X}`` escape of json
-columns (:func:`wrap_json_text`, :func:`unwrap_json`, :func:`unwrap_json_text`).
+(:func:`raw_values`), compaction (:func:`compact_json`), the ``{"$json": X}`` escape of json
+columns (:func:`wrap_json_text`, :func:`unwrap_json`, :func:`unwrap_json_text`), and a line's
+by-meaning form for verify (:func:`semantic_line_function`, C speedup ``_cchecksum.semantic_line``
+with its twin :func:`semantic_line_py`).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
+from .. import speedups
 from ..errors import DataError
 
 # Possessive string patterns: a plain ``(?:[^"\\]|\\.)*`` keeps a backtracking frame per character
@@ -141,3 +145,110 @@ def checked_json_text(span: bytes) -> JsonText:
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise DataError("malformed JSON value") from None
     return JsonText(text)
+
+
+# -- by-meaning form of a line (verify across engines) ------------------------------------------
+
+_NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_EXP_DIGITS = re.compile(rb"[eE][+-]?([0-9]+)$")
+_FIXED_LIMIT = 1000  # |exponent| above this: digits "e" exponent (the C twin's FIXED_LIMIT)
+_MAX_EXP_DIGITS = 6  # longer exponents are refused (the C twin's MAX_EXP_DIGITS)
+
+
+def canonical_number(text: bytes) -> bytes:
+    """A JSON number by exact value: ``0`` for every zero; else the sign and the digits without
+    leading or trailing zeros around the decimal point (``1.50`` → ``1.5``, ``1E2`` → ``100``,
+    ``25e-3`` → ``0.025``), or ``<digits>e<exponent>`` when the exponent of the last digit is beyond
+    ±1000. ValueError when ``text`` is not a JSON number or its exponent has over 6 digits."""
+    if not _NUMBER.fullmatch(text):
+        raise ValueError(f"not a JSON number: {text[:40]!r}")
+    ex = _EXP_DIGITS.search(text)
+    if ex and len(ex.group(1)) > _MAX_EXP_DIGITS:
+        raise ValueError(f"exponent too long: {text[:40]!r}")
+    mantissa, _, exp_text = text.lower().partition(b"e")
+    neg = mantissa.startswith(b"-")
+    whole, _, frac = mantissa.lstrip(b"-").partition(b".")
+    digits = (whole + frac).lstrip(b"0")
+    exp = int(exp_text or b"0") - len(frac)
+    stripped = digits.rstrip(b"0")
+    exp += len(digits) - len(stripped)
+    if not stripped:
+        return b"0"
+    sign = b"-" if neg else b""
+    if exp > _FIXED_LIMIT or exp < -_FIXED_LIMIT:
+        return sign + stripped + b"e" + str(exp).encode()
+    if exp >= 0:
+        return sign + stripped + b"0" * exp
+    point = len(stripped) + exp
+    if point > 0:
+        return sign + stripped[:point] + b"." + stripped[point:]
+    return sign + b"0." + b"0" * -point + stripped
+
+
+def _canonical_json(v: Any) -> bytes:
+    if isinstance(v, dict):
+        return b"{" + b",".join(orjson.dumps(k) + b":" + _canonical_json(v[k]) for k in sorted(v)) + b"}"
+    if isinstance(v, list):
+        return b"[" + b",".join(_canonical_json(x) for x in v) + b"]"
+    if isinstance(v, _Num):
+        return canonical_number(v.text) if v.text not in (b"NaN", b"Infinity", b"-Infinity") else v.text
+    return orjson.dumps(v)
+
+
+class _Num:
+    """A JSON number's text, as parsed (json.loads's parse_float/parse_int/parse_constant)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text.encode()
+
+
+def canonical_json(raw: bytes) -> bytes:
+    """A JSON document by meaning: objects with sorted keys (the last of a repeated key), no
+    whitespace, strings with orjson's minimal escapes, numbers by :func:`canonical_number`."""
+    return _canonical_json(json.loads(raw, parse_float=_Num, parse_int=_Num, parse_constant=_Num))
+
+
+def semantic_line_py(line: bytes, jsons: tuple[bytes, ...], decimals: tuple[bytes, ...]) -> bytes:
+    """The by-meaning form of a canonical line (the twin of ``_cchecksum.semantic_line``): members
+    sorted by key, the values of the ``jsons`` keys through :func:`canonical_json`, the digits of the
+    ``decimals`` keys' numbers (JSON strings) through :func:`canonical_number`, every other value as
+    written. Equal for two lines that differ only in how a target spells JSON and decimals."""
+    json_names = {k.decode() for k in jsons}
+    decimal_names = {k.decode() for k in decimals}
+    spans = raw_values(line)
+    out = []
+    for key in sorted(spans):
+        raw = spans[key]
+        if key in json_names:
+            raw = canonical_json(raw)
+        elif key in decimal_names and raw[:1] == b'"':
+            text = orjson.loads(raw)
+            try:
+                raw = b'"' + canonical_number(text.encode()) + b'"'
+            except ValueError:  # NaN, Infinity: as written
+                pass
+        else:
+            orjson.loads(raw)  # valid JSON, as the C twin checks
+        out.append(orjson.dumps(key) + b":" + raw)
+    return b"{" + b",".join(out) + b"}"
+
+
+def semantic_line_function(jsons: tuple[str, ...], decimals: tuple[str, ...]) -> Callable[[bytes], bytes]:
+    """``line -> by-meaning line`` for these column names: the C speedup, with the Python twin for
+    the lines it refuses (whose error the twin raises, naming the problem)."""
+    jb = tuple(n.encode() for n in jsons)
+    db = tuple(n.encode() for n in decimals)
+    fast = speedups.load("_cchecksum")
+    if fast is None:
+        return lambda line: semantic_line_py(line, jb, db)
+    c_line = fast.semantic_line
+
+    def normalize(line: bytes) -> bytes:
+        try:
+            return bytes(c_line(line, jb, db))
+        except ValueError:
+            return semantic_line_py(line, jb, db)
+
+    return normalize

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -26,6 +25,8 @@ from ..errors import DataError, DocumentError, UsageError
 from ..validate import check_document
 from .checksum import BLAKE2B_SUM, DEFAULT_CHECKSUM, check_algorithm
 from .datafiles import DataFile
+from .paths import inside
+from .storage import Location, ObjectPath, location, write_atomic
 
 FORMAT = "dbjson-manifest"
 MANIFEST_NAME = "manifest.json"
@@ -177,7 +178,9 @@ def _drop_none(obj: Any) -> Any:
     return obj
 
 
-def write_manifest(directory: str | os.PathLike[str], manifest: Manifest, *, validate: bool = True) -> Path:
+def write_manifest(
+    directory: str | os.PathLike[str] | ObjectPath, manifest: Manifest, *, validate: bool = True
+) -> Location:
     """Validate (unless ``validate=False``) and write ``manifest.json`` atomically (``.partial`` then rename).
 
     ``export`` skips the validation: its manifest is built from these dataclasses only (the tests
@@ -186,32 +189,28 @@ def write_manifest(directory: str | os.PathLike[str], manifest: Manifest, *, val
     doc = manifest.to_dict()
     if validate:
         check_document(doc, "manifest", file=MANIFEST_NAME)
-    path = Path(directory) / MANIFEST_NAME
-    tmp = path.with_name(MANIFEST_NAME + ".partial")
-    tmp.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
-    os.replace(tmp, path)
+    path = location(directory) / MANIFEST_NAME
+    write_atomic(path, orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
     return path
 
 
-def write_schema(directory: str | os.PathLike[str], db: m.Database) -> Path:
+def write_schema(directory: str | os.PathLike[str] | ObjectPath, db: m.Database) -> Location:
     """Write the schema document ``schema.json`` of an export directory atomically (``.partial``
-    then rename)."""
-    path = Path(directory) / SCHEMA_NAME
-    tmp = path.with_name(SCHEMA_NAME + ".partial")
-    tmp.write_text(db.to_json(), encoding="utf-8")
-    os.replace(tmp, path)
+    then rename; object storage: one PUT)."""
+    path = location(directory) / SCHEMA_NAME
+    write_atomic(path, db.to_json().encode("utf-8"))
     return path
 
 
-def read_manifest(directory_or_file: str | os.PathLike[str], *, validate: bool = True) -> Manifest:
+def read_manifest(directory_or_file: str | os.PathLike[str] | ObjectPath, *, validate: bool = True) -> Manifest:
     """Read (and by default validate) the manifest of an export directory."""
-    path = Path(directory_or_file)
+    path = location(directory_or_file)
     if path.is_dir():
         path = path / MANIFEST_NAME
     try:
         raw = path.read_bytes()
     except OSError as e:
-        raise DocumentError(f"cannot read manifest: {e.strerror}", file=str(path)) from None
+        raise DocumentError(f"cannot read manifest: {e.strerror or e}", file=str(path)) from None
     doc = _json(raw, str(path))
     if not isinstance(doc, dict):
         raise DocumentError("a manifest must be a JSON object", file=str(path))
@@ -238,17 +237,18 @@ class ManifestTable:
     algorithm: str = DEFAULT_CHECKSUM  # the manifest's checksum_algorithm of ``checksum``
 
 
-def read_export(directory: Path) -> tuple[m.Database, list[ManifestTable], str]:
+def read_export(directory: Location) -> tuple[m.Database, list[ManifestTable], str]:
     """The schema document, the manifest's tables and an identity of the export (its manifest hash).
 
     No such directory is a UsageError (exit 2, as for ``dbjson import``); a directory without its
     schema.json or manifest.json a DataError naming the missing file.
     """
-    if not Path(directory).is_dir():
+    if not directory.is_dir():
         raise UsageError(f"not an export directory: {directory}")
     schema_path = directory / SCHEMA_NAME
     manifest_path = directory / MANIFEST_NAME
     for p in (schema_path, manifest_path):
+        inside(directory, p, what=f"the export's {p.name}")
         if not p.is_file():
             raise DataError("missing from the export directory", file=str(p))
     db = m.Database.from_json(schema_path.read_bytes(), filename=str(schema_path))
@@ -257,43 +257,62 @@ def read_export(directory: Path) -> tuple[m.Database, list[ManifestTable], str]:
     return db, tables, hashlib.blake2b(raw, digest_size=8).hexdigest()
 
 
-def manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTable]:
+def manifest_tables(doc: Any, directory: Location, where: str) -> list[ManifestTable]:
     """The tables of the manifest document ``doc`` (a list, or a mapping keyed by ``schema.table``),
-    their data files under ``directory``; anything malformed is a DocumentError naming ``where``."""
+    their data files under ``directory``; anything malformed is a DocumentError naming ``where``
+    and the field (a JSON pointer).
+
+    Every field is checked before anything loads: paths first (inside the export directory), then
+    the types of every field present against ``jsonschema/manifest.json`` (a hand-made manifest
+    may leave fields out: counts, checksums, sizes), then what the fields say together
+    (:func:`_check_consistent`).
+    """
     if not isinstance(doc, dict) or "tables" not in doc:
         raise DocumentError("not a dbjson manifest (no 'tables')", file=where)
     items = doc["tables"]
     if isinstance(items, dict):
-        items = [dict(v, key=k) for k, v in items.items()]
+        items = [_keyed_table(k, v) for k, v in items.items()]
     if not isinstance(items, list) or not all(
         isinstance(t, dict) and isinstance(t.get("files", []), list) for t in items
     ):
         raise DocumentError("'tables' must list objects, each with a list of 'files'", file=where, pointer="/tables")
+    items = [_named_table(t) for t in items]
+    rels = [
+        [
+            _check_data_path(f.get("path") if isinstance(f, dict) else f, where, f"/tables/{ti}/files/{fi}")
+            for fi, f in enumerate(t.get("files", []))
+        ]
+        for ti, t in enumerate(items)
+    ]
+    normalized = {
+        **doc,
+        "tables": [
+            {**t, "files": [f if isinstance(f, dict) else {"path": f} for f in t.get("files", [])]} for t in items
+        ],
+    }
     # absent in hand-made manifests: blake2b64-sum, the only line hash before data format 1.2
     algorithm = check_algorithm(doc.get("checksum_algorithm", BLAKE2B_SUM), file=where, pointer="/checksum_algorithm")
+    check_document(normalized, "manifest", file=where, partial=True)
+    _check_consistent(normalized["tables"], where)
     out: list[ManifestTable] = []
-    for ti, t in enumerate(items):
-        name = t.get("name") or t.get("table") or str(t.get("key", "")).split(".")[-1]
-        schema = t.get("schema") or (str(t["key"]).rsplit(".", 1)[0] if "." in str(t.get("key", "")) else "")
-        files = []
-        for fi, f in enumerate(t.get("files", [])):
-            rel = _check_data_path(f.get("path") if isinstance(f, dict) else f, where, f"/tables/{ti}/files/{fi}")
-            files.append(
-                DataFile(
-                    path=directory / rel,
-                    rel=rel,
-                    rows=f.get("rows") if isinstance(f, dict) else None,
-                    bytes=f.get("bytes") if isinstance(f, dict) else None,
-                    checksum=f.get("checksum") if isinstance(f, dict) else None,
-                    xxh128=f.get("xxh128") if isinstance(f, dict) and isinstance(f.get("xxh128"), str) else None,
-                    sha256=f.get("sha256") if isinstance(f, dict) and isinstance(f.get("sha256"), str) else None,
-                    algorithm=algorithm,
-                )
+    for t, trels in zip(normalized["tables"], rels, strict=True):
+        files = [
+            DataFile(
+                path=_inside_data(directory, rel, where),
+                rel=rel,
+                rows=f.get("rows"),
+                bytes=f.get("bytes"),
+                checksum=f.get("checksum"),
+                xxh128=f.get("xxh128"),
+                sha256=f.get("sha256"),
+                algorithm=algorithm,
             )
+            for f, rel in zip(t["files"], trels, strict=True)
+        ]
         out.append(
             ManifestTable(
-                schema=schema,
-                name=name,
+                schema=t.get("schema", ""),
+                name=t.get("name", ""),
                 rows=t.get("rows"),
                 checksum=t.get("checksum"),
                 files=files,
@@ -302,6 +321,73 @@ def manifest_tables(doc: Any, directory: Path, where: str) -> list[ManifestTable
             )
         )
     return out
+
+
+def _inside_data(directory: Location, rel: str, where: str) -> Location:
+    """A data file's path, refused (naming the manifest and the path) when it resolves outside
+    ``directory``: a symbolic link (the file's or its ``data/`` directory's) that leaves it."""
+    path = directory / rel
+    try:
+        inside(directory, path, what="a data file")
+    except DocumentError as e:
+        raise DocumentError(e.message, file=where, value=rel, hint=e.hint) from None
+    return path
+
+
+def _keyed_table(key: Any, value: Any) -> Any:
+    """A table of a manifest whose ``tables`` is a mapping: ``"schema.table": {...}``."""
+    if not isinstance(value, dict):
+        return value
+    key = str(key)
+    out = dict(value)
+    out.setdefault("name", key.split(".")[-1])
+    if "." in key:
+        out.setdefault("schema", key.rsplit(".", 1)[0])
+    return out
+
+
+def _named_table(t: dict[str, Any]) -> dict[str, Any]:
+    """``table`` is accepted for ``name`` in a hand-made manifest."""
+    if "table" in t and "name" not in t:
+        t = {("name" if k == "table" else k): v for k, v in t.items()}
+    return t
+
+
+def _check_consistent(tables: list[dict[str, Any]], where: str) -> None:
+    """What the manifest's fields say together: no table or data file listed twice (it would load
+    twice), a table's row count is its files' sum, its columns are distinct."""
+    seen_tables: set[tuple[str, str]] = set()
+    seen_files: dict[str, str] = {}
+    for ti, t in enumerate(tables):
+        key = (t.get("schema", ""), t.get("name", ""))
+        if not key[1]:
+            raise DocumentError("a table without a 'name'", file=where, pointer=f"/tables/{ti}")
+        if key in seen_tables:
+            raise DocumentError(
+                f"table {key[0]}.{key[1]} is listed twice", file=where, pointer=f"/tables/{ti}/name", value=key[1]
+            )
+        seen_tables.add(key)
+        cols = t.get("columns")
+        if cols is not None and len(set(cols)) != len(cols):
+            raise DocumentError("a column is listed twice", file=where, pointer=f"/tables/{ti}/columns")
+        for fi, f in enumerate(t["files"]):
+            rel = os.path.normpath(f["path"].replace("\\", "/"))
+            if rel in seen_files:
+                raise DocumentError(
+                    f"a data file is listed twice (also at {seen_files[rel]})",
+                    file=where,
+                    pointer=f"/tables/{ti}/files/{fi}/path",
+                    value=f["path"],
+                )
+            seen_files[rel] = f"/tables/{ti}/files/{fi}"
+        counts = [f.get("rows") for f in t["files"]]
+        if t.get("rows") is not None and None not in counts and sum(counts) != t["rows"]:
+            raise DocumentError(
+                f"the table's row count is not the sum of its files' ({sum(counts)})",
+                file=where,
+                pointer=f"/tables/{ti}/rows",
+                value=t["rows"],
+            )
 
 
 def _check_data_path(rel: Any, where: str, pointer: str) -> str:

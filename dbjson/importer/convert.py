@@ -12,6 +12,7 @@ import orjson
 from ..engines import Engine
 from ..engines.interface import TablePlan
 from ..errors import DataError
+from ..format.decoders import is_date_text
 from ..format.jsontext import raw_values, unwrap_json, unwrap_json_text
 from ..preflight import NUL_REPLACEMENT, replace_nul
 
@@ -25,12 +26,26 @@ def load_converters(engine: Engine, tp: TablePlan, zero_dates: str) -> list[Call
         engine.load_converter(c.type, t, zero_dates=zero_dates) for c, t in zip(tp.columns, tp.target_types)
     ]
     for i, c in enumerate(tp.columns):
+        if (
+            c.type.kind in ("date", "timestamp")
+            and engine.capabilities.dates_as_text
+            and c.native.engine == engine.name
+        ):
+            convs[i] = _same_engine_date_text(convs[i])
         rule = tp.value_rules.get(c.name, "")
         if rule in ("nul-strip", "nul-replace"):
             convs[i] = _nul_converter(convs[i], NUL_REPLACEMENT[rule[4:]])
         if c.type.kind == "json":
             convs[i] = _unwrapping(convs[i])
     return convs
+
+
+def _same_engine_date_text(conv: Callable[[Any], Any] | None) -> Callable[[Any], Any] | None:
+    """A date column of an engine that keeps dates as text (SQLite), into the same engine: text
+    that is not a date (what the source held: ``'2007-08-04- 00:00:00.000'``) loads as it is."""
+    if conv is None:
+        return None
+    return lambda v: conv(v) if type(v) is not str or is_date_text(v) else v
 
 
 def _unwrapping(conv: Callable[[Any], Any] | None) -> Callable[[Any], Any]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..preflight import NUL_POLICIES, ZERO_DATES
+from ..ratelimit import RateLimit
 
 # Seconds a unit, a statement or a reconnection keeps retrying a transient failure (a lost
 # connection, a lock timeout, a deadlock) from its first failure: long enough for a server restart.
@@ -52,10 +53,15 @@ class ImportOptions:
     max_errors: int = 0
     verify: bool = True
     retry_budget: float = DEFAULT_RETRY_BUDGET
+    privileges: bool = True  # apply the document's object privileges (where their roles exist)
+    grants: bool = False  # create the document's users and roles, with their grants
+    casts: tuple[Any, ...] = ()  # type-mapping rules (dbjson.casts: strings or CastRule)
     set_values: Mapping[str, Any] = field(default_factory=dict)
     set_sql: Mapping[str, str] = field(default_factory=dict)
     increments: Mapping[str, int] = field(default_factory=dict)
     renames: Mapping[str, str] = field(default_factory=dict)
+    untrusted: bool = False  # the schema document's code does not run (docs/security.md)
+    max_rate: RateLimit | None = None  # --max-rate: rows or bytes per second of all loaders together
 
     def __post_init__(self) -> None:
         if self.if_exists not in IMPORT_IF_EXISTS:

@@ -20,6 +20,7 @@ from .. import model as m
 from ..engines import Engine
 from ..engines.interface import TablePlan
 from ..errors import DocumentError, UsageError, first_line
+from ..filters import check_filters
 from ..format.checksum import DEFAULT_CHECKSUM
 from ..format.manifest import ManifestTable
 from ..preflight import value_rules
@@ -56,17 +57,32 @@ def plan_import(
     """
     renamed = rename_columns(db, opts.renames)
     ddl = (
-        _data_only_ddl(renamed, engine, warn)
+        _data_only_ddl(renamed, engine, warn, opts.casts)
         if opts.data_only
-        else plan_ddl(renamed, engine, opts.strict, creating=opts.max_errors <= 0)
+        else plan_ddl(
+            renamed,
+            engine,
+            opts.strict,
+            creating=opts.max_errors <= 0,
+            options={
+                "privileges": opts.privileges,
+                "grants": opts.grants,
+                "casts": opts.casts,
+                "untrusted": opts.untrusted,
+            },
+        )
     )
     return ImportPlan(ddl, table_plans(db, renamed, mtables, ddl, engine, opts, manifest_file))
 
 
-def _data_only_ddl(db: m.Database, engine: Engine, warn: Callable[[str], None]) -> DdlPlan | None:
+def _data_only_ddl(
+    db: m.Database, engine: Engine, warn: Callable[[str], None], casts: Sequence[Any] = ()
+) -> DdlPlan | None:
     """The DDL plan's name and type maps, or None (source names and types) when it cannot be made."""
     try:
-        return plan_ddl(db, engine, False)
+        return plan_ddl(db, engine, False, options={"casts": casts, "privileges": False})
+    except UsageError:  # a cast rule naming no column
+        raise
     except Exception as e:  # noqa: BLE001 - data-only needs no DDL: fall back to the source's names
         warn(f"no DDL plan for this target ({first_line(e)}); using the source's names and types")
         return None
@@ -87,6 +103,12 @@ def table_plans(
     source's names and types); ``manifest_file`` names the manifest in errors.
     """
     include, exclude = opts.tables, opts.exclude
+    check_filters(
+        ((s.name, t.name) for s, t in db.tables()),
+        tables=include,
+        exclude=exclude,
+        source=f"the export ({manifest_file})",
+    )
     by_name = {(t.schema, t.name): t for t in mtables}
     names_only = {t.name: t for t in mtables}
     out: list[TablePlan] = []
@@ -220,19 +242,25 @@ def _rename_in_table(t: m.Table, mp: dict[str, str], per: dict[str, dict[str, st
     )
 
 
-def plan_ddl(db: m.Database, engine: Engine, strict: bool, *, creating: bool = False) -> DdlPlan:
+def plan_ddl(
+    db: m.Database,
+    engine: Engine,
+    strict: bool,
+    *,
+    creating: bool = False,
+    options: Mapping[str, Any] | None = None,
+) -> DdlPlan:
     """The DDL plan of an import. ``creating``: the plan's statements will run (not only its name
-    and type maps), so on engines with ``load_defer_primary_key`` primary keys come post-data."""
+    and type maps), so on engines with ``load_defer_primary_key`` primary keys come post-data.
+    ``options``: more of :func:`dbjson.schemaload.to_ddl`'s (``privileges``, ``grants``, ``casts``, ``untrusted``: none of the
+    document's code runs, docs/security.md)."""
     from ..schemaload import to_ddl  # (start-up time: the ddl kit loads when a plan is made)
 
     defer = creating and engine.capabilities.defers_primary_key
-    return to_ddl(
-        db,
-        engine,
-        server_version=engine.server_version,
-        strict=strict,
-        options={"defer_primary_keys": True} if defer else None,
-    )
+    opts = dict(options or {})
+    if defer:
+        opts["defer_primary_keys"] = True
+    return to_ddl(db, engine, server_version=engine.server_version, strict=strict, options=opts or None)
 
 
 def default_target_schema(db: m.Database, schema: str, engine: Engine) -> str | None:

@@ -8,10 +8,12 @@ from __future__ import annotations
 import hashlib
 import pickle
 import threading
+import time
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, Any
 
 import xxhash
@@ -21,10 +23,13 @@ from ..engines.interface import TablePlan
 from ..errors import Cancelled, DataError
 from ..format.checksum import Checksum
 from ..format.datafiles import DataFile, iter_lines
+from ..ratelimit import RateLimit
 from .convert import build_row_converter
 from .encoders import INLINE, encode_block, encode_file_range
 
 CANCEL_CHECK_EVERY = 2000
+PROGRESS_EVERY = 0.25  # seconds between a unit's UnitProgress events
+LIMIT_BATCH = 500  # rows booked at once under --max-rate (row by row paths)
 
 
 @dataclass
@@ -63,8 +68,13 @@ class UnitReader:
         cancel: threading.Event,
         *,
         streams: bool = False,
+        progress: Callable[[int], None] | None = None,
+        limit: RateLimit | None = None,
     ) -> None:
         self.unit = unit
+        self.limit = limit  # --max-rate: the run's shared schedule (None: no limit, no cost)
+        self.progress = progress  # called with the rows read so far, at most every PROGRESS_EVERY seconds
+        self._reported = time.monotonic()
         self.engine = engine
         self.zero_dates = zero_dates
         self.open_file = open_file  # the importer's (dbjson.migrate: the source's stream)
@@ -77,9 +87,32 @@ class UnitReader:
         self._fh: IO[bytes] | None = None
         self.convert = build_row_converter(engine, self.tp, zero_dates, unit.file.rel)
 
+    def _report(self) -> None:
+        """Tell ``progress`` how many rows were read (every CANCEL_CHECK_EVERY rows or block, when
+        PROGRESS_EVERY seconds have passed: no per-row cost)."""
+        if self.progress is not None:
+            now = time.monotonic()
+            if now - self._reported >= PROGRESS_EVERY:
+                self._reported = now
+                self.progress(self.count)
+
     def _lines(self) -> Iterator[tuple[int, bytes]]:
         self._fh = self.open_file(self.unit.file)
-        return iter_lines(self._fh, self.unit.file.rel)
+        lines = iter_lines(self._fh, self.unit.file.rel)
+        return lines if self.limit is None else self._limited(lines, self.limit)
+
+    def _limited(self, lines: Iterator[tuple[int, bytes]], limit: RateLimit) -> Iterator[tuple[int, bytes]]:
+        """``lines``, booked with ``limit`` every LIMIT_BATCH rows (only under --max-rate)."""
+        rows = size = 0
+        for item in lines:
+            rows += 1
+            size += len(item[1])
+            if rows == LIMIT_BATCH:
+                limit.take(rows, size, self.cancel)
+                rows = size = 0
+            yield item
+        if rows:
+            limit.take(rows, size, self.cancel)
 
     def rows(self) -> Iterator[tuple[Any, ...]]:
         """Converted rows for the bulk path (a bad line raises DataError naming file and line)."""
@@ -90,8 +123,10 @@ class UnitReader:
         for number, raw in self._lines():
             self.line = number
             self.count += 1
-            if self.count % CANCEL_CHECK_EVERY == 0 and cancel.is_set():
-                raise Cancelled("import cancelled")
+            if self.count % CANCEL_CHECK_EVERY == 0:
+                if cancel.is_set():
+                    raise Cancelled("import cancelled")
+                self._report()
             add(raw)
             yield convert(raw, number, base + self.count)
 
@@ -113,7 +148,7 @@ class UnitReader:
         f = self.unit.file
         rel = f.rel
         path = str(f.path)
-        plain = not path.endswith((".gz", ".zst")) and not self.streams
+        plain = not path.endswith((".gz", ".zst")) and not self.streams and isinstance(f.path, Path)
         by_range = pool is not INLINE and plain
         expect_hash = f.xxh128 or f.sha256
         by_bytes = plain and expect_hash is not None and f.checksum is not None
@@ -165,8 +200,11 @@ class UnitReader:
                     pending.append(pool.submit(encode_file_range, *args, path, offset, len(block), expect, f.algorithm))
                 else:
                     pending.append(pool.submit(encode_block, *args, block, None if by_bytes else f.algorithm))
-                first_line += block.count(b"\n")
+                lines_in_block = block.count(b"\n")
+                first_line += lines_in_block
                 offset += len(block)
+                if self.limit is not None:  # --max-rate: this block's turn
+                    self.limit.take(lines_in_block, len(block), self.cancel)
             while pending and (len(pending) > lookahead or not chunk):
                 yield self._take(pending.popleft().result())
             if not chunk:
@@ -180,6 +218,7 @@ class UnitReader:
             raise DataError(payload, **info)
         self.count += n
         self.checksum.merge(Checksum(csum, n, self.checksum.algorithm))
+        self._report()
         return payload  # type: ignore[no-any-return]
 
     def rows_careful(self) -> Iterator[tuple[int, bytes, tuple[Any, ...] | None, DataError | None]]:
@@ -188,8 +227,10 @@ class UnitReader:
         for number, raw in self._lines():
             self.line = number
             self.count += 1
-            if self.count % CANCEL_CHECK_EVERY == 0 and self.cancel.is_set():
-                raise Cancelled("import cancelled")
+            if self.count % CANCEL_CHECK_EVERY == 0:
+                if self.cancel.is_set():
+                    raise Cancelled("import cancelled")
+                self._report()
             self.checksum.add(raw)
             try:
                 yield number, raw, self.convert(raw, number, base + self.count), None

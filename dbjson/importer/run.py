@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import IO, Any
 
 import orjson
 
 from .. import model as m
+from ..casts import parse_casts
 from ..connect import Target
 from ..engines import Engine
 from ..engines.interface import TablePlan
@@ -44,15 +45,21 @@ from ..events import (
     RowRejected,
     Started,
     TableFinished,
+    TableStarted,
     UnitLoaded,
+    UnitProgress,
     UnitUndone,
     Warning,
 )
+from ..filters import check_filters
 from ..format.datafiles import DataFile, open_data
 from ..format.journal import Journal, journal_path
 from ..format.layout import REJECTS_DIR, rejects_file
 from ..format.manifest import ManifestTable, read_export
+from ..format.paths import open_for_write, refuse_link
+from ..format.storage import Location, ObjectPath, local_state_dir, location
 from ..preflight import preflight
+from ..ratelimit import RateLimit, parse_rate
 from ..verify import verify_error, verify_tables
 from .encoders import INLINE
 from .options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads, int_option, parse_assignments
@@ -70,7 +77,7 @@ from .plan import (
     unquote,
 )
 from .reader import LoadUnit, UnitReader
-from .report import ImportReport, TableResult
+from .report import DryRun, ImportReport, TableResult
 from .session import RetryBudget, TargetSession, connect_target, target_identity
 
 MAX_ATTEMPTS = 6  # rounds of deciding units whose COMMIT lost its connection (see load_data)
@@ -92,7 +99,7 @@ class Importer(TargetSession):
 
     def __init__(
         self,
-        directory: Path,
+        directory: Location,
         target: Target,
         engine: Engine,
         opts: ImportOptions,
@@ -114,6 +121,7 @@ class Importer(TargetSession):
         self.rejected = 0
         self.journal: Journal | None = None
         self.phase = "start"  # start | pre-data | pre-flight | data | post-data | verify | done
+        self._phase_started: float | None = None  # when the current phase began (report.phases)
         self._units_left: dict[str, int] = {}  # table → its units still to load in this run
         self._tables: list[TablePlan] = []  # the tables of this run (see run)
 
@@ -123,10 +131,21 @@ class Importer(TargetSession):
         if self.on_event is not None:
             self.on_event(event)
 
-    def start_phase(self, phase: str, message: str = "", **totals: int) -> None:
-        """Enter ``phase`` and announce it (:class:`~dbjson.events.PhaseStarted`)."""
+    def start_phase(self, phase: str, message: str = "", **totals: int | None) -> None:
+        """Enter ``phase`` and announce it (:class:`~dbjson.events.PhaseStarted`); the time spent in
+        the previous one goes to ``report.phases``."""
+        self.end_phase()
         self.phase = phase
-        self.emit(PhaseStarted(phase, message, **totals))
+        self._phase_started = time.monotonic()
+        self.emit(PhaseStarted(phase, message, **totals))  # type: ignore[arg-type]
+
+    def end_phase(self) -> None:
+        """Add the time of the current phase to ``report.phases`` (seconds per phase)."""
+        started = self._phase_started
+        if started is not None and self.phase not in ("start", "done"):
+            phases = self.report.phases
+            phases[self.phase] = phases.get(self.phase, 0.0) + time.monotonic() - started
+        self._phase_started = None
 
     # -- retrying transient failures within the budget -----------------------------------------
     def conn(self) -> Any:
@@ -232,7 +251,7 @@ class Importer(TargetSession):
         """Import the export (its schema document ``db``, its manifest's tables ``mtables``; the
         journal belongs to ``export_id``): every phase, then the report."""
         start = time.monotonic()
-        self.journal = Journal(journal_path(self.dir, target_identity(self.target)))
+        self.journal = Journal(journal_path(local_state_dir(self.dir), target_identity(self.target)))
         state = self.journal.read() if self.opts.resume else None
         if state is not None and state.export_id not in (None, export_id):
             raise UsageError(
@@ -289,13 +308,30 @@ class Importer(TargetSession):
         if not self.opts.data_only and plan is not None:
             self.start_phase("post-data", "post-data DDL")
             post = self._post_statements(plan, tables)
-            self._run_ddl(self.engine.load_merge_indexes(post), state, parallel=True)  # MySQL: one ALTER per table
-        self.report.seconds = time.monotonic() - start
+            try:
+                self._run_ddl(self.engine.load_merge_indexes(post), state, parallel=True)  # MySQL: one ALTER per table
+            except ApplyError as e:
+                loaded = sum(1 for tp in tables if not tp.skipped and not tp.ddl_only)
+                raise ApplyError(
+                    f"{e.message} (post-data stopped: the {loaded} table(s) and their rows stay, with the indexes, "
+                    "keys and other post-data objects made before it; the journal keeps the import)",
+                    statement=e.statement,
+                    obj=e.obj,
+                    table=e.table,
+                    pointer=e.pointer,
+                    hint=e.hint or "fix the cause and run the same import again with --resume to finish the post-data",
+                ) from None
+            if plan.privileges:
+                self.apply_privileges(plan.privileges)
         self.report.rejected = self.rejected
         if self.rejected:
-            self.report.rejects_dir = str(self.dir / REJECTS_DIR)
+            self.report.rejects_dir = str(local_state_dir(self.dir) / REJECTS_DIR)
         if self.opts.verify and not self.opts.schema_only:
-            self.start_phase("verify", "verify")
+            checked = [t for t in tables if not t.skipped and not t.ddl_only]
+            rows = [t.rows for t in checked]
+            self.start_phase(
+                "verify", "verify", tables=len(checked), rows=None if None in rows else sum(r or 0 for r in rows)
+            )
             self.report.verify = verify_tables(
                 self.engine,
                 self.conn,
@@ -307,6 +343,85 @@ class Importer(TargetSession):
                 pool=self.procs,
                 target=self.target,
             )
+        self.end_phase()
+        self.report.seconds = time.monotonic() - start  # every phase, verify included
+        self.phase = "done"
+        return self.report
+
+    def rehearse(self, db: m.Database, mtables: list[ManifestTable]) -> ImportReport:
+        """A dry run of :meth:`run`: the same plan, decisions, DDL, pre-flight and units, reported in
+        ``report.dry_run`` (:class:`~.report.DryRun`) and ``report.findings``/``translation``, with
+        nothing written anywhere (no journal, no DDL, no rows; the connections are read-only)."""
+        start = time.monotonic()
+        dry = self.report.dry_run = DryRun()
+        planned = self.plan(db, mtables)
+        plan, tables = planned.ddl, planned.tables
+        if plan is not None:
+            self.report.translation = [str(i) for i in plan.report.items]
+        conn = self.conn()
+        existing = self.engine.load_existing_tables(conn, {t.tschema for t in tables})
+        rows_word = "" if self.opts.schema_only else " and loaded"
+        for tp in tables:
+            name = qualified(tp)
+            self.report.tables[tp.display] = TableResult(tp.display, name)
+            there = (tp.tschema, tp.tname) in existing
+            if self.opts.data_only:
+                dry.actions[tp.display] = f"rows loaded into the existing {name}"
+                if not there:
+                    dry.errors.append(UsageError(f"--data-only: table {name} does not exist in the target"))
+            elif not there:
+                dry.actions[tp.display] = f"created{rows_word}"
+            elif self.opts.if_exists == "fail":
+                dry.actions[tp.display] = "exists: the import stops (--if-exists fail)"
+                dry.errors.append(
+                    UsageError(
+                        f"table {name} already exists in the target",
+                        hint="use --if-exists skip|truncate|replace, --data-only, or --resume",
+                    )
+                )
+            elif self.opts.if_exists == "skip":
+                tp.skipped = True
+                dry.actions[tp.display] = "exists: left as it is (--if-exists skip)"
+            elif self.opts.if_exists == "truncate":
+                tp.kept = True
+                dry.actions[tp.display] = f"exists: emptied{rows_word} (--if-exists truncate)"
+            else:
+                existing.discard((tp.tschema, tp.tname))
+                dry.actions[tp.display] = f"exists: dropped and created again{rows_word} (--if-exists replace)"
+        script = self.engine.ddl_script_statement
+        if not self.opts.data_only and plan is not None:
+            dry.pre_data = [script(st) for st in self._pre_statements(plan, tables, existing)]
+        if not self.opts.schema_only:
+            self.start_phase("pre-flight")
+            findings = preflight(
+                self.engine,
+                conn,
+                tables,
+                zero_dates=self.opts.zero_dates,
+                nul=self.opts.nul or "error",
+                open_file=self.scan_file if self.streams else None,
+            )
+            self.report.findings = findings
+            for f in findings:
+                self.emit(PreflightFinding(str(f), f.table, f.column, f.severity))
+            dry.errors += [
+                DataError(f"pre-flight: {f}", table=f.table, column=f.column) for f in findings if f.severity == "error"
+            ]
+            for tp in tables:
+                if tp.skipped:
+                    continue
+                for df in tp.files:
+                    if not self.streams and not df.path.is_file():
+                        dry.errors.append(
+                            DataError(
+                                "data file listed in the manifest is missing", file=str(df.path), table=tp.display
+                            )
+                        )
+                    dry.units.append({"table": tp.display, "file": df.rel, "rows": df.rows, "bytes": df.bytes})
+        if not self.opts.data_only and plan is not None:
+            post = self.engine.load_merge_indexes(self._post_statements(plan, tables))
+            dry.post_data = [script(st) for st in post]
+        self.report.seconds = time.monotonic() - start
         self.phase = "done"
         return self.report
 
@@ -390,6 +505,15 @@ class Importer(TargetSession):
         return out
 
     # -- DDL ------------------------------------------------------------------------------------
+    def apply_privileges(self, statements: list[Any]) -> None:
+        """Roles, memberships and grants (see :func:`dbjson.schemaload.apply_privileges`); what was
+        skipped is a warning and a line of the report's translation, never an error."""
+        from ..schemaload import apply_privileges  # (start-up time, as plan_ddl)
+
+        for note in apply_privileges(self.conn(), self.engine, statements):
+            self.report.translation.append(note)
+            self.emit(Warning(note))
+
     def _run_ddl(self, statements: list[Any], state: Any, *, parallel: bool) -> None:
         assert self.journal is not None
         journal = self.journal
@@ -415,10 +539,18 @@ class Importer(TargetSession):
 
         jobs = [job(i, st) for i, st in enumerate(statements)]
         if not parallel:
-            for fn in jobs:
-                if self.cancel.is_set():
-                    raise Cancelled("import cancelled")
-                fn()
+            ran: list[tuple[str, Any]] = []  # (journal step, statement) this run executed
+            try:
+                for i, (st, fn) in enumerate(zip(statements, jobs)):
+                    if self.cancel.is_set():
+                        raise Cancelled("import cancelled")
+                    step = f"ddl:pre:{i}:{hashlib.blake2b(st.sql.encode(), digest_size=6).hexdigest()}"
+                    fresh = step not in state.done
+                    fn()
+                    if fresh:
+                        ran.append((step, st))
+            except ApplyError as e:
+                raise self._undo_pre_data(e, ran) from None
             return
         # Primary keys added after the data (load_defer_primary_key) first, then indexes (and other
         # per-table statements) in parallel, foreign keys after them (they need the referenced
@@ -431,9 +563,12 @@ class Importer(TargetSession):
             for st, fn in zip(statements, jobs)
             if st.kind not in ("index", "unique", "primary_key", "check", "foreign_key")
         ]
-        self.run_parallel(pks, self.opts.threads)
-        self.run_parallel(first, self.opts.threads)
-        self.run_parallel(fks, min(2, self.opts.threads))
+        # one writer where the engine has one (SQLite: a second connection's CREATE INDEX makes the
+        # other's statement fail with "database schema has changed")
+        threads = self.opts.threads if self.engine.capabilities.parallel_writers else 1
+        self.run_parallel(pks, threads)
+        self.run_parallel(first, threads)
+        self.run_parallel(fks, min(2, threads))
         for fn in rest:
             fn()
 
@@ -477,6 +612,33 @@ class Importer(TargetSession):
                     ) from None
         finally:
             self.active.pop(threading.get_ident(), None)
+
+    def _undo_pre_data(self, e: ApplyError, ran: list[tuple[str, Any]]) -> ApplyError:
+        """A pre-data statement failed (no row loaded yet): drop what this run's pre-data created
+        (the engine's ``ddl_undo_statements``), forget those journal steps, and say so in the
+        error; what cannot be dropped is named."""
+        assert self.journal is not None
+        made = [st for _, st in ran if st.kind != "drop"]
+        failed: list[str] = []
+        conn = self.conn()
+        for st in self.engine.ddl_undo_statements(made):
+            try:
+                self.engine.load_execute_ddl(conn, st.sql)
+            except Exception as x:  # noqa: BLE001 - reported: what stays
+                failed.append(f"{st.object} ({first_line(x)})")
+        for step, _ in ran:
+            self.journal.undo(step)
+        if not made:
+            done = "nothing was created"
+        elif failed:
+            done = f"undone as far as possible; these could not be dropped and stay: {', '.join(failed)}"
+        else:
+            done = f"undone: the objects the {len(made)} statement(s) before it created were dropped"
+        if any(st.kind == "drop" for _, st in ran):
+            done += "; the tables --if-exists replace dropped stay dropped"
+        return ApplyError(
+            f"{e.message} ({done})", statement=e.statement, obj=e.obj, table=e.table, hint=e.hint, pointer=e.pointer
+        )
 
     def _drop_job(self, tp: TablePlan) -> Callable[[Any], None]:
         return lambda c: self.engine.load_drop(c, tp.tschema, tp.tname)
@@ -566,13 +728,20 @@ class Importer(TargetSession):
         self._units_left = {}
         for u in todo:
             self._units_left[u.table.display] = self._units_left.get(u.table.display, 0) + 1
+        todo_rows = [u.file.rows for u in todo]
         self.start_phase(
             "data",
             f"loading {len(todo)} unit(s) with up to {self.opts.threads} thread(s)",
             units=len(todo),
             bytes=sum(u.size for u in todo),
             resumed=len(units) - len(todo),
+            rows=None if None in todo_rows else sum(r or 0 for r in todo_rows),
         )
+        for tp in tables:  # one progress bar per table with rows to load
+            left = [u for u in todo if u.table is tp]
+            if left:
+                rows = [u.file.rows for u in left]
+                self.emit(TableStarted(tp.display, len(left), None if None in rows else sum(r or 0 for r in rows)))
         threads = self.opts.threads if self.engine.capabilities.parallel_writers else 1
         for wave in foreign_key_waves(self.engine, todo):
             self.run_parallel([(u.size, self._unit_job(u)) for u in wave], threads)
@@ -708,7 +877,14 @@ class Importer(TargetSession):
             conn = self.conn()  # (retries a failing connection within its own budget)
             self.active[threading.get_ident()] = conn
             reader = UnitReader(
-                unit, self.engine, self.opts.zero_dates, self.open_file, self.cancel, streams=self.streams
+                unit,
+                self.engine,
+                self.opts.zero_dates,
+                self.open_file,
+                self.cancel,
+                streams=self.streams,
+                progress=lambda rows: self.emit(UnitProgress(tp.display, unit.file.rel, rows)),
+                limit=self.opts.max_rate,
             )
             committed = False
             try:
@@ -859,9 +1035,11 @@ class Importer(TargetSession):
             self._rejected_by_table[tp.display] = self._rejected_by_table.get(tp.display, 0) + 1
             fh = self._rejects.get(tp.display)
             if fh is None:
-                path = rejects_file(self.dir, tp.schema, tp.name)
+                state = local_state_dir(self.dir)
+                path = rejects_file(state, tp.schema, tp.name)
+                refuse_link(path.parent)
                 path.parent.mkdir(exist_ok=True)
-                fh = self._rejects[tp.display] = open(path, "ab")  # noqa: SIM115
+                fh = self._rejects[tp.display] = open_for_write(path, append=True, directory=state)
             try:
                 row: Any = orjson.loads(raw)
             except orjson.JSONDecodeError:
@@ -899,7 +1077,7 @@ class Importer(TargetSession):
 
 
 def import_database(
-    directory: str | Path,
+    directory: str | os.PathLike[str] | ObjectPath,
     url: str,
     *,
     threads: int | None = None,
@@ -919,8 +1097,14 @@ def import_database(
     max_errors: int = 0,
     verify: bool = True,
     retry_budget: float = DEFAULT_RETRY_BUDGET,
+    untrusted: bool = False,
+    privileges: bool = True,
+    grants: bool = False,
+    casts: Sequence[str] = (),
     on_event: EventHandler | None = None,
     importer_hook: Callable[[Importer], None] | None = None,
+    dry_run: bool = False,
+    max_rate: str | RateLimit | None = None,
 ) -> ImportReport:
     """Load the export in ``directory`` into the database at ``url``.
 
@@ -934,6 +1118,18 @@ def import_database(
     ``importer_hook`` the :class:`Importer` before it runs. ``zero_dates`` (``null`` | ``error``) and ``nul``
     (``error`` | ``strip`` | ``replace``) are the policies for zero dates and NUL characters (U+0000)
     on targets that cannot hold them; the pre-flight reports them and verification applies them.
+    ``untrusted``: the export comes from a source not trusted to run code with the importing user's
+    rights: no routines, triggers or events are created, views and expressions only with the
+    functions of a safe list, materialized views without data (each reported; docs/security.md).
+    ``privileges`` applies the document's object privileges whose roles exist in the target (a
+    missing role is a warning, as pg_restore's); ``grants`` first creates its users and roles
+    (without passwords: MySQL accounts locked); see docs/faq.md. ``casts``: type-mapping rules
+    (``"type tinyint to boolean"``, ``"column orders.status to text"``: :mod:`dbjson.casts`).
+
+    ``max_rate`` caps the rows or bytes (of JSON lines) per second of all loaders together
+    (``"50000rows"``, ``"20MB"``: :func:`dbjson.ratelimit.parse_rate`). ``dry_run=True`` changes nothing anywhere: the report's ``dry_run`` (:class:`~.report.DryRun`)
+    says what would happen to each table, the DDL, the units of rows and what would stop the real
+    import; ``findings`` and ``translation`` are the pre-flight's and the translation's.
 
     ``retry_budget``: seconds a unit, a statement or a reconnection keeps retrying a transient failure
     (a lost connection, a server restarting, a lock held by another session, a deadlock), with
@@ -957,8 +1153,13 @@ def import_database(
         max_errors=max_errors,
         verify=verify,
         retry_budget=retry_budget,
+        untrusted=untrusted,
+        max_rate=max_rate if isinstance(max_rate, RateLimit) else parse_rate(max_rate),
+        privileges=privileges,
+        grants=grants,
+        casts=tuple(parse_casts(casts)),
     )
-    d = Path(directory)
+    d = location(directory)
     if not d.is_dir():
         raise UsageError(f"not an export directory: {d}")
     opts = dataclasses.replace(
@@ -969,12 +1170,19 @@ def import_database(
         renames=parse_assignments(renames, "--rename"),
     )
     db, mtables, export_id = read_export(d)
-    target, engine = connect_target(url)
+    # before connecting: a typo in a filter must not even create the target (an SQLite file)
+    check_filters(
+        ((s.name, t.name) for s, t in db.tables()),
+        tables=opts.tables,
+        exclude=opts.exclude,
+        source=f"the export ({d / 'manifest.json'})",
+    )
+    target, engine = connect_target(url, read_only=dry_run)
     imp = Importer(d, target, engine, opts, on_event)
     if importer_hook is not None:
         importer_hook(imp)
     try:
-        report = imp.run(db, mtables, export_id)
+        report = imp.rehearse(db, mtables) if dry_run else imp.run(db, mtables, export_id)
     except KeyboardInterrupt:
         imp.cancel.set()
         imp.interrupt_all()

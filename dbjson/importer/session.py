@@ -132,6 +132,8 @@ class TargetSession:
         pool.shutdown(wait=True)
         if error is not None:
             raise error
+        if queue:  # cancelled with jobs never started (the last running job ended normally)
+            raise Cancelled("import cancelled")
 
     def _guard(self, fn: Callable[[], None]) -> None:
         if self.cancel.is_set():
@@ -139,9 +141,10 @@ class TargetSession:
         fn()
 
 
-def connect_target(url: str) -> tuple[Target, Engine]:
-    """The target and its engine (MariaDB told from MySQL by the server)."""
-    target = Target(parse_url(url))
+def connect_target(url: str, *, read_only: bool = False) -> tuple[Target, Engine]:
+    """The target and its engine (MariaDB told from MySQL by the server); ``read_only``: a dry run's
+    target (see :attr:`dbjson.connect.Target.read_only`)."""
+    target = Target(parse_url(url), read_only=read_only)
     conn = get_engine(target.family).load_connect(target)  # the family's engine connects; the server says which
     try:
         engine = detect_engine(target.family, conn)

@@ -8,6 +8,7 @@ families) is removed before the fields are compared.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from ..ddl.context import engine_family
 from ..errors import DocumentError
 from ..reflect import reflect
 
-Source = m.Database | str | Path
+Source = m.Database | str | Path | Any  # Any: a dbjson or SQLAlchemy URL, an SQLAlchemy Engine
 _T = TypeVar("_T")
 
 # Add/drop of these kinds loses data; so does a narrowing column type change.
@@ -107,9 +108,12 @@ class SchemaDiff:
 
 
 def load_side(source: Source) -> m.Database:
-    """A schema from a :class:`~dbjson.model.Database`, a database URL (``…://…``) or a document path."""
+    """A schema from a :class:`~dbjson.model.Database`, a database URL (``…://…``, a dbjson or
+    SQLAlchemy ``URL``, an SQLAlchemy ``Engine``) or a document path."""
     if isinstance(source, m.Database):
         return source
+    if not isinstance(source, str | os.PathLike):
+        return reflect(source)  # a URL object or an Engine (str() would hide its password)
     text = str(source)
     if isinstance(source, str) and "://" in text:
         return reflect(text)

@@ -39,7 +39,7 @@ CREATE TABLE "orders" (
   "customer_id" INTEGER NOT NULL,
   "total" DECIMAL(10,2) NOT NULL,
   "ordered_on" DATE DEFAULT CURRENT_DATE,
-  "ref" CHAR(36),
+  "ref" CHAR(36) DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
   "flags" VARCHAR(3) DEFAULT 'b''101''',
   "weight" DOUBLE,
   "payload" BLOB,
@@ -62,7 +62,7 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'customers', 1000 WHERE NOT EXIST
 DELETE FROM sqlite_sequence WHERE name = 'orders' AND seq < 4999;
 INSERT INTO sqlite_sequence (name, seq) SELECT 'orders', 4999 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'orders');
 
--- translation report: 45 item(s)
+-- translation report: 44 item(s)
 -- approximation: /schemas/0/tables/0/columns/0/type: widened to SQLite's signed 64-bit INTEGER (the rowid) [int-identity-rowid]
 -- approximation: /schemas/0/tables/0/columns/1/type: length not enforced [varchar]
 -- approximation: /schemas/0/tables/0/columns/1/collation: collation 'utf8mb4_0900_ai_ci' replaced by the target default [collation-default]
@@ -98,7 +98,6 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'orders', 4999 WHERE NOT EXISTS (
 -- approximation: /schemas/0/tables/3/columns/1/type: widened to SQLite's signed 64-bit INTEGER (the rowid) [int-identity-rowid]
 -- approximation: /schemas/0/tables/3/columns/2/type: decimal values with more than 15 significant digits are stored inexactly (NUMERIC affinity) [decimal]
 -- approximation: /schemas/0/tables/3/columns/4/type: length not enforced [char]
--- loss: /schemas/0/tables/3/columns/4/default: default uuid() has no sqlite counterpart; dropped [default-function-dropped]
 -- approximation: /schemas/0/tables/3/columns/4/collation: collation 'utf8mb4_0900_ai_ci' replaced by the target default [collation-default]
 -- approximation: /schemas/0/tables/3/columns/5/type: bit string kept as text of 0/1 [bit-text]
 -- approximation: /schemas/0/tables/3/columns/7/type: byte limit of the blob tier not enforced [blob-tier]

@@ -11,7 +11,7 @@ CREATE TABLE "posts" (
 );
 CREATE TABLE "users" (
   "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
-  "uid" UUID NOT NULL,
+  "uid" UUID DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))) NOT NULL,
   "login" TEXT NOT NULL,
   "mood" TEXT DEFAULT 'ok',
   "tags" JSON,
@@ -40,14 +40,13 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'posts', 6 WHERE NOT EXISTS (SELE
 DELETE FROM sqlite_sequence WHERE name = 'users' AND seq < 41;
 INSERT INTO sqlite_sequence (name, seq) SELECT 'users', 41 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'users');
 
--- translation report: 21 item(s)
+-- translation report: 20 item(s)
 -- approximation: /schemas/0/enums/0: named enum type 'mood' inlined into its columns [enum-inline]
 -- loss: /schemas/0/sequences/0: sequence 'ticket_seq' not created (sqlite has no sequences) [sequence-dropped]
 -- approximation: /schemas/0/tables/0/columns/0/type: widened to SQLite's signed 64-bit INTEGER (the rowid) [int-identity-rowid]
 -- approximation: /schemas/0/tables/0/columns/2/type: length not enforced [varchar]
 -- approximation: /schemas/0/tables/0/indexes/0/include: INCLUDE columns dropped [include-dropped]
 -- loss: /schemas/0/tables/1/checks/2: check constraint not translated from postgresql (unsupported construct RegexpLike); dropped [expression-guard]
--- loss: /schemas/0/tables/1/columns/1/default: default uuid() has no sqlite counterpart; dropped [default-function-dropped]
 -- approximation: /schemas/0/tables/1/columns/3/type: ENUM kept as TEXT + CHECK (IN labels); declaration-order sorting lost [enum-check]
 -- approximation: /schemas/0/tables/1/columns/4/type: array kept as a JSON array [array-json]
 -- approximation: /schemas/0/tables/1/columns/5/type: network address kept as text [inet-text]

@@ -182,6 +182,8 @@ CREATE UNIQUE INDEX `uq_u_hidden` ON `times` (`u`) INVISIBLE;
 ALTER TABLE `child` ADD CONSTRAINT `fk_child_ab` FOREIGN KEY (`pa`, `pb`) REFERENCES `parent` (`a`, `b`) ON DELETE RESTRICT ON UPDATE RESTRICT;
 ALTER TABLE `child` ADD CONSTRAINT `fk_child_parent` FOREIGN KEY (`parent_id`) REFERENCES `parent` (`id`) ON DELETE CASCADE ON UPDATE SET NULL;
 ALTER TABLE `parent` ADD CONSTRAINT `fk_parent_child` FOREIGN KEY (`child_id`) REFERENCES `child` (`id`) ON DELETE SET NULL ON UPDATE RESTRICT;
+SET @dbjson_sql_mode = @@SESSION.sql_mode;
+SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
 DELIMITER $$
 CREATE PROCEDURE `add_parent`(IN `p_id` int(11), INOUT `p_a` int(11), OUT `p_out` varchar(20))
   NOT DETERMINISTIC MODIFIES SQL DATA SQL SECURITY DEFINER COMMENT 'inserts a parent'
@@ -191,25 +193,41 @@ BEGIN
   SET p_out = 'done';
 END$$
 DELIMITER ;
+SET SESSION sql_mode = @dbjson_sql_mode;
+SET @dbjson_sql_mode = @@SESSION.sql_mode;
+SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
 CREATE FUNCTION `label_of`(`p` varchar(20) CHARSET latin1 COLLATE latin1_swedish_ci) RETURNS varchar(30) CHARSET utf8mb4 COLLATE utf8mb4_bin
   DETERMINISTIC CONTAINS SQL SQL SECURITY DEFINER
 RETURN concat('<', p, '>');
+SET SESSION sql_mode = @dbjson_sql_mode;
+SET @dbjson_sql_mode = @@SESSION.sql_mode;
+SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
 CREATE FUNCTION `twice`(`x` decimal(10,2)) RETURNS decimal(12,2)
   DETERMINISTIC NO SQL SQL SECURITY INVOKER
 RETURN x * 2;
+SET SESSION sql_mode = @dbjson_sql_mode;
 CREATE ALGORITHM=MERGE SQL SECURITY INVOKER VIEW `v_local` (`pid`, `total`) AS select `parent`.`id` AS `pid`,`parent`.`a` + `parent`.`b` AS `total` from `parent` WITH LOCAL CHECK OPTION;
 CREATE ALGORITHM=UNDEFINED SQL SECURITY DEFINER VIEW `v_parent` (`id`, `a`, `b`) AS select `parent`.`id` AS `id`,`parent`.`a` AS `a`,`parent`.`b` AS `b` from `parent` where `parent`.`a` > 0 WITH CASCADED CHECK OPTION;
 CREATE ALGORITHM=UNDEFINED SQL SECURITY DEFINER VIEW `v_plain` (`id`, `email`) AS select `f`.`id` AS `id`,`f`.`email` AS `email` from `features` `f`;
+SET @dbjson_sql_mode = @@SESSION.sql_mode;
+SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
 DELIMITER $$
 CREATE TRIGGER `trg_child_bi` BEFORE INSERT ON `child` FOR EACH ROW
 BEGIN
   IF NEW.pa IS NULL THEN SET NEW.pa = 0; END IF;
 END$$
 DELIMITER ;
+SET SESSION sql_mode = @dbjson_sql_mode;
+SET @dbjson_sql_mode = @@SESSION.sql_mode;
+SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
 CREATE TRIGGER `trg_child_bi2` BEFORE INSERT ON `child` FOR EACH ROW FOLLOWS `trg_child_bi`
 SET NEW.pb = COALESCE(NEW.pb, 0);
+SET SESSION sql_mode = @dbjson_sql_mode;
+SET @dbjson_sql_mode = @@SESSION.sql_mode;
+SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
 CREATE TRIGGER `trg_parent_au` AFTER UPDATE ON `parent` FOR EACH ROW
 UPDATE child SET pa = NEW.a WHERE parent_id = NEW.id;
+SET SESSION sql_mode = @dbjson_sql_mode;
 CREATE EVENT `ev_cleanup` ON SCHEDULE EVERY 1 DAY STARTS '2030-01-01 03:00:00' ON COMPLETION PRESERVE DISABLE COMMENT 'nightly cleanup'
 DO DELETE FROM child WHERE parent_id IS NULL;
 CREATE EVENT `ev_odd` ON SCHEDULE EVERY '1:30' HOUR_MINUTE STARTS '2030-01-01 00:00:00' ENDS '2032-01-01 00:00:00' ON COMPLETION NOT PRESERVE DISABLE
@@ -220,15 +238,23 @@ ALTER TABLE `features` AUTO_INCREMENT = 43;
 ALTER TABLE `ints` AUTO_INCREMENT = 1000;
 ALTER TABLE `nums` AUTO_INCREMENT = 1;
 
--- translation report: 11 item(s)
+-- translation report: 19 item(s)
 -- loss: /schemas/0/sequences/0: sequence 'seq_order' not created (mysql has no sequences) [sequence-dropped]
 -- loss: /schemas/0/sequences/1: sequence 'seq_plain' not created (mysql has no sequences) [sequence-dropped]
 -- approximation: /schemas/0/tables/4/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
 -- approximation: /schemas/0/tables/5/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
 -- loss: /schemas/0/tables/9/columns/0/default: default expression uses a sequence (mysql has none); dropped [sequence-expression]
 -- approximation: /schemas/0/tables/11/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
+-- approximation: /schemas/0/tables/12/columns/24/type: JSON text (key order, duplicate keys, whitespace, number spelling) normalized by MySQL's binary JSON [json-text-binary]
+-- approximation: /schemas/0/tables/12/columns/25/type: JSON text (key order, duplicate keys, whitespace, number spelling) normalized by MySQL's binary JSON [json-text-binary]
 -- approximation: /schemas/0/tables/12/columns/26/type: uuid kept as CHAR(36) [uuid-char36]
 -- approximation: /schemas/0/tables/12/columns/27/type: network address kept as VARCHAR(43) text [inet-varchar43]
 -- approximation: /schemas/0/tables/12/columns/28/type: network address kept as VARCHAR(43) text [inet-varchar43]
 -- approximation: /schemas/0/tables/13/partitioning: SYSTEM_TIME partitioning dropped (MariaDB only) [partitioning-dropped]
 -- approximation: /schemas/0/tables/13/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
+-- approximation: /schemas/0/routines/0/options/mysql/sql_mode: sql_mode NO_AUTO_CREATE_USER left out (MySQL 9.1.0 does not know it); created under STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION [sql-mode-word]
+-- approximation: /schemas/0/routines/1/options/mysql/sql_mode: sql_mode NO_AUTO_CREATE_USER left out (MySQL 9.1.0 does not know it); created under STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION [sql-mode-word]
+-- approximation: /schemas/0/routines/2/options/mysql/sql_mode: sql_mode NO_AUTO_CREATE_USER left out (MySQL 9.1.0 does not know it); created under STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION [sql-mode-word]
+-- approximation: /schemas/0/triggers/0/options/mysql/sql_mode: sql_mode NO_AUTO_CREATE_USER left out (MySQL 9.1.0 does not know it); created under STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION [sql-mode-word]
+-- approximation: /schemas/0/triggers/1/options/mysql/sql_mode: sql_mode NO_AUTO_CREATE_USER left out (MySQL 9.1.0 does not know it); created under STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION [sql-mode-word]
+-- approximation: /schemas/0/triggers/2/options/mysql/sql_mode: sql_mode NO_AUTO_CREATE_USER left out (MySQL 9.1.0 does not know it); created under STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION [sql-mode-word]

@@ -147,7 +147,7 @@ CREATE TABLE "times" (
   "ts" TIMESTAMP(0) DEFAULT CURRENT_TIMESTAMP,
   "ts3" TIMESTAMP(3),
   "y" SMALLINT DEFAULT 2024,
-  "u" CHAR(36),
+  "u" CHAR(36) DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
   "expr_def" INT4,
   PRIMARY KEY ("id")
 );
@@ -175,7 +175,7 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'features', 42 WHERE NOT EXISTS (
 DELETE FROM sqlite_sequence WHERE name = 'ints' AND seq < 999;
 INSERT INTO sqlite_sequence (name, seq) SELECT 'ints', 999 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'ints');
 
--- translation report: 114 item(s)
+-- translation report: 113 item(s)
 -- approximation: /schemas/0/tables/1/checks/0/enforced: NOT ENFORCED check dropped [check-not-enforced-dropped]
 -- approximation: /schemas/0/tables/1/columns/0/type: widened to SQLite's signed 64-bit INTEGER (the rowid) [int-identity-rowid]
 -- approximation: /schemas/0/tables/1/columns/1/type: decimal values with more than 15 significant digits are stored inexactly (NUMERIC affinity) [decimal]
@@ -272,7 +272,6 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'ints', 999 WHERE NOT EXISTS (SEL
 -- approximation: /schemas/0/tables/13/columns/8/on_update: ON UPDATE CURRENT_TIMESTAMP emulated by an AFTER UPDATE trigger (UTC) [on-update-trigger]
 -- approximation: /schemas/0/tables/13/columns/9/type: YEAR kept as SMALLINT [year-smallint]
 -- approximation: /schemas/0/tables/13/columns/10/type: length not enforced [char]
--- loss: /schemas/0/tables/13/columns/10/default: default uuid() has no sqlite counterpart; dropped [default-function-dropped]
 -- approximation: /schemas/0/tables/13/columns/10/collation: collation 'utf8mb4_0900_ai_ci' replaced by the target default [collation-default]
 -- loss: /schemas/0/tables/13/columns/11/default: default expression not translated from mysql (a default cannot refer to columns here); dropped [expression-guard]
 -- approximation: /schemas/0/tables/13/indexes/1/visible: invisible index made visible [invisible-index]

@@ -92,8 +92,8 @@ CREATE TABLE `capitals` (
 CREATE TABLE `customer` (
   `id` int NOT NULL AUTO_INCREMENT,
   `store_id` int NULL,
-  `email` varchar(376) NOT NULL,
-  `phone` varchar(376) NULL,
+  `email` longtext NOT NULL,
+  `phone` longtext NULL,
   `mood` enum('sad', 'ok', 'happy') NOT NULL DEFAULT 'happy' COMMENT 'shares the enum with all_types',
   `zip` varchar(10) NOT NULL,
   PRIMARY KEY (`id`)
@@ -148,8 +148,8 @@ CREATE INDEX `all_types_ts_brin` ON `all_types` (`c_timestamp`);
 CREATE INDEX `all_types_uuid_hash` ON `all_types` (`c_uuid`) COMMENT 'hash lookups';
 ALTER TABLE `cities` ADD CONSTRAINT `cities_name_check` CHECK (`name` <> '');
 ALTER TABLE `cities` ADD CONSTRAINT `cities_population_check` CHECK (`population` >= 0);
-ALTER TABLE `customer` ADD CONSTRAINT `customer_email_key` UNIQUE KEY (`email`);
-ALTER TABLE `customer` ADD CONSTRAINT `customer_email_phone_key` UNIQUE KEY (`email`, `phone`);
+ALTER TABLE `customer` ADD CONSTRAINT `customer_email_key` UNIQUE KEY ((unhex(sha2(`email`, 256))));
+ALTER TABLE `customer` ADD CONSTRAINT `customer_email_phone_key` UNIQUE KEY ((unhex(sha2(`email`, 256))), (unhex(sha2(`phone`, 256))));
 ALTER TABLE `customer` ADD CONSTRAINT `customer_zip_check` CHECK (REGEXP_LIKE(`zip`, '^\\d{5}$') OR REGEXP_LIKE(`zip`, '^\\d{5}-\\d{4}$'));
 CREATE INDEX `measurement_peak` ON `measurement` (`peak`);
 ALTER TABLE `staff` ADD CONSTRAINT `staff_salary_check` CHECK (`salary` > 0);
@@ -174,7 +174,7 @@ ALTER TABLE `customer` AUTO_INCREMENT = 42;
 ALTER TABLE `staff` AUTO_INCREMENT = 1;
 ALTER TABLE `store` AUTO_INCREMENT = 1;
 
--- translation report: 110 item(s)
+-- translation report: 111 item(s)
 -- rename: /schemas/0/tables/0/name: table of schema 'inventory' renamed to 'inventory_stock' (mysql gets one schema) [schema-prefix]
 -- rename: /schemas/0/tables/1/name: table of schema 'inventory' renamed to 'inventory_warehouse' (mysql gets one schema) [schema-prefix]
 -- approximation: /schemas/0/enums/0: named enum type 'status' inlined into its columns [enum-inline]
@@ -202,6 +202,7 @@ ALTER TABLE `store` AUTO_INCREMENT = 1;
 -- loss: /schemas/1/tables/0/columns/25/type: interval kept as ISO 8601 duration text [interval-iso8601]
 -- loss: /schemas/1/tables/0/columns/26/type: interval kept as ISO 8601 duration text [interval-iso8601]
 -- approximation: /schemas/1/tables/0/columns/27/type: boolean kept as tinyint(1) (other small integers are accepted) [boolean-tinyint1]
+-- approximation: /schemas/1/tables/0/columns/28/type: JSON text (key order, duplicate keys, whitespace, number spelling) normalized by MySQL's binary JSON [json-text-binary]
 -- approximation: /schemas/1/tables/0/columns/30/type: uuid kept as CHAR(36) [uuid-char36]
 -- approximation: /schemas/1/tables/0/columns/31/type: network address kept as VARCHAR(43) text [inet-varchar43]
 -- approximation: /schemas/1/tables/0/columns/32/type: network address kept as VARCHAR(43) text [inet-varchar43]
@@ -245,11 +246,11 @@ ALTER TABLE `store` AUTO_INCREMENT = 1;
 -- approximation: /schemas/1/tables/2/columns/0/options/postgresql: postgresql column options dropped [foreign-option]
 -- approximation: /schemas/1/tables/2/columns/1/options/postgresql: postgresql column options dropped [foreign-option]
 -- loss: /schemas/1/tables/2/inherits: table inheritance dropped [inherits-dropped]
--- loss: /schemas/1/tables/4/columns/2/type: text in a key kept as VARCHAR(n), n = its share of InnoDB's 3072-byte key (longer values rejected) [text-key-varchar]
--- loss: /schemas/1/tables/4/columns/3/type: text in a key kept as VARCHAR(n), n = its share of InnoDB's 3072-byte key (longer values rejected) [text-key-varchar]
 -- approximation: /schemas/1/tables/4/columns/5/type: domain 'us_postal_code' replaced by its base type with its checks [domain-inlined]
 -- approximation: /schemas/1/tables/4/uniques/0/deferrable: DEFERRABLE dropped (checked immediately) [deferrable-dropped]
+-- approximation: /schemas/1/tables/4/uniques/0: unique key over email, too long for the 3072-byte InnoDB key limit, enforced through SHA-256 functional key parts (unhex(sha2(col, 256))) for those columns; the columns keep their full length (not usable for range scans or foreign keys) [long-unique-hash]
 -- loss: /schemas/1/tables/4/uniques/1/nulls_not_distinct: NULLS NOT DISTINCT dropped (several NULLs allowed) [nulls-distinct]
+-- approximation: /schemas/1/tables/4/uniques/1: unique key over email, phone, too long for the 3072-byte InnoDB key limit, enforced through SHA-256 functional key parts (unhex(sha2(col, 256))) for those columns; the columns keep their full length (not usable for range scans or foreign keys) [long-unique-hash]
 -- approximation: /schemas/1/tables/5/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
 -- approximation: /schemas/1/tables/6/partition_of: partition of 'measurement' created as a plain table [partition-plain-table]
 -- approximation: /schemas/1/tables/7/partition_of: partition of 'measurement' created as a plain table [partition-plain-table]

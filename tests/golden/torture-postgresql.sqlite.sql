@@ -43,7 +43,7 @@ CREATE TABLE "all_types" (
   "c_boolean" BOOLEAN DEFAULT 1 NOT NULL,
   "c_json" JSON,
   "c_jsonb" JSON DEFAULT '{}',
-  "c_uuid" UUID,
+  "c_uuid" UUID DEFAULT (lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2) || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || lower(hex(randomblob(6)))),
   "c_inet" TEXT,
   "c_cidr" TEXT,
   "c_macaddr" TEXT,
@@ -172,7 +172,7 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'staff', 0 WHERE NOT EXISTS (SELE
 DELETE FROM sqlite_sequence WHERE name = 'store' AND seq < 0;
 INSERT INTO sqlite_sequence (name, seq) SELECT 'store', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'store');
 
--- translation report: 124 item(s)
+-- translation report: 123 item(s)
 -- rename: /schemas/0/tables/0/name: table of schema 'inventory' renamed to 'inventory_stock' (sqlite gets one schema) [schema-prefix]
 -- rename: /schemas/0/tables/1/name: table of schema 'inventory' renamed to 'inventory_warehouse' (sqlite gets one schema) [schema-prefix]
 -- approximation: /schemas/0/enums/0: named enum type 'status' inlined into its columns [enum-inline]
@@ -204,7 +204,6 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'store', 0 WHERE NOT EXISTS (SELE
 -- loss: /schemas/1/tables/0/columns/24/type: interval kept as ISO 8601 duration text [interval-text]
 -- loss: /schemas/1/tables/0/columns/25/type: interval kept as ISO 8601 duration text [interval-text]
 -- loss: /schemas/1/tables/0/columns/26/type: interval kept as ISO 8601 duration text [interval-text]
--- loss: /schemas/1/tables/0/columns/30/default: default uuid() has no sqlite counterpart; dropped [default-function-dropped]
 -- approximation: /schemas/1/tables/0/columns/31/type: network address kept as text [inet-text]
 -- approximation: /schemas/1/tables/0/columns/32/type: network address kept as text [inet-text]
 -- approximation: /schemas/1/tables/0/columns/33/type: MAC address kept as text [macaddr-text]

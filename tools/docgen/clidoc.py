@@ -73,6 +73,81 @@ are refused with a hint (exit 2). A bare path ending in `.db`, `.sqlite` or `.sq
 existing file, is taken as a SQLite database. Passwords never appear in messages, reports or files
 that dbjson writes: URLs are shown with `***` in place of the password.
 
+## Cast rules
+
+`--cast RULE` (repeatable; `schema-load`, `import`, `migrate`, and `cast = [...]` in the
+configuration file) chooses a column's target type instead of the translation's rules, as
+pgloader's CAST clause does:
+
+| rule | applies to |
+|---|---|
+| `type tinyint(1) to boolean` | every column whose source type is spelled `tinyint(1)` (case and spaces ignored) |
+| `type int to bigint` | every column whose source type is `int`, whatever its parameters (`int(11)`, `int unsigned`) |
+| `column orders.status to text` | one column: `TABLE.COLUMN` or `SCHEMA.TABLE.COLUMN` |
+
+The target is a standard type: `boolean`, `tinyint`, `smallint`, `int`/`integer`, `bigint`,
+`decimal(P,S)`/`numeric(P,S)`, `real`, `float`, `double`, `char(N)`, `varchar(N)`, `text`,
+`binary(N)`, `varbinary(N)`, `blob`, `date`, `time`, `timestamp`, `timestamptz`, `json`, `jsonb`,
+`uuid`, `xml`; each target engine spells it by its own rules ([types.md](types.md)). A column rule
+wins over a type rule; among rules of one form, the first that matches wins. A cast changes the
+column's standard `type` and its `native` spelling, and each cast column is listed in the
+translation report (`cast`, an approximation). Rows are converted from the source's type to the
+new one as they load, and verification compares them with what the source held. A rule that
+cannot be read, an unknown target type, or a column rule naming no column is an error (exit 2);
+a type rule that matches nothing is not (one configuration file serves many databases).
+
+## Configuration file
+
+`dbjson.toml` in the working directory, or `dbjson --config FILE COMMAND ...`, holds the commands'
+arguments and options, one TOML table per command, keys named as the long options (`max-errors` or
+`max_errors`) or the arguments (`url`, `directory`, `source`, `target`, `file`), and `[dbjson]` for
+dbjson's own `progress`, `log-file` and `verbose`:
+
+```toml
+[dbjson]
+log-file = "/var/log/dbjson/shop.log"
+
+[export]
+url = "mysql://app:${MYSQL_PASSWORD}@db.internal/shop"
+output = "shop-export"
+exclude = ["tmp_*", "audit_*"]
+compress = "zstd"
+
+[import]
+directory = "shop-export"
+url = "postgresql://app@pg.internal/shop"
+cast = ["type tinyint(1) to boolean", "column orders.status to text"]
+threads = 4
+```
+
+`${NAME}` is the environment variable NAME (unset: an error naming the file, the key and the
+variable; `$${` is a literal `${`); after a URL's `://` the value is percent-encoded, so a password
+with `@`, `/` or `:` stays a password, and a whole URL from the environment (`url =
+"${DATABASE_URL}"`) is used as it is. Options on the command line replace the file's (a repeatable
+option's list as a whole). An unknown section or key, or a value of the wrong kind, is an error
+naming the file and the key (exit 2). The file holds only strings, numbers, booleans and lists of
+strings; nothing in it is executed.
+
+## Logs and machine-readable progress
+
+Three options of `dbjson` itself (before the command: `dbjson --progress json export ...`):
+
+- `--progress json` writes every progress event on stderr as one JSON object per line, the same
+  events the library's `on_event` callbacks get ([library.md](library.md#progress-events)): `{"time":
+  1795691588.04, "operation": "export", "event": "TableFinished", "table": "public.orders", "rows":
+  1200, "checksum": "…"}`; `Finished` carries the command's report (what `--json` prints). The
+  SIGUSR1 status line comes as `{"event": "Status", "status": "…"}`, a failure as `{"event":
+  "Error", "message": "…", "exit_code": 3, "hint": "…"}` (followed by the usual `error:` lines).
+  Nothing else is written on stderr. `--progress none` draws no bars; `auto` (the default) draws
+  them on a terminal.
+- `--log-file FILE` appends timestamped lines (UTC): the command line, every event (row progress
+  only with `-vv`), the SIGUSR1 status lines and the error that ended the command.
+- `-v` prints a line per table and data file on stderr (`-vv`: row progress too).
+
+Every line is masked like every message: no password reaches a log. `DBJSON_PROGRESS` and
+`DBJSON_LOG_FILE` set the first two from the environment. SIGUSR1 prints a status line during
+`export`, `import`, `verify`, `migrate`, `schema-load` and `diff` (`kill -USR1 PID`).
+
 ## Environment variables
 
 | variable | effect |
@@ -257,7 +332,9 @@ def render() -> str:
     out += [
         "Commands: "
         + ", ".join(f"[`{name}`](#{_anchor('dbjson ' + name)})" for name, _ in subs)
-        + "; [exit codes](#exit-codes), [URLs](#database-urls), [environment variables](#environment-variables).",
+        + "; [exit codes](#exit-codes), [URLs](#database-urls), [cast rules](#cast-rules), "
+        "[configuration file](#configuration-file), [logs and progress](#logs-and-machine-readable-progress), "
+        "[environment variables](#environment-variables).",
         "",
     ]
     out += _section("dbjson", root, rctx)

@@ -72,10 +72,15 @@ These settle the open questions of the type research (reference/types.md §6).
     only PostgreSQL → PostgreSQL); `jsonb`/`json` → MySQL `JSON`, MariaDB `JSON` (LONGTEXT +
     json_valid check). MariaDB's automatic `json_valid()` CHECK is not carried to other engines.
 11. **Unbounded and oversize types going to MySQL/MariaDB.** `text`/unbounded `varchar` →
-    `LONGTEXT`, but `VARCHAR(n)` when the column is in a primary key, unique constraint, index or
-    foreign key, n being the column's share of InnoDB's 3072-byte key (768 characters for one
-    column, less when several long columns share a key; 64 bytes stay free). `varchar(n)` above
-    16,383 characters → `LONGTEXT` + `CHECK (char_length(c) <= n)`.
+    `LONGTEXT`, but `VARCHAR(n)` when the column is in a primary key or foreign key (or is the
+    target of one), n being the column's share of InnoDB's 3072-byte key (768 characters for one
+    column, less when several long columns share a key; 64 bytes stay free; a column's cost is
+    that of its target type: a uuid that becomes `CHAR(36)` costs 144 bytes). A unique constraint
+    or index that does not fit keeps its columns whole instead (reported as approximations): a
+    plain index gets prefix key parts (`col(n)`, rule `long-key-prefix`); a unique key is enforced
+    on MySQL by SHA-256 functional key parts (`(unhex(sha2(col, 256)))`: equal values collide,
+    NULL stays NULL) and on MariaDB by a long unique key (`USING HASH`), rule `long-unique-hash`.
+    `varchar(n)` above 16,383 characters → `LONGTEXT` + `CHECK (char_length(c) <= n)`.
 12. **Collations.** PostgreSQL/SQLite → MySQL: tables get `utf8mb4` with `utf8mb4_0900_bin`
     (MySQL) or `utf8mb4_nopad_bin` (MariaDB), binary and NO PAD, so every unique key that held
     still holds. MySQL/MariaDB → PostgreSQL: the database default collation (stricter than `_ci`:

@@ -93,6 +93,26 @@ def _relevant(obj: str, schemas: list[str]) -> bool:
     return obj.split(".", 1)[0] in schemas
 
 
+_QUOTED = r"(\*|`(?:[^`]|``)*`|[^`.\s]+)"
+_OBJECT = re.compile(rf"^(?:(?P<kind>PROCEDURE|FUNCTION|TABLE)\s+)?{_QUOTED}(?:\.{_QUOTED})?$", re.IGNORECASE)
+
+
+def _object_fields(raw: str) -> dict[str, Any]:
+    """``Grant`` fields of a SHOW GRANTS object: ``*.*`` global, ```db`.*`` schema, ```db`.`t``` table..."""
+    mo = _OBJECT.match(raw.strip())
+    if mo is None:
+        return {}
+    kind, first, second = mo.group("kind"), mo.group(2), mo.group(3)
+    if second is None:  # ``*`` alone: the default database, not known here
+        return {}
+    if first == "*":
+        return {"object_type": "global"}
+    schema = _unquote_name(first)
+    if second == "*":
+        return {"object_type": "schema", "schema": schema}
+    return {"object_type": (kind or "table").lower(), "schema": schema, "name": _unquote_name(second)}
+
+
 def _parse_grants(statements: list[str], schemas: list[str]) -> tuple[list[m.Grant], list[str]]:
     """SHOW GRANTS lines → grants on ``*.*`` and the reflected databases, plus role memberships.
 
@@ -110,6 +130,7 @@ def _parse_grants(statements: list[str], schemas: list[str]) -> tuple[list[m.Gra
                 roles.extend(_unquote_name(r.strip()) for r in rm.group("roles").split(","))
             continue
         obj = _unquote_name(mo.group("obj").strip())
+        fields = _object_fields(mo.group("obj"))
         if mo.group("privs").upper().startswith("PROXY") or not _relevant(obj, schemas):
             continue
         grantee = _unquote_name(mo.group("grantee"))
@@ -127,13 +148,86 @@ def _parse_grants(statements: list[str], schemas: list[str]) -> tuple[list[m.Gra
                         grantable=grantable,
                         statement=stmt,
                         columns=cols,
+                        **fields,
                     )
                 )
             elif priv.upper() != "USAGE":
                 plain.append(priv.upper())
         if plain:
             grants.append(
-                m.Grant(privileges=tuple(plain), on=obj, grantee=grantee, grantable=grantable, statement=stmt)
+                m.Grant(privileges=tuple(plain), on=obj, grantee=grantee, grantable=grantable, statement=stmt, **fields)
             )
     grants.sort(key=lambda g: (g.on, g.columns, g.privileges))
     return grants, roles
+
+
+_GRANTEE = re.compile(r"^'((?:[^']|'')*)'@'((?:[^']|'')*)'$")
+
+
+def _grantee(text: str) -> str:
+    """``'user'@'host'`` (information_schema's spelling) → ``user@host``."""
+    mo = _GRANTEE.match(text)
+    if mo is None:
+        return text
+    return mo.group(1).replace("''", "'") + "@" + mo.group(2).replace("''", "'")
+
+
+def read_object_grants(cur: Any, schemas: list[str], options: Any) -> list[m.Grant]:
+    """The privileges on the reflected databases, tables and columns (``Database.grants``), from
+    information_schema: every account's for a user who may read the ``mysql`` schema, else the
+    connecting user's own. Routine privileges (``mysql.procs_priv``) are not read."""
+    if not schemas:
+        return []
+    marks = ", ".join(["%s"] * len(schemas))
+    whole: dict[tuple[Any, ...], list[str]] = {}
+    cols: dict[tuple[Any, ...], list[str]] = {}
+    for r in query(
+        cur,
+        "SELECT GRANTEE AS grantee, TABLE_SCHEMA AS db, NULL AS tbl, NULL AS col, PRIVILEGE_TYPE AS priv,"
+        " IS_GRANTABLE AS grantable FROM information_schema.SCHEMA_PRIVILEGES"
+        f" WHERE TABLE_SCHEMA IN ({marks})"
+        " UNION ALL SELECT GRANTEE, TABLE_SCHEMA, TABLE_NAME, NULL, PRIVILEGE_TYPE, IS_GRANTABLE"
+        f" FROM information_schema.TABLE_PRIVILEGES WHERE TABLE_SCHEMA IN ({marks})"
+        " UNION ALL SELECT GRANTEE, TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, PRIVILEGE_TYPE, IS_GRANTABLE"
+        f" FROM information_schema.COLUMN_PRIVILEGES WHERE TABLE_SCHEMA IN ({marks})",
+        *(schemas * 3),
+    ):
+        db, tbl = r["db"], r["tbl"]
+        if tbl is not None and not options.wants(db, tbl):
+            continue
+        key = (db, tbl, _grantee(r["grantee"]), r["grantable"] == "YES")
+        if r["col"] is not None:
+            cols.setdefault((*key, r["priv"]), []).append(r["col"])
+        else:
+            whole.setdefault(key, []).append(r["priv"])
+    out = [
+        _object_grant(db, tbl, who, grantable, tuple(privs), ()) for (db, tbl, who, grantable), privs in whole.items()
+    ]
+    out += [
+        _object_grant(db, tbl, who, grantable, (priv,), tuple(sorted(c)))
+        for (db, tbl, who, grantable, priv), c in cols.items()
+    ]
+    return sorted(out, key=lambda g: (g.grantee, g.on, g.columns, g.privileges, g.grantable))
+
+
+def _object_grant(
+    db: str, table: str | None, grantee: str, grantable: bool, privileges: tuple[str, ...], columns: tuple[str, ...]
+) -> m.Grant:
+    user, _, host = grantee.rpartition("@")
+    target = f"{quote_name(db)}.{quote_name(table) if table is not None else '*'}"
+    cols = f" ({', '.join(quote_name(c) for c in columns)})" if columns else ""
+    privs = ", ".join(f"{p}{cols}" for p in privileges)
+    statement = f"GRANT {privs} ON {target} TO {quote_name(user)}@{quote_name(host)}"
+    if grantable:
+        statement += " WITH GRANT OPTION"
+    return m.Grant(
+        privileges=privileges,
+        on=f"{db}.{table if table is not None else '*'}",
+        grantee=grantee,
+        grantable=grantable,
+        statement=statement,
+        columns=columns,
+        object_type="table" if table is not None else "schema",
+        schema=db,
+        name=table,
+    )

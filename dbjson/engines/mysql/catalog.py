@@ -422,7 +422,11 @@ class CatalogReader:
                     security=r["security"],
                     comment=r["comment"] or None,
                     options={
-                        "mysql": {"sql_data_access": r["access"], "definer": r["definer"], "sql_mode": r["sql_mode"]}
+                        "mysql": {
+                            "sql_data_access": r["access"],
+                            "definer": r["definer"],
+                            "sql_mode": sql_mode_text(r["sql_mode"]),
+                        }
                     },
                 )
             )
@@ -448,7 +452,7 @@ class CatalogReader:
                 body=r["body"] or "",
                 dialect=self.name,
                 order=int(r["ord"]) if r["ord"] is not None else None,
-                options={"mysql": {"definer": r["definer"], "sql_mode": r["sql_mode"]}},
+                options={"mysql": {"definer": r["definer"], "sql_mode": sql_mode_text(r["sql_mode"])}},
             )
             for r in sorted(rows, key=lambda r: r["name"])
             if r["tname"] in tables
@@ -520,3 +524,12 @@ def _schedule(r: Row) -> str:
     if r["ends"] is not None:
         text += f" ENDS {_when(r['ends'])}"
     return text
+
+
+def sql_mode_text(mode: Any) -> Any:
+    """A routine's or trigger's sql_mode as the server takes it back: MariaDB's information_schema
+    spells ALLOW_INVALID_DATES as INVALID_DATES (SHOW CREATE says ALLOW_INVALID_DATES), which no
+    ``SET sql_mode`` accepts."""
+    if not isinstance(mode, str):
+        return mode
+    return ",".join("ALLOW_INVALID_DATES" if w == "INVALID_DATES" else w for w in mode.split(","))

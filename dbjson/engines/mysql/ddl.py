@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Any
 from ... import model as m
 from ...ddl.columns import ColumnParts
 from ...ddl.context import Context, engine_family
-from ...ddl.plan import DdlPlan, Statement
+from ...ddl.plan import DdlPlan, Statement, parenthesized
 from ...ddl.tableinfo import TableInfo
 from ...ddl.types import TypeChoice
 from ...ddl.walker import BaseDDL
+from .privileges import MySQLPrivileges
 
 _TEXTY = {"text", "blob", "json", "geometry"}
 _TABLE_OPTIONS = {
@@ -28,7 +29,7 @@ _SEQ_MAX, _SEQ_MIN = 9223372036854775806, -9223372036854775807  # MariaDB sequen
 _DEFINER = re.compile(r"\s+DEFINER\s*=\s*(`[^`]*`|'[^']*'|\S+)@(`[^`]*`|'[^']*'|\S+)", re.IGNORECASE)
 
 
-class MySQLDDL(BaseDDL):
+class MySQLDDL(MySQLPrivileges, BaseDDL):
     """MySQL rendering of the DDL plan (MariaDB: ``is_mariadb``)."""
 
     if TYPE_CHECKING:
@@ -83,7 +84,7 @@ class MySQLDDL(BaseDDL):
     def ddl_column_type(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> TypeChoice:
         if not ctx.same and ctx.same_family and col.native.engine in ("mysql", "mariadb"):
             # MySQL ↔ MariaDB: the native spelling works unless it names a type the other lacks.
-            raw = ctx.verbatim(col.native.raw, f"{path}/native/raw", "native type")
+            raw = ctx.type_spelling(col.native.raw, f"{path}/native/raw", table=t.table.name, column=col.name)
             base = raw.lower().split("(")[0].split(" ")[0]
             renamed = _RENAMED.get((ctx.source, self.name), {}).get(base)
             if renamed:
@@ -214,6 +215,21 @@ class MySQLDDL(BaseDDL):
             )
             return None
         return sql
+
+    def ddl_fk_clause(self, ctx: Context, t: TableInfo, fk: m.ForeignKey, path: str) -> str | None:
+        clause = super().ddl_fk_clause(ctx, t, fk, path)
+        if clause is not None and not self.is_mariadb and self.version >= (8, 4) and not _fk_standard(ctx, t, fk):
+            # MySQL 8.4+ refuses a foreign key to columns that are not exactly a primary or unique
+            # key (restrict_fk_on_non_standard_key, ON by default; MariaDB and older MySQL accept a
+            # key prefix): dbjson's load sessions turn that check off, so the key keeps its meaning.
+            ctx.report.add(
+                path,
+                "foreign key to columns that are not a primary or unique key (a non-unique key prefix) created "
+                "with restrict_fk_on_non_standard_key = OFF (deprecated in MySQL 8.4+)",
+                "fk-non-standard-key",
+                "approximation",
+            )
+        return clause
 
     def ddl_fk_action(self, ctx: Context, action: str, path: str) -> str | None:
         act = super().ddl_fk_action(ctx, action, path)
@@ -377,7 +393,7 @@ class MySQLDDL(BaseDDL):
     def ddl_expression_default(self, sql: str, typ: m.Type) -> str:
         if re.fullmatch(r"0x[0-9a-fA-F]*|[bB]'[01]*'", sql.strip()):
             return sql.strip()  # a hex/bit literal, not an expression
-        return sql if sql.startswith("(") and sql.endswith(")") else f"({sql})"
+        return parenthesized(sql)
 
     # -- keys and indexes ------------------------------------------------------------------------
     def ddl_unique_clause(self, ctx: Context, t: TableInfo, u: m.UniqueConstraint, path: str) -> str | None:
@@ -385,7 +401,62 @@ class MySQLDDL(BaseDDL):
         if clause is None:
             return None
         clause = clause.replace(" UNIQUE (", " UNIQUE KEY (", 1)
+        if u.name in t.long_keys and self.is_mariadb:
+            clause += " USING HASH"
         return clause + f" COMMENT {self.literal(u.comment[:1024])}" if u.comment else clause
+
+    def ddl_unique_parts(self, ctx: Context, t: TableInfo, u: m.UniqueConstraint, path: str) -> str:
+        cut = t.long_keys.get(u.name)
+        if not cut:
+            return super().ddl_unique_parts(ctx, t, u, path)
+        self._report_long_unique(ctx, t, u.name, cut, path)
+        return ", ".join(
+            self._hashed_part(t, c) if c in cut and not self.is_mariadb else self.quote(t.col(c)) for c in u.columns
+        )
+
+    def _hashed_part(self, t: TableInfo, column: str) -> str:
+        """A functional key part holding the SHA-256 of a column too long for InnoDB's key limit:
+        equal values have equal hashes, NULL stays NULL (several NULLs allowed, as before)."""
+        return f"(unhex(sha2({self.quote(t.col(column))}, 256)))"
+
+    def _report_long_unique(self, ctx: Context, t: TableInfo, name: str, cut: dict[str, int], path: str) -> None:
+        cols = ", ".join(sorted(cut))
+        if self.is_mariadb:
+            how = "a MariaDB long unique key (USING HASH: a hidden hash column, checked on every write)"
+        else:
+            how = "SHA-256 functional key parts (unhex(sha2(col, 256))) for those columns"
+        ctx.report.add(
+            path,
+            f"unique key over {cols}, too long for the 3072-byte InnoDB key limit, enforced through {how}; "
+            "the columns keep their full length (not usable for range scans or foreign keys)",
+            "long-unique-hash",
+            "approximation",
+        )
+
+    def _long_index_part(self, ctx: Context, t: TableInfo, ix: m.Index, part: m.IndexPart, path: str) -> str | None:
+        """A key part of an index too long for the key limit: a prefix for a plain index, a hash
+        (MySQL) or the column under USING HASH (MariaDB) for a unique one."""
+        cut = t.long_keys.get(ix.name, {})
+        if part.column is None or part.column not in cut:
+            return None
+        if ix.unique:
+            self._report_long_unique(ctx, t, ix.name, cut, path.rsplit("/parts/", 1)[0])
+            if self.is_mariadb:
+                return self.quote(t.col(part.column))
+            return self._hashed_part(t, part.column) + (" DESC" if part.descending else "")
+        choice = t.types.get(part.column)
+        kind = choice.type.kind if choice else "text"
+        share = cut[part.column]
+        length = max(1, share if kind in ("binary", "varbinary", "blob") else share // 4)
+        unit = "bytes" if kind in ("binary", "varbinary", "blob") else "characters"
+        ctx.report.add(
+            path,
+            f"index part {part.column} made a prefix of its first {length} {unit} (the whole column is too long "
+            "for the 3072-byte InnoDB key limit; lookups still work, longer values share index entries)",
+            "long-key-prefix",
+            "approximation",
+        )
+        return f"{self.quote(t.col(part.column))}({length})" + (" DESC" if part.descending else "")
 
     def ddl_constraint_comments(self, ctx: Context, t: TableInfo) -> list[Statement]:
         # unique keys carry their comment (ddl_unique_clause); checks and foreign keys cannot
@@ -399,6 +470,9 @@ class MySQLDDL(BaseDDL):
         return ""
 
     def ddl_index_part(self, ctx: Context, t: TableInfo, ix: m.Index, part: m.IndexPart, path: str) -> str | None:
+        long = self._long_index_part(ctx, t, ix, part, path)
+        if long is not None:
+            return long
         if part.expression is not None and self.is_mariadb and not ctx.same:
             ctx.report.add(f"{path}/expression", "MariaDB has no functional key parts", "expression-index-dropped")
             return None
@@ -454,7 +528,7 @@ class MySQLDDL(BaseDDL):
             ctx.report.add(
                 f"{path}/nulls_not_distinct", "NULLS NOT DISTINCT dropped (several NULLs allowed)", "nulls-distinct"
             )
-        if ix.kind == "hash" and ctx.same_family:
+        if (ix.kind == "hash" and ctx.same_family) or (self.is_mariadb and ix.unique and ix.name in t.long_keys):
             tail += " USING HASH"
         parser = ix.options.get("mysql", {}).get("parser")
         if parser and ctx.same:
@@ -570,25 +644,38 @@ class MySQLDDL(BaseDDL):
     def ddl_routine(
         self, ctx: Context, schema: m.Schema, r: m.Routine, tschema: str | None, path: str
     ) -> list[Statement]:
-        return self._with_sql_mode(ctx, r.options, self._routine_statements(ctx, schema, r, tschema, path))
+        return self._with_sql_mode(ctx, r.options, self._routine_statements(ctx, schema, r, tschema, path), path)
 
     def ddl_trigger(
         self, ctx: Context, schema: m.Schema, trg: m.Trigger, tschema: str | None, path: str
     ) -> list[Statement]:
-        return self._with_sql_mode(ctx, trg.options, self._trigger_statements(ctx, schema, trg, tschema, path))
+        return self._with_sql_mode(ctx, trg.options, self._trigger_statements(ctx, schema, trg, tschema, path), path)
 
     def ddl_event(self, ctx: Context, schema: m.Schema, ev: m.Event, tschema: str | None, path: str) -> list[Statement]:
-        return self._with_sql_mode(ctx, ev.options, self._event_statements(ctx, schema, ev, tschema, path))
+        return self._with_sql_mode(ctx, ev.options, self._event_statements(ctx, schema, ev, tschema, path), path)
 
-    def _with_sql_mode(self, ctx: Context, options: dict[str, Any], out: list[Statement]) -> list[Statement]:
-        """On the same engine, create the object under its own ``sql_mode`` (part of its meaning: zero
-        dates, ``||``, division by zero...), then restore the session's."""
+    def _with_sql_mode(self, ctx: Context, options: dict[str, Any], out: list[Statement], path: str) -> list[Statement]:
+        """On MySQL or MariaDB, create the object under its own recorded ``sql_mode`` (part of its
+        meaning: zero dates, strictness, ``||``, division by zero...), then restore the session's.
+        Words of the mode the target does not know are left out and reported."""
         mode = options.get("mysql", {}).get("sql_mode")
-        if not (ctx.same and out and isinstance(mode, str)):
+        if not (ctx.same_family and out and isinstance(mode, str)):
             return out
+        known = {w.upper() for w in self.table.get("capabilities", {}).get("sql_modes", [])}
+        words = [w.strip() for w in mode.split(",") if w.strip()]
+        kept = [w for w in words if not known or w.upper() in known]
+        for w in words:
+            if w not in kept:
+                ctx.report.add(
+                    f"{path}/options/mysql/sql_mode",
+                    f"sql_mode {w} left out ({'MariaDB' if self.is_mariadb else 'MySQL'} {self.server_version} "
+                    f"does not know it); created under {','.join(kept) or 'an empty sql_mode'}",
+                    "sql-mode-word",
+                    "approximation" if w.upper() == "NO_AUTO_CREATE_USER" else "loss",
+                )
         return [
             Statement("SET @dbjson_sql_mode = @@SESSION.sql_mode", "session", "session"),
-            Statement(f"SET SESSION sql_mode = {self.literal(mode)}", "session", "session"),
+            Statement(f"SET SESSION sql_mode = {self.literal(','.join(kept))}", "session", "session"),
             *out,
             Statement("SET SESSION sql_mode = @dbjson_sql_mode", "session", "session"),
         ]
@@ -693,6 +780,16 @@ class MySQLDDL(BaseDDL):
         out.append(Statement("SET FOREIGN_KEY_CHECKS = 1", "session", "session"))
         return out
 
+    def ddl_undo_statements(self, created: list[Statement]) -> list[Statement]:
+        drops = super().ddl_undo_statements(created)
+        if not drops:
+            return []
+        return [
+            Statement("SET FOREIGN_KEY_CHECKS = 0", "session", "session"),
+            *drops,
+            Statement("SET FOREIGN_KEY_CHECKS = 1", "session", "session"),
+        ]
+
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         with conn.cursor() as cur:
             cur.execute("SELECT DATABASE()")
@@ -731,6 +828,20 @@ class MySQLDDL(BaseDDL):
 
     def ddl_table_comment_sql(self, qtable: str, comment: str | None) -> str:
         return f"ALTER TABLE {qtable} COMMENT = {self.literal(comment or '')}"
+
+
+def _fk_standard(ctx: Context, t: TableInfo, fk: m.ForeignKey) -> bool:
+    """Whether a foreign key's referenced columns are exactly the primary key or a unique key of the
+    referenced table (what MySQL 8.4+ requires by default)."""
+    try:
+        ref = ctx.db.schema(fk.ref_schema or t.schema.name).table(fk.ref_table)
+    except KeyError:
+        return True
+    wanted = set(fk.ref_columns)
+    keys = [set(ref.primary_key.columns)] if ref.primary_key else []
+    keys += [set(u.columns) for u in ref.uniques]
+    keys += [{p.column or "" for p in ix.parts} for ix in ref.indexes if ix.unique and not ix.where]
+    return wanted in keys
 
 
 _CHECK_TOKEN = re.compile(r"('(?:[^']|'')*')|`((?:[^`]|``)+)`|\"((?:[^\"]|\"\")+)\"|([A-Za-z_][A-Za-z0-9_$]*)")

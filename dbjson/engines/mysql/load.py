@@ -59,6 +59,17 @@ _LOCAL_REFUSED = {1148, 3948, 4166, 2068, 1227}  # 4166: MariaDB's 'local infile
 _LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 # Kinds whose canonical JSON value (a string, or an integer number) is MySQL's input text.
 _PASS_KINDS = frozenset({"char", "varchar", "text", "enum", "uuid", "inet", "decimal", "integer", "year"})
+
+
+def _relax_fk_keys(cur: Any) -> None:
+    """MySQL 8.4+: accept a foreign key to a non-unique key prefix, as MariaDB and MySQL 8.0 do (a
+    source database may hold one; the translation report says so). Other servers lack the variable."""
+    try:
+        cur.execute("SET SESSION restrict_fk_on_non_standard_key = OFF")
+    except Exception:  # noqa: BLE001 - MariaDB, MySQL before 8.4: nothing to relax
+        pass
+
+
 _SESSION = (
     "SET SESSION unique_checks = 0, foreign_key_checks = 0, time_zone = '+00:00', "
     "sql_mode = 'STRICT_ALL_TABLES,NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO'"
@@ -174,6 +185,7 @@ class MySQLLoad:
             cur.execute("SELECT @@SESSION.sql_mode, @@SESSION.time_zone")
             conn._dbjson_saved = cur.fetchone()
             cur.execute(_SESSION)
+            _relax_fk_keys(cur)
             # A lock another session holds (a metadata lock for TRUNCATE or DDL, a row lock) is
             # waited for ``lock_timeout`` seconds at a time; then the importer names the holders and retries
             # within its budget (the defaults wait a year for a metadata lock, 50 s for a row).
@@ -184,6 +196,8 @@ class MySQLLoad:
                 "SET SESSION lock_wait_timeout = %s, innodb_lock_wait_timeout = %s",
                 tuple(min(int(w), most) for w in waits),
             )
+            if target.read_only:  # a dry run: any write would be refused by the server
+                cur.execute("SET SESSION TRANSACTION READ ONLY")
         conn._dbjson_local = True
         return conn
 
@@ -227,6 +241,19 @@ class MySQLLoad:
             cur.execute(sql)
 
     # -- catalog --------------------------------------------------------------------------------
+    def load_existing_roles(self, conn: Any) -> set[str] | None:
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SELECT User, Host FROM mysql.user")
+                rows = cur.fetchall()
+        except Exception:  # noqa: BLE001 - no SELECT on mysql.user: unknown, the grants are tried
+            return None
+        out = set()
+        for user, host in rows:
+            user, host = (v.decode() if isinstance(v, bytes) else v for v in (user, host))
+            out.add(f"{user}@{host}" if host else user)  # MariaDB roles have an empty host
+        return out
+
     def load_existing_tables(self, conn: Any, schemas: set[str | None]) -> set[tuple[str | None, str]]:
         with conn.cursor() as cur:
             cur.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()")

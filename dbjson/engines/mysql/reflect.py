@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from ... import model as m
 from ...errors import UsageError
 from ...url import source_host
-from .accounts import read_users
+from .accounts import read_object_grants, read_users
 from .assemble import TableAssembler
 from .catalog import CatalogReader, query
 
@@ -89,6 +89,7 @@ class MySQLReflector:
             reflected = (_reflect_schema(cur, reader, assembler, name, options, charsets) for name in names)
             schemas = tuple(s for s in reflected if s is not None)
             users = read_users(cur, names, self.is_mariadb) if options.grants else ()
+            grants = tuple(read_object_grants(cur, names, options)) if options.privileges else ()
         finally:
             cur.close()
         source = m.Source(
@@ -99,7 +100,7 @@ class MySQLReflector:
             host=source_host(target.url),
             options={"mysql": {"sql_mode": server["sql_mode"], "lower_case_table_names": int(server["lctn"])}},
         )
-        return m.Database(source=source, schemas=schemas, users=users)
+        return m.Database(source=source, schemas=schemas, users=users, grants=grants)
 
 
 def _schema_names(cur: Any, target: Target, options: ReflectOptions) -> list[str]:
@@ -108,6 +109,11 @@ def _schema_names(cur: Any, target: Target, options: ReflectOptions) -> list[str
         wanted = list(options.schemas)
     elif target.database:
         wanted = [target.database]
+    elif not options.all_databases:
+        raise UsageError(
+            f"the URL {target.display()} names no database",
+            hint="name one (mysql://root@127.0.0.1/shop), or pass --all-databases to read every database on the server",
+        )
     else:
         return sorted(n for n in existing if n.lower() not in SYSTEM_SCHEMAS)
     missing = [n for n in wanted if n not in existing]

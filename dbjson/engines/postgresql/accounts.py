@@ -60,6 +60,22 @@ def read_users(conn: Any, cat: Catalog, options: Any) -> tuple[tuple[m.User, ...
     return tuple(users), grants.get(None, [])
 
 
+def read_object_grants(conn: Any, cat: Catalog, options: Any) -> list[m.Grant]:
+    """The privileges on the reflected objects (``Database.grants``): not the owner's own, not the
+    database's (pg_restore applies those only with --create), not a schema's initial ones (initdb's
+    ``USAGE ON SCHEMA public TO PUBLIC``), not to ``pg_*`` system roles."""
+    nsp_names = {r["oid"]: r["name"] for r in cat.schemas}
+    rows = [
+        r
+        for r in fetch(conn, Q_ACLS, {"nsp": list(nsp_names)})
+        if r["grantee"] != r["owner"]
+        and r["objtype"] != "DATABASE"
+        and not r["initial"]
+        and not (r["grantee"] or "").startswith("pg_")
+    ]
+    return _grants(rows, nsp_names, options)
+
+
 def _grants(rows: list[Row], nsp_names: dict[int, str], options: Any) -> list[m.Grant]:
     """Group exploded ACL items into GRANT statements (one per object, grantee, grant option)."""
     whole: dict[tuple[Any, ...], set[str]] = defaultdict(set)
@@ -106,5 +122,14 @@ def _grant(
     if grantable:
         statement += " WITH GRANT OPTION"
     return m.Grant(
-        privileges=privileges, on=on, grantee=grantee, grantable=grantable, statement=statement, columns=columns
+        privileges=privileges,
+        on=on,
+        grantee=grantee,
+        grantable=grantable,
+        statement=statement,
+        columns=columns,
+        object_type=objtype.lower(),
+        schema=name if objtype == "SCHEMA" else schema,
+        name=None if objtype in ("SCHEMA", "DATABASE") else name,
+        signature=signature,
     )

@@ -305,30 +305,34 @@ _ACL_GRANTEE = """CASE WHEN x.grantee = 0 THEN NULL ELSE pg_get_userbyid(x.grant
 
 Q_ACLS = f"""
 SELECT CASE WHEN c.relkind = 'S' THEN 'SEQUENCE' ELSE 'TABLE' END AS objtype, c.relnamespace AS nsp,
-       c.relname AS name, NULL::text AS signature, NULL::name AS column_name, {_ACL_GRANTEE}
+       c.relname AS name, NULL::text AS signature, NULL::name AS column_name, {_ACL_GRANTEE},
+       pg_get_userbyid(c.relowner) AS owner, false AS initial
 FROM pg_class c CROSS JOIN LATERAL aclexplode(c.relacl) x
 WHERE c.relnamespace = ANY(%(nsp)s::int8[]::oid[]) AND c.relkind IN ('r', 'p', 'v', 'm', 'S')
 UNION ALL
-SELECT 'TABLE', c.relnamespace, c.relname, NULL, a.attname, {_ACL_GRANTEE}
+SELECT 'TABLE', c.relnamespace, c.relname, NULL, a.attname, {_ACL_GRANTEE}, pg_get_userbyid(c.relowner), false
 FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid CROSS JOIN LATERAL aclexplode(a.attacl) x
 WHERE c.relnamespace = ANY(%(nsp)s::int8[]::oid[]) AND c.relkind IN ('r', 'p', 'v', 'm') AND a.attnum > 0
   AND NOT a.attisdropped
 UNION ALL
-SELECT 'SCHEMA', n.oid, n.nspname, NULL, NULL, {_ACL_GRANTEE}
+SELECT 'SCHEMA', n.oid, n.nspname, NULL, NULL, {_ACL_GRANTEE}, pg_get_userbyid(n.nspowner),
+       EXISTS (SELECT 1 FROM pg_init_privs ip CROSS JOIN LATERAL aclexplode(ip.initprivs) y
+               WHERE ip.objoid = n.oid AND ip.classoid = 'pg_namespace'::regclass AND ip.objsubid = 0
+                 AND y.grantee = x.grantee AND y.privilege_type = x.privilege_type)
 FROM pg_namespace n CROSS JOIN LATERAL aclexplode(n.nspacl) x
 WHERE n.oid = ANY(%(nsp)s::int8[]::oid[])
 UNION ALL
 SELECT CASE WHEN p.prokind = 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END, p.pronamespace, p.proname,
-       pg_get_function_identity_arguments(p.oid), NULL, {_ACL_GRANTEE}
+       pg_get_function_identity_arguments(p.oid), NULL, {_ACL_GRANTEE}, pg_get_userbyid(p.proowner), false
 FROM pg_proc p CROSS JOIN LATERAL aclexplode(p.proacl) x
 WHERE p.pronamespace = ANY(%(nsp)s::int8[]::oid[])
 UNION ALL
 SELECT CASE WHEN t.typtype = 'd' THEN 'DOMAIN' ELSE 'TYPE' END, t.typnamespace, t.typname, NULL, NULL,
-       {_ACL_GRANTEE}
+       {_ACL_GRANTEE}, pg_get_userbyid(t.typowner), false
 FROM pg_type t CROSS JOIN LATERAL aclexplode(t.typacl) x
 WHERE t.typnamespace = ANY(%(nsp)s::int8[]::oid[]) AND t.typtype IN ('e', 'd', 'c', 'r', 'm')
 UNION ALL
-SELECT 'DATABASE', NULL, d.datname, NULL, NULL, {_ACL_GRANTEE}
+SELECT 'DATABASE', NULL, d.datname, NULL, NULL, {_ACL_GRANTEE}, pg_get_userbyid(d.datdba), false
 FROM pg_database d CROSS JOIN LATERAL aclexplode(d.datacl) x
 WHERE d.datname = current_database()
 """

@@ -7,9 +7,11 @@ from typing import Any
 from ... import model as m
 from ...ddl.columns import ColumnParts
 from ...ddl.context import Context
-from ...ddl.plan import DdlPlan, Statement
+from ...ddl.plan import DdlPlan, Statement, parenthesized
 from ...ddl.tableinfo import TableInfo
 from ...ddl.walker import BaseDDL
+from ...errors import TranslationError
+from .privileges import PostgreSQLPrivileges
 
 _ON_UPDATE_FN = "dbjson_on_update_ts"
 _ON_UPDATE_BODY = """CREATE OR REPLACE FUNCTION {fn}() RETURNS trigger LANGUAGE plpgsql AS $dbjson$
@@ -25,8 +27,45 @@ END
 $dbjson$"""
 _SERIAL = {16: "smallserial", 32: "serial", 64: "bigserial"}
 
+# The extensions PostgreSQL's own contrib directory ships (Debian/Ubuntu: in postgresql-NN; RHEL and
+# the PGDG yum repository: postgresqlNN-contrib).
+_CONTRIB = frozenset(
+    "adminpack amcheck autoinc bloom btree_gin btree_gist citext cube dblink dict_int dict_xsyn earthdistance "
+    "file_fdw fuzzystrmatch hstore insert_username intagg intarray isn lo ltree moddatetime old_snapshot "
+    "pageinspect pg_buffercache pg_freespacemap pg_prewarm pg_stat_statements pg_surgery pg_trgm "
+    "pg_visibility pg_walinspect pgcrypto pgrowlocks pgstattuple postgres_fdw refint seg sslinfo tablefunc "
+    "tcn tsm_system_rows tsm_system_time unaccent uuid-ossp xml2".split()
+)
+# Debian/Ubuntu package names of common third-party extensions ({v}: the server's major version).
+_PACKAGES = {
+    "postgis": "postgresql-{v}-postgis-3",
+    "postgis_topology": "postgresql-{v}-postgis-3",
+    "postgis_raster": "postgresql-{v}-postgis-3",
+    "pg_partman": "postgresql-{v}-partman",
+    "vector": "postgresql-{v}-pgvector",
+    "timescaledb": "timescaledb-2-postgresql-{v}",
+    "pg_cron": "postgresql-{v}-cron",
+    "pgaudit": "postgresql-{v}-pgaudit",
+    "pg_repack": "postgresql-{v}-repack",
+    "hypopg": "postgresql-{v}-hypopg",
+    "orafce": "postgresql-{v}-orafce",
+    "pgrouting": "postgresql-{v}-pgrouting",
+    "pg_hint_plan": "postgresql-{v}-pg-hint-plan",
+    "rum": "postgresql-{v}-rum",
+    "h3": "postgresql-{v}-h3",
+}
 
-class PostgreSQLDDL(BaseDDL):
+
+def extension_package(name: str, server_version: str) -> str:
+    """Where a server gets an extension's files: the package, as Debian/Ubuntu name it."""
+    major = server_version.split(".")[0] or "NN"
+    if name in _CONTRIB:
+        return f"contrib modules (package postgresql-{major} on Debian/Ubuntu, postgresql{major}-contrib on RHEL)"
+    package = _PACKAGES.get(name, "postgresql-{v}-" + name.replace("_", "-")).format(v=major)
+    return f"package {package} on Debian/Ubuntu, or the extension's own distribution"
+
+
+class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
     """PostgreSQL rendering of the DDL plan."""
 
     # -- schemas and types ---------------------------------------------------------------------
@@ -39,6 +78,26 @@ class PostgreSQLDDL(BaseDDL):
         if len(ctx.db.schemas) == 1 or schema.name == "main":
             return "public"
         return schema.name
+
+    def ddl_extensions(self, ctx: Context) -> list[Statement]:
+        """``CREATE EXTENSION IF NOT EXISTS`` for each extension the document lists, in its schema
+        (created first when the document has no such schema); the server's version of it. A server
+        without the extension's files fails with a message naming the package that provides them."""
+        out: list[Statement] = []
+        made = {s for s in ctx.schema_names.values() if s}
+        for ext in ctx.db.options.get("postgresql", {}).get("extensions", []):
+            name = str(ext["name"])
+            schema = ext.get("schema")
+            sql = f"CREATE EXTENSION IF NOT EXISTS {self.quote(name)}"
+            if schema:
+                tschema = str(ctx.schema_names.get(schema) or schema)
+                if tschema not in made and tschema != "public":
+                    q = self.quote(tschema)
+                    out.append(Statement(f"CREATE SCHEMA IF NOT EXISTS {q}", "schema", q))
+                    made.add(tschema)
+                sql += f" WITH SCHEMA {self.quote(tschema)}"
+            out.append(Statement(sql, "extension", f"{name} (from the {extension_package(name, self.server_version)})"))
+        return out
 
     def ddl_create_schema(self, ctx: Context, schema: m.Schema, tschema: str | None, path: str) -> list[Statement]:
         out = []
@@ -54,14 +113,24 @@ class PostgreSQLDDL(BaseDDL):
             return super().ddl_schema_types(ctx, schema, tschema, path)
         out = []
         opts = schema.options.get("postgresql", {})
-        for coll in opts.get("collations", []):
+        for i, coll in enumerate(opts.get("collations", [])):
             q = self.qualify(tschema, coll["name"])
-            out.append(Statement(coll["definition"], "collation", q))
+            cp = f"{path}/options/postgresql/collations/{i}"
+            if ctx.untrusted_code(cp, f"collation {coll['name']!r}"):
+                continue
+            sql = ctx.definition(
+                coll["definition"], f"{cp}/definition", "collation", name=coll["name"], schema=schema.name
+            )
+            out.append(Statement(sql, "collation", q))
             if coll.get("comment"):
                 out.append(Statement(f"COMMENT ON COLLATION {q} IS {self.literal(coll['comment'])}", "comment", q))
-        for rng in opts.get("range_types", []):
+        for i, rng in enumerate(opts.get("range_types", [])):
             q = self.qualify(tschema, rng["name"])
-            out.append(Statement(rng["definition"], "type", q))
+            rp = f"{path}/options/postgresql/range_types/{i}"
+            if ctx.untrusted_code(rp, f"range type {rng['name']!r}"):
+                continue
+            sql = ctx.definition(rng["definition"], f"{rp}/definition", "type", name=rng["name"], schema=schema.name)
+            out.append(Statement(sql, "type", q))
             if rng.get("comment"):
                 out.append(Statement(f"COMMENT ON TYPE {q} IS {self.literal(rng['comment'])}", "comment", q))
         for e in schema.enums:
@@ -76,7 +145,7 @@ class PostgreSQLDDL(BaseDDL):
         for di, d in enumerate(schema.domains):
             q = self.qualify(tschema, d.name)
             dp = f"{path}/domains/{di}"
-            sql = f"CREATE DOMAIN {q} AS {ctx.verbatim(d.native.raw, f'{dp}/native/raw', 'native type')}"
+            sql = f"CREATE DOMAIN {q} AS {ctx.type_spelling(d.native.raw, f'{dp}/native/raw')}"
             if d.collation:
                 sql += f" COLLATE {self.quote(d.collation)}"
             if d.default is not None:
@@ -87,7 +156,7 @@ class PostgreSQLDDL(BaseDDL):
             for ci, chk in enumerate(d.checks):
                 expr = ctx.verbatim(chk.expression.strip(), f"{dp}/checks/{ci}/expression", "domain check")
                 if not expr.upper().startswith("CHECK"):
-                    expr = f"CHECK ({expr})" if not expr.startswith("(") else f"CHECK {expr}"
+                    expr = f"CHECK {parenthesized(expr)}"
                 sql += f" CONSTRAINT {self.quote(chk.name)} {expr}"
             out.append(Statement(sql, "type", q))
             if d.comment:
@@ -95,7 +164,7 @@ class PostgreSQLDDL(BaseDDL):
         for c in schema.composites:
             q = self.qualify(tschema, c.name)
             fields = ", ".join(
-                f"{self.quote(f.name)} {ctx.verbatim(f.native.raw, f'{path}/composites/{c.name}', 'native type')}"
+                f"{self.quote(f.name)} {ctx.type_spelling(f.native.raw, f'{path}/composites/{c.name}')}"
                 for f in c.fields
             )
             out.append(Statement(f"CREATE TYPE {q} AS ({fields})", "type", q))
@@ -428,10 +497,16 @@ class PostgreSQLDDL(BaseDDL):
         pre, post, restarts = super().ddl_table(ctx, schema, table, path)
         tname = self.qualify(*ctx.table_names[(schema.name, table.name)])
         opts = table.options.get("postgresql", {}) if ctx.same else {}
-        for ex in opts.get("exclusions", []):
+        for xi, ex in enumerate(opts.get("exclusions", [])):
+            xp = f"{path}/options/postgresql/exclusions/{xi}/definition"
+            definition = ctx.verbatim(ex["definition"], xp, "exclusion constraint", lists=True)
+            if not definition.lstrip().upper().startswith("EXCLUDE"):
+                raise TranslationError(
+                    "exclusion constraint refused: it is not EXCLUDE ...", pointer=xp, value=definition
+                )
             post.append(
                 Statement(
-                    f"ALTER TABLE {tname} ADD CONSTRAINT {self.quote(ex['name'])} {ex['definition']}",
+                    f"ALTER TABLE {tname} ADD CONSTRAINT {self.quote(ex['name'])} {definition}",
                     "check",
                     ex["name"],
                     tname,
@@ -504,8 +579,16 @@ class PostgreSQLDDL(BaseDDL):
     def ddl_view_sql(self, ctx: Context, view: m.View, qname: str, cols: str, body: str, path: str) -> str:
         opts = view.options.get("postgresql", {}) if ctx.same else {}
         with_ = f" WITH ({', '.join(opts['with'])})" if opts.get("with") else ""
-        if view.materialized:
-            return f"CREATE MATERIALIZED VIEW {qname}{cols}{with_} AS {body}"
+        if view.materialized:  # populated when created (after the rows), unless the source's was not
+            if ctx.untrusted:  # its body runs when it is filled: not while loading (docs/security.md)
+                ctx.report.add(
+                    f"{path}/materialized",
+                    f"materialized view {view.name!r} created WITH NO DATA (--untrusted): REFRESH it to fill it",
+                    "untrusted-matview",
+                )
+                return f"CREATE MATERIALIZED VIEW {qname}{cols}{with_} AS {body} WITH NO DATA"
+            empty = " WITH NO DATA" if opts.get("with_no_data") else ""
+            return f"CREATE MATERIALIZED VIEW {qname}{cols}{with_} AS {body}{empty}"
         tail = f" WITH {view.check_option.upper()} CHECK OPTION" if view.check_option else ""
         return f"CREATE VIEW {qname}{cols}{with_} AS {body}{tail}"
 
@@ -520,12 +603,12 @@ class PostgreSQLDDL(BaseDDL):
         for ix in view.indexes:
             cols = ", ".join(self.quote(p.column) for p in ix.parts if p.column)
             iq = self.qualify(tschema, ix.name)
+            # kind "view_index", no table: it runs after its view, not with the tables' indexes
             out.append(
                 Statement(
                     f"CREATE {'UNIQUE ' if ix.unique else ''}INDEX {self.quote(ix.name)} ON {q} ({cols})",
-                    "index",
+                    "view_index",
                     iq,
-                    q,
                 )
             )
         return out
@@ -607,6 +690,9 @@ class PostgreSQLDDL(BaseDDL):
             if s.kind == "collation"
         ]
         return out
+
+    def ddl_undo_tail(self, stmt: Statement) -> str:
+        return " CASCADE" if stmt.kind in ("table", "view", "type", "sequence", "routine") else ""
 
     def ddl_existing_objects(self, conn: Any, plan: DdlPlan) -> set[str]:
         with conn.cursor() as cur:

@@ -122,6 +122,8 @@ class PostgreSQLLoad:
         conn.execute("SET datestyle = 'ISO, YMD'")
         conn.execute("SET intervalstyle = 'iso_8601'")
         conn.execute("SET extra_float_digits = 1")
+        if target.read_only:  # a dry run: any write would be refused by the server
+            conn.execute("SET default_transaction_read_only = on")
         if data_only:
             try:
                 conn.execute("SET session_replication_role = replica")
@@ -157,6 +159,9 @@ class PostgreSQLLoad:
         conn.execute(sql, binary=True)  # extended protocol: one statement only (see dbjson.schemaload)
 
     # -- catalog --------------------------------------------------------------------------------
+    def load_existing_roles(self, conn: Any) -> set[str] | None:
+        return {r[0] for r in conn.execute("SELECT rolname FROM pg_roles").fetchall()} | {"PUBLIC"}
+
     def load_existing_tables(self, conn: Any, schemas: set[str | None]) -> set[tuple[str | None, str]]:
         names = [s or "public" for s in schemas]
         rows = conn.execute(

@@ -45,7 +45,7 @@ from typing import Any
 
 from ... import model as m
 from ...url import source_host
-from .accounts import read_users
+from .accounts import read_object_grants, read_users
 from .assemble import Assembler, pg_options
 from .catalog import Q_DATABASE, Q_EXTENSIONS, fetch, read_catalog, snapshot
 from .sqltext import ENGINE
@@ -67,6 +67,7 @@ class PostgreSQLReflector:
             public: list[m.Grant] = []
             if options.grants:
                 users, public = read_users(conn, cat, options)
+            grants = tuple(read_object_grants(conn, cat, options)) if options.privileges else ()
         source = m.Source(
             engine=ENGINE,
             server_version=version.split()[0],
@@ -83,4 +84,4 @@ class PostgreSQLReflector:
                 "public_grants": [m.to_dict(g) for g in public],
             }
         )
-        return m.Database(source=source, schemas=schemas, users=users, options=db_options)
+        return m.Database(source=source, schemas=schemas, users=users, grants=grants, options=db_options)

@@ -22,6 +22,8 @@ class SQLite(SQLiteReflector, SQLiteDDL, SQLiteExport, SQLiteLoad, Engine):
         checks_foreign_keys=False,  # foreign keys stay off during the load
         defers_primary_key=False,  # SQLite cannot add a primary key to an existing table
         holds_zero_dates=True,  # as text
+        dates_as_text=True,
+        decimals_as_float=True,
         text_holds_nul=True,
         json_numbers_exact=False,
         integer_limit=(-(1 << 63), (1 << 63) - 1),  # every INTEGER is a signed 64-bit value

@@ -11,6 +11,7 @@ from ...ddl.plan import DdlPlan, Statement
 from ...ddl.tableinfo import TableInfo
 from ...ddl.walker import BaseDDL
 from ...errors import UnsupportedError
+from .sqltext import UUID_V4_SQL
 
 
 class SQLiteDDL(BaseDDL):
@@ -130,6 +131,11 @@ class SQLiteDDL(BaseDDL):
 
     def ddl_bool(self, value: bool) -> str:
         return "1" if value else "0"
+
+    def ddl_function_default(self, ctx: Context, d: m.Default, typ: m.Type) -> str | None:
+        if d.value == "uuid":  # no UUID function: a random (version 4) UUID made of randomblob()
+            return f"({UUID_V4_SQL})"
+        return super().ddl_function_default(ctx, d, typ)
 
     def ddl_collation(
         self, ctx: Context, t: TableInfo, col: m.Column, choice: Any, path: str

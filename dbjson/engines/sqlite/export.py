@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from ... import model as m
-from ...connect import Target, sqlite_connect_args
+from ...connect import Target, check_sqlite_exists, sqlite_connect_args
 from ...errors import DataError
 from ...format.codec import RowEncoder
 from ...format.manifest import SnapshotInfo
@@ -36,7 +36,8 @@ class SQLiteExport(SQLExportBase):
 
     def export_connect(self, target: Target) -> Any:
         """A connection usable from a worker thread, with explicit transactions."""
-        filename, kw = sqlite_connect_args(target.url)  # the URL's file and options, as for every connection
+        check_sqlite_exists(target.url)  # a source is read, never created
+        filename, kw = sqlite_connect_args(target.url, read_only=True)  # the URL's file and options, read-only
         kw.setdefault("timeout", 30)
         return sqlite3.connect(filename, **{**kw, "check_same_thread": False, "isolation_level": None})
 

@@ -32,14 +32,18 @@ def _quote(ident: str) -> str:
 
 
 def _date_check(kind: str, zero_is_error: bool) -> Callable[[Any], Any]:
-    """SQLite stores dates as text: the text must be a date (not any string), zero dates per policy."""
+    """SQLite stores dates as text: the text must be a date (not any string), zero dates per policy;
+    a timestamp is written in SQLite's own form, ``YYYY-MM-DD HH:MM:SS[.fff]`` (what its
+    CURRENT_TIMESTAMP and date functions write: one form per column), UTC without the ``Z``."""
 
     def check(v: Any) -> Any:
         if type(v) is not str or not is_date_text(v):
             raise DataError(f"not a valid {kind} value", value=v)
         if zero_is_error and is_zero_date_text(v):
             raise DataError("zero date (--zero-dates error)")
-        return v
+        if len(v) > 10 and v[10] == "T":
+            v = v[:10] + " " + v[11:]
+        return v[:-1] if v.endswith("Z") else v
 
     return check
 
@@ -52,7 +56,8 @@ class SQLiteLoad:
         """A connection in autocommit mode (the importer opens the transactions); a locked
         database is waited for ``lock_timeout`` seconds at a time (then the importer retries);
         ``synchronous = FULL``: a unit journaled done survives a power loss too (one sync per unit)."""
-        path, kw = sqlite_connect_args(target.url)  # the URL's file and options, as for every connection
+        # the URL's file and options, as for every connection (a dry run: read-only, or empty if missing)
+        path, kw = sqlite_connect_args(target.url, read_only=target.read_only, missing_ok=True)
         kw.setdefault("timeout", lock_timeout)
         try:
             conn = sqlite3.connect(path, **{**kw, "isolation_level": None, "check_same_thread": False})
@@ -170,7 +175,9 @@ class SQLiteLoad:
     # -- errors ---------------------------------------------------------------------------------
     def load_error_kind(self, exc: BaseException) -> LoadErrorKind:
         text = str(exc).lower()
-        if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
+        if isinstance(exc, sqlite3.OperationalError) and (
+            "locked" in text or "busy" in text or "schema has changed" in text
+        ):
             return "retry"
         if "already exists" in text:
             return "exists"

@@ -273,6 +273,14 @@ def _column_def(sql: str, item: list[Token], out: ParsedTable) -> None:
 
 _NUMBER_RE = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
 _FUNCTIONS = {"CURRENT_TIMESTAMP": "current_timestamp", "CURRENT_DATE": "current_date", "CURRENT_TIME": "current_time"}
+# SQLite has no UUID function: the default of a column whose source generated UUIDs (PostgreSQL's
+# gen_random_uuid(), MySQL's UUID()) is this expression, a random (version 4) UUID in canonical text;
+# reflection reads it back as the ``uuid`` function default.
+UUID_V4_SQL = (
+    "lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' || substr(lower(hex(randomblob(2))), 2)"
+    " || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(lower(hex(randomblob(2))), 2) || '-' || "
+    "lower(hex(randomblob(6)))"
+)
 
 
 def parse_default(text: str | None) -> m.Default | None:
@@ -285,6 +293,8 @@ def parse_default(text: str | None) -> m.Default | None:
         return None
     if up in _FUNCTIONS:
         return m.Default(kind="function", value=_FUNCTIONS[up])
+    if " ".join(bare.split()) == UUID_V4_SQL:
+        return m.Default(kind="function", value="uuid")
     if up in ("TRUE", "FALSE"):
         return m.Default(kind="literal", value="1" if up == "TRUE" else "0")
     if _NUMBER_RE.match(bare) and bare == text.strip():

@@ -1,0 +1,138 @@
+"""The by-meaning form of a line that verify compares across engines: the C speedup
+(``_cchecksum.semantic_line``) gives exactly the bytes of its Python twin
+(:func:`dbjson.format.jsontext.semantic_line_py`), equal lines for equal meanings, different ones
+for different values, and refuses what the twin refuses."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dbjson import speedups
+from dbjson.errors import DataError
+from dbjson.format.jsontext import canonical_number, semantic_line_function, semantic_line_py
+
+J, D = (b"doc", b"other"), (b"amount",)
+
+
+@pytest.fixture(scope="module")
+def fast():  # type: ignore[no-untyped-def]
+    mod = speedups.load("_cchecksum")
+    if mod is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("dbjson._cchecksum is not built (hatch_build.py); CI must test the C path")
+        pytest.skip("dbjson._cchecksum is not built")
+    return mod
+
+
+CASES = [
+    b'{"id":1,"doc":{"b": 1, "a": [1.50, 2E2, -0.0, 0e5, 1e-3, 12345678901234567890.000]},"amount":"2.9900"}',
+    b'{"doc":{"k":"\\u00e9\\/\\"\\\\\\n\\t\\b\\f\\r\\u0001\\u001f\\ud83d\\ude00","k":"last"},"id":2}',
+    b'{"doc":null,"amount":null,"id":3}',
+    b'{"doc":{"$json":null},"amount":"0.000","id":4}',
+    b'{"doc":[],"other":{},"amount":"-0","id":5}',
+    b'{"doc":"a string document","amount":"NaN","id":6}',
+    b'{"doc":[NaN,Infinity,-Infinity,true,false,null],"amount":"Infinity","id":7}',
+    b'{"doc":{"z":{"y":{"x":[{"b":2,"a":1}]}}},"id":8}',
+    b'{"doc":1e2000,"other":-25E-1001,"amount":"1e999","id":9}',
+    b'{"id":10,"name":"keeps \\u00e9 as written","doc":{"\\u00e9":1,"e":2,"f":3}}',
+    b'{ "id" : 11 , "doc" : [ 1 , 2 ] }',
+    b"{}",
+]
+
+
+@pytest.mark.parametrize("line", CASES)
+def test_c_gives_the_twins_bytes(fast, line: bytes) -> None:  # type: ignore[no-untyped-def]
+    assert fast.semantic_line(line, J, D) == semantic_line_py(line, J, D)
+
+
+def test_examples() -> None:
+    out = semantic_line_py(CASES[0], J, D)
+    assert out == b'{"amount":"2.99","doc":{"a":[1.5,200,0,0,0.001,12345678901234567890],"b":1},"id":1}'
+    big = b'{"amount":"1' + b"0" * 999 + b'","doc":1e2000,"id":9,"other":-25e-1001}'
+    assert semantic_line_py(CASES[8], J, D) == big
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (b'{"doc":{"a":1,"b":[1.5]}}', b'{"doc": {"b": [1.50], "a": 1.0}}'),
+        (b'{"doc":"\\u00e9"}', '{"doc":"é"}'.encode()),
+        (b'{"amount":"2.990000000000000000000000000000"}', b'{"amount":"2.99"}'),
+        (b'{"doc":123456789012345678901234567890.5}', b'{"doc":1234567890123456789012345678905e-1}'),
+    ],
+)
+def test_same_meaning_same_line(a: bytes, b: bytes) -> None:
+    f = semantic_line_function(("doc",), ("amount",))
+    assert f(a) == f(b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (b'{"doc":1.5}', b'{"doc":1.50000000000000000001}'),  # equal as doubles, not by value
+        (b'{"doc":"1"}', b'{"doc":1}'),
+        (b'{"doc":[1,2]}', b'{"doc":[2,1]}'),
+        (b'{"doc":{"a":null}}', b'{"doc":{}}'),
+        (b'{"id":"1.50"}', b'{"id":"1.5"}'),  # a column named in neither list stays exact
+    ],
+)
+def test_different_values_differ(a: bytes, b: bytes) -> None:
+    f = semantic_line_function(("doc",), ("amount",))
+    assert f(a) != f(b)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b'{"doc":[1,}', b'{"doc":"\\ud83d"}', b'{"doc":01}', b'["not an object"]', b'{"doc":1} x', b'{"doc":1,}'],
+)
+def test_malformed_refused_by_both(fast, line: bytes) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError):
+        fast.semantic_line(line, J, D)
+    with pytest.raises((ValueError, TypeError, DataError)):  # orjson's encode error is a TypeError
+        semantic_line_py(line, J, D)
+
+
+def test_deep_nesting_falls_back_to_the_twin() -> None:
+    deep = b'{"doc":' + b"[" * 300 + b"1" + b"]" * 300 + b"}"
+    assert semantic_line_function(("doc",), ())(deep) == semantic_line_py(deep, (b"doc",), ())
+
+
+@pytest.mark.parametrize(
+    ("text", "out"),
+    [("0", "0"), ("-0.000", "0"), ("1E2", "100"), ("1.2300", "1.23"), ("25e-3", "0.025"), ("-7e-1", "-0.7")],
+)
+def test_canonical_number(text: str, out: str) -> None:
+    assert canonical_number(text.encode()) == out.encode()
+
+
+_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(doc=_json, seed=st.integers(0, 2**16))
+def test_random_documents(fast, doc: object, seed: int) -> None:  # type: ignore[no-untyped-def]
+    rng = random.Random(seed)
+    spaced = json.dumps(doc, ensure_ascii=rng.random() < 0.5, indent=rng.choice((None, 1))).encode()
+    line = b'{"id":1,"doc":' + spaced + b',"amount":"' + str(rng.randrange(10**6) / 100).encode() + b'"}'
+    compact = (
+        b'{"doc":'
+        + json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode()
+        + b',"id":1,"amount":"'
+        + line.rsplit(b'"', 2)[1]
+        + b'"}'
+    )
+    assert fast.semantic_line(line, J, D) == semantic_line_py(line, J, D) == semantic_line_py(compact, J, D)
