@@ -137,3 +137,44 @@ def test_postgresql_import_into_a_full_tablespace_then_resume(tmp_path: Path) ->
         subprocess.run(["umount", "-l", str(tiny)], capture_output=True)
         pg.stop()
     fl.record("disk full under a PostgreSQL server (tablespace on tmpfs), --resume", "postgresql", 1, 1, 0, 0)
+
+
+def test_mariadb_import_into_a_full_disk_then_resume(tmp_path: Path) -> None:
+    """A private MariaDB whose target table's file lives on the 1 MB tmpfs (``DATA DIRECTORY``):
+    the load fills it ("The table 'items' is full"). The error names that cause and the table,
+    exit code 6 with the --resume hint, no line of a data file blamed; once there is space,
+    --resume finishes."""
+    from privatedb import PrivateMySQL
+
+    my = PrivateMySQL("mariadb")
+    tiny = my.dir / "tiny"
+    tiny.mkdir()
+    try:
+        try:
+            _mount(tiny, "1m")
+        except (subprocess.CalledProcessError, FileNotFoundError) as e:
+            pytest.skip(f"cannot mount a tmpfs here: {e}")
+        shutil.chown(tiny, "mysql", "mysql")
+        my.execute("CREATE DATABASE target")
+        my.execute(ITEMS_DDL["mariadb"] + f" ENGINE=InnoDB DATA DIRECTORY = '{tiny}'", db="target")
+        n = 20000
+        export = make_export(tmp_path / "export", database(ITEMS), {"items": item_rows(n)}, chunks=4)
+        url = my.url("target")
+        run = fl.dbjson("import", str(export), url, "--data-only", "--threads", "2")
+        _clean_failure(run)
+        _blames_the_server_not_the_data(run.stderr, "items")
+        assert "--resume" in run.stderr, run.stderr
+        _grow(tiny)
+        assert my.proc is not None
+        if my.proc.poll() is not None:  # MariaDB 10.11 may abort on the full disk (an assertion in rollback)
+            my.start()
+        resume = fl.dbjson("import", str(export), url, "--data-only", "--resume", "--quiet")
+        assert resume.returncode == 0, resume.stderr
+        assert my.query("SELECT COUNT(*), COUNT(DISTINCT id) FROM items", "target")[0] == (n + 1, n + 1)
+    finally:
+        if my.proc is not None and my.proc.poll() is None:
+            my.proc.kill()
+            my.proc.wait(30)
+        subprocess.run(["umount", "-l", str(tiny)], capture_output=True)
+        my.stop()
+    fl.record("disk full under a MariaDB server (table file on tmpfs), --resume", "mariadb", 1, 1, 0, 0)
