@@ -757,3 +757,144 @@ def test_iter_lines_reads_no_further_than_the_limit(monkeypatch: pytest.MonkeyPa
     with pytest.raises(DataError, match="line longer than 2048 bytes") as e:
         list(iter_lines(io.BytesIO(ok + b"y" * 5000 + b"\n"), "data/f.jsonl"))
     assert (e.value.file, e.value.line) == ("data/f.jsonl", 2)
+
+
+# Every other field of a document that reaches SQL as text: quoted, parsed, or refused (item 9's audit).
+def _mysql_fields() -> list[tuple[str, Any]]:
+    def col(key: str) -> Any:
+        return lambda d: d["schemas"][0]["tables"][0]["columns"][1].update({key: "utf8mb4 REFERENCES victim(id)"})
+
+    def topt(key: str) -> Any:
+        return lambda d: (
+            d["schemas"][0]["tables"][0]
+            .setdefault("options", {})
+            .setdefault("mysql", {})
+            .update({key: "InnoDB, ADD COLUMN pwned int"})
+        )
+
+    def view(key: str) -> Any:
+        return lambda d: (
+            d["schemas"][0]
+            .setdefault("views", [])
+            .append(
+                {
+                    "name": "v",
+                    "definition": "SELECT 1 AS x",
+                    "dialect": "mysql",
+                    "options": {"mysql": {key: "MERGE */ x"}},
+                }
+            )
+        )
+
+    return [
+        ("column charset", col("charset")),
+        ("column collation", col("collation")),
+        ("table engine", topt("engine")),
+        ("table row_format", topt("row_format")),
+        ("table charset", topt("charset")),
+        ("table collation", topt("collation")),
+        ("view algorithm", view("algorithm")),
+        ("view security", view("security")),
+        (
+            "fulltext parser",
+            lambda d: (
+                d["schemas"][0]["tables"][0]
+                .setdefault("indexes", [])
+                .append(
+                    {
+                        "name": "ft",
+                        "kind": "fulltext",
+                        "parts": [{"column": "name"}],
+                        "options": {"mysql": {"parser": "ngram) x"}},
+                    }
+                )
+            ),
+        ),
+        (
+            "event schedule",
+            lambda d: (
+                d["schemas"][0]
+                .setdefault("events", [])
+                .append({"name": "e", "schedule": "EVERY 1 DAY; DROP TABLE canary", "body": "SELECT 1"})
+            ),
+        ),
+    ]
+
+
+def _pg_fields() -> list[tuple[str, Any]]:
+    return [
+        (
+            "table storage parameters",
+            lambda d: (
+                d["schemas"][0]["tables"][0]
+                .setdefault("options", {})
+                .update({"postgresql": {"with": ["fillfactor=70) INHERITS (victim"]}})
+            ),
+        ),
+        (
+            "index storage parameters",
+            lambda d: (
+                d["schemas"][0]["tables"][0]
+                .setdefault("indexes", [])
+                .append(
+                    {
+                        "name": "ix",
+                        "parts": [{"column": "name"}],
+                        "options": {"postgresql": {"with": ["fillfactor=70), (x"]}},
+                    }
+                )
+            ),
+        ),
+        (
+            "exclusion constraint",
+            lambda d: (
+                d["schemas"][0]["tables"][0]
+                .setdefault("options", {})
+                .update(
+                    {"postgresql": {"exclusions": [{"name": "x", "definition": "CHECK (true); DROP TABLE canary"}]}}
+                )
+            ),
+        ),
+        (
+            "collation definition",
+            lambda d: (
+                d["schemas"][0]
+                .setdefault("options", {})
+                .update(
+                    {
+                        "postgresql": {
+                            "collations": [{"name": "c", "definition": "CREATE COLLATION public.other (locale = 'C')"}]
+                        }
+                    }
+                )
+            ),
+        ),
+        (
+            "range type definition",
+            lambda d: (
+                d["schemas"][0]
+                .setdefault("options", {})
+                .update({"postgresql": {"range_types": [{"name": "r", "definition": "DROP TABLE canary"}]}})
+            ),
+        ),
+    ]
+
+
+@pytest.mark.parametrize("engine", ["mysql", "postgresql"])
+def test_every_field_reaching_sql_is_quoted_parsed_or_refused(engine: str) -> None:
+    from hostile.documents import base_document
+
+    from dbjson import model as m
+    from dbjson.errors import TranslationError
+    from dbjson.schemaload import to_ddl
+
+    fields = _mysql_fields() if engine == "mysql" else _pg_fields()
+    for what, mutate in fields:
+        doc = base_document(engine)
+        mutate(doc)
+        db = m.Database.from_json(orjson.dumps(doc))
+        with pytest.raises(TranslationError) as e:
+            plan = to_ddl(db, engine)
+            pytest.fail(f"{what}: not refused:\n" + plan.script())
+        assert e.value.pointer and e.value.pointer.startswith("/schemas/0"), (what, str(e.value))
+    record(f"document fields reaching SQL as text ({engine}, translation)", len(fields), len(fields), 0)

@@ -345,7 +345,7 @@ class PostgreSQLDDL(BaseDDL):
             tail += " NULLS NOT DISTINCT"
         storage = ix.options.get("postgresql", {}).get("with") if ctx.same else None
         if storage:
-            tail += f" WITH ({', '.join(storage)})"
+            tail += f" WITH ({', '.join(ctx.storage_parameters(storage, f'{path}/options/postgresql/with'))})"
         if ix.where:
             where = ctx.expr(ix.where, ix.dialect, f"{path}/where", "partial index predicate")
             if where is not None:
@@ -418,8 +418,9 @@ class PostgreSQLDDL(BaseDDL):
         if ctx.same and table.inherits:
             out += " INHERITS (" + ", ".join(self.qualify(t.tschema, n) for n in table.inherits) + ")"
         if opts.get("with"):
-            w = opts["with"]
-            out += " WITH (" + (", ".join(w) if isinstance(w, list) else str(w)) + ")"
+            out += (
+                " WITH (" + ", ".join(ctx.storage_parameters(opts["with"], f"{t.path}/options/postgresql/with")) + ")"
+            )
         return out
 
     def ddl_column_parts(
@@ -520,7 +521,8 @@ class PostgreSQLDDL(BaseDDL):
     # -- views, routines, triggers --------------------------------------------------------------
     def ddl_view_sql(self, ctx: Context, view: m.View, qname: str, cols: str, body: str, path: str) -> str:
         opts = view.options.get("postgresql", {}) if ctx.same else {}
-        with_ = f" WITH ({', '.join(opts['with'])})" if opts.get("with") else ""
+        params = ctx.storage_parameters(opts["with"], f"{path}/options/postgresql/with") if opts.get("with") else []
+        with_ = f" WITH ({', '.join(params)})" if params else ""
         if view.materialized:
             if ctx.untrusted:  # its body runs when it is filled: not while loading (docs/security.md)
                 ctx.report.add(
