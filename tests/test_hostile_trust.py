@@ -898,3 +898,27 @@ def test_every_field_reaching_sql_is_quoted_parsed_or_refused(engine: str) -> No
             pytest.fail(f"{what}: not refused:\n" + plan.script())
         assert e.value.pointer and e.value.pointer.startswith("/schemas/0"), (what, str(e.value))
     record(f"document fields reaching SQL as text ({engine}, translation)", len(fields), len(fields), 0)
+
+
+def test_nothing_read_from_disk_is_unpickled_or_executed() -> None:
+    """No module of dbjson calls eval/exec, marshal, shelve or yaml; pickle only where a plan goes to
+    the process's own worker processes through a pipe (never a file)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1] / "dbjson"
+    allowed_pickle = {"verify.py", "importer/encoders.py", "importer/reader.py"}
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+                owner = f.value.id if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) else ""
+                if name in ("eval", "exec") and owner in ("", "builtins"):
+                    found.append(f"{rel}: {name}()")
+                if owner in ("marshal", "shelve", "yaml") or (owner == "pickle" and rel not in allowed_pickle):
+                    found.append(f"{rel}: {owner}.{name}()")
+                if owner == "pickle" and name in ("load", "Unpickler"):
+                    found.append(f"{rel}: pickle.{name}() reads a file")
+    assert not found, found
