@@ -61,7 +61,7 @@ from .export import (
     unit_file_rel,
 )
 from .format.checksum import Checksum
-from .format.datafiles import BlockReader, DataFile, DataFileWriter
+from .format.datafiles import BlockReader, DataFile, DataFileWriter, line_too_long, max_line_bytes
 from .format.journal import Journal, journal_path
 from .format.layout import DATA_DIR, WrittenFiles, prepare_export_dir, safe_names
 from .format.manifest import Manifest, ManifestTable, SnapshotInfo, write_manifest, write_schema
@@ -508,6 +508,7 @@ def _kept_from_disk(source: _Source, done: dict[str, dict[str, Any]]) -> None:
         total = Checksum()
         digest = xxhash.xxh3_128()
         rest = b""
+        limit = max_line_bytes()
         with open(path, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(block)
@@ -515,6 +516,8 @@ def _kept_from_disk(source: _Source, done: dict[str, dict[str, Any]]) -> None:
                 cut = data.rfind(b"\n") + 1
                 total.add_block(data[:cut])
                 rest = data[cut:]
+                if len(rest) > limit:
+                    raise line_too_long(str(path), total.rows + 1, limit)
         source.kept[rel] = UnitFile.written(unit, 0, rel, path.stat().st_size, digest.hexdigest(), total)
 
 

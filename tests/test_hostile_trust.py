@@ -654,3 +654,271 @@ def test_untrusted_document_runs_none_of_its_code(fresh_db: Any, tmp_path: Path)
     r = cli("schema-load", str(tmp_path / "doc.json"), "--to", fresh_db("postgresql").url)
     assert r.returncode == 0, r.stderr
     record("untrusted mode: code in a document not run (postgresql)", 6, 6, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Item 5: the memory of one line is bounded
+# ---------------------------------------------------------------------------------------------
+
+_MEASURED = """
+import atexit, resource, runpy, sys
+def _peak():
+    peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    sys.stderr.write(f"\\npeak-rss-kb={peak}\\n")
+atexit.register(_peak)
+sys.argv = ["dbjson", *sys.argv[1:]]
+runpy.run_module("dbjson", run_name="__main__")
+"""
+
+
+def _measured_cli(*args: str, env: dict[str, str]) -> tuple[Any, int]:
+    """The CLI in a subprocess, and its peak resident memory in MB."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    full = {k: v for k, v in os.environ.items() if k != "DBJSON_DEBUG"} | env
+    r = subprocess.run([sys.executable, "-c", _MEASURED, *args], capture_output=True, text=True, env=full, timeout=600)
+    found = re.search(r"peak-rss-kb=(\d+)", r.stderr)
+    assert found, r.stderr[-2000:]
+    r.stderr = r.stderr[: found.start()]
+    return r, int(found.group(1)) // 1024
+
+
+def _bomb(path: Path, line_bytes: int, compression: str) -> None:
+    """A data file whose first line is ``line_bytes`` of 'a' (no newline): tiny compressed."""
+    import gzip
+
+    import zstandard
+
+    block = b"a" * (1 << 20)
+    with open(path, "wb") as raw:
+        if compression == "zstd":
+            with zstandard.ZstdCompressor(level=1).stream_writer(raw, closefd=False) as out:
+                for _ in range(line_bytes >> 20):
+                    out.write(block)
+                out.write(b"\n")
+        else:
+            with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1) as gz:
+                for _ in range(line_bytes >> 20):
+                    gz.write(block)
+                gz.write(b"\n")
+
+
+@pytest.mark.parametrize("compression", ["zstd", "gzip", "none"])
+def test_a_line_bomb_is_stopped_at_the_line_limit(fresh_db: Any, tmp_path: Path, compression: str) -> None:
+    """A 512 MiB line in a zstd file of ~20 KB (256 MiB gzip, 128 MiB plain) with the limit at 32 MiB:
+    a clean error naming the file and the line; peak memory far below the line's size."""
+    from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
+
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": item_rows(3)})
+    suffix = {"zstd": ".zst", "gzip": ".gz", "none": ""}[compression]
+    rel = "data/shop.items.jsonl" + suffix
+    size = {"zstd": 512 << 20, "gzip": 256 << 20, "none": 128 << 20}[compression]
+    if compression == "none":
+        with open(export / rel, "wb") as fh:
+            for _ in range(size >> 20):
+                fh.write(b"a" * (1 << 20))
+    else:
+        (export / "data" / "shop.items.jsonl").unlink()
+        _bomb(export / rel, size, compression)
+    man = orjson.loads((export / "manifest.json").read_bytes())
+    man["compression"] = compression
+    f = man["tables"][0]["files"][0]
+    f.update(path=rel, bytes=(export / rel).stat().st_size)
+    (export / "manifest.json").write_bytes(orjson.dumps(man))
+    target = target_with(fresh_db, "sqlite", ITEMS_DDL)
+    r, peak_mb = _measured_cli(
+        "import",
+        str(export),
+        target.url,
+        "--data-only",
+        "-q",
+        "--threads",
+        "1",
+        env={"DBJSON_MAX_LINE_BYTES": str(32 << 20)},
+    )
+    assert_clean_failure(r, 6)
+    assert rel in r.stderr and ":1" in r.stderr and "line longer than" in r.stderr, r.stderr
+    assert peak_mb < 300, peak_mb  # 32 MiB of line, not the whole line
+    assert target.query("SELECT COUNT(*) FROM items") == [(0,)]
+    record("decompression bombs and endless lines", 1, 1, 0, part=compression)
+
+
+def test_iter_lines_reads_no_further_than_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from dbjson.format.datafiles import iter_lines
+
+    monkeypatch.setenv("DBJSON_MAX_LINE_BYTES", "2048")
+    ok = b"x" * 2048 + b"\n"
+    assert [n for n, _ in iter_lines(io.BytesIO(ok + ok), "f")] == [1, 2]
+    with pytest.raises(DataError, match="line longer than 2048 bytes") as e:
+        list(iter_lines(io.BytesIO(ok + b"y" * 5000 + b"\n"), "data/f.jsonl"))
+    assert (e.value.file, e.value.line) == ("data/f.jsonl", 2)
+
+
+# Every other field of a document that reaches SQL as text: quoted, parsed, or refused (item 9's audit).
+def _mysql_fields() -> list[tuple[str, Any]]:
+    def col(key: str) -> Any:
+        return lambda d: d["schemas"][0]["tables"][0]["columns"][1].update({key: "utf8mb4 REFERENCES victim(id)"})
+
+    def topt(key: str) -> Any:
+        return lambda d: (
+            d["schemas"][0]["tables"][0]
+            .setdefault("options", {})
+            .setdefault("mysql", {})
+            .update({key: "InnoDB, ADD COLUMN pwned int"})
+        )
+
+    def view(key: str) -> Any:
+        return lambda d: (
+            d["schemas"][0]
+            .setdefault("views", [])
+            .append(
+                {
+                    "name": "v",
+                    "definition": "SELECT 1 AS x",
+                    "dialect": "mysql",
+                    "options": {"mysql": {key: "MERGE */ x"}},
+                }
+            )
+        )
+
+    return [
+        ("column charset", col("charset")),
+        ("column collation", col("collation")),
+        ("table engine", topt("engine")),
+        ("table row_format", topt("row_format")),
+        ("table charset", topt("charset")),
+        ("table collation", topt("collation")),
+        ("view algorithm", view("algorithm")),
+        ("view security", view("security")),
+        (
+            "fulltext parser",
+            lambda d: (
+                d["schemas"][0]["tables"][0]
+                .setdefault("indexes", [])
+                .append(
+                    {
+                        "name": "ft",
+                        "kind": "fulltext",
+                        "parts": [{"column": "name"}],
+                        "options": {"mysql": {"parser": "ngram) x"}},
+                    }
+                )
+            ),
+        ),
+        (
+            "event schedule",
+            lambda d: (
+                d["schemas"][0]
+                .setdefault("events", [])
+                .append({"name": "e", "schedule": "EVERY 1 DAY; DROP TABLE canary", "body": "SELECT 1"})
+            ),
+        ),
+    ]
+
+
+def _pg_fields() -> list[tuple[str, Any]]:
+    return [
+        (
+            "table storage parameters",
+            lambda d: (
+                d["schemas"][0]["tables"][0]
+                .setdefault("options", {})
+                .update({"postgresql": {"with": ["fillfactor=70) INHERITS (victim"]}})
+            ),
+        ),
+        (
+            "index storage parameters",
+            lambda d: (
+                d["schemas"][0]["tables"][0]
+                .setdefault("indexes", [])
+                .append(
+                    {
+                        "name": "ix",
+                        "parts": [{"column": "name"}],
+                        "options": {"postgresql": {"with": ["fillfactor=70), (x"]}},
+                    }
+                )
+            ),
+        ),
+        (
+            "exclusion constraint",
+            lambda d: (
+                d["schemas"][0]["tables"][0]
+                .setdefault("options", {})
+                .update(
+                    {"postgresql": {"exclusions": [{"name": "x", "definition": "CHECK (true); DROP TABLE canary"}]}}
+                )
+            ),
+        ),
+        (
+            "collation definition",
+            lambda d: (
+                d["schemas"][0]
+                .setdefault("options", {})
+                .update(
+                    {
+                        "postgresql": {
+                            "collations": [{"name": "c", "definition": "CREATE COLLATION public.other (locale = 'C')"}]
+                        }
+                    }
+                )
+            ),
+        ),
+        (
+            "range type definition",
+            lambda d: (
+                d["schemas"][0]
+                .setdefault("options", {})
+                .update({"postgresql": {"range_types": [{"name": "r", "definition": "DROP TABLE canary"}]}})
+            ),
+        ),
+    ]
+
+
+@pytest.mark.parametrize("engine", ["mysql", "postgresql"])
+def test_every_field_reaching_sql_is_quoted_parsed_or_refused(engine: str) -> None:
+    from hostile.documents import base_document
+
+    from dbjson import model as m
+    from dbjson.errors import TranslationError
+    from dbjson.schemaload import to_ddl
+
+    fields = _mysql_fields() if engine == "mysql" else _pg_fields()
+    for what, mutate in fields:
+        doc = base_document(engine)
+        mutate(doc)
+        db = m.Database.from_json(orjson.dumps(doc))
+        with pytest.raises(TranslationError) as e:
+            plan = to_ddl(db, engine)
+            pytest.fail(f"{what}: not refused:\n" + plan.script())
+        assert e.value.pointer and e.value.pointer.startswith("/schemas/0"), (what, str(e.value))
+    record(f"document fields reaching SQL as text ({engine}, translation)", len(fields), len(fields), 0)
+
+
+def test_nothing_read_from_disk_is_unpickled_or_executed() -> None:
+    """No module of dbjson calls eval/exec, marshal, shelve or yaml; pickle only where a plan goes to
+    the process's own worker processes through a pipe (never a file)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1] / "dbjson"
+    allowed_pickle = {"verify.py", "importer/encoders.py", "importer/reader.py"}
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+                owner = f.value.id if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) else ""
+                if name in ("eval", "exec") and owner in ("", "builtins"):
+                    found.append(f"{rel}: {name}()")
+                if owner in ("marshal", "shelve", "yaml") or (owner == "pickle" and rel not in allowed_pickle):
+                    found.append(f"{rel}: {owner}.{name}()")
+                if owner == "pickle" and name in ("load", "Unpickler"):
+                    found.append(f"{rel}: pickle.{name}() reads a file")
+    assert not found, found

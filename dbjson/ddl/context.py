@@ -245,6 +245,33 @@ class Context:
             )
         return sql
 
+    def word(self, value: Any, path: str, what: str) -> str:
+        """A document value copied as a bare word into a statement (a character set, a collation, a
+        table option such as ENGINE or ROW_FORMAT, a full-text parser, a view's ALGORITHM): letters,
+        digits and ``_`` only, else refused."""
+        text = str(value)
+        if not _WORD.fullmatch(text):
+            raise TranslationError(
+                f"{what} refused: {text[:60]!r} is not a plain word",
+                pointer=path,
+                value=text,
+                hint="the schema document may have been crafted; see docs/security.md",
+            )
+        return text
+
+    def storage_parameters(self, value: Any, path: str) -> list[str]:
+        """PostgreSQL storage parameters (``fillfactor=70``...) as a list of ``name=value`` items."""
+        items = value if isinstance(value, list) else [value]
+        for i, item in enumerate(items):
+            if not _PARAMETER.fullmatch(str(item)):
+                raise TranslationError(
+                    f"storage parameter refused: {str(item)[:60]!r} is not name=value",
+                    pointer=f"{path}/{i}" if isinstance(value, list) else path,
+                    value=str(item),
+                    hint="the schema document may have been crafted; see docs/security.md",
+                )
+        return [str(i) for i in items]
+
     def definition(
         self, sql: str, path: str, what: str, *, name: str, schema: str | None, table: str | None = None
     ) -> str:
@@ -263,6 +290,9 @@ class Context:
             )
         return sql
 
+
+_WORD = re.compile(r"[A-Za-z0-9_]{1,128}")
+_PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,127}(\s*=\s*(?:[A-Za-z0-9_.+-]{1,64}|'[^'\\]{0,64}'))?")
 
 # Text that verbatim_problem passes without a look at the engine's tokenizer: words and spaces,
 # at most one parenthesized list of numbers (``decimal(12,2)``, ``timestamp(6) with time zone``,

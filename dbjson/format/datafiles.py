@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import queue
 import threading
 from collections.abc import Callable, Iterator
@@ -16,6 +17,35 @@ import xxhash
 from ..errors import DataError, DbjsonError
 from .checksum import DEFAULT_CHECKSUM, Checksum
 from .storage import Location, ObjectPath, open_sink
+
+# The longest line (one row) dbjson reads from a data file. No engine loads a bigger row: MySQL's
+# max_allowed_packet is at most 1 GiB, PostgreSQL holds at most 1 GB in one field and in one COPY
+# line. Reading stops at the limit (a decompression bomb or a file without newlines never takes
+# more): DBJSON_MAX_LINE_BYTES raises or lowers it (docs/security.md).
+DEFAULT_MAX_LINE_BYTES = 1 << 30
+MAX_LINE_ENV = "DBJSON_MAX_LINE_BYTES"
+ZSTD_FEED = 1024  # compressed bytes per decompress call: at most ~32 MiB out (zstd's 128 KB RLE blocks)
+
+
+def max_line_bytes() -> int:
+    """The line limit: ``$DBJSON_MAX_LINE_BYTES`` or :data:`DEFAULT_MAX_LINE_BYTES`."""
+    raw = os.environ.get(MAX_LINE_ENV, "")
+    try:
+        return max(1024, int(raw)) if raw else DEFAULT_MAX_LINE_BYTES
+    except ValueError:
+        return DEFAULT_MAX_LINE_BYTES
+
+
+def line_too_long(file: str, line: int, limit: int, **where: Any) -> DataError:
+    """The error for a line longer than ``limit`` bytes (only its first bytes were read)."""
+    return DataError(
+        f"line longer than {limit} bytes (the limit of one row; {MAX_LINE_ENV} changes it): "
+        "not read further (a decompression bomb or a file without line ends?)",
+        file=file,
+        line=line,
+        fatal=True,
+        **where,
+    )
 
 
 class _HashingFile:
@@ -214,22 +244,28 @@ class _ZstdFrames(BlockReader):
         self._zstd = zstandard
         self._dec = zstandard.ZstdDecompressor().decompressobj()
         self._started = False  # bytes of the current frame were fed
+        self._input = memoryview(b"")  # compressed bytes read and not fed yet
 
     def next_block(self) -> bytes | None:
-        chunk = self._fh.read(1 << 20)
-        if not chunk:
-            if self._started:
-                raise EOFError("the zstd stream ends inside a frame")
-            return None
+        """About 1 MB of decompressed bytes. The compressed input goes in ZSTD_FEED bytes at a time,
+        so one call never expands more than a bounded amount (a 64 KB bomb of a 2 GiB line is read
+        piece by piece, and the line limit stops it)."""
         out = bytearray()
-        while chunk:
+        while len(out) < (1 << 20):
+            if not self._input:
+                self._input = memoryview(self._fh.read(1 << 16))
+                if not self._input:
+                    if self._started:
+                        raise EOFError("the zstd stream ends inside a frame")
+                    return bytes(out) if out else None
+            piece, self._input = self._input[:ZSTD_FEED], self._input[ZSTD_FEED:]
             self._started = True
-            out += self._dec.decompress(chunk)
-            chunk = b""
+            out += self._dec.decompress(piece)
             if self._dec.eof:  # a frame ended: the rest (if any) starts the next one
-                chunk = self._dec.unused_data
+                rest = self._dec.unused_data
                 self._dec = self._zstd.ZstdDecompressor().decompressobj()
                 self._started = False
+                self._input = memoryview(bytes(rest) + bytes(self._input))
         return bytes(out)
 
     def close(self) -> None:
@@ -238,10 +274,19 @@ class _ZstdFrames(BlockReader):
 
 
 def iter_lines(fh: IO[bytes], file: str) -> Iterator[tuple[int, bytes]]:
-    """``(line number, line without newline)``; a last line without newline means a truncated file."""
+    """``(line number, line without newline)``; a last line without newline means a truncated file;
+    a line longer than :func:`max_line_bytes` is an error (read no further than the limit)."""
     number = 0
+    limit = max_line_bytes()
+    readline = fh.readline
     try:
-        for number, line in enumerate(fh, 1):
+        while True:
+            line = readline(limit + 1)
+            if not line:
+                return
+            number += 1
+            if len(line) > limit and not line.endswith(b"\n"):
+                raise line_too_long(file, number, limit)
             if line.endswith(b"\n"):
                 line = line[:-1]
                 if line.endswith(b"\r"):

@@ -22,7 +22,7 @@ from ..engines import Engine
 from ..engines.interface import TablePlan
 from ..errors import Cancelled, DataError
 from ..format.checksum import Checksum
-from ..format.datafiles import DataFile, iter_lines
+from ..format.datafiles import DataFile, iter_lines, line_too_long, max_line_bytes
 from ..ratelimit import RateLimit
 from .convert import build_row_converter
 from .encoders import INLINE, encode_block, encode_file_range
@@ -163,6 +163,7 @@ class UnitReader:
         offset = 0  # of the block in the (plain) file
         eng = self.engine
         plan = pickle.dumps(self.tp)  # once per unit, not once per block
+        limit = max_line_bytes()
         while True:
             try:
                 chunk = fh.read(1 << 20)
@@ -185,6 +186,8 @@ class UnitReader:
             data = rest + chunk if rest else chunk
             cut = data.rfind(b"\n") + 1 if chunk else len(data)
             block, rest = data[:cut], data[cut:]
+            if len(rest) > limit:  # a line longer than the limit: read no further
+                raise line_too_long(rel, first_line + block.count(b"\n"), limit, table=self.tp.display)
             if block:
                 if not chunk and not block.endswith(b"\n"):
                     raise DataError(

@@ -66,7 +66,6 @@ from .options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads, 
 from .plan import (
     SHARED_KINDS,
     ImportPlan,
-    _named,
     _names,
     foreign_key_waves,
     plan_import,
@@ -658,9 +657,8 @@ class Importer(TargetSession):
         """The table of this run a DDL statement is about (None: none of them)."""
         if not getattr(st, "table", None):
             return None
-        obj = unquote(st.table)
         for tp in self._tables:
-            if _named(obj, _names([tp])):
+            if st.table in _names(self.engine, [tp]):  # compared as quoted text (see plan._names)
                 return tp
         return None
 

@@ -12,6 +12,7 @@ from ...ddl.plan import DdlPlan, Statement, parenthesized
 from ...ddl.tableinfo import TableInfo
 from ...ddl.types import TypeChoice
 from ...ddl.walker import BaseDDL, primary_schema
+from ...errors import TranslationError
 from .privileges import MySQLPrivileges
 
 _TEXTY = {"text", "blob", "json", "geometry"}
@@ -320,7 +321,9 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
         self, ctx: Context, t: TableInfo, col: m.Column, choice: Any, path: str
     ) -> tuple[str | None, str | None]:
         if ctx.same:
-            return col.charset, col.collation
+            charset = ctx.word(col.charset, f"{path}/charset", "character set") if col.charset else None
+            coll = ctx.word(col.collation, f"{path}/collation", "collation") if col.collation else None
+            return charset, coll
         if ctx.same_family:
             coll = self._ddl_map_collation(ctx, col.collation, f"{path}/collation")
             charset = col.charset if coll or not col.collation else None
@@ -544,7 +547,7 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
             tail += " USING HASH"
         parser = ix.options.get("mysql", {}).get("parser")
         if parser and ctx.same:
-            tail += f" WITH PARSER {parser}"
+            tail += f" WITH PARSER {ctx.word(parser, f'{path}/options/mysql/parser', 'full-text parser')}"
         elif parser:
             ctx.report.add(
                 f"{path}/options/mysql/parser", f"full-text parser {parser} dropped", "fulltext-parser", "approximation"
@@ -560,18 +563,19 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
         table = t.table
         opts: dict[str, Any] = dict(table.options.get("mysql", {})) if ctx.same_family else {}
         out = []
+        op = f"{t.path}/options/mysql"
         for key, word in _TABLE_OPTIONS.items():
             if key in opts and opts[key] not in (None, ""):
-                out.append(f"{word}={opts[key]}")
+                out.append(f"{word}={ctx.word(opts[key], f'{op}/{key}', f'table option {word}')}")
         if ctx.same_family:
             charset = opts.get("charset") or opts.get("character_set")
             coll = opts.get("collation")
             if coll and not ctx.same:
                 coll = self._ddl_map_collation(ctx, coll, f"{t.path}/options/mysql/collation")
             if charset:
-                out.append(f"DEFAULT CHARSET={charset}")
+                out.append(f"DEFAULT CHARSET={ctx.word(charset, f'{op}/charset', 'character set')}")
             if coll:
-                out.append(f"COLLATE={coll}")
+                out.append(f"COLLATE={ctx.word(coll, f'{op}/collation', 'collation')}")
         else:
             out.append(f"DEFAULT CHARSET={self.table['collations'].get('charset', 'utf8mb4')}")
             out.append(f"COLLATE={self._ddl_default_collation()}")
@@ -741,7 +745,13 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
             return super().ddl_event(ctx, schema, ev, tschema, path)
         q = self.qualify(tschema, ev.name)
         status = {"ENABLED": "ENABLE", "DISABLED": "DISABLE"}.get(ev.status.upper(), "DISABLE ON SLAVE")
-        sql = f"CREATE EVENT {q} ON SCHEDULE {ev.schedule} ON COMPLETION {ev.on_completion} {status}"
+        schedule = ctx.verbatim(ev.schedule, f"{path}/schedule", "event schedule")
+        completion = {"PRESERVE": "PRESERVE", "NOT PRESERVE": "NOT PRESERVE"}.get(ev.on_completion.upper())
+        if completion is None:
+            raise TranslationError(
+                "event on_completion refused", pointer=f"{path}/on_completion", value=ev.on_completion
+            )
+        sql = f"CREATE EVENT {q} ON SCHEDULE {schedule} ON COMPLETION {completion} {status}"
         if ev.comment:
             sql += f" COMMENT {self.literal(ev.comment)}"
         return [Statement(f"{sql}\nDO {ev.body}", "event", q)]
@@ -750,9 +760,9 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
         opts = view.options.get("mysql", {}) if ctx.same_family else {}
         head = "CREATE"
         if opts.get("algorithm"):
-            head += f" ALGORITHM={opts['algorithm']}"
+            head += f" ALGORITHM={ctx.word(opts['algorithm'], f'{path}/options/mysql/algorithm', 'view algorithm')}"
         if opts.get("security"):
-            head += f" SQL SECURITY {opts['security']}"
+            head += f" SQL SECURITY {ctx.word(opts['security'], f'{path}/options/mysql/security', 'view security')}"
         if view.materialized:
             ctx.report.add(
                 f"{path}/materialized", "materialized view created as a plain view", "matview-plain", "approximation"

@@ -434,7 +434,7 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
             tail += " NULLS NOT DISTINCT"
         storage = ix.options.get("postgresql", {}).get("with") if ctx.same else None
         if storage:
-            tail += f" WITH ({', '.join(storage)})"
+            tail += f" WITH ({', '.join(ctx.storage_parameters(storage, f'{path}/options/postgresql/with'))})"
         if ix.where:
             where = ctx.expr(ix.where, ix.dialect, f"{path}/where", "partial index predicate")
             if where is not None:
@@ -507,8 +507,9 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
         if ctx.same and table.inherits:
             out += " INHERITS (" + ", ".join(self.qualify(t.tschema, n) for n in table.inherits) + ")"
         if opts.get("with"):
-            w = opts["with"]
-            out += " WITH (" + (", ".join(w) if isinstance(w, list) else str(w)) + ")"
+            out += (
+                " WITH (" + ", ".join(ctx.storage_parameters(opts["with"], f"{t.path}/options/postgresql/with")) + ")"
+            )
         return out
 
     def ddl_column_parts(
@@ -609,7 +610,8 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
     # -- views, routines, triggers --------------------------------------------------------------
     def ddl_view_sql(self, ctx: Context, view: m.View, qname: str, cols: str, body: str, path: str) -> str:
         opts = view.options.get("postgresql", {}) if ctx.same else {}
-        with_ = f" WITH ({', '.join(opts['with'])})" if opts.get("with") else ""
+        params = ctx.storage_parameters(opts["with"], f"{path}/options/postgresql/with") if opts.get("with") else []
+        with_ = f" WITH ({', '.join(params)})" if params else ""
         if view.materialized:  # populated when created (after the rows), unless the source's was not
             if ctx.untrusted:  # its body runs when it is filled: not while loading (docs/security.md)
                 ctx.report.add(
