@@ -159,8 +159,9 @@ def table_plans(
 
 def apply_column_option(tp: TablePlan, attr: str, col: str, value: Any) -> None:
     """Give column ``col`` of ``tp`` a fixed value, an SQL expression or a counter (``attr``: ``fixed``,
-    ``exprs`` or ``increments``) instead of its data."""
-    if col in tp.target_names:  # the option replaces the data column
+    ``exprs`` or ``increments``) instead of its data. An expression keeps the data column: the
+    source value is what the expression sees under the column's name (``email=md5(email)``)."""
+    if col in tp.target_names and attr != "exprs":  # the option replaces the data column
         i = tp.target_names.index(col)
         for lst in (tp.columns, tp.target_names, tp.target_types):
             del lst[i]
