@@ -172,3 +172,19 @@ def test_import_across_engines_prints_what_the_translation_lost(fresh_db: Any, t
     r = cli("import", str(tmp_path / "out"), target.url)
     assert r.returncode == 0, r.stderr
     assert "translation:" in r.stderr and "trigger" in r.stderr.lower(), r.stderr
+
+
+def test_import_tables_creates_only_the_views_the_filters_name(shop: str, tmp_path: Path) -> None:
+    export_database(shop, tmp_path / "out", threads=1)
+    only = tmp_path / "only.db"
+    import_database(tmp_path / "out", f"sqlite:///{only}", tables=["customers"])
+    con = sqlite3.connect(only)
+    assert [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")] == [
+        "customers"
+    ]  # once also a view over orders, which is not there
+    con.close()
+    both = tmp_path / "both.db"
+    import_database(tmp_path / "out", f"sqlite:///{both}", tables=["orders", "customers", "big_*"], if_exists="replace")
+    con = sqlite3.connect(both)
+    assert con.execute("SELECT COUNT(*) FROM big_orders").fetchone() == (1,)
+    con.close()

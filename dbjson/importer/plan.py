@@ -20,7 +20,7 @@ from .. import model as m
 from ..engines import Engine
 from ..engines.interface import TablePlan
 from ..errors import DocumentError, UsageError, first_line
-from ..filters import check_filters
+from ..filters import check_filters, relations
 from ..format.checksum import DEFAULT_CHECKSUM
 from ..format.manifest import ManifestTable
 from ..preflight import value_rules
@@ -89,7 +89,7 @@ def table_plans(
     """
     include, exclude = opts.tables, opts.exclude
     check_filters(
-        ((s.name, t.name) for s, t in db.tables()),
+        relations(db),
         tables=include,
         exclude=exclude,
         source=f"the export ({manifest_file})",
@@ -294,20 +294,35 @@ def pre_data_statements(
     return out
 
 
-def post_data_statements(plan: DdlPlan, tables: list[TablePlan]) -> list[Statement]:
-    """Post-data statements of the selected, not skipped tables (and the table-less ones)."""
+def post_data_statements(plan: DdlPlan, tables: list[TablePlan], opts: ImportOptions | None = None) -> list[Statement]:
+    """Post-data statements of the selected, not skipped tables (and the table-less ones). With
+    ``--tables``/``--exclude`` (``opts``), a view is created only when its name matches them too,
+    as pg_restore -t restores only the relations named: a view over tables left out is not."""
     wanted = _names([tp for tp in tables if not tp.skipped and not tp.kept])
     restart = _names([tp for tp in tables if tp.kept])
+    filtered = opts is not None and bool(opts.tables or opts.exclude)
+
+    def view_selected(st: Statement) -> bool:
+        assert opts is not None
+        name = unquote(st.object)
+        schema, _dot, bare = name.rpartition(".")
+        return (not opts.tables or _matches(bare, schema, opts.tables)) and not _matches(bare, schema, opts.exclude)
+
     return [
         st
         for st in plan.post_data
-        if not st.table
-        or _named(unquote(st.table), wanted)
-        or (st.kind == "restart" and _named(unquote(st.table), restart))
+        if (
+            not st.table
+            or _named(unquote(st.table), wanted)
+            or (st.kind == "restart" and _named(unquote(st.table), restart))
+        )
+        and not (filtered and st.kind == "view" and not view_selected(st))
     ]
 
 
-def replace_drops(engine: Engine, plan: DdlPlan, pre: list[Statement], tables: list[TablePlan]) -> list[Statement]:
+def replace_drops(
+    engine: Engine, plan: DdlPlan, pre: list[Statement], tables: list[TablePlan], opts: ImportOptions | None = None
+) -> list[Statement]:
     """``--if-exists replace``: drop (if they exist) the views, types, sequences and collations
     this import creates again (the importer drops the tables when it finds them). Only objects the
     document defines, and never with CASCADE: an object outside the document that uses one of
@@ -318,7 +333,7 @@ def replace_drops(engine: Engine, plan: DdlPlan, pre: list[Statement], tables: l
         plan.target,
         plan.server_version,
         pre_data=[st for st in pre if st.kind in SHARED_KINDS],
-        post_data=[st for st in post_data_statements(plan, tables) if st.kind == "view"],
+        post_data=[st for st in post_data_statements(plan, tables, opts) if st.kind == "view"],
     )
     drops = engine.ddl_drop_statements(shared)
     return [dataclasses.replace(st, sql=st.sql.removesuffix(" CASCADE")) for st in drops if st.kind == "drop"]
