@@ -59,6 +59,14 @@ def test_export_filters_that_name_no_table_fail_and_create_nothing(
     assert not out.exists()
 
 
+def test_filters_of_export_to_stdout_and_migrate(shop: str, tmp_path: Path) -> None:
+    r = cli("export", shop, "--table", "orders", "-o", "-", "-w", "custmers:id > 1")
+    assert r.returncode == 2 and "--where names table 'custmers'" in r.stderr, r.stderr
+    target = tmp_path / "target.db"
+    r = cli("migrate", shop, f"sqlite:///{target}", "-x", "nosuch", "--state-dir", str(tmp_path / "state"))
+    assert r.returncode == 2 and "no table matches --exclude 'nosuch'" in r.stderr, r.stderr
+
+
 def test_filters_of_import_verify_and_schema_dump(shop: str, tmp_path: Path) -> None:
     export_database(shop, tmp_path / "out", threads=1)
     target = tmp_path / "target.db"
