@@ -33,7 +33,7 @@ from .connect import Target, close_quietly, is_connection_problem, parse_url, ra
 from .engines import Engine, detect_engine, get_engine
 from .engines.interface import Exporter, ExportUnit, ReflectOptions
 from .errors import Cancelled, DataError, DbjsonError, UsageError, first_line
-from .filters import check_filters, where_applies
+from .filters import check_filters, relations, where_applies
 from .format.checksum import Checksum
 from .format.codec import encoder
 from .format.datafiles import DataFileWriter, Syncer
@@ -669,7 +669,7 @@ def export_database(
         else:
             db = database
             check_filters(
-                ((s.name, t.name) for s, t in db.tables()),
+                relations(db),
                 tables=tables,
                 exclude=exclude,
                 where=wmap,

@@ -13,6 +13,7 @@ import difflib
 import fnmatch
 from collections.abc import Iterable, Sequence
 
+from . import model as m
 from .errors import UsageError
 
 
@@ -47,6 +48,14 @@ def _hint(glob: str, candidates: list[tuple[str, str]], where: str) -> str:
     shown = ", ".join(sorted({t for _s, t in candidates})[:8])
     more = f", ... ({len(candidates)} in all)" if len(candidates) > 8 else ""
     return f"the tables in {where}: {shown}{more} (globs are case-sensitive)"
+
+
+def relations(db: m.Database) -> list[tuple[str, str]]:
+    """The ``(schema, name)`` of every table and view of a schema document: what filters choose
+    from (a glob naming a view is not a typo: an import creates the views the filters name)."""
+    return [(s.name, t.name) for s in db.schemas for t in s.tables] + [
+        (s.name, v.name) for s in db.schemas for v in s.views
+    ]
 
 
 def check_filters(
@@ -85,4 +94,4 @@ def check_filters(
             )
 
 
-__all__ = ["check_filters", "matches", "selected", "where_applies"]
+__all__ = ["check_filters", "matches", "relations", "selected", "where_applies"]

@@ -314,6 +314,43 @@ def test_column_options(engine: str, fresh_db: Any, tmp_path: Path) -> None:
     assert report.verify.ok and report.verify.tables[0].mode == "count"
 
 
+@pytest.mark.parametrize("local", [True, False])
+def test_set_sql_sees_the_source_value_of_its_own_column(
+    engine: str, local: bool, fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In-place masking: ``--set-sql "items.name=upper(name)"`` reads the exported value (it once
+    failed: the column was not visible to its own expression). ``local=False``: MySQL's INSERT path
+    (a server that refuses LOAD DATA LOCAL), and the row-by-row path of ``max_errors``."""
+    if not local and engine not in ("mysql", "mariadb"):
+        pytest.skip("the INSERT path without LOAD DATA LOCAL is MySQL's")
+    if not local:
+        from dbjson.engines.mysql.load import MySQLLoad
+
+        connect = MySQLLoad.load_connect
+
+        def no_local(self: Any, target: Any, *, data_only: bool = False) -> Any:
+            conn = connect(self, target, data_only=data_only)
+            conn._dbjson_local = False
+            return conn
+
+        monkeypatch.setattr(MySQLLoad, "load_connect", no_local)
+    rows = item_rows(40)
+    export = make_export(tmp_path / "out", database(ITEMS), {"items": rows}, chunks=3)
+    target = target_with(fresh_db, engine, ITEMS_DDL)
+    report = import_database(
+        export,
+        target.url,
+        data_only=True,
+        threads=2,
+        set_sql=["items.name=upper(name)", "items.price=price * 2"],
+        max_errors=1,
+    )
+    assert report.rows == len(rows) and report.verify.ok and report.verify.tables[0].mode == "count"
+    got = target.query(f"SELECT id, name, price FROM {q(engine, 'items')} ORDER BY id")
+    want = [(r[0], r[1] and r[1].upper(), None if r[2] is None else r[2] * 2) for r in rows]
+    assert [(r[0], r[1], None if r[2] is None else Decimal(str(r[2]))) for r in got] == want
+
+
 def test_zero_dates_policy(fresh_db: Any, tmp_path: Path) -> None:
     t = m.Table(
         name="ev",

@@ -59,6 +59,14 @@ def test_export_filters_that_name_no_table_fail_and_create_nothing(
     assert not out.exists()
 
 
+def test_filters_of_export_to_stdout_and_migrate(shop: str, tmp_path: Path) -> None:
+    r = cli("export", shop, "--table", "orders", "-o", "-", "-w", "custmers:id > 1")
+    assert r.returncode == 2 and "--where names table 'custmers'" in r.stderr, r.stderr
+    target = tmp_path / "target.db"
+    r = cli("migrate", shop, f"sqlite:///{target}", "-x", "nosuch", "--state-dir", str(tmp_path / "state"))
+    assert r.returncode == 2 and "no table matches --exclude 'nosuch'" in r.stderr, r.stderr
+
+
 def test_filters_of_import_verify_and_schema_dump(shop: str, tmp_path: Path) -> None:
     export_database(shop, tmp_path / "out", threads=1)
     target = tmp_path / "target.db"
@@ -172,3 +180,19 @@ def test_import_across_engines_prints_what_the_translation_lost(fresh_db: Any, t
     r = cli("import", str(tmp_path / "out"), target.url)
     assert r.returncode == 0, r.stderr
     assert "translation:" in r.stderr and "trigger" in r.stderr.lower(), r.stderr
+
+
+def test_import_tables_creates_only_the_views_the_filters_name(shop: str, tmp_path: Path) -> None:
+    export_database(shop, tmp_path / "out", threads=1)
+    only = tmp_path / "only.db"
+    import_database(tmp_path / "out", f"sqlite:///{only}", tables=["customers"])
+    con = sqlite3.connect(only)
+    assert [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")] == [
+        "customers"
+    ]  # once also a view over orders, which is not there
+    con.close()
+    both = tmp_path / "both.db"
+    import_database(tmp_path / "out", f"sqlite:///{both}", tables=["orders", "customers", "big_*"], if_exists="replace")
+    con = sqlite3.connect(both)
+    assert con.execute("SELECT COUNT(*) FROM big_orders").fetchone() == (1,)
+    con.close()

@@ -111,7 +111,11 @@ def export_cmd(
         def stream() -> None:
             if not table:
                 raise UsageError("-o - needs --table T (a whole database is written to a directory)")
-            conds = [c for name, c in parse_where(where or []).items() if name in (table, table.split(".")[-1])]
+            conds = []
+            for name, cond in parse_where(where or []).items():
+                if name not in (table, table.split(".")[-1]):
+                    raise UsageError(f"--where names table {name!r}, not the exported --table {table!r}")
+                conds.append(cond)
             try:
                 export_table(url, table, sys.stdout.buffer, where=" AND ".join(f"({c})" for c in conds) or None)
             except BrokenPipeError:  # the reader went away (| head): stop quietly, like other tools

@@ -90,7 +90,10 @@ def import_cmd(
     ] = None,
     set_sql: Annotated[
         list[str] | None,
-        typer.Option("--set-sql", help="TABLE.COL=EXPR: an SQL expression evaluated by the target."),
+        typer.Option(
+            "--set-sql",
+            help="TABLE.COL=EXPR: an SQL expression evaluated by the target; it sees the exported values, COL's own too (email=md5(email) masks in place).",
+        ),
     ] = None,
     increment: Annotated[
         list[str] | None, typer.Option("--increment", help="TABLE.COL=START: a counter (START, START+1, ...).")

@@ -71,7 +71,11 @@ class TablePlan:
     target_names: list[str]
     target_types: list[m.Type]
     fixed: dict[str, str] = field(default_factory=dict)  # target column → value (text)
-    exprs: dict[str, str] = field(default_factory=dict)  # target column → SQL expression
+    # Target column → SQL expression evaluated by the target. The expression sees the row's data
+    # columns (target names) with their source values, its own column included (``email=md5(email)``);
+    # a column it replaces stays in ``target_names`` (it carries the source value) and is written
+    # once, from the expression (``direct_columns`` lists the others).
+    exprs: dict[str, str] = field(default_factory=dict)
     increments: dict[str, int] = field(default_factory=dict)  # target column → first value
     files: list[DataFile] = field(default_factory=list)
     rows: int | None = None
@@ -95,6 +99,11 @@ class TablePlan:
     def insert_columns(self) -> list[str]:
         """Target columns fed with values, in row-tuple order: data, fixed values, counters."""
         return self.target_names + list(self.fixed) + list(self.increments)
+
+    @property
+    def direct_columns(self) -> list[str]:
+        """``insert_columns`` written as they are: those an expression (``exprs``) replaces left out."""
+        return [c for c in self.insert_columns if c not in self.exprs]
 
     @property
     def altered(self) -> bool:

@@ -20,7 +20,7 @@ from .. import model as m
 from ..engines import Engine
 from ..engines.interface import TablePlan
 from ..errors import DocumentError, UsageError, first_line
-from ..filters import check_filters
+from ..filters import check_filters, relations
 from ..format.checksum import DEFAULT_CHECKSUM
 from ..format.manifest import ManifestTable
 from ..preflight import value_rules
@@ -104,7 +104,7 @@ def table_plans(
     """
     include, exclude = opts.tables, opts.exclude
     check_filters(
-        ((s.name, t.name) for s, t in db.tables()),
+        relations(db),
         tables=include,
         exclude=exclude,
         source=f"the export ({manifest_file})",
@@ -174,8 +174,9 @@ def table_plans(
 
 def apply_column_option(tp: TablePlan, attr: str, col: str, value: Any) -> None:
     """Give column ``col`` of ``tp`` a fixed value, an SQL expression or a counter (``attr``: ``fixed``,
-    ``exprs`` or ``increments``) instead of its data."""
-    if col in tp.target_names:  # the option replaces the data column
+    ``exprs`` or ``increments``) instead of its data. An expression keeps the data column: the
+    source value is what the expression sees under the column's name (``email=md5(email)``)."""
+    if col in tp.target_names and attr != "exprs":  # the option replaces the data column
         i = tp.target_names.index(col)
         for lst in (tp.columns, tp.target_names, tp.target_types):
             del lst[i]
@@ -311,18 +312,33 @@ def pre_data_statements(
     return out
 
 
-def post_data_statements(plan: DdlPlan, tables: list[TablePlan], engine: Engine) -> list[Statement]:
-    """Post-data statements of the selected, not skipped tables (and the table-less ones)."""
+def post_data_statements(
+    plan: DdlPlan, tables: list[TablePlan], engine: Engine, opts: ImportOptions | None = None
+) -> list[Statement]:
+    """Post-data statements of the selected, not skipped tables (and the table-less ones). With
+    ``--tables``/``--exclude`` (``opts``), a view is created only when its name matches them too,
+    as pg_restore -t restores only the relations named: a view over tables left out is not."""
     wanted = _names(engine, [tp for tp in tables if not tp.skipped and not tp.kept])
     restart = _names(engine, [tp for tp in tables if tp.kept])
+    filtered = opts is not None and bool(opts.tables or opts.exclude)
+
+    def view_selected(st: Statement) -> bool:
+        assert opts is not None
+        name = unquote(st.object)
+        schema, _dot, bare = name.rpartition(".")
+        return (not opts.tables or _matches(bare, schema, opts.tables)) and not _matches(bare, schema, opts.exclude)
+
     return [
         st
         for st in plan.post_data
-        if not st.table or st.table in wanted or (st.kind == "restart" and st.table in restart)
+        if (not st.table or st.table in wanted or (st.kind == "restart" and st.table in restart))
+        and not (filtered and st.kind == "view" and not view_selected(st))
     ]
 
 
-def replace_drops(engine: Engine, plan: DdlPlan, pre: list[Statement], tables: list[TablePlan]) -> list[Statement]:
+def replace_drops(
+    engine: Engine, plan: DdlPlan, pre: list[Statement], tables: list[TablePlan], opts: ImportOptions | None = None
+) -> list[Statement]:
     """``--if-exists replace``: drop (if they exist) the views, types, sequences and collations
     this import creates again (the importer drops the tables when it finds them). Only objects the
     document defines, and never with CASCADE: an object outside the document that uses one of
@@ -333,7 +349,7 @@ def replace_drops(engine: Engine, plan: DdlPlan, pre: list[Statement], tables: l
         plan.target,
         plan.server_version,
         pre_data=[st for st in pre if st.kind in SHARED_KINDS],
-        post_data=[st for st in post_data_statements(plan, tables, engine) if st.kind == "view"],
+        post_data=[st for st in post_data_statements(plan, tables, engine, opts) if st.kind == "view"],
     )
     drops = engine.ddl_drop_statements(shared)
     return [dataclasses.replace(st, sql=st.sql.removesuffix(" CASCADE")) for st in drops if st.kind == "drop"]

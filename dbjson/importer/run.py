@@ -51,7 +51,7 @@ from ..events import (
     UnitUndone,
     Warning,
 )
-from ..filters import check_filters
+from ..filters import check_filters, relations
 from ..format.datafiles import DataFile, open_data
 from ..format.journal import Journal, journal_path
 from ..format.layout import REJECTS_DIR, rejects_file
@@ -491,14 +491,14 @@ class Importer(TargetSession):
         """Pre-data statements of this run (see :func:`pre_data_statements`), with ``--if-exists``'s."""
         out = pre_data_statements(plan, tables, existing, self.engine)
         if self.opts.if_exists == "replace":
-            return replace_drops(self.engine, plan, out, tables) + out
+            return replace_drops(self.engine, plan, out, tables, self.opts) + out
         if self.opts.if_exists in ("skip", "truncate"):  # the kept tables use the types already there
             self._exists_ok.update(st for st in out if st.kind in SHARED_KINDS)
         return out
 
     def _post_statements(self, plan: Any, tables: list[TablePlan]) -> list[Any]:
         """Post-data statements of this run (see :func:`post_data_statements`)."""
-        out = post_data_statements(plan, tables, self.engine)
+        out = post_data_statements(plan, tables, self.engine, self.opts)
         if self.opts.if_exists in ("skip", "truncate"):  # views over kept tables stay as they are
             self._exists_ok.update(st for st in out if st.kind == "view")
         return out
@@ -1175,7 +1175,7 @@ def import_database(
     db, mtables, export_id = read_export(d)
     # before connecting: a typo in a filter must not even create the target (an SQLite file)
     check_filters(
-        ((s.name, t.name) for s, t in db.tables()),
+        relations(db),
         tables=opts.tables,
         exclude=opts.exclude,
         source=f"the export ({d / 'manifest.json'})",

@@ -477,15 +477,25 @@ class MySQLLoad:
             counter[0] += len(batch)
             yield encode_rows(batch, LOAD_DATA_TEXT)
 
-    def _insert_sql(self, tp: TablePlan) -> tuple[str, str]:
+    def _insert_sql(self, tp: TablePlan) -> tuple[str, str, str, str]:
+        """(head, one row, separator, tail) of a multi-row INSERT. With ``--set-sql`` expressions the
+        rows are a derived table of SELECTs (``UNION ALL``) the expressions read the source values
+        from, a column they replace included."""
         q = _quote
-        cols = [q(c) for c in tp.insert_columns] + [q(c) for c in tp.exprs]
-        ph = ["%s" if t is None else t.format("%s") for t in self._templates(tp)] + list(tp.exprs.values())
-        return f"INSERT INTO {self._name(tp.tschema, tp.tname)} ({', '.join(cols)}) VALUES ", "(" + ", ".join(ph) + ")"
+        ph = ["%s" if t is None else t.format("%s") for t in self._templates(tp)]
+        table = self._name(tp.tschema, tp.tname)
+        if not tp.exprs:
+            cols = ", ".join(q(c) for c in tp.insert_columns)
+            return f"INSERT INTO {table} ({cols}) VALUES ", "(" + ", ".join(ph) + ")", ",", ""
+        direct = [q(c) for c in tp.direct_columns]
+        targets = ", ".join(direct + [q(c) for c in tp.exprs])
+        select = ", ".join(direct + list(tp.exprs.values()))
+        one = "SELECT " + ", ".join(f"{p} AS {q(c)}" for p, c in zip(ph, tp.insert_columns))
+        return f"INSERT INTO {table} ({targets}) SELECT {select} FROM (", one, " UNION ALL ", ") AS _dbjson_src"
 
     def _insert_batches(self, conn: Any, tp: TablePlan, rows: Iterator[tuple[Any, ...]]) -> int:
         """Multi-row INSERTs of about 4 MB each (when the server refuses LOCAL INFILE)."""
-        head, one = self._insert_sql(tp)
+        head, one, sep, tail = self._insert_sql(tp)
         n = 0
         with conn.cursor() as cur:
             parts: list[str] = []
@@ -496,19 +506,19 @@ class MySQLLoad:
                 size += len(text)
                 n += 1
                 if size >= _INSERT_BYTES:
-                    cur.execute(head + ",".join(parts))
+                    cur.execute(head + sep.join(parts) + tail)
                     parts, size = [], 0
             if parts:
-                cur.execute(head + ",".join(parts))
+                cur.execute(head + sep.join(parts) + tail)
         return n
 
     def load_row_safely(self, conn: Any, tp: TablePlan, row: tuple[Any, ...]) -> None:
         """Insert one row under a savepoint with strict checking (rolled back to on failure)."""
-        head, one = self._insert_sql(tp)
+        head, one, _sep, tail = self._insert_sql(tp)
         with conn.cursor() as cur:
             cur.execute("SAVEPOINT dbjson_row")
             try:
-                cur.execute(head + one, row)
+                cur.execute(head + one + tail, row)
             except BaseException as e:
                 try:
                     cur.execute("ROLLBACK TO SAVEPOINT dbjson_row")

@@ -322,16 +322,19 @@ class PostgreSQLLoad:
             return int(cur.rowcount)
 
     def _load_with_exprs(self, conn: Any, tp: TablePlan, rows: Iterator[tuple[Any, ...]]) -> int:
-        """COPY into a temporary staging table, then INSERT ... SELECT with the --set-sql expressions."""
+        """COPY into a temporary staging table, then INSERT ... SELECT with the --set-sql expressions
+        (evaluated over the staged source values)."""
         q = _quote
         table = self._name(tp.tschema, tp.tname)
         cols = ", ".join(q(c) for c in tp.insert_columns)
         conn.execute("DROP TABLE IF EXISTS pg_temp._dbjson_stage")
         conn.execute(f"CREATE TEMP TABLE _dbjson_stage ON COMMIT DROP AS SELECT {cols} FROM {table} WITH NO DATA")
         n = self._copy(conn, self._copy_sql(tp, into="pg_temp._dbjson_stage"), rows)
-        exprs = ", ".join(tp.exprs.values())
-        targets = cols + ", " + ", ".join(q(c) for c in tp.exprs)
-        conn.execute(f"INSERT INTO {table} ({targets}) SELECT {cols}, {exprs} FROM pg_temp._dbjson_stage")
+        # the expressions see the staged (source) values, a column they replace included
+        direct = [q(c) for c in tp.direct_columns]
+        exprs = list(tp.exprs.values())
+        targets = ", ".join(direct + [q(c) for c in tp.exprs])
+        conn.execute(f"INSERT INTO {table} ({targets}) SELECT {', '.join(direct + exprs)} FROM pg_temp._dbjson_stage")
         conn.execute("DROP TABLE pg_temp._dbjson_stage")
         return n
 

@@ -154,10 +154,11 @@ class SQLiteLoad:
         table = self._name(tp.tschema, tp.tname)
         if not tp.exprs:
             return f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})"
-        inner = ", ".join(f"? AS {c}" for c in cols)
-        targets = cols + [q(c) for c in tp.exprs]
+        inner = ", ".join(f"? AS {c}" for c in cols)  # the source values, seen by the expressions
+        direct = [q(c) for c in tp.direct_columns]
+        targets = direct + [q(c) for c in tp.exprs]
         return (
-            f"INSERT INTO {table} ({', '.join(targets)}) SELECT {', '.join(cols)}, {', '.join(tp.exprs.values())} "
+            f"INSERT INTO {table} ({', '.join(targets)}) SELECT {', '.join(direct + list(tp.exprs.values()))} "
             f"FROM (SELECT {inner})"
         )
 
