@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 from test_export_kinds import load_kinds
 
-from dbjson.analytics import duckdb_sql, read_arrow, read_table
+import dbjson
+from dbjson.analytics import duckdb_sql, read_arrow
 from dbjson.export import export_database
 from dbjson.format.manifest import read_export
 
@@ -90,7 +91,7 @@ def test_duckdb_reads_every_kind_with_its_type(fresh_db: Any, engine: str, tmp_p
     for schema, table in db.tables():
         cols = table.columns
         got = con.execute(f'SELECT * FROM "{schema.name}"."{table.name}"').fetchall()
-        typed = list(read_table(out, f"{schema.name}.{table.name}"))
+        typed = list(dbjson.read_table(out, f"{schema.name}.{table.name}"))
         mt = next(t for t in tables if (t.schema, t.name) == (schema.name, table.name))
         raws = [json.loads(line, parse_float=Decimal) for f in mt.files for line in f.path.read_bytes().splitlines()]
         key = cols[0].name
@@ -126,7 +127,7 @@ def test_sql_duckdb_cli_and_arrow(tmp_path: Path) -> None:
     )
     con = duckdb.connect()
     con.execute(proc.stdout.decode())
-    row = con.execute("SELECT id, big, amount, b, \"at\", typeof(id), typeof(amount) FROM main.t").fetchone()
+    row = con.execute('SELECT id, big, amount, b, "at", typeof(id), typeof(amount) FROM main.t').fetchone()
     assert row == (
         9007199254740993,
         9223372036854775807,
