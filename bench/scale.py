@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from bench.dataset import create_database, drop_database, load, servers, write_bulk_files
-
 from dbjson.export import export_database
 from dbjson.importer import import_database
 
@@ -35,9 +34,9 @@ def _cpu() -> float:
     return r.ru_utime + r.ru_stime + c.ru_utime + c.ru_stime
 
 
-def _timed(fn: Any) -> tuple[Any, float, float]:
+def _timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float, float]:
     w, c = time.monotonic(), _cpu()
-    out = fn()
+    out = fn(*args, **kwargs)
     return out, time.monotonic() - w, _cpu() - c
 
 
@@ -55,13 +54,13 @@ def main() -> None:
         for name, server in srv.items():
             load(server, DB, files)
             url = server.db_url(DB)
-            rep, wall, cpu = _timed(lambda: export_database(url, work / name, threads=1))
+            rep, wall, cpu = _timed(export_database, url, work / name, threads=1)
             entry = {
                 "export": {"wall": round(wall, 2), "cpu": round(cpu, 2), "rows": rep.rows, "bytes": rep.bytes},
             }
             drop_database(server, TARGET)
             create_database(server, TARGET)
-            imp, wall, cpu = _timed(lambda: import_database(work / name, server.db_url(TARGET), threads=1))
+            imp, wall, cpu = _timed(import_database, work / name, server.db_url(TARGET), threads=1)
             entry["import"] = {"wall": round(wall, 2), "cpu": round(cpu, 2), "rows": imp.rows, "bytes": rep.bytes}
             entry["loadavg"] = os.getloadavg()
             result["engines"][name] = entry
@@ -76,7 +75,7 @@ def main() -> None:
             try:
                 out = work / f"cluster{n}"
                 rep, wall, _cpu_unused = _timed(
-                    lambda: export_database(pg.db_url(DB), out, cluster=client, chunk_rows=max(1, args.rows // 16))
+                    export_database, pg.db_url(DB), out, cluster=client, chunk_rows=max(1, args.rows // 16)
                 )
                 row = {"workers": n, "wall": round(wall, 2), "rows": rep.rows, "loadavg": os.getloadavg()}
                 result["cluster"].append(row)
