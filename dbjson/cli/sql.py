@@ -10,7 +10,10 @@ import typer
 from .common import app, run
 
 sql_app = typer.Typer(
-    help="SQL for analytics tools over an export: typed views (see docs/scale.md).", no_args_is_help=True
+    help="SQL for analytics tools over an export: typed views (see docs/scale.md).\n\n"
+    "Examples:\n\n"
+    "  dbjson sql duckdb shop-export | duckdb shop.duckdb",
+    no_args_is_help=True,
 )
 app.add_typer(sql_app, name="sql")
 
