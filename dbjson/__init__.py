@@ -9,6 +9,7 @@ The library API mirrors the CLI:
 * :func:`diff` (``diff``) → :class:`SchemaDiff`, :func:`diff_ddl` (``diff --ddl``)
 * :func:`migrate` (``migrate``): export + import in one streamed pipeline
 * :func:`validate` checks a document against the JSON Schemas.
+* :func:`read_table`: an exported table's rows as typed Python values (``dbjson sql duckdb``: typed views).
 
 The library never prints and never exits; every error is a :class:`DbjsonError`.
 """
@@ -35,6 +36,7 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
+    from .analytics import read_table
     from .ddl import DdlPlan
     from .export import export_database
     from .importer import import_database
@@ -63,6 +65,7 @@ _LAZY = {
     "diff": ("dbjson.schemadiff", "diff"),
     "diff_ddl": ("dbjson.schemadiff", "diff_ddl"),
     "SchemaDiff": ("dbjson.schemadiff", "SchemaDiff"),
+    "read_table": ("dbjson.analytics", "read_table"),
 }
 
 # ``reflect``, ``validate``, ``verify`` and ``migrate`` are both submodules and the functions they
@@ -116,6 +119,7 @@ __all__ = [
     "diff_ddl",
     "SchemaDiff",
     "migrate",
+    "read_table",
     "DbjsonError",
     "UsageError",
     "ConnectionFailed",

@@ -43,6 +43,7 @@ from .engines.interface import ExportUnit
 from .errors import Cancelled, DataError, DbjsonError, UsageError, first_line
 from .events import EventHandler
 from .export import (
+    REFRESH_UNITS,
     ExportReport,
     UnitFile,
     open_workers,
@@ -175,6 +176,8 @@ def export_on_cluster(
     emit = on_event or (lambda e: None)
     target = Target(parse_url(url))
     out = location(out_dir)
+    if not isinstance(out, ObjectPath):
+        out = out.absolute()  # the workers open it: not relative to their working directory
     warnings: list[str] = []
 
     def warn(message: str) -> None:
@@ -229,7 +232,9 @@ def export_on_cluster(
         wmap = where or {}
         plan = [(s, t, where_for(wmap, s, t.name)) for s, t in selected]
         units: list[ExportUnit] = []
-        for s, t, w in plan:
+        for i, (s, t, w) in enumerate(plan):
+            if i and i % REFRESH_UNITS == 0:
+                engine.export_refresh(planner[0])  # planning reads tables too: release their locks
             tu = plan_table(engine, planner[0], s, t, where=w, chunk_rows=chunk_rows, threads=nthreads)
             emit(ev.TableStarted(f"{s}.{t.name}", len(tu), sum(u.rows_estimate for u in tu)))
             units.extend(tu)
@@ -260,6 +265,11 @@ def export_on_cluster(
     except DbjsonError:
         raise
     except Exception as e:
+        if isinstance(e, OSError) and isinstance(out, ObjectPath):  # the object store refused (no manifest)
+            raise DataError(
+                f"cannot write the export to {out}: {first_line(e)}",
+                hint="check the bucket, its permissions and the credentials, then run the export again",
+            ) from None
         raise_if_connection_error(e, target.url)
         raise
     finally:

@@ -263,3 +263,36 @@ def test_a_killed_worker_s_import_unit_is_loaded_exactly_once(client: Any, fresh
         300_000 * START_BALANCE,
     )
     client.wait_for_workers(2, timeout=60)
+
+
+def test_a_cluster_export_to_object_storage_and_an_import_from_it(
+    client: Any, fresh_db: Any, s3: Any, tmp_path: Path
+) -> None:
+    from dbjson.format.storage import ObjectPath
+    from dbjson.importer import import_database
+
+    db = fresh_db("postgresql")
+    make_accounts(db, rows=20_000)
+    out = ObjectPath(f"s3://{s3.bucket}/cluster", s3.options)  # the options travel to the workers
+    remote = export_database(db.url, out, cluster=client, chunk_rows=5_000)
+    local = export_database(db.url, tmp_path / "local", threads=2)
+    assert sums(remote) == sums(local)
+    assert not s3.uploads() and "cluster/manifest.json" in s3.keys("cluster/")
+    target = fresh_db("mariadb")
+    report = import_database(out, target.url, cluster=client)
+    assert report.verify is not None and report.verify.ok
+    assert target.query("SELECT COUNT(*), SUM(bal) FROM acct")[0] == (20_000, 20_000 * START_BALANCE)
+
+
+def test_the_cli_runs_on_a_scheduler_address(client: Any, fresh_db: Any, tmp_path: Path) -> None:
+    db = fresh_db("postgresql")
+    make_accounts(db, rows=5_000)
+    proc = subprocess.run(
+        [sys.executable, "-m", "dbjson", "export", db.url, "-o", str(tmp_path / "o"), "--json"]
+        + ["--cluster", client.scheduler.address],
+        capture_output=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    doc = orjson.loads(proc.stdout)
+    assert doc["snapshot"] == {"mode": "exported-snapshot", "consistent": True} and doc["rows"] == 5_500

@@ -51,6 +51,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "dbjson.migrate",
             "dbjson.schemadiff",
             "dbjson.cluster",
+            "dbjson.analytics",
         ),
     ),
     ("api", ("dbjson",)),  # dbjson/__init__.py: the library's public names, imported lazily

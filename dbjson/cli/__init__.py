@@ -21,6 +21,7 @@ from . import import_ as _import  # noqa: F401
 from . import verify as _verify  # noqa: F401
 from . import diff as _diff  # noqa: F401
 from . import migrate as _migrate  # noqa: F401
+from . import sql as _sql  # noqa: F401
 
 # isort: on
 

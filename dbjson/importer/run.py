@@ -1163,6 +1163,8 @@ def import_database(
         casts=tuple(parse_casts(casts)),
     )
     d = location(directory)
+    if cluster is not None and not isinstance(d, ObjectPath):
+        d = d.absolute()  # the workers open the files: not relative to their working directory
     if not d.is_dir():
         raise UsageError(f"not an export directory: {d}")
     opts = dataclasses.replace(
@@ -1185,7 +1187,7 @@ def import_database(
     if cluster is not None:
         from ..cluster import ClusterImporter  # lazy: dask is an optional extra
 
-        imp = ClusterImporter(cluster, d, target, engine, opts, on_event)
+        imp = ClusterImporter(cluster, d, target, engine, opts, on_event)  # d: absolute or a URL
     else:
         imp = Importer(d, target, engine, opts, on_event)
     if importer_hook is not None:
