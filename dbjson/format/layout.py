@@ -158,7 +158,16 @@ def _files_under(out: Location) -> list[str]:
         proto = f"{out.protocol}://"
         keys = [k[len(proto) :] if k.startswith(proto) else k for k in found]
         return sorted(k[len(base) :].lstrip("/") for k in keys if k.startswith(base) and k != base)
-    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if not p.is_dir())
+    found = []
+    for p in out.rglob("*"):
+        if p.is_symlink():  # dbjson never writes through a link (format.paths): refused, whatever it points to
+            raise UsageError(
+                f"refusing to write into {out}: {p.relative_to(out).as_posix()} is a symbolic link",
+                hint="remove the link (dbjson writes that path), or choose a new directory",
+            )
+        if not p.is_dir():
+            found.append(p.relative_to(out).as_posix())
+    return sorted(found)
 
 
 def check_export_dir(out: Location, *, overwrite: bool = False, keep: Iterable[str] = ()) -> set[str]:
