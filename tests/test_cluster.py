@@ -296,3 +296,41 @@ def test_the_cli_runs_on_a_scheduler_address(client: Any, fresh_db: Any, tmp_pat
     assert proc.returncode == 0, proc.stderr.decode()
     doc = orjson.loads(proc.stdout)
     assert doc["snapshot"] == {"mode": "exported-snapshot", "consistent": True} and doc["rows"] == 5_500
+
+
+def test_a_killed_actor_s_units_go_to_the_surviving_one(client: Any, fresh_db: Any, tmp_path: Path) -> None:
+    """MySQL/MariaDB: the snapshot lives in the actors' sessions; a lost actor's unit is run by an
+    actor that holds the same snapshot."""
+    db = fresh_db("mariadb")
+    make_accounts(db, rows=120_000)
+    local = export_database(db.url, tmp_path / "local", threads=2)
+    pids = client.run(os.getpid)
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["report"] = export_database(db.url, tmp_path / "cluster", cluster=client, chunk_rows=15_000)
+        except BaseException as e:  # noqa: BLE001 - asserted below
+            outcome["error"] = e
+
+    t = threading.Thread(target=run)
+    t.start()
+    killed = None
+    deadline = time.monotonic() + 60
+    data = tmp_path / "cluster" / "data"
+    while killed is None and t.is_alive() and time.monotonic() < deadline:
+        # both actors run a unit from the first one on (8 units, 2 actors): one is being written
+        if data.is_dir() and any(p.name.endswith(".partial") for p in data.iterdir()):
+            addr = sorted(pids)[0]
+            os.kill(pids[addr], signal.SIGKILL)
+            killed = addr
+        time.sleep(0.005)
+    t.join(timeout=120)
+    assert not t.is_alive(), "the export hung after the actor was lost"
+    assert killed is not None, "no actor was reading to kill"
+    assert "error" not in outcome, outcome.get("error")
+    report = outcome["report"]
+    assert sums(report) == sums(local) and report.manifest.snapshot.mode == "backup-stage"
+    paths = [f.path for t in report.manifest.tables for f in t.files]
+    assert len(paths) == len(set(paths))
+    client.wait_for_workers(2, timeout=60)
