@@ -71,6 +71,8 @@ These settle the open questions of the type research (reference/types.md §6).
 10. **JSON.** MySQL JSON, MariaDB JSON (text) and PostgreSQL `json` → `jsonb` (`json` stays `json`
     only PostgreSQL → PostgreSQL); `jsonb`/`json` → MySQL `JSON`, MariaDB `JSON` (LONGTEXT +
     json_valid check). MariaDB's automatic `json_valid()` CHECK is not carried to other engines.
+    JSON held as text (MariaDB, PostgreSQL `json`, SQLite) into MySQL's binary JSON is reported
+    (`json-text-binary`, approximation: key order, duplicate keys, whitespace, number spelling).
 11. **Unbounded and oversize types going to MySQL/MariaDB.** `text`/unbounded `varchar` →
     `LONGTEXT`, but `VARCHAR(n)` when the column is in a primary key or foreign key (or is the
     target of one), n being the column's share of InnoDB's 3072-byte key (768 characters for one
@@ -80,7 +82,10 @@ These settle the open questions of the type research (reference/types.md §6).
     plain index gets prefix key parts (`col(n)`, rule `long-key-prefix`); a unique key is enforced
     on MySQL by SHA-256 functional key parts (`(unhex(sha2(col, 256)))`: equal values collide,
     NULL stays NULL) and on MariaDB by a long unique key (`USING HASH`), rule `long-unique-hash`.
-    `varchar(n)` above 16,383 characters → `LONGTEXT` + `CHECK (char_length(c) <= n)`.
+    `varchar(n)` above 16,383 characters → `LONGTEXT` + `CHECK (char_length(c) <= n)`; when a
+    table's columns together exceed the 65,535-byte row limit, its longest non-key `VARCHAR(n)` /
+    `VARBINARY(n)` columns become `MEDIUMTEXT`/`MEDIUMBLOB` + a `CHECK` on the length until it fits
+    (`varchar-row-text`, `varbinary-row-blob`).
 12. **Collations.** PostgreSQL/SQLite → MySQL: tables get `utf8mb4` with `utf8mb4_0900_bin`
     (MySQL) or `utf8mb4_nopad_bin` (MariaDB), binary and NO PAD, so every unique key that held
     still holds. MySQL/MariaDB → PostgreSQL: the database default collation (stricter than `_ci`:
