@@ -376,3 +376,15 @@ def test_large_objects_travel_as_their_content(fresh_db: Any, tmp_path: Path, ta
     assert any("[large-object-" in i for i in _items(report))
     rows = [(i, None if b is None else bytes(b)) for i, b in dst.query("SELECT id, body FROM docs ORDER BY id")]
     assert rows == [(1, b"hello"), (2, b""), (3, None), (4, None)]
+
+
+def test_a_table_gets_at_most_one_auto_increment_column(fresh_db: Any) -> None:
+    """MySQL allows one AUTO_INCREMENT column per table: a nextval() default beside a serial key stays
+    a reported, dropped default."""
+    from dbjson.schemaload import to_ddl
+
+    src = fresh_db("postgresql")
+    src.execute("CREATE SEQUENCE s; CREATE TABLE t (id serial PRIMARY KEY, n bigint DEFAULT nextval('s') NOT NULL)")
+    plan = to_ddl(reflect(src.url), "mysql")
+    assert plan.script().count("NOT NULL AUTO_INCREMENT") == 1
+    assert any("uses a sequence" in str(i) for i in plan.report.items)
