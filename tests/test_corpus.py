@@ -43,16 +43,21 @@ EXPECTED_FAILURES: dict[tuple[str, str, str], str] = {
     ("northwind_harryho", "mariadb", "mysql"): "class 5: MySQL FK to a non-unique key prefix",
 }
 
-# Failures of this branch's own classes not fixed yet (removed as each is fixed).
-_NOT_YET: dict[tuple[str, str, str], str] = {}
+# Intermittent failures of another branch's class (not strict: the case passes in some runs).
+FLAKY: dict[tuple[str, str, str], str] = {
+    # class 4: SQLite "database schema has changed" while the indexes are created in parallel
+    ("lago_pg", "postgresql", "sqlite"): "class 4: SQLite 'database schema has changed' creating indexes",
+}
 
 
 def _cases() -> list[Any]:
     out = []
     for db, src in sources():
         for dst in ENGINES:
-            reason = EXPECTED_FAILURES.get((db, src, dst)) or _NOT_YET.get((db, src, dst))
+            reason = EXPECTED_FAILURES.get((db, src, dst))
             marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            if (db, src, dst) in FLAKY:
+                marks = [pytest.mark.xfail(strict=False, reason=FLAKY[(db, src, dst)])]
             out.append(pytest.param(db, src, dst, marks=marks, id=f"{db}-{src}-to-{dst}"))
     return out
 

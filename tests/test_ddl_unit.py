@@ -122,7 +122,7 @@ def test_postgresql_to_mysql_types() -> None:
         "COLLATE=utf8mb4_0900_bin",
     ):
         assert fragment in users, fragment
-    assert "ADD CONSTRAINT `users_login_key` UNIQUE KEY ((unhex(sha2(`login`, 256))))" in _sql(plan)
+    assert "ADD CONSTRAINT `users_login_key` UNIQUE KEY ((unhex(sha2(weight_string(`login`), 256))))" in _sql(plan)
     rules = _rules(plan)
     assert "numeric-unconstrained" in rules and "timestamptz-datetime-utc" in rules and "long-unique-hash" in rules
     assert plan.report.items and all(i.path.startswith("/schemas/0") for i in plan.report.items)

@@ -328,8 +328,8 @@ def test_set_sql_sees_the_source_value_of_its_own_column(
 
         connect = MySQLLoad.load_connect
 
-        def no_local(self: Any, target: Any, *, data_only: bool = False) -> Any:
-            conn = connect(self, target, data_only=data_only)
+        def no_local(self: Any, target: Any, **kw: Any) -> Any:
+            conn = connect(self, target, **kw)
             conn._dbjson_local = False
             return conn
 

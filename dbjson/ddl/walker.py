@@ -598,6 +598,8 @@ def sequence_defaults_as_identity(ctx: Context) -> m.Database:
         for ti, table in enumerate(schema.tables):
             if table.partition_of:  # not created: its rows go to its partitioned table (ddl_merged_partition)
                 continue
+            # one auto-increment column per table (MySQL): a table that has one keeps its defaults
+            taken = any(c.identity is not None for c in table.columns)
             for ci, col in enumerate(table.columns):
                 d = col.default
                 if d is None or d.kind != "expression" or col.identity is not None or col.type.kind != "integer":
@@ -608,6 +610,9 @@ def sequence_defaults_as_identity(ctx: Context) -> m.Database:
                 key = (named[0] or schema.name, named[1])
                 if keep_sequences and (key[0], key[1].lower()) in sequences:
                     continue  # the target creates the sequence: DEFAULT NEXTVAL(...) (Context.expr)
+                if taken:
+                    continue  # Context.expr reports the default as dropped
+                taken = True
                 found[(si, ti, ci)] = key
                 users.setdefault(key, []).append(f"{schema.name}.{table.name}.{col.name}")
     if not found:

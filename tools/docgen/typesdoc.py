@@ -80,7 +80,7 @@ These settle the open questions of the type research (reference/types.md §6).
     that of its target type: a uuid that becomes `CHAR(36)` costs 144 bytes). A unique constraint
     or index that does not fit keeps its columns whole instead (reported as approximations): a
     plain index gets prefix key parts (`col(n)`, rule `long-key-prefix`); a unique key is enforced
-    on MySQL by SHA-256 functional key parts (`(unhex(sha2(col, 256)))`: equal values collide,
+    on MySQL by SHA-256 functional key parts (`(unhex(sha2(weight_string(col), 256)))`: values equal under the column's collation collide,
     NULL stays NULL) and on MariaDB by a long unique key (`USING HASH`), rule `long-unique-hash`.
     `varchar(n)` above 16,383 characters → `LONGTEXT` + `CHECK (char_length(c) <= n)`; when a
     table's columns together exceed the 65,535-byte row limit, its longest non-key `VARCHAR(n)` /

@@ -430,16 +430,17 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
         )
 
     def _hashed_part(self, t: TableInfo, column: str) -> str:
-        """A functional key part holding the SHA-256 of a column too long for InnoDB's key limit:
-        equal values have equal hashes, NULL stays NULL (several NULLs allowed, as before)."""
-        return f"(unhex(sha2({self.quote(t.col(column))}, 256)))"
+        """A functional key part for a column too long for InnoDB's key limit: the SHA-256 of its
+        collation weights (``weight_string``), so values equal under its collation (a case-insensitive
+        one included) collide as in a plain unique key; NULL stays NULL (several NULLs allowed)."""
+        return f"(unhex(sha2(weight_string({self.quote(t.col(column))}), 256)))"
 
     def _report_long_unique(self, ctx: Context, t: TableInfo, name: str, cut: dict[str, int], path: str) -> None:
         cols = ", ".join(sorted(cut))
         if self.is_mariadb:
             how = "a MariaDB long unique key (USING HASH: a hidden hash column, checked on every write)"
         else:
-            how = "SHA-256 functional key parts (unhex(sha2(col, 256))) for those columns"
+            how = "SHA-256 functional key parts (unhex(sha2(weight_string(col), 256)): equal under the column's collation) for those columns"
         ctx.report.add(
             path,
             f"unique key over {cols}, too long for the 3072-byte InnoDB key limit, enforced through {how}; "

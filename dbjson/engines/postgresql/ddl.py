@@ -9,8 +9,10 @@ from ...ddl.columns import ColumnParts
 from ...ddl.context import Context
 from ...ddl.plan import DdlPlan, Statement, parenthesized
 from ...ddl.tableinfo import TableInfo
+from ...ddl.types import TypeChoice
 from ...ddl.walker import BaseDDL
 from ...errors import TranslationError
+from .export import is_large_object
 from .privileges import PostgreSQLPrivileges
 
 _ON_UPDATE_FN = "dbjson_on_update_ts"
@@ -78,6 +80,18 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
         if len(ctx.db.schemas) == 1 or schema.name == "main":
             return "public"
         return schema.name
+
+    def ddl_column_type(self, ctx: Context, t: TableInfo, col: m.Column, path: str) -> TypeChoice:
+        if ctx.same and is_large_object(col):
+            ctx.report.add(
+                f"{path}/type",
+                "large object ids replaced by the objects' contents in a bytea column (an id that names no large "
+                "object becomes NULL)",
+                "large-object-bytea",
+                "approximation",
+            )
+            return TypeChoice("bytea", m.replace(col.type, type_name=None), rule="large-object-bytea")
+        return super().ddl_column_type(ctx, t, col, path)
 
     def ddl_database_options(self, db: m.Database) -> str:
         """The source database's encoding, LC_COLLATE and LC_CTYPE (from template0, which allows them)."""

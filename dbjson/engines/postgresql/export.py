@@ -531,6 +531,8 @@ class PostgreSQLExport(SQLExportBase):
         """The SELECT expression whose driver value the codec encodes (Python path)."""
         q = self.quote(column.name)
         t = column.type
+        if is_large_object(column):
+            return large_object_content(q)
         if t.kind == "money":
             return f"{q}::numeric"
         if t.kind == "array":
@@ -548,6 +550,8 @@ class PostgreSQLExport(SQLExportBase):
         q = self.quote(column.name)
         t = column.type
         k = t.kind
+        if is_large_object(column):
+            q = large_object_content(q)
         if k == "boolean":
             return f"{q}::text"
         if k == "integer":
@@ -640,6 +644,8 @@ class PostgreSQLExport(SQLExportBase):
         q = self.quote(column.name)
         t = column.type
         k = t.kind
+        if is_large_object(column):
+            return K_BINARY, 0, large_object_content(q)
         if k == "boolean":
             return K_BOOL, 0, q
         if (k == "integer" and (t.bits or 64) <= 32) or k == "year":
@@ -772,3 +778,24 @@ class PostgreSQLExport(SQLExportBase):
             cur.itersize = FETCH_ROWS
             cur.execute(sql)
             yield from encoded_blocks(cur.fetchmany, enc, stop, FETCH_ROWS)
+
+
+def is_large_object(column: m.Column) -> bool:
+    """A column holding large object ids (type ``oid`` or a domain over it, such as the lo
+    extension's ``lo``): reflected as a blob whose values are the objects' contents."""
+    return (
+        column.type.kind == "blob"
+        and column.type.type_name is not None
+        and column.native.raw.split(".")[-1]
+        in (
+            "oid",
+            "lo",
+            column.type.type_name,
+        )
+    )
+
+
+def large_object_content(q: str) -> str:
+    """The content of the large object a column names (NULL for an id that names none: no id is
+    exported that would point nowhere on the target)."""
+    return f"(SELECT lo_get(lo.oid) FROM pg_largeobject_metadata lo WHERE lo.oid = {q})"

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import model as m
+from .export import is_large_object, large_object_content
 
 
 def _q(name: str) -> str:
@@ -28,6 +29,8 @@ class PostgreSQLPreflight:
         """SQL true for every value of ``column`` that fails the check behind ``cond`` (more rows are
         harmless: the pre-flight checks each one in Python); None when it cannot be expressed."""
         q = _q(column.name)
+        if is_large_object(column):  # the value is the object's content, as the export reads it
+            q = large_object_content(q)
         kind = cond[0]
         t = column.type
         if kind == "int_outside" and t.kind == "integer":

@@ -93,6 +93,8 @@ class TypeMapper:
             )
         if info.typtype in ("r", "m"):
             return self._range(info)
+        if info.name == "oid" and info.schema == "pg_catalog":  # a large object's id: its content is exported
+            return m.Type(kind="blob", type_name="oid")
         if info.name == "citext" and info.typtype == "b":  # the citext extension: text compared case-insensitively
             return m.Type(kind="text", type_name=info.name, type_schema=info.schema)
         if info.schema != "pg_catalog":  # composite types, extension base types
