@@ -54,14 +54,36 @@ class S3:
 
 @pytest.fixture(scope="session")
 def s3_endpoint() -> Iterator[str]:
-    pytest.importorskip("s3fs")
-    from moto.server import ThreadedMotoServer
+    """moto's server in a process of its own: a server thread in the test process would make every
+    later import in this worker run without its encoder processes (a caller with threads gets none)."""
+    import socket
+    import subprocess
+    import sys
+    import time
 
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
+    pytest.importorskip("s3fs")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("moto's S3 server did not start") from None
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 @pytest.fixture

@@ -43,6 +43,18 @@ class _InlinePool:
 INLINE = _InlinePool()
 
 
+# Threads object storage leaves behind that hold no lock a forked child would use: fsspec's event
+# loop thread (s3fs/gcsfs/adlfs), idle in select() between requests, and the threads of that loop's
+# default executor (``asyncio_N``), idle on their queue. The child only converts rows.
+_FORK_SAFE_THREADS = ("fsspecIO", "asyncio_")
+
+
+def _busy_threads() -> bool:
+    """Whether the process runs threads other than the caller's and the fork-safe ones."""
+    me = threading.current_thread()
+    return any(t is not me and not t.name.startswith(_FORK_SAFE_THREADS) for t in threading.enumerate())
+
+
 def start_worker_pool(engine: Engine, threads: int, todo_bytes: int, *, schema_only: bool = False) -> Any:
     """A pool of ``threads`` worker processes converting rows, forked now, when it pays: two or more
     threads, a text bulk path (COPY / LOAD DATA), parallel writers and at least
@@ -63,7 +75,7 @@ def start_worker_pool(engine: Engine, threads: int, todo_bytes: int, *, schema_o
         or engine.capabilities.bulk_text is None
         or not engine.capabilities.parallel_writers
         or "fork" not in multiprocessing.get_all_start_methods()
-        or threading.active_count() > 1
+        or _busy_threads()
     ):
         return None  # (other threads of the caller could hold locks a forked child would inherit)
     from concurrent.futures import ProcessPoolExecutor  # (start-up time, as multiprocessing)

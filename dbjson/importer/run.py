@@ -24,7 +24,7 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import IO, Any
 
 import orjson
@@ -275,7 +275,7 @@ class Importer(TargetSession):
         if durability and not self.opts.schema_only:
             self.emit(Warning(f"the target {durability}; --resume checks the row counts of finished units"))
         existing = self.engine.load_existing_tables(conn, {t.tschema for t in tables})
-        self._decide_existing(tables, existing, state.done)
+        self._decide_existing(tables, existing, state.done, state.begun)
         if not self.opts.data_only and plan is not None:
             self.start_phase("pre-data", "pre-data DDL")
             self._run_ddl(self._pre_statements(plan, tables, existing), state, parallel=False)
@@ -452,10 +452,15 @@ class Importer(TargetSession):
             state.done["policies"] = now
 
     def _decide_existing(
-        self, tables: list[TablePlan], existing: set[tuple[str | None, str]], done: Mapping[str, Any]
+        self,
+        tables: list[TablePlan],
+        existing: set[tuple[str | None, str]],
+        done: Mapping[str, Any],
+        begun: Collection[str] = (),
     ) -> None:
-        """Apply --if-exists to target tables that are already there (not on a resumed run)."""
-        resuming = any(k.startswith(("ddl:", "data:")) for k in done)
+        """Apply --if-exists to target tables that are already there (not on a resumed run: a step
+        begun, even one whose end was never journaled, may have created them)."""
+        resuming = any(k.startswith(("ddl:", "data:")) for k in (*done, *begun))
         for tp in tables:
             there = (tp.tschema, tp.tname) in existing
             self.report.tables[tp.display] = TableResult(tp.display, qualified(tp))
