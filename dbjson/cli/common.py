@@ -56,6 +56,20 @@ PrivilegesOption = Annotated[
     ),
 ]
 
+AllDatabasesOption = Annotated[
+    bool,
+    typer.Option(
+        "--all-databases",
+        help="MySQL/MariaDB: a URL without a database reads every database on the server (without it, that is an error).",
+    ),
+]
+MaxRateOption = Annotated[
+    str | None,
+    typer.Option(
+        "--max-rate",
+        help="At most this many rows (50000rows) or bytes (20MB, of JSON lines) per second, all threads together.",
+    ),
+]
 CastOption = Annotated[
     list[str] | None,
     typer.Option(

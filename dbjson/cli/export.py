@@ -10,7 +10,7 @@ import orjson
 import typer
 
 from ..errors import UsageError
-from .common import GrantsOption, app, choices, run, stderr_console
+from .common import AllDatabasesOption, GrantsOption, MaxRateOption, app, choices, run, stderr_console
 from .progress import Renderer
 
 
@@ -58,20 +58,8 @@ def export_cmd(
             help="Export into a directory that holds other files too (they are left alone; only a previous export's files are replaced).",
         ),
     ] = False,
-    all_databases: Annotated[
-        bool,
-        typer.Option(
-            "--all-databases",
-            help="MySQL/MariaDB: a URL without a database reads every database on the server (without it, that is an error).",
-        ),
-    ] = False,
-    max_rate: Annotated[
-        str | None,
-        typer.Option(
-            "--max-rate",
-            help="At most this many rows (50000rows) or bytes (20MB, of JSON lines) per second, all threads together.",
-        ),
-    ] = None,
+    all_databases: AllDatabasesOption = False,
+    max_rate: MaxRateOption = None,
     cluster: Annotated[
         str | None,
         typer.Option(

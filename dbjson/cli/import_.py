@@ -10,7 +10,7 @@ import orjson
 import typer
 
 from ..errors import UsageError
-from .common import CastOption, GrantsOption, PrivilegesOption, app, choices, fail, run, stderr_console
+from .common import CastOption, GrantsOption, MaxRateOption, PrivilegesOption, app, choices, fail, run, stderr_console
 from .progress import Renderer, phase_times
 
 
@@ -122,13 +122,7 @@ def import_cmd(
     no_verify: Annotated[
         bool, typer.Option("--no-verify", help="Skip the count/checksum verification after loading.")
     ] = False,
-    max_rate: Annotated[
-        str | None,
-        typer.Option(
-            "--max-rate",
-            help="At most this many rows (50000rows) or bytes (20MB, of JSON lines) per second, all threads together.",
-        ),
-    ] = None,
+    max_rate: MaxRateOption = None,
     dry_run: Annotated[
         bool,
         typer.Option(

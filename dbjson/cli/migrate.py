@@ -8,7 +8,16 @@ from typing import Annotated, Any
 import orjson
 import typer
 
-from .common import CastOption, GrantsOption, PrivilegesOption, app, run, stderr_console
+from .common import (
+    AllDatabasesOption,
+    CastOption,
+    GrantsOption,
+    MaxRateOption,
+    PrivilegesOption,
+    app,
+    run,
+    stderr_console,
+)
 from .progress import Renderer, phase_times
 
 
@@ -74,20 +83,8 @@ def migrate_cmd(
     no_verify: Annotated[
         bool, typer.Option("--no-verify", help="Skip the count/checksum comparison with the source after loading.")
     ] = False,
-    all_databases: Annotated[
-        bool,
-        typer.Option(
-            "--all-databases",
-            help="MySQL/MariaDB: a URL without a database reads every database on the server (without it, that is an error).",
-        ),
-    ] = False,
-    max_rate: Annotated[
-        str | None,
-        typer.Option(
-            "--max-rate",
-            help="At most this many rows (50000rows) or bytes (20MB, of JSON lines) per second, all threads together.",
-        ),
-    ] = None,
+    all_databases: AllDatabasesOption = False,
+    max_rate: MaxRateOption = None,
     dry_run: Annotated[
         bool,
         typer.Option(

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from .common import app, run, write_atomically
+from .common import AllDatabasesOption, app, run, write_atomically
 
 
 @app.command("schema-dump")
@@ -39,13 +39,7 @@ def schema_dump(
         ),
     ] = None,
     grants: Annotated[bool, typer.Option("--grants", help="Include users/roles and their grants.")] = False,
-    all_databases: Annotated[
-        bool,
-        typer.Option(
-            "--all-databases",
-            help="MySQL/MariaDB: a URL without a database reads every database on the server (without it, that is an error).",
-        ),
-    ] = False,
+    all_databases: AllDatabasesOption = False,
     privileges: Annotated[
         bool,
         typer.Option(
