@@ -559,9 +559,14 @@ class Importer(TargetSession):
         # Primary keys added after the data (load_defer_primary_key) first, then indexes (and other
         # per-table statements) in parallel, foreign keys after them (they need the referenced
         # keys), the rest (views, triggers, routines, counter restarts) in plan order.
-        pks = [(0, fn) for st, fn in zip(statements, jobs) if st.kind == "primary_key"]
-        first = [(0, fn) for st, fn in zip(statements, jobs) if st.kind in ("index", "unique", "check")]
-        fks = [(0, fn) for st, fn in zip(statements, jobs) if st.kind == "foreign_key"]
+        # Statements on one partition tree (a partitioned table and its partitions) run in order, in
+        # one job: PostgreSQL's CREATE INDEX on a partitioned table creates (or attaches) an index on
+        # every partition, and one made beside it on a partition races it in pg_class.
+        pks = self._serial_per_tree([(st, fn) for st, fn in zip(statements, jobs) if st.kind == "primary_key"])
+        first = self._serial_per_tree(
+            [(st, fn) for st, fn in zip(statements, jobs) if st.kind in ("index", "unique", "check")]
+        )
+        fks = self._serial_per_tree([(st, fn) for st, fn in zip(statements, jobs) if st.kind == "foreign_key"])
         rest = [
             fn
             for st, fn in zip(statements, jobs)
@@ -575,6 +580,39 @@ class Importer(TargetSession):
         self.run_parallel(fks, min(2, threads))
         for fn in rest:
             fn()
+
+    def _serial_per_tree(self, pairs: list[tuple[Any, Callable[[], None]]]) -> list[tuple[int, Callable[[], None]]]:
+        """Jobs for ``run_parallel``: one per statement, except that the statements on the tables of
+        one partition tree become one job that runs them in plan order."""
+        parent = {(tp.schema, tp.name): tp.table.partition_of for tp in self._tables}
+
+        def root(tp: TablePlan) -> tuple[str, str] | None:
+            key: tuple[str, str] = (tp.schema, tp.name)
+            if not tp.table.partition_of and not tp.table.partitioning:
+                return None
+            for _ in range(len(parent) + 1):  # partition_of is "name" or "schema.name"
+                up = parent.get(key)
+                if not up:
+                    break
+                sch, _dot, nm = up.rpartition(".")
+                nxt = (sch or key[0], nm)
+                if nxt not in parent:
+                    return nxt
+                key = nxt
+            return key
+
+        out: list[tuple[int, Callable[[], None]]] = []
+        trees: dict[tuple[str, str], list[Callable[[], None]]] = {}
+        for st, fn in pairs:
+            tp = self._table_of(st)
+            key = root(tp) if tp is not None else None
+            if key is None:
+                out.append((0, fn))
+            else:
+                trees.setdefault(key, []).append(fn)
+        for fns in trees.values():
+            out.append((len(fns), _in_order(fns)))
+        return out
 
     def _apply_statement(self, st: Any, *, tolerate_exists: bool) -> None:
         budget = RetryBudget(self.opts.retry_budget)
@@ -1213,3 +1251,11 @@ def import_database(
 
 
 __all__ = ["Importer", "import_database"]
+
+
+def _in_order(fns: list[Callable[[], None]]) -> Callable[[], None]:
+    def go() -> None:
+        for fn in fns:
+            fn()
+
+    return go
