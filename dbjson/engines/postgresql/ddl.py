@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ... import model as m
@@ -585,7 +586,29 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
             post.append(Statement(f"ALTER TABLE {tname} REPLICA IDENTITY {identity.upper()}", "table", tname, tname))
         for pol in opts.get("policies", []):
             post.append(Statement(self._ddl_policy(tname, pol), "policy", pol["name"], tname))
+        for ri, rule in enumerate(opts.get("rules", [])):
+            post.extend(self._ddl_rule(ctx, tname, rule, f"{path}/options/postgresql/rules/{ri}"))
         return pre, post, restarts
+
+    def _ddl_rule(self, ctx: Context, table: str, rule: dict[str, Any], path: str) -> list[Statement]:
+        """A rewrite rule (``CREATE RULE``, as pg_get_ruledef printed it): after the data, since an
+        ``ON INSERT ... DO INSTEAD`` rule would redirect the load's own rows."""
+        definition = ctx.verbatim(str(rule.get("definition", "")), f"{path}/definition", "rule", statement=True)
+        if not re.match(r"\s*CREATE\s+RULE\s", definition, re.IGNORECASE):
+            raise TranslationError(
+                "rule refused: it is not CREATE RULE ...", pointer=f"{path}/definition", value=definition
+            )
+        out = [Statement(definition, "rule", rule["name"], table)]
+        if rule.get("comment"):
+            out.append(
+                Statement(
+                    f"COMMENT ON RULE {self.quote(rule['name'])} ON {table} IS {self.literal(rule['comment'])}",
+                    "comment",
+                    rule["name"],
+                    table,
+                )
+            )
+        return out
 
     def _ddl_policy(self, table: str, pol: dict[str, Any]) -> str:
         sql = f"CREATE POLICY {self.quote(pol['name'])} ON {table}"
