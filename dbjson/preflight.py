@@ -106,6 +106,11 @@ def is_zero_date(v: Any) -> bool:
     return isinstance(v, str) and len(v) >= 10 and is_zero_date_text(v)
 
 
+def is_infinite_date(v: Any) -> bool:
+    """Whether an encoded date/timestamp value is PostgreSQL's ``infinity`` or ``-infinity``."""
+    return v == "infinity" or v == "-infinity"
+
+
 def has_nul(v: Any) -> bool:
     """Whether a decoded JSON value holds U+0000 in a string (or an object key), at any depth."""
     if isinstance(v, str):
@@ -164,7 +169,8 @@ def value_rules(engine: Engine, columns: list[tuple[m.Column, str, m.Type]], nul
     """Source column name → how the load changes its values on purpose on this target.
 
     ``zero-null``: zero dates load as NULL (a target without zero dates; under ``--zero-dates error``
-    an import with zero dates stops before loading, so the rule holds for every loaded table);
+    an import with zero dates stops before loading, so the rule holds for every loaded table), and so
+    do PostgreSQL's infinite dates on a target without them (:func:`is_infinite_date`);
     ``nul-strip`` / ``nul-replace``: U+0000 removed / replaced by U+FFFD (``--nul``);
     ``nul-unknown``: either of the two (``dbjson verify`` of an import whose policy is not known).
     Under ``--nul error`` nothing with a NUL loads, so no rule is needed.
@@ -172,8 +178,10 @@ def value_rules(engine: Engine, columns: list[tuple[m.Column, str, m.Type]], nul
     rules: dict[str, str] = {}
     for col, _name, tgt in columns:
         st = col.type
-        if st.kind in ("date", "timestamp") and st.allows_zero and not holds_zero_dates(engine):
-            rules[col.name] = "zero-null"
+        if st.kind in ("date", "timestamp") and (
+            (st.allows_zero and not holds_zero_dates(engine)) or not engine.capabilities.holds_infinite_dates
+        ):
+            rules[col.name] = "zero-null"  # zero dates, and PostgreSQL's 'infinity' / '-infinity'
         elif nul != "error" and nul_sensitive(engine, st, tgt):
             rules[col.name] = f"nul-{nul}" if nul in NUL_REPLACEMENT else "nul-unknown"
     return rules
@@ -203,7 +211,7 @@ def is_insensitive(collation: str | None) -> bool:
 
 Check = Callable[[Any], str | None]
 # What every value failing a check satisfies, engine-neutral (a source engine turns it into SQL,
-# ``preflight_condition``): ("int_outside", lo, hi) | ("zero_date",) | ("nul",) | ("elapsed_time",) |
+# ``preflight_condition``): ("int_outside", lo, hi) | ("zero_date",) | ("infinite_date",) | ("nul",) | ("elapsed_time",) |
 # ("chars_over", characters) | ("bytes_over", UTF-8 bytes) | ("binary_over", bytes).
 Condition = tuple[Any, ...]
 
@@ -265,6 +273,23 @@ def column_rules(
         else:
             sev, msg = "warning", "zero date: the target cannot hold it; it loads as NULL (--zero-dates null)"
         out.append((sev, lambda v: msg if is_zero_date(v) else None, ("zero_date",)))
+    if st.kind in ("date", "timestamp") and not engine.capabilities.holds_infinite_dates:
+        if not_null:
+            sev, msg = (
+                "error",
+                (
+                    "infinite date ('infinity'): the target cannot hold it, and the target column is NOT NULL "
+                    "so it cannot load as NULL either (exclude the table, or change the value in the source)"
+                ),
+            )
+        elif zero_dates == "error":
+            sev, msg = "error", "infinite date ('infinity'): the target cannot hold it (--zero-dates error)"
+        else:
+            sev, msg = (
+                "warning",
+                "infinite date ('infinity'): the target cannot hold it; it loads as NULL (--zero-dates null)",
+            )
+        out.append((sev, lambda v: msg if is_infinite_date(v) else None, ("infinite_date",)))
     if nul_sensitive(engine, st, tgt):
         if nul == "error":
             out.append(
@@ -501,7 +526,9 @@ def _may_hold_nul(path: Any) -> bool:
 def _not_null_columns(engine: Engine, conn: Any, tp: TablePlan) -> set[str]:
     """Target names of the NOT NULL columns of ``tp`` (as created), when the engine can tell
     (only needed where zero dates load as NULL); else those NOT NULL in the source."""
-    if holds_zero_dates(engine) or not any(c.type.allows_zero for c in tp.columns):
+    if (holds_zero_dates(engine) or not any(c.type.allows_zero for c in tp.columns)) and (
+        engine.capabilities.holds_infinite_dates or not any(c.type.kind in ("date", "timestamp") for c in tp.columns)
+    ):
         return set()
     try:
         return set(engine.load_not_null_columns(conn, tp.tschema, tp.tname))

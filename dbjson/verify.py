@@ -49,7 +49,7 @@ from .format.storage import ObjectPath, local_state_dir, location
 from .importer.options import ImportOptions, default_load_threads, parse_assignments
 from .importer.plan import plan_import
 from .importer.session import TargetSession, connect_target, target_identity
-from .preflight import NUL_POLICIES, NUL_REPLACEMENT, is_zero_date, replace_nul
+from .preflight import NUL_POLICIES, NUL_REPLACEMENT, is_infinite_date, is_zero_date, replace_nul
 
 
 @dataclass
@@ -459,7 +459,7 @@ def rules_line_transform(rules: Mapping[str, str]) -> Callable[[bytes], bytes] |
 # A zero date's canonical text (what preflight.is_zero_date sees: year, month or day 00), as a JSON
 # string; dates and timestamps are written in plain digits, so this finds every one a rule nulls
 # (more matches, in other columns, only cost a parse).
-_ZERO_DATE_TEXT = re.compile(rb'"(?:0000-|[0-9]{4}-00-|[0-9]{4}-[0-9]{2}-00)')
+_ZERO_DATE_TEXT = re.compile(rb'"(?:0000-|[0-9]{4}-00-|[0-9]{4}-[0-9]{2}-00|-?infinity")')
 
 
 def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool], Callable[[bytes], bytes]] | None:
@@ -480,7 +480,7 @@ def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool],
             return line
         obj = orjson.loads(line)
         for name in zero:
-            if is_zero_date(obj.get(name)):
+            if is_zero_date(obj.get(name)) or is_infinite_date(obj.get(name)):
                 obj[name] = None
         for name, how in nuls.items():
             v = obj.get(name)

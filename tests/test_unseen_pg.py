@@ -5,9 +5,13 @@ outside the corpus"). Each test rebuilds one class on a minimal excerpt of the i
 from __future__ import annotations
 
 import sqlite3
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from dbjson.errors import DataError
 from dbjson.migrate import migrate
 
 
@@ -129,3 +133,48 @@ def test_corpus_check_sees_generated_columns_in_sqlite(tmp_path: Path) -> None:
     cat = catalog("sqlite", conn)
     conn.close()
     assert list(cat["u"].columns) == ["id", "name", "lower_name", "v"]
+
+
+# -- 4. PostgreSQL's infinite dates ('infinity', '-infinity': a validity period's open end) into MySQL ------
+
+INFINITY_TABLE = """
+CREATE TABLE prices (
+  id serial PRIMARY KEY,
+  valid_from date NOT NULL DEFAULT '-infinity',
+  valid_until timestamp DEFAULT 'infinity'
+);
+INSERT INTO prices (valid_from, valid_until) VALUES ('2024-01-01', DEFAULT), ('2024-02-01', '2025-01-01 00:00');
+"""
+
+
+@pytest.mark.parametrize("target_engine", ["mysql", "mariadb"])
+def test_infinite_dates_into_mysql(fresh_db: Any, tmp_path: Path, target_engine: str) -> None:
+    src = fresh_db("postgresql")
+    src.execute(INFINITY_TABLE)
+    dst = fresh_db(target_engine)
+    # was: CREATE TABLE refused (1067, "Invalid default value for 'valid_until'"); then, with the
+    # default gone, verify failed: the rows' 'infinity' loaded as NULL under no value rule
+    report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s1")
+    _verified(report)
+    assert dst.query("SELECT valid_from, valid_until FROM prices ORDER BY id") == [
+        (date(2024, 1, 1), None),
+        (date(2024, 2, 1), datetime(2025, 1, 1)),
+    ]
+    rules = " ".join(report.translation)
+    assert rules.count("[infinite-date-default]") == 2 and "[infinite-date-not-null]" in rules
+    assert any("infinite date" in str(f) for f in report.load.findings)
+    # --zero-dates error: the value stops the run before any row loads, named
+    again = fresh_db(target_engine)
+    with pytest.raises(DataError, match="infinite date"):
+        migrate(src.url, again.url, threads=2, state_dir=tmp_path / "s2", zero_dates="error")
+
+
+def test_infinite_dates_stay_in_postgresql_and_sqlite(fresh_db: Any, tmp_path: Path) -> None:
+    src = fresh_db("postgresql")
+    src.execute(INFINITY_TABLE)
+    lite = fresh_db("sqlite")
+    _verified(migrate(src.url, lite.url, threads=2, state_dir=tmp_path / "s1"))
+    assert lite.query("SELECT valid_until FROM prices ORDER BY id")[0] == ("infinity",)
+    pg = fresh_db("postgresql")
+    _verified(migrate(src.url, pg.url, threads=2, state_dir=tmp_path / "s2"))
+    assert pg.query("SELECT valid_until::text FROM prices ORDER BY id")[0] == ("infinity",)
