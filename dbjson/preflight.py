@@ -108,7 +108,7 @@ def is_zero_date(v: Any) -> bool:
 
 def is_infinite_date(v: Any) -> bool:
     """Whether an encoded date/timestamp value is PostgreSQL's ``infinity`` or ``-infinity``."""
-    return v == "infinity" or v == "-infinity"
+    return isinstance(v, str) and v in ("infinity", "-infinity")
 
 
 def has_nul(v: Any) -> bool:
