@@ -178,3 +178,57 @@ def test_infinite_dates_stay_in_postgresql_and_sqlite(fresh_db: Any, tmp_path: P
     pg = fresh_db("postgresql")
     _verified(migrate(src.url, pg.url, threads=2, state_dir=tmp_path / "s2"))
     assert pg.query("SELECT valid_until::text FROM prices ORDER BY id")[0] == ("infinity",)
+
+
+# -- 5. LEAST/GREATEST ignore NULLs in PostgreSQL, not in MySQL/MariaDB (Supabase's auth.users) --------------
+
+LEAST_TABLE = """
+CREATE TABLE users (
+  id int PRIMARY KEY,
+  email_confirmed_at timestamp,
+  phone_confirmed_at timestamp,
+  confirmed_at timestamp GENERATED ALWAYS AS (LEAST(email_confirmed_at, phone_confirmed_at)) STORED,
+  last_seen timestamp GENERATED ALWAYS AS (GREATEST(email_confirmed_at, phone_confirmed_at)) STORED
+);
+INSERT INTO users (id, email_confirmed_at, phone_confirmed_at) VALUES
+  (1, '2024-01-01', NULL), (2, NULL, NULL), (3, '2024-03-01', '2024-02-01');
+"""
+
+
+@pytest.mark.parametrize("target_engine", ["mysql", "mariadb"])
+def test_least_greatest_ignore_nulls_into_mysql(fresh_db: Any, tmp_path: Path, target_engine: str) -> None:
+    src = fresh_db("postgresql")
+    src.execute(LEAST_TABLE)
+    dst = fresh_db(target_engine)
+    # was: LEAST(`email_confirmed_at`, `phone_confirmed_at`), NULL for user 1: verify failed
+    _verified(migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s"))
+    assert dst.query("SELECT confirmed_at, last_seen FROM users ORDER BY id") == [
+        (datetime(2024, 1, 1), datetime(2024, 1, 1)),
+        (None, None),
+        (datetime(2024, 2, 1), datetime(2024, 3, 1)),
+    ]
+
+
+# -- 6. A policy that calls a function (Supabase: USING (auth.uid() = id)) ----------------------------------
+
+POLICY_FUNCTION = """
+CREATE SCHEMA auth;
+CREATE FUNCTION auth.uid() RETURNS uuid LANGUAGE sql STABLE
+  AS $$ SELECT nullif(current_setting('request.jwt.claim.sub', true), '')::uuid $$;
+CREATE TABLE profiles (id uuid PRIMARY KEY, username text);
+ALTER TABLE profiles ENABLE ROW LEVEL SECURITY;
+CREATE POLICY "Users can update own profile." ON profiles FOR UPDATE USING (auth.uid() = id);
+CREATE RULE profiles_no_delete AS ON DELETE TO profiles WHERE old.id = auth.uid() DO INSTEAD NOTHING;
+"""
+
+
+def test_policies_and_rules_come_after_the_routines_they_call(fresh_db: Any, tmp_path: Path) -> None:
+    from dbjson.schemadiff import diff
+
+    src = fresh_db("postgresql")
+    src.execute(POLICY_FUNCTION)
+    pg = fresh_db("postgresql")
+    # was: "function auth.uid() does not exist": the table's policies ran before the routines
+    _verified(migrate(src.url, pg.url, threads=2, state_dir=tmp_path / "s"))
+    assert pg.query("SELECT policyname FROM pg_policies") == [("Users can update own profile.",)]
+    assert not diff(src.url, pg.url).changes

@@ -461,6 +461,8 @@ def translate(
         tree = _group_concat_text(tree)
     if read == "postgres" and write != "postgres":
         tree = _uuid_generators(tree, functions)
+    if read == "postgres" and write == "mysql":
+        tree = tree.transform(_null_ignoring_extremum)
     if read == "mysql" and write != "mysql":
         tree, refused = _byte_length(tree, write)
         if refused:
@@ -485,6 +487,22 @@ def translate(
     if _guard(again, functions | _known_names(tree), extra) is not None:
         return None, "the translation does not parse back cleanly"
     return out, ""
+
+
+def _null_ignoring_extremum(node: exp.Expression) -> exp.Expression:
+    """PostgreSQL's LEAST/GREATEST ignore NULL arguments (NULL only when all are); MySQL's and
+    MariaDB's return NULL when any is: ``LEAST(a, b)`` becomes ``LEAST(COALESCE(a, b), COALESCE(b, a))``
+    (each argument, or another that is not NULL), as sqlglot writes SQLite's MIN/MAX. Supabase's
+    ``auth.users.confirmed_at`` is ``LEAST(email_confirmed_at, phone_confirmed_at)``."""
+    if isinstance(node, (exp.Least, exp.Greatest)) and node.args.get("ignore_nulls"):
+        args = [node.this, *node.expressions]
+        if len(args) > 1:
+            rotated = [
+                exp.Coalesce(this=args[i].copy(), expressions=[a.copy() for a in args[i + 1 :] + args[:i]])
+                for i in range(len(args))
+            ]
+            return type(node)(this=rotated[0], expressions=rotated[1:])
+    return node
 
 
 def verbatim_problem(sql: str, engine_name: str, *, statement: bool = False, lists: bool = False) -> str | None:

@@ -76,7 +76,10 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
         objects = self.ddl_schema_objects(ctx)
         extensions = self.ddl_extensions(ctx)
         plan.pre_data = schemas + extensions + ctx.types + sequences + tables
-        plan.post_data = ctx.post_functions + post + fks + objects + restarts
+        # row-level security policies and rewrite rules may call routines or read views: after them
+        late = [s for s in post if s.kind in ("policy", "rule")]
+        post = [s for s in post if s.kind not in ("policy", "rule")]
+        plan.post_data = ctx.post_functions + post + fks + objects + late + restarts
         plan.table_names = {  # the tables created (not the partitions merged into their parent)
             key: name for key, name in ctx.table_names.items() if ctx.same or not _is_partition(db, key)
         }

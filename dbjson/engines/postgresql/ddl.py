@@ -603,7 +603,7 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
             out.append(
                 Statement(
                     f"COMMENT ON RULE {self.quote(rule['name'])} ON {table} IS {self.literal(rule['comment'])}",
-                    "comment",
+                    "rule",  # with its rule, after the routines (walker)
                     rule["name"],
                     table,
                 )
