@@ -263,3 +263,29 @@ def test_second_identity_column_into_mysql(fresh_db: Any, tmp_path: Path, target
     assert len(dropped) == 2 and "/columns/1/identity" in dropped[0] + dropped[1]
     dst.execute("INSERT INTO tickets (number, counter, title) VALUES (3, 120, 'c')")  # the key still counts
     assert dst.query("SELECT max(id) FROM tickets") == [(3,)]
+
+
+# -- 8. Rules on a view (the updatable-view idiom of older schemas) -------------------------------------------
+
+VIEW_RULE = """
+CREATE TABLE account (id serial PRIMARY KEY, name text NOT NULL, deleted boolean NOT NULL DEFAULT false);
+CREATE VIEW live_account AS SELECT id, name FROM account WHERE NOT deleted;
+CREATE RULE live_account_ins AS ON INSERT TO live_account DO INSTEAD INSERT INTO account (name) VALUES (new.name);
+INSERT INTO account (name) VALUES ('a');
+"""
+
+
+def test_rules_on_views(fresh_db: Any, tmp_path: Path) -> None:
+    from dbjson.schemadiff import diff
+
+    src = fresh_db("postgresql")
+    src.execute(VIEW_RULE)
+    pg = fresh_db("postgresql")
+    _verified(migrate(src.url, pg.url, threads=2, state_dir=tmp_path / "s1"))
+    pg.execute("INSERT INTO live_account (name) VALUES ('b')")
+    assert pg.query("SELECT name FROM account ORDER BY id") == [("a",), ("b",)]
+    assert not diff(src.url, pg.url).changes
+    my = fresh_db("mysql")
+    report = migrate(src.url, my.url, threads=2, state_dir=tmp_path / "s2")
+    _verified(report)
+    assert any("[view-rule-dropped]" in item and "live_account_ins" in item for item in report.translation)

@@ -455,6 +455,12 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
         cols = f" ({', '.join(self.quote(c) for c in view.columns)})" if view.columns else ""
         if view.comment and not ctx.same:
             ctx.report.add(f"{path}/comment", "view comment dropped", "comment-dropped", "approximation")
+        for fam, opts in view.options.items():
+            if fam != self.family and isinstance(opts, dict) and opts.get("rules"):  # ON INSERT ... DO INSTEAD
+                names = ", ".join(str(r.get("name")) for r in opts["rules"] if isinstance(r, dict))
+                ctx.report.add(
+                    f"{path}/options/{fam}/rules", f"{fam} rules of the view not created: {names}", "view-rule-dropped"
+                )
         return [
             Statement(
                 self.ddl_view_sql(ctx, view, qname, cols, body, path), "view", qname, optional=not ctx.same, path=path

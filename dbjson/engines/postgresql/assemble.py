@@ -323,6 +323,10 @@ class Assembler:
                     "with": opts,
                     "tablespace": rel["tablespace"],
                     "with_no_data": materialized and not rel["populated"],
+                    "rules": [
+                        _compact({"name": r["name"], "definition": r["definition"], "comment": r["comment"]})
+                        for r in self.cat.rules.get(oid, [])
+                    ],
                 }
             ),
         )

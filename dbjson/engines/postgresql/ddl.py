@@ -590,7 +590,9 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
             post.extend(self._ddl_rule(ctx, tname, rule, f"{path}/options/postgresql/rules/{ri}"))
         return pre, post, restarts
 
-    def _ddl_rule(self, ctx: Context, table: str, rule: dict[str, Any], path: str) -> list[Statement]:
+    def _ddl_rule(
+        self, ctx: Context, table: str, rule: dict[str, Any], path: str, *, on_table: bool = True
+    ) -> list[Statement]:
         """A rewrite rule (``CREATE RULE``, as pg_get_ruledef printed it): after the data, since an
         ``ON INSERT ... DO INSTEAD`` rule would redirect the load's own rows."""
         definition = ctx.verbatim(str(rule.get("definition", "")), f"{path}/definition", "rule", statement=True)
@@ -598,14 +600,15 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
             raise TranslationError(
                 "rule refused: it is not CREATE RULE ...", pointer=f"{path}/definition", value=definition
             )
-        out = [Statement(definition, "rule", rule["name"], table)]
+        owner = table if on_table else None
+        out = [Statement(definition, "rule", rule["name"], owner)]
         if rule.get("comment"):
             out.append(
                 Statement(
                     f"COMMENT ON RULE {self.quote(rule['name'])} ON {table} IS {self.literal(rule['comment'])}",
                     "rule",  # with its rule, after the routines (walker)
                     rule["name"],
-                    table,
+                    owner,
                 )
             )
         return out
@@ -667,6 +670,9 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
         if not out or not ctx.same:
             return out
         q = out[0].object
+        for ri, rule in enumerate(view.options.get("postgresql", {}).get("rules", [])):
+            # no table: a view's statements are not among the tables this import loads
+            out.extend(self._ddl_rule(ctx, q, rule, f"{path}/options/postgresql/rules/{ri}", on_table=False))
         kind = "MATERIALIZED VIEW" if view.materialized else "VIEW"
         if view.comment:
             out.append(Statement(f"COMMENT ON {kind} {q} IS {self.literal(view.comment)}", "comment", q))
