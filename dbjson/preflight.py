@@ -172,8 +172,8 @@ def value_rules(engine: Engine, columns: list[tuple[m.Column, str, m.Type]], nul
     an import with zero dates stops before loading, so the rule holds for every loaded table), and so
     do PostgreSQL's infinite dates on a target without them (:func:`is_infinite_date`);
     ``nul-strip`` / ``nul-replace``: U+0000 removed / replaced by U+FFFD (``--nul``);
-    ``nul-unknown``: either of the two (``dbjson verify`` of an import whose policy is not known).
-    Under ``--nul error`` nothing with a NUL loads, so no rule is needed.
+    ``nul-unknown``: either of the two (``dbjson verify`` of an import whose policy is not known);
+    ``offset-drop``: a ``time with time zone`` keeps its local time, without the offset. Under ``--nul error`` nothing with a NUL loads, so no rule is needed.
     """
     rules: dict[str, str] = {}
     for col, _name, tgt in columns:
@@ -182,6 +182,8 @@ def value_rules(engine: Engine, columns: list[tuple[m.Column, str, m.Type]], nul
             (st.allows_zero and not holds_zero_dates(engine)) or not engine.capabilities.holds_infinite_dates
         ):
             rules[col.name] = "zero-null"  # zero dates, and PostgreSQL's 'infinity' / '-infinity'
+        elif st.kind == "time" and st.with_timezone and tgt.kind == "time" and not tgt.with_timezone:
+            rules[col.name] = "offset-drop"  # time with time zone kept as its local time (timetz-time)
         elif nul != "error" and nul_sensitive(engine, st, tgt):
             rules[col.name] = f"nul-{nul}" if nul in NUL_REPLACEMENT else "nul-unknown"
     return rules

@@ -459,6 +459,8 @@ def rules_line_transform(rules: Mapping[str, str]) -> Callable[[bytes], bytes] |
 # A zero date's canonical text (what preflight.is_zero_date sees: year, month or day 00), as a JSON
 # string; dates and timestamps are written in plain digits, so this finds every one a rule nulls
 # (more matches, in other columns, only cost a parse).
+# the offset of a time with time zone's text (10:00:00+02, 10:00:00.5-05:30, 10:00:00Z)
+_TIME_OFFSET = re.compile(r"(?:[+-][0-9]{2}(?::?[0-9]{2}){0,2}|Z)$")
 _ZERO_DATE_TEXT = re.compile(rb'"(?:0000-|[0-9]{4}-00-|[0-9]{4}-[0-9]{2}-00|-?infinity")')
 
 
@@ -468,12 +470,19 @@ def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool],
     if not rules:
         return None
     zero = [n for n, r in rules.items() if r == "zero-null"]
+    offsets = [n for n, r in rules.items() if r == "offset-drop"]
     nuls = {n: r[4:] for n, r in rules.items() if r.startswith("nul-")}
     unknown = "unknown" in nuls.values()
     fffd = "\ufffd".encode()
 
     def touched(line: bytes) -> bool:
-        return bool(zero and _ZERO_DATE_TEXT.search(line) or nuls and (b"\\u0000" in line or unknown and fffd in line))
+        return bool(
+            offsets
+            or zero
+            and _ZERO_DATE_TEXT.search(line)
+            or nuls
+            and (b"\\u0000" in line or unknown and fffd in line)
+        )
 
     def transform(line: bytes) -> bytes:
         if not touched(line):
@@ -482,6 +491,10 @@ def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool],
         for name in zero:
             if is_zero_date(obj.get(name)) or is_infinite_date(obj.get(name)):
                 obj[name] = None
+        for name in offsets:
+            v = obj.get(name)
+            if isinstance(v, str):
+                obj[name] = _TIME_OFFSET.sub("", v)
         for name, how in nuls.items():
             v = obj.get(name)
             if v is not None:
