@@ -308,3 +308,24 @@ def test_timetz_into_mysql_verifies_the_local_time(fresh_db: Any, tmp_path: Path
     assert sum("[timetz-time]" in item for item in report.translation) == 2
     rows = dst.query("SELECT CAST(a AS CHAR), CAST(b AS CHAR) FROM t ORDER BY id")
     assert rows == [("10:00:00.000000", "23:59:59.123"), ("00:00:00.000000", None), (None, "12:00:00.000")]
+
+
+# -- 10. A column whose type is another table's row type: that table is created first ---------------------------
+
+
+def test_row_type_column_table_comes_first(fresh_db: Any, tmp_path: Path) -> None:
+    from dbjson.schemadiff import diff
+
+    src = fresh_db("postgresql")
+    # "a_holder" sorts (and was created) before "zz_item", whose row type its columns use
+    src.execute(
+        "CREATE TABLE zz_item (id int PRIMARY KEY, name text);"
+        "CREATE TABLE a_holder (id int PRIMARY KEY, st zz_item, items public.zz_item[]);"
+        "INSERT INTO zz_item VALUES (1, 'x');"
+        "INSERT INTO a_holder VALUES (1, ROW(1, 'x'), ARRAY[ROW(2, 'y')::zz_item]), (2, NULL, '{}');"
+    )
+    pg = fresh_db("postgresql")
+    # was: type "public.zz_item" does not exist, exit 8
+    _verified(migrate(src.url, pg.url, threads=2, state_dir=tmp_path / "s"))
+    assert pg.query("SELECT st::text, items::text FROM a_holder ORDER BY id") == [("(1,x)", '{"(2,y)"}'), (None, "{}")]
+    assert not diff(src.url, pg.url).changes
