@@ -329,3 +329,18 @@ def test_row_type_column_table_comes_first(fresh_db: Any, tmp_path: Path) -> Non
     _verified(migrate(src.url, pg.url, threads=2, state_dir=tmp_path / "s"))
     assert pg.query("SELECT st::text, items::text FROM a_holder ORDER BY id") == [("(1,x)", '{"(2,y)"}'), (None, "{}")]
     assert not diff(src.url, pg.url).changes
+
+
+# -- 11. ... and the other way: MySQL's and SQLite's LEAST/GREATEST (MIN/MAX) are NULL when any argument is ------
+
+
+@pytest.mark.parametrize("source_engine", ["mysql", "sqlite"])
+def test_least_greatest_propagate_nulls_into_postgresql(fresh_db: Any, tmp_path: Path, source_engine: str) -> None:
+    src = fresh_db(source_engine)
+    least = "LEAST(a, b)" if source_engine == "mysql" else "min(a, b)"
+    src.execute(f"CREATE TABLE t (id INT PRIMARY KEY, a INT, b INT, lo INT GENERATED ALWAYS AS ({least}) STORED)")
+    src.execute("INSERT INTO t (id, a, b) VALUES (1, 1, NULL), (2, 3, 2)")
+    pg = fresh_db("postgresql")
+    # was: LEAST("a", "b"), which PostgreSQL computes as 1 for row 1 (NULL in the source): verify failed
+    _verified(migrate(src.url, pg.url, threads=2, state_dir=tmp_path / "s"))
+    assert pg.query("SELECT lo FROM t ORDER BY id") == [(None,), (2,)]

@@ -463,6 +463,8 @@ def translate(
         tree = _uuid_generators(tree, functions)
     if read == "postgres" and write == "mysql":
         tree = tree.transform(_null_ignoring_extremum)
+    if read in ("mysql", "sqlite") and write == "postgres":
+        tree = tree.transform(_null_propagating_extremum)
     if read == "mysql" and write != "mysql":
         tree, refused = _byte_length(tree, write)
         if refused:
@@ -502,6 +504,19 @@ def _null_ignoring_extremum(node: exp.Expression) -> exp.Expression:
                 for i in range(len(args))
             ]
             return type(node)(this=rotated[0], expressions=rotated[1:])
+    return node
+
+
+def _null_propagating_extremum(node: exp.Expression) -> exp.Expression:
+    """The other way (MySQL, MariaDB, SQLite's multi-argument MIN/MAX → PostgreSQL): NULL when any
+    argument is NULL, as the source computed it: ``CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE
+    LEAST(a, b) END``."""
+    if isinstance(node, (exp.Least, exp.Greatest)) and not node.args.get("ignore_nulls"):
+        args = [node.this, *node.expressions]
+        if len(args) > 1:
+            cond = exp.or_(*[exp.Is(this=a.copy(), expression=exp.Null()) for a in args])
+            inner = type(node)(this=args[0].copy(), expressions=[a.copy() for a in args[1:]], ignore_nulls=True)
+            return exp.Case(ifs=[exp.If(this=cond, true=exp.Null())], default=inner)
     return node
 
 
