@@ -73,7 +73,11 @@ def test_a_crafted_rule_is_refused(fresh_db: Any, tmp_path: Path) -> None:
     doc = dbjson.reflect(src.url).to_dict()
     table = next(t for t in doc["schemas"][0]["tables"] if t["name"] == "payment")
     rule = table["options"]["postgresql"]["rules"][0]
-    for bad in ("DROP TABLE payment", rule["definition"] + "; DROP TABLE payment"):
+    for bad in (
+        "DROP TABLE payment",
+        rule["definition"] + "; DROP TABLE payment",
+        "CREATE RULE r AS ON INSERT TO payment DO (SELECT 1); DROP TABLE payment; (SELECT 1)",
+    ):
         rule["definition"] = bad
         try:
             dbjson.to_ddl(Database.from_dict(doc), "postgresql")
@@ -344,3 +348,20 @@ def test_least_greatest_propagate_nulls_into_postgresql(fresh_db: Any, tmp_path:
     # was: LEAST("a", "b"), which PostgreSQL computes as 1 for row 1 (NULL in the source): verify failed
     _verified(migrate(src.url, pg.url, threads=2, state_dir=tmp_path / "s"))
     assert pg.query("SELECT lo FROM t ORDER BY id") == [(None,), (2,)]
+
+
+def test_a_rule_with_several_actions(fresh_db: Any, tmp_path: Path) -> None:
+    """pg_get_ruledef prints DO (a; b;): the ';' inside the action list is not a second statement."""
+    from dbjson.schemadiff import diff
+
+    src = fresh_db("postgresql")
+    src.execute(
+        "CREATE TABLE t (id int PRIMARY KEY, v text); CREATE TABLE log (id serial PRIMARY KEY, what text);"
+        "CREATE RULE t_log AS ON INSERT TO t DO ALSO (INSERT INTO log (what) VALUES ('a');"
+        " INSERT INTO log (what) VALUES (new.v));"
+    )
+    pg = fresh_db("postgresql")
+    _verified(migrate(src.url, pg.url, threads=2, state_dir=tmp_path / "s"))
+    pg.execute("INSERT INTO t VALUES (1, 'b')")
+    assert pg.query("SELECT what FROM log ORDER BY id") == [("a",), ("b",)]
+    assert not diff(src.url, pg.url).changes

@@ -520,7 +520,9 @@ def _null_propagating_extremum(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def verbatim_problem(sql: str, engine_name: str, *, statement: bool = False, lists: bool = False) -> str | None:
+def verbatim_problem(
+    sql: str, engine_name: str, *, statement: bool = False, lists: bool = False, actions: bool = False
+) -> str | None:
     """Why ``sql`` (document text copied verbatim into a statement for ``engine_name``) is refused, or None.
 
     Expressions are SQL by design, so a same-engine document's defaults, checks, generated columns,
@@ -529,7 +531,8 @@ def verbatim_problem(sql: str, engine_name: str, *, statement: bool = False, lis
     that the text did not open (or left open), and, for scalar expressions (not ``statement``),
     no comment (which could swallow the rest of the line) and no top-level comma (which could add
     a column or a constraint) unless ``lists`` (a partition key). Quoting follows the engine's
-    tokenizer (sqlglot), so ``';'`` inside a string literal or a quoted name is fine.
+    tokenizer (sqlglot), so ``';'`` inside a string literal or a quoted name is fine. ``actions``: a
+    rule's parenthesized action list (``DO INSTEAD (INSERT ...; UPDATE ...)``) may hold ``;``.
     """
     try:
         tokens = Dialect.get_or_raise(_SQLGLOT[engine_name]).tokenize(sql)
@@ -537,7 +540,7 @@ def verbatim_problem(sql: str, engine_name: str, *, statement: bool = False, lis
         return f"cannot be tokenized ({str(e).splitlines()[0][:80]})"
     depth = 0
     for tok in tokens:
-        if tok.token_type == TokenType.SEMICOLON:
+        if tok.token_type == TokenType.SEMICOLON and not (actions and depth > 0):
             return "contains ';' outside quotes (a second statement)"
         if tok.comments and not statement:
             return "contains a comment"

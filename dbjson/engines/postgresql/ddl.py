@@ -594,8 +594,13 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
         self, ctx: Context, table: str, rule: dict[str, Any], path: str, *, on_table: bool = True
     ) -> list[Statement]:
         """A rewrite rule (``CREATE RULE``, as pg_get_ruledef printed it): after the data, since an
-        ``ON INSERT ... DO INSTEAD`` rule would redirect the load's own rows."""
-        definition = ctx.verbatim(str(rule.get("definition", "")), f"{path}/definition", "rule", statement=True)
+        ``ON INSERT ... DO INSTEAD`` rule would redirect the load's own rows. Its actions are code:
+        not created under ``--untrusted``."""
+        if ctx.untrusted_code(path, f"rule {rule.get('name')!r}"):
+            return []
+        definition = ctx.verbatim(
+            str(rule.get("definition", "")), f"{path}/definition", "rule", statement=True, actions=True
+        )
         if not re.match(r"\s*CREATE\s+RULE\s", definition, re.IGNORECASE):
             raise TranslationError(
                 "rule refused: it is not CREATE RULE ...", pointer=f"{path}/definition", value=definition
