@@ -42,6 +42,7 @@ import orjson
 from . import model as m
 from .format.datafiles import DataFile, iter_lines, open_data
 from .format.decoders import is_date_text, is_zero_date_text
+from .format.encoders import DOUBLE_DIGITS, significant_digits
 
 if TYPE_CHECKING:
     from .engines import Engine
@@ -165,6 +166,19 @@ def nul_sensitive(engine: Engine, src: m.Type, tgt: m.Type) -> bool:
     return src.kind in _NUL_KINDS
 
 
+def decimal_as_double(engine: Engine, src: m.Type, tgt: m.Type) -> bool:
+    """Whether an unconstrained decimal column is stored as a double on this target (SQLite's NUMERIC
+    affinity keeps 15 significant digits): values with more are a pre-flight warning, and verify
+    compares the column at 15 digits (value rule ``decimal-double``)."""
+    return (
+        engine.capabilities.decimals_as_float
+        and src.kind == "decimal"
+        and src.scale is None
+        and tgt.kind == "decimal"
+        and tgt.precision is None
+    )
+
+
 def value_rules(engine: Engine, columns: list[tuple[m.Column, str, m.Type]], nul: str | None) -> dict[str, str]:
     """Source column name → how the load changes its values on purpose on this target.
 
@@ -173,7 +187,8 @@ def value_rules(engine: Engine, columns: list[tuple[m.Column, str, m.Type]], nul
     do PostgreSQL's infinite dates on a target without them (:func:`is_infinite_date`);
     ``nul-strip`` / ``nul-replace``: U+0000 removed / replaced by U+FFFD (``--nul``);
     ``nul-unknown``: either of the two (``dbjson verify`` of an import whose policy is not known);
-    ``offset-drop``: a ``time with time zone`` keeps its local time, without the offset. Under ``--nul error`` nothing with a NUL loads, so no rule is needed.
+    ``offset-drop``: a ``time with time zone`` keeps its local time, without the offset;
+    ``decimal-double``: an unconstrained decimal kept as a double (:func:`decimal_as_double`). Under ``--nul error`` nothing with a NUL loads, so no rule is needed.
     """
     rules: dict[str, str] = {}
     for col, _name, tgt in columns:
@@ -182,7 +197,15 @@ def value_rules(engine: Engine, columns: list[tuple[m.Column, str, m.Type]], nul
             (st.allows_zero and not holds_zero_dates(engine)) or not engine.capabilities.holds_infinite_dates
         ):
             rules[col.name] = "zero-null"  # zero dates, and PostgreSQL's 'infinity' / '-infinity'
-        elif st.kind == "time" and st.with_timezone and tgt.kind == "time" and not tgt.with_timezone:
+        elif decimal_as_double(engine, st, tgt):
+            rules[col.name] = "decimal-double"  # more than 15 digits: compared at a double's precision
+        elif (
+            st.kind == "time"
+            and st.with_timezone
+            and tgt.kind == "time"
+            and not tgt.with_timezone
+            and not engine.capabilities.dates_as_text  # SQLite keeps the text, offset and all
+        ):
             rules[col.name] = "offset-drop"  # time with time zone kept as its local time (timetz-time)
         elif nul != "error" and nul_sensitive(engine, st, tgt):
             rules[col.name] = f"nul-{nul}" if nul in NUL_REPLACEMENT else "nul-unknown"
@@ -214,7 +237,7 @@ def is_insensitive(collation: str | None) -> bool:
 Check = Callable[[Any], str | None]
 # What every value failing a check satisfies, engine-neutral (a source engine turns it into SQL,
 # ``preflight_condition``): ("int_outside", lo, hi) | ("zero_date",) | ("infinite_date",) | ("nul",) | ("elapsed_time",) |
-# ("chars_over", characters) | ("bytes_over", UTF-8 bytes) | ("binary_over", bytes).
+# ("chars_over", characters) | ("bytes_over", UTF-8 bytes) | ("binary_over", bytes) | ("digits_over", digits).
 Condition = tuple[Any, ...]
 
 
@@ -292,6 +315,18 @@ def column_rules(
                 "infinite date ('infinity'): the target cannot hold it; it loads as NULL (--zero-dates null)",
             )
         out.append((sev, lambda v: msg if is_infinite_date(v) else None, ("infinite_date",)))
+    if decimal_as_double(engine, st, tgt):
+        msg_digits = (
+            f"more than {DOUBLE_DIGITS} significant digits: the target stores this unconstrained decimal as a"
+            f" double, so it keeps the first {DOUBLE_DIGITS} (as the numeric item of the report says)"
+        )
+        out.append(
+            (
+                "warning",
+                lambda v: msg_digits if v is not None and significant_digits(v) > DOUBLE_DIGITS else None,
+                ("digits_over", DOUBLE_DIGITS),
+            )
+        )
     if nul_sensitive(engine, st, tgt):
         if nul == "error":
             out.append(

@@ -29,6 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import IO, Any
 
 import orjson
@@ -43,6 +44,7 @@ from .events import EventHandler, Finished, Started, TableVerified, Warning
 from .format.checksum import Checksum, SemanticLines
 from .format.codec import RowEncoder
 from .format.datafiles import DataFile, iter_lines, open_data
+from .format.encoders import round_significant
 from .format.journal import Journal, journal_path
 from .format.manifest import read_export
 from .format.storage import ObjectPath, local_state_dir, location
@@ -471,6 +473,7 @@ def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool],
         return None
     zero = [n for n, r in rules.items() if r == "zero-null"]
     offsets = [n for n, r in rules.items() if r == "offset-drop"]
+    doubles = [n for n, r in rules.items() if r == "decimal-double"]
     nuls = {n: r[4:] for n, r in rules.items() if r.startswith("nul-")}
     unknown = "unknown" in nuls.values()
     fffd = "\ufffd".encode()
@@ -478,6 +481,7 @@ def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool],
     def touched(line: bytes) -> bool:
         return bool(
             offsets
+            or doubles
             or zero
             and _ZERO_DATE_TEXT.search(line)
             or nuls
@@ -491,6 +495,11 @@ def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool],
         for name in zero:
             if is_zero_date(obj.get(name)) or is_infinite_date(obj.get(name)):
                 obj[name] = None
+        for name in doubles:
+            v = obj.get(name)
+            if v is not None:
+                r = round_significant(v)
+                obj[name] = format(r, "f") if isinstance(r, Decimal) else r
         for name in offsets:
             v = obj.get(name)
             if isinstance(v, str):

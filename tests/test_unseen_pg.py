@@ -365,3 +365,30 @@ def test_a_rule_with_several_actions(fresh_db: Any, tmp_path: Path) -> None:
     pg.execute("INSERT INTO t VALUES (1, 'b')")
     assert pg.query("SELECT what FROM log ORDER BY id") == [("a",), ("b",)]
     assert not diff(src.url, pg.url).changes
+
+
+def test_timetz_into_sqlite_keeps_its_text(fresh_db: Any, tmp_path: Path) -> None:
+    src = fresh_db("postgresql")
+    src.execute("CREATE TABLE t (id int PRIMARY KEY, a timetz); INSERT INTO t VALUES (1, '10:00:00+02'), (2, NULL);")
+    lite = fresh_db("sqlite")
+    _verified(migrate(src.url, lite.url, threads=2, state_dir=tmp_path / "s"))
+    assert lite.query("SELECT a FROM t ORDER BY id") == [("10:00:00.000000+02:00",), (None,)]  # the offset stays
+
+
+# -- 12. Unconstrained numeric with more than 15 significant digits into SQLite (a double there) -----------------
+
+
+def test_long_numeric_into_sqlite_is_a_finding_and_verifies_at_double_precision(fresh_db: Any, tmp_path: Path) -> None:
+    src = fresh_db("postgresql")
+    src.execute(
+        "CREATE TABLE t (id int PRIMARY KEY, big numeric, fixed numeric(40, 9));"
+        "INSERT INTO t VALUES (1, 123456789012345678901234567890.123456789, 1), (2, 2.70, 2),"
+        " (3, NULL, NULL), (4, 12345678901234567.5, 4), (5, 0.1234567890123456789, 5);"
+    )
+    lite = fresh_db("sqlite")
+    # was: verify failed (exit 7) on the values the report says are stored inexactly
+    report = migrate(src.url, lite.url, threads=2, state_dir=tmp_path / "s")
+    _verified(report)
+    digits = [f for f in report.load.findings if "significant digits" in str(f)]
+    assert digits and all(f.column == "big" for f in digits)
+    assert lite.query("SELECT big FROM t WHERE id = 2") == [(2.7,)]

@@ -18,6 +18,7 @@ import orjson
 from ...connect import sqlite_connect_args
 from ...errors import ConnectionFailed, DataError, UnsupportedError
 from ...format.decoders import is_date_text, is_zero_date_text
+from ...format.encoders import round_significant
 from ..shared.loading import in_savepoint, row_batches
 
 if TYPE_CHECKING:
@@ -210,4 +211,6 @@ class SQLiteLoad:
         for src, _name, tgt in tp.verify_columns:
             if src.type.kind in ("array", "vector") or (src.type.kind == "set" and tgt.kind == "json"):
                 out[src.name] = lambda v: orjson.loads(v) if isinstance(v, (str, bytes)) else v
+            elif tp.value_rules.get(src.name) == "decimal-double":  # the export's lines are rounded alike
+                out[src.name] = round_significant
         return out
