@@ -107,6 +107,12 @@ def is_zero_date(v: Any) -> bool:
     return isinstance(v, str) and len(v) >= 10 and is_zero_date_text(v)
 
 
+def may_be_infinite(col: m.Column) -> bool:
+    """Whether a date/timestamp column can hold 'infinity': one read from PostgreSQL (or of unknown
+    origin). Only those get the pre-flight check, so that other imports into MySQL scan nothing more."""
+    return col.type.kind in ("date", "timestamp") and (col.native is None or col.native.engine == "postgresql")
+
+
 def is_infinite_date(v: Any) -> bool:
     """Whether an encoded date/timestamp value is PostgreSQL's ``infinity`` or ``-infinity``."""
     return isinstance(v, str) and v in ("infinity", "-infinity")
@@ -183,8 +189,9 @@ def value_rules(engine: Engine, columns: list[tuple[m.Column, str, m.Type]], nul
     """Source column name → how the load changes its values on purpose on this target.
 
     ``zero-null``: zero dates load as NULL (a target without zero dates; under ``--zero-dates error``
-    an import with zero dates stops before loading, so the rule holds for every loaded table), and so
-    do PostgreSQL's infinite dates on a target without them (:func:`is_infinite_date`);
+    an import with zero dates stops before loading, so the rule holds for every loaded table);
+    ``infinity-null``: PostgreSQL's infinite dates load as NULL on a target without them
+    (:func:`is_infinite_date`; ``zero-null`` nulls them too);
     ``nul-strip`` / ``nul-replace``: U+0000 removed / replaced by U+FFFD (``--nul``);
     ``nul-unknown``: either of the two (``dbjson verify`` of an import whose policy is not known);
     ``offset-drop``: a ``time with time zone`` keeps its local time, without the offset;
@@ -193,10 +200,10 @@ def value_rules(engine: Engine, columns: list[tuple[m.Column, str, m.Type]], nul
     rules: dict[str, str] = {}
     for col, _name, tgt in columns:
         st = col.type
-        if st.kind in ("date", "timestamp") and (
-            (st.allows_zero and not holds_zero_dates(engine)) or not engine.capabilities.holds_infinite_dates
-        ):
-            rules[col.name] = "zero-null"  # zero dates, and PostgreSQL's 'infinity' / '-infinity'
+        if st.kind in ("date", "timestamp") and st.allows_zero and not holds_zero_dates(engine):
+            rules[col.name] = "zero-null"  # (and infinite dates, where the target has none either)
+        elif may_be_infinite(col) and not engine.capabilities.holds_infinite_dates:
+            rules[col.name] = "infinity-null"  # PostgreSQL's 'infinity' / '-infinity'
         elif decimal_as_double(engine, st, tgt):
             rules[col.name] = "decimal-double"  # more than 15 digits: compared at a double's precision
         elif (
@@ -298,7 +305,7 @@ def column_rules(
         else:
             sev, msg = "warning", "zero date: the target cannot hold it; it loads as NULL (--zero-dates null)"
         out.append((sev, lambda v: msg if is_zero_date(v) else None, ("zero_date",)))
-    if st.kind in ("date", "timestamp") and not engine.capabilities.holds_infinite_dates:
+    if may_be_infinite(src) and not engine.capabilities.holds_infinite_dates:
         if not_null:
             sev, msg = (
                 "error",

@@ -472,6 +472,7 @@ def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool],
     if not rules:
         return None
     zero = [n for n, r in rules.items() if r == "zero-null"]
+    infinite = [n for n, r in rules.items() if r in ("zero-null", "infinity-null")]
     offsets = [n for n, r in rules.items() if r == "offset-drop"]
     doubles = [n for n, r in rules.items() if r == "decimal-double"]
     nuls = {n: r[4:] for n, r in rules.items() if r.startswith("nul-")}
@@ -482,7 +483,7 @@ def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool],
         return bool(
             offsets
             or doubles
-            or zero
+            or infinite
             and _ZERO_DATE_TEXT.search(line)
             or nuls
             and (b"\\u0000" in line or unknown and fffd in line)
@@ -493,7 +494,10 @@ def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool],
             return line
         obj = orjson.loads(line)
         for name in zero:
-            if is_zero_date(obj.get(name)) or is_infinite_date(obj.get(name)):
+            if is_zero_date(obj.get(name)):
+                obj[name] = None
+        for name in infinite:
+            if is_infinite_date(obj.get(name)):
                 obj[name] = None
         for name in doubles:
             v = obj.get(name)
