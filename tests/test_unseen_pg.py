@@ -392,3 +392,12 @@ def test_long_numeric_into_sqlite_is_a_finding_and_verifies_at_double_precision(
     digits = [f for f in report.load.findings if "significant digits" in str(f)]
     assert digits and all(f.column == "big" for f in digits)
     assert lite.query("SELECT big FROM t WHERE id = 2") == [(2.7,)]
+
+
+def test_nan_double_into_sqlite_is_refused_not_nulled(fresh_db: Any, tmp_path: Path) -> None:
+    src = fresh_db("postgresql")
+    src.execute("CREATE TABLE t (id int PRIMARY KEY, d double precision); INSERT INTO t VALUES (1, 1.5), (2, 'NaN');")
+    lite = fresh_db("sqlite")
+    # was: stored as NULL by SQLite, then verify failed (exit 7); now named, as MySQL does
+    with pytest.raises(DataError, match="NaN does not fit a SQLite number"):
+        migrate(src.url, lite.url, threads=2, state_dir=tmp_path / "s")

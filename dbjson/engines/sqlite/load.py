@@ -139,7 +139,13 @@ class SQLiteLoad:
         if sk == "integer" or sk == "year":
             return int
         if sk == "float":
-            return lambda v: float(v) if type(v) is str else v
+
+            def double(v: Any) -> Any:
+                if v == "NaN":  # SQLite has no NaN: it would store NULL without a word
+                    raise DataError("NaN does not fit a SQLite number (it would be stored as NULL)")
+                return float(v) if type(v) is str else v
+
+            return double
         if sk == "set":
             if tgt.kind == "json":  # SET kept as a JSON array (the set-json rule): the array as JSON text
                 return lambda v: orjson.dumps(v).decode()
