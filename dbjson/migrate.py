@@ -27,12 +27,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import logging
 import os
 import queue
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -69,6 +70,7 @@ from .format.paths import inside
 from .format.savedstate import Unencodable, decode_values, encode_values, read_state, write_state
 from .importer.options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads
 from .importer.plan import ImportPlan
+from .importer.reader import LoadUnit
 from .importer.report import ImportReport
 from .importer.run import Importer
 from .importer.session import connect_target, target_identity
@@ -76,6 +78,8 @@ from .model import now_utc
 from .preflight import preflight_columns, source_filter
 from .ratelimit import parse_rate
 from .verify import verify_error
+
+log = logging.getLogger(__name__)  # debug lines only (the library never prints): which tables move natively
 
 PLAN_FILE = "migrate-plan.json"  # a JSON state file (jsonschema/migrate-plan.json)
 FINISHED = "migrate:finished"  # the journal step written when a migration completed (verified)
@@ -100,6 +104,9 @@ class MigrateReport:
     keep_dir: str | None = None
     state_dir: str | None = None
     warnings: list[str] = field(default_factory=list)
+    # table → how its rows moved: the engines' native row format ("postgresql-copy-text") or
+    # "lines (why not natively)"
+    row_streams: dict[str, str] = field(default_factory=dict)
 
     @property
     def rows(self) -> int:
@@ -130,6 +137,7 @@ class MigrateReport:
             "verify": load["verify"],
             "keep": self.keep_dir,
             "warnings": self.warnings,
+            "row_streams": self.row_streams,
             **({"dry_run": load["dry_run"]} if "dry_run" in load else {}),
         }
 
@@ -183,6 +191,10 @@ class _Source:
             kept = DataFileWriter(self.keep / f.rel, "none")
         return io.BufferedReader(_UnitStream(self, unit, f.rel, kept), 1 << 20)
 
+    def native(self, f: DataFile, columns: Sequence[str]) -> _NativeStream:
+        """The rows of the unit behind ``f`` (its ``columns``) in the engine's native row format."""
+        return _NativeStream(self, self.units[f.rel], columns)
+
     def abort(self) -> None:
         """Stop every running source query (Ctrl-C, an error elsewhere)."""
         self.stop.set()
@@ -192,6 +204,38 @@ class _Source:
         size, digest = f.finish()
         with self.lock:
             self.kept[rel] = UnitFile.written(unit, 0, f"data/{f.path.name}", size, digest, f.checksum)
+
+
+class _NativeStream(Iterable[bytes]):
+    """One unit's rows in the native row format (``engine.export_native_stream``), read ahead by a
+    helper thread on a snapshot connection (at most ``PREFETCH_BLOCKS`` blocks: bounded memory)."""
+
+    def __init__(self, source: _Source, unit: ExportUnit, columns: Sequence[str]) -> None:
+        self.source = source
+        self.helpers: list[threading.Thread] = []
+        self.conn = source.checkout()
+        self.closed = False
+        self.blocks: Iterator[bytes] = prefetched(
+            source.engine.export_native_stream(self.conn, unit, columns, source.stop), source.stop, helpers=self.helpers
+        )
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self.blocks
+        if self.source.stop.is_set():
+            raise Cancelled("migrate cancelled")
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            close = getattr(self.blocks, "close", None)
+            if close is not None:
+                close()  # stops the reader thread (it ends the unit's query)...
+            for t in self.helpers:
+                t.join(5 if self.source.stop.is_set() else None)  # ...before the connection is lent again
+        finally:
+            self.source.idle.put(self.conn)
 
 
 class _Filtered(io.BufferedReader):
@@ -261,6 +305,8 @@ class _MigrateImporter(Importer):
     streams = True
     operation = "migrate"
     source: _Source
+    native: dict[str, str]  # table → the native row format its units move in (see choose_streams)
+    row_streams: dict[str, str]  # table → how its rows move: a native format's name, or "lines (why)"
     plans: dict[str, TablePlan]  # data file rel → its table
     filters: dict[str, str | None]  # table → the pre-flight's filter on the source (None: every row)
 
@@ -297,8 +343,39 @@ class _MigrateImporter(Importer):
         self.plans = {f.rel: tp for tp in planned.tables for f in tp.files}
         return planned
 
+    def native_blocks(self, unit: LoadUnit) -> tuple[str, Iterable[bytes]] | None:
+        """A unit of a table copied in the native row format: its rows straight from the source."""
+        kind = self.native.get(unit.table.display)
+        if kind is None:
+            return None
+        return kind, self.source.native(unit.file, [c.name for c in unit.table.columns])
+
+    def choose_streams(self, tables: list[TablePlan]) -> None:
+        """Which tables move in the engines' native row format (``capabilities.native_stream``,
+        the same on both sides, and ``load_native_refusal`` has no objection) rather than as
+        canonical lines; each choice and the reason for the lines is in ``row_streams`` and the debug log."""
+        self.native, self.row_streams = {}, {}
+        kind = self.engine.capabilities.native_stream
+        for tp in tables:
+            if tp.skipped or tp.ddl_only:
+                continue
+            if kind is None or self.source.engine.capabilities.native_stream != kind:
+                reason: str | None = "no native row format shared by the two engines"
+            elif self.source.keep is not None:
+                reason = "--keep writes the canonical lines"
+            else:
+                reason = self.engine.load_native_refusal(tp, self.source.engine)
+            if reason is None and kind is not None:
+                self.native[tp.display] = kind
+                self.row_streams[tp.display] = kind
+                log.debug("migrate: %s moves as %s", tp.display, kind)
+            else:
+                self.row_streams[tp.display] = f"lines ({reason})"
+                log.debug("migrate: %s moves as canonical lines: %s", tp.display, reason)
+
     def load_data(self, tables: list[TablePlan], state: Any) -> None:
         """The import's data phase, then each table's expected rows and checksum (:func:`expected_totals`)."""
+        self.choose_streams(tables)
         super().load_data(tables, state)
         assert self.journal is not None
         expected_totals(tables, self.journal.read().done)
@@ -310,15 +387,21 @@ def expected_totals(tables: Sequence[TablePlan], done: dict[str, dict[str, Any]]
     for tp in tables:
         total = Checksum(algorithm=tp.checksum_algorithm)
         known = True
+        kinds = set()
         for f in tp.files:
             rec = done.get("data:" + f.rel)
             if rec is None or rec.get("checksum") is None:
                 known = False
                 continue
-            f.rows, f.checksum = int(rec.get("rows", 0)), str(rec["checksum"])
-            total.merge(Checksum.from_hex(f.checksum, f.rows, total.algorithm))
+            kinds.add(str(rec.get("checksum_kind", "lines")))
+            rows, checksum = int(rec.get("rows", 0)), str(rec["checksum"])
+            if kinds == {"lines"}:  # a data file's checksum is of its lines (verify may re-read them)
+                f.rows, f.checksum = rows, checksum
+            total.merge(Checksum.from_hex(checksum, rows, total.algorithm))
         tp.rows = total.rows if known else None
-        tp.checksum = total.hexdigest() if known else None
+        # units summed in different forms (a run resumed by another version) have no total: counts only
+        tp.checksum = total.hexdigest() if known and len(kinds) <= 1 else None
+        tp.checksum_kind = kinds.pop() if len(kinds) == 1 else "lines"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -728,6 +811,7 @@ def migrate(
         keep_dir=str(keep) if keep is not None and not dry_run else None,
         state_dir=str(state) if keep is None and state_dir is not None else None,
         warnings=warnings,
+        row_streams=dict(getattr(report, "row_streams", {})),
     )
     emit(Finished(True, result.rows, result.seconds, result))
     return result
@@ -752,6 +836,7 @@ def _load(
     imp = _MigrateImporter(state, target, tengine, opts, on_event)
     imp.source = source
     imp.filters = {}
+    imp.native, imp.row_streams = {}, {}
     if importer_hook is not None:
         importer_hook(imp)
     try:

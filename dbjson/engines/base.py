@@ -12,15 +12,26 @@ reserved words) come from ``dialects/<name>.toml``, never from code.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .. import model as m
+from ..connect import Target
 from ..ddl.plan import Statement
 from ..errors import UnsupportedError
 from ..format.manifest import SnapshotInfo
 from ..resources import dialect_table
-from .interface import Capabilities, DdlDialect, Exporter, Loader, Reflector, TablePlan, VerifyReader
+from .interface import (
+    Capabilities,
+    DdlDialect,
+    Exporter,
+    ExportUnit,
+    Loader,
+    Reflector,
+    TablePlan,
+    VerifyReader,
+)
 from .shared.bulktext import BulkText, encode_columns, encode_rows
 
 
@@ -127,6 +138,24 @@ class Engine(Reflector, DdlDialect, Exporter, Loader, VerifyReader):
     def load_unit_encoded(self, conn: Any, tp: TablePlan, blocks: Iterator[bytes]) -> int:
         """Unsupported without ``capabilities.bulk_text``."""
         raise UnsupportedError(f"{self.name} loads no bulk text")
+
+    def export_native_stream(
+        self, conn: Any, unit: ExportUnit, columns: Sequence[str], stop: threading.Event
+    ) -> Iterator[bytes]:
+        """Unsupported without ``capabilities.native_stream``."""
+        raise UnsupportedError(f"{self.name} has no native row stream")
+
+    def load_native_refusal(self, tp: TablePlan, source: Any) -> str | None:
+        """Always refused without ``capabilities.native_stream``."""
+        return f"{self.name} loads no native row stream"
+
+    def load_native_unit(self, conn: Any, tp: TablePlan, blocks: Iterator[bytes]) -> int:
+        """Unsupported without ``capabilities.native_stream``."""
+        raise UnsupportedError(f"{self.name} loads no native row stream")
+
+    def verify_native_checksum(self, target: Target, tp: TablePlan) -> Any:
+        """None: no native row format to read back."""
+        return None
 
     def load_error_detail(self, exc: BaseException) -> tuple[str | None, str | None]:
         """Neither a constraint nor a detail line (the server's message says it all)."""

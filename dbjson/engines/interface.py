@@ -90,6 +90,10 @@ class TablePlan:
     ddl_only: bool = False  # a PostgreSQL partition: created, its rows come with its partitioned table
     # Every column of the lines (manifest order) with its target name and type: what verify reads.
     verify_columns: list[tuple[m.Column, str, m.Type]] = field(default_factory=list)
+    # What ``checksum`` sums: "lines" (the canonical JSON lines, as in a manifest) or the name of the
+    # engine's native row format (``Capabilities.native_stream``: a migrate that moved the rows in
+    # it; verify compares ``verify_native_checksum``).
+    checksum_kind: str = "lines"
 
     @property
     def display(self) -> str:
@@ -158,6 +162,11 @@ class Capabilities:
     checks_foreign_keys: bool  # a kept table's foreign keys are checked during the load: order the units
     defers_primary_key: bool  # tables the import creates get their primary key after the data
     holds_zero_dates: bool  # zero dates load as they are (else NULL or an error: --zero-dates)
+    # The engine's own row format that it both exports (``export_native_stream``) and loads
+    # (``load_native_unit``) and whose text it can read back for verify (``verify_native_checksum``),
+    # named ("postgresql-copy-text"): a migrate between two servers of an engine with one moves rows
+    # in it, without the JSON round trip, when ``load_native_refusal`` allows it; None: no such format.
+    native_stream: str | None
     # dates and timestamps are text in the engine (SQLite): it writes them in its canonical form
     # (YYYY-MM-DD HH:MM:SS[.fff]), and a source of this engine may hold any text in such a column
     dates_as_text: bool
@@ -343,6 +352,13 @@ class Exporter(Protocol):
     def export_abort(self, conn: Any) -> None:
         """Stop the statement streaming on ``conn`` at once (called from another thread)."""
 
+    def export_native_stream(
+        self, conn: Any, unit: ExportUnit, columns: Sequence[str], stop: threading.Event
+    ) -> Iterator[bytes]:
+        """Blocks of complete rows of one unit in the engine's native row format
+        (``capabilities.native_stream``; one row per ``\\n``-terminated line), the values of
+        ``columns`` in that order, until ``stop``. Optional: by default UnsupportedError."""
+
     def preflight_condition(self, column: m.Column, cond: tuple[Any, ...]) -> str | None:
         """SQL true for every value of ``column`` failing a pre-flight check, or None.
 
@@ -422,6 +438,15 @@ class Loader(Protocol):
     def load_unit(self, conn: Any, tp: TablePlan, rows: Iterator[tuple[Any, ...]]) -> int:
         """Load converted rows into ``tp`` (in the caller's transaction); the row count."""
 
+    def load_native_refusal(self, tp: TablePlan, source: Any) -> str | None:
+        """Why rows of ``tp`` exported by ``source`` (an engine) in the native row format cannot be
+        loaded as they are (column options, changed types, values whose text depends on settings
+        the two sides may not share...), or None when they can. By default: no native format."""
+
+    def load_native_unit(self, conn: Any, tp: TablePlan, blocks: Iterator[bytes]) -> int:
+        """Load blocks of ``export_native_stream`` rows into ``tp`` (in the caller's transaction);
+        the server's row count. Optional (``capabilities.native_stream``)."""
+
     def load_row_safely(self, conn: Any, tp: TablePlan, row: tuple[Any, ...]) -> None:
         """Load one row under a savepoint (rolled back to on failure, then re-raised)."""
 
@@ -454,3 +479,9 @@ class VerifyReader(Protocol):
 
     def verify_adapters(self, tp: TablePlan) -> dict[str, Callable[[Any], Any]]:
         """Per source column: the target driver's value → a value the source kind's encoder takes."""
+
+    def verify_native_checksum(self, target: Target, tp: TablePlan) -> Any:
+        """The :class:`~dbjson.format.checksum.Checksum` (``tp.checksum_algorithm``) of the target
+        table's rows of ``tp.target_names`` in the native row format, one line per row, as
+        ``export_native_stream`` writes them under the same session settings; None when it cannot
+        be read. Optional (``capabilities.native_stream``)."""

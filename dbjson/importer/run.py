@@ -24,7 +24,7 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import IO, Any
 
 import orjson
@@ -75,7 +75,7 @@ from .plan import (
     replace_drops,
     unquote,
 )
-from .reader import LoadUnit, UnitReader
+from .reader import LoadUnit, NativeReader, UnitReader
 from .report import DryRun, ImportReport, TableResult
 from .session import RetryBudget, TargetSession, connect_target, target_identity
 
@@ -244,6 +244,12 @@ class Importer(TargetSession):
     def scan_file(self, f: DataFile) -> IO[bytes]:
         """A binary reader of one data file's lines, for the pre-flight and verify (no side effects)."""
         return open_data(f.path)
+
+    def native_blocks(self, unit: LoadUnit) -> tuple[str, Iterable[bytes]] | None:
+        """The unit's rows in the engines' native row format (``capabilities.native_stream``: its
+        name, then blocks of whole rows, closable), when they come that way instead of as lines;
+        None: as lines (:meth:`open_file`). ``dbjson.migrate`` streams a same-engine copy so."""
+        return None
 
     # -- the phases -----------------------------------------------------------------------------
     def run(self, db: m.Database, mtables: list[ManifestTable], export_id: str) -> ImportReport:
@@ -919,20 +925,32 @@ class Importer(TargetSession):
                 raise Cancelled("import cancelled")
             conn = self.conn()  # (retries a failing connection within its own budget)
             self.active[threading.get_ident()] = conn
-            reader = UnitReader(
-                unit,
-                self.engine,
-                self.opts.zero_dates,
-                self.open_file,
-                self.cancel,
-                streams=self.streams,
-                progress=lambda rows: self.emit(UnitProgress(tp.display, unit.file.rel, rows)),
-                limit=self.opts.max_rate,
-            )
+            progress = lambda rows: self.emit(UnitProgress(tp.display, unit.file.rel, rows))  # noqa: E731
+            native = None if careful else self.native_blocks(unit)
+            reader: UnitReader | NativeReader
+            if native is not None:
+                reader = NativeReader(
+                    unit, native[0], native[1], self.cancel, progress=progress, limit=self.opts.max_rate
+                )
+            else:
+                reader = UnitReader(
+                    unit,
+                    self.engine,
+                    self.opts.zero_dates,
+                    self.open_file,
+                    self.cancel,
+                    streams=self.streams,
+                    progress=progress,
+                    limit=self.opts.max_rate,
+                )
             committed = False
             try:
                 pending: list[tuple[int, bytes, DataError]] = []
-                if careful:
+                if isinstance(reader, NativeReader):
+                    self.engine.load_begin(conn)
+                    loaded = self.engine.load_native_unit(conn, tp, reader.blocks())
+                    rejected = 0
+                elif careful:
                     loaded, rejected = self._load_careful(conn, unit, reader, pending)
                 else:
                     self.engine.load_begin(conn)
@@ -964,7 +982,10 @@ class Importer(TargetSession):
                     )
                     return
                 committed = True
-                self.journal.done(unit.step, rows=loaded, rejected=rejected, checksum=reader.checksum.hexdigest())
+                form = {"checksum_kind": reader.kind} if isinstance(reader, NativeReader) else {}
+                self.journal.done(
+                    unit.step, rows=loaded, rejected=rejected, checksum=reader.checksum.hexdigest(), **form
+                )
                 for number, raw, error in pending:
                     self._reject(tp, unit, number, raw, error)
                 self._unit_finished(unit, loaded, rejected)

@@ -763,6 +763,23 @@ class PostgreSQLExport(SQLExportBase):
         if buf:
             yield bytes(buf) if convert is None else convert(bytes(buf))
 
+    # -- the native row stream (a same-engine migrate) -----------------------------------------
+    def export_native_stream(
+        self, conn: Any, unit: Unit, columns: Sequence[str], stop: threading.Event
+    ) -> Iterator[bytes]:
+        """``COPY (SELECT columns FROM the unit) TO STDOUT`` in text format, blocks of whole rows as
+        the server writes them (``capabilities.native_stream`` = "postgresql-copy-text").
+
+        Text, not binary: COPY text is what pg_dump writes and every later server loads, while the
+        binary format is each type's send function (version- and build-dependent, e.g. for
+        extension types), and text rows are lines the content checksum sums as they are. The
+        text of a value depends only on the session settings that :meth:`export_session` pins on
+        both servers (``TimeZone``, ``DateStyle``, ``IntervalStyle``, ``extra_float_digits``,
+        ``bytea_output``, ``client_encoding``); ``lc_monetary`` (money) is not pinned, so such
+        tables are refused (``load_native_refusal``)."""
+        select_list = ", ".join(self.quote(c) for c in columns)
+        yield from self._stream_copy(conn, unit, select_list, "FORMAT text", stop, None)
+
     def _inline(self, conn: Any) -> Callable[[Any], str]:
         """Key bounds as SQL literals (COPY takes no parameters; a --where may contain '%')."""
         from psycopg import sql as pgsql

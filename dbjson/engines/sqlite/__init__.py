@@ -23,6 +23,7 @@ class SQLite(SQLiteReflector, SQLiteDDL, SQLiteExport, SQLiteLoad, Engine):
         checks_foreign_keys=False,  # foreign keys stay off during the load
         defers_primary_key=False,  # SQLite cannot add a primary key to an existing table
         holds_zero_dates=True,  # as text
+        native_stream=None,  # see dbjson.engines.interface.Capabilities
         dates_as_text=True,
         decimals_as_float=True,
         text_holds_nul=True,
