@@ -8,9 +8,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import faultlib as fl
 import pytest
 
-import faultlib as fl
 from dbjson.errors import Cancelled, VerifyError
 from dbjson.format.journal import Journal, journal_path
 from dbjson.importer import Importer
