@@ -159,6 +159,7 @@ def main() -> None:
                 cmd,
                 capture_output=True,
                 text=True,
+                cwd="/",  # not a checkout's directory: ``-m dbjson`` must import the given Python's dbjson
                 env={**os.environ, "PGCOPYDB_LOG_LEVEL": "error", "XDG_STATE_HOME": "/tmp/pgcopy-bench-state"},
             )
             wall = time.monotonic() - t0
