@@ -20,6 +20,7 @@ class MySQL(MySQLReflector, MySQLDDL, MySQLExport, MySQLLoad, MySQLPreflight, En
     default_version = "9.1.0"
     quote_char = "`"
     capabilities = Capabilities(
+        schemas=False,
         cluster_snapshot="held",  # sessions join while the coordinator holds the backup lock (Dask actors)
         mariadb=False,
         server_side_json=True,

@@ -17,6 +17,7 @@ class PostgreSQL(PostgreSQLReflector, PostgreSQLDDL, PostgreSQLExport, PostgreSQ
     family = "postgresql"
     default_version = "15.0"
     capabilities = Capabilities(
+        schemas=True,
         cluster_snapshot="exported",  # pg_export_snapshot: any task joins with SET TRANSACTION SNAPSHOT
         mariadb=False,
         server_side_json=True,

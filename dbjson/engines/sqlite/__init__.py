@@ -15,6 +15,7 @@ class SQLite(SQLiteReflector, SQLiteDDL, SQLiteExport, SQLiteLoad, Engine):
     family = "sqlite"
     default_version = "3.40.0"
     capabilities = Capabilities(
+        schemas=False,
         cluster_snapshot=None,  # a file on one machine
         mariadb=False,
         server_side_json=False,  # no server-side lines: every row goes through the Python codec
