@@ -161,6 +161,7 @@ class Capabilities:
     checks_foreign_keys: bool  # a kept table's foreign keys are checked during the load: order the units
     defers_primary_key: bool  # tables the import creates get their primary key after the data
     holds_zero_dates: bool  # zero dates load as they are (else NULL or an error: --zero-dates)
+    elapsed_time: bool  # ``time`` is an elapsed time (MySQL: -838:59:59..838:59:59), not a time of day
     # dates and timestamps are text in the engine (SQLite): it writes them in its canonical form
     # (YYYY-MM-DD HH:MM:SS[.fff]), and a source of this engine may hold any text in such a column
     dates_as_text: bool

@@ -29,6 +29,7 @@ class MySQL(MySQLReflector, MySQLDDL, MySQLExport, MySQLLoad, MySQLPreflight, En
         checks_foreign_keys=False,  # the load session sets foreign_key_checks = 0
         defers_primary_key=False,  # InnoDB clusters rows by the primary key: it comes with the table
         holds_zero_dates=True,
+        elapsed_time=True,  # TIME: -838:59:59..838:59:59
         dates_as_text=False,
         decimals_as_float=False,
         text_holds_nul=True,

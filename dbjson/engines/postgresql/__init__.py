@@ -28,6 +28,7 @@ class PostgreSQL(PostgreSQLReflector, PostgreSQLDDL, PostgreSQLExport, PostgreSQ
         # into an unindexed heap, then one ALTER TABLE ... ADD PRIMARY KEY (bench/analysis.md).
         defers_primary_key=True,
         holds_zero_dates=False,  # zero dates load as NULL (--zero-dates null) or stop the import
+        elapsed_time=False,  # time: a time of day
         dates_as_text=False,
         decimals_as_float=False,
         text_holds_nul=False,  # text and jsonb cannot hold U+0000 (--nul error|strip|replace)

@@ -24,6 +24,7 @@ class SQLite(SQLiteReflector, SQLiteDDL, SQLiteExport, SQLiteLoad, Engine):
         checks_foreign_keys=False,  # foreign keys stay off during the load
         defers_primary_key=False,  # SQLite cannot add a primary key to an existing table
         holds_zero_dates=True,  # as text
+        elapsed_time=False,
         dates_as_text=True,
         decimals_as_float=True,
         text_holds_nul=True,
