@@ -634,6 +634,9 @@ def export_database(
             chunk_bytes=chunk_bytes,
             on_event=on_event,
             database=database,
+            all_databases=all_databases,
+            overwrite=overwrite,
+            grants=grants,
         )
     if compress not in COMPRESSIONS:
         raise UsageError(f"unknown compression {compress!r}", hint="none, gzip or zstd")

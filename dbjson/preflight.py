@@ -146,6 +146,17 @@ def _source_dates_as_text(src: m.Column, engine: Engine) -> bool:
         return False
 
 
+def _source_elapsed_time(src: m.Column) -> bool:
+    """Whether ``src``'s engine keeps elapsed times (MySQL TIME: negative, 24 hours and more) in
+    a time column."""
+    from .engines import get_engine  # the registry imports every engine package: only when asked
+
+    try:
+        return get_engine(src.native.engine).capabilities.elapsed_time
+    except Exception:  # noqa: BLE001 - an engine this version does not know: no such rule
+        return False
+
+
 def holds_zero_dates(engine: Engine) -> bool:
     """Whether the target engine keeps zero dates (MySQL/MariaDB natively, SQLite as text)."""
     return engine.capabilities.holds_zero_dates
@@ -284,12 +295,7 @@ def column_rules(
             out.append(
                 ("warning", lambda v: f"NUL characters (U+0000) {done} (--nul {nul})" if has_nul(v) else None, ("nul",))
             )
-    if (
-        st.kind == "time"
-        and tgt.kind == "time"
-        and src.native.engine in ("mysql", "mariadb")
-        and engine.family != "mysql"
-    ):
+    if st.kind == "time" and tgt.kind == "time" and _source_elapsed_time(src) and not engine.capabilities.elapsed_time:
         out.append(
             (
                 "error",

@@ -149,6 +149,9 @@ class Capabilities:
 
     # -- the server
     mariadb: bool  # the MySQL family's MariaDB variant (reflect and DDL read it as ``is_mariadb``)
+    # a database holds named schemas that tables are created in (PostgreSQL); False: the tables go
+    # into the URL's database (MySQL's schemas are databases; SQLite's file)
+    schemas: bool
     # -- export (Exporter)
     # How sessions on other machines join one snapshot (``export_cluster_snapshot``): "exported"
     # (any session may join while the coordinator's transaction is open: stateless tasks),
@@ -167,6 +170,7 @@ class Capabilities:
     # named ("postgresql-copy-text"): a migrate between two servers of an engine with one moves rows
     # in it, without the JSON round trip, when ``load_native_refusal`` allows it; None: no such format.
     native_stream: str | None
+    elapsed_time: bool  # ``time`` is an elapsed time (MySQL: -838:59:59..838:59:59), not a time of day
     # dates and timestamps are text in the engine (SQLite): it writes them in its canonical form
     # (YYYY-MM-DD HH:MM:SS[.fff]), and a source of this engine may hold any text in such a column
     dates_as_text: bool
@@ -215,6 +219,27 @@ class DdlDialect(Protocol):
     def ddl_database_options(self, db: m.Database) -> str:
         """The CREATE DATABASE clause that gives a new database ``db``'s defaults (character set,
         collation, encoding) when ``db`` comes from this engine; ``""`` when there is nothing to carry."""
+
+    def ddl_session_begin(self, conn: Any) -> None:
+        """Prepare a raw connection for a schema load: one open transaction where DDL is
+        transactional (PostgreSQL, SQLite), the session rules the DDL is written for elsewhere
+        (MySQL/MariaDB: the sql_mode a dump restores under)."""
+
+    def ddl_session_commit(self, conn: Any) -> None:
+        """Commit a schema load's transaction (``ddl_session_begin``)."""
+
+    def ddl_session_rollback(self, conn: Any) -> None:
+        """Roll a schema load's transaction back (nothing to do where DDL is not transactional)."""
+
+    def ddl_session_autocommit(self, conn: Any) -> None:
+        """From now on each statement commits on its own (privileges: one refused does not undo
+        the others; CREATE DATABASE, which PostgreSQL runs outside a transaction)."""
+
+    def ddl_create_database_sql(self, name: str, defaults: str) -> tuple[str, str, str | None] | None:
+        """Creating database ``name`` with the ``ddl_database_options`` clause ``defaults``: (a query
+        with one parameter, the name, that returns a row when it exists; the CREATE DATABASE
+        statement; the database an administrative connection opens, None: none). None where a
+        database is a file its first connection creates (SQLite)."""
 
     def ddl_drop_statements(self, plan: DdlPlan) -> list[Statement]:
         """Statements that remove the plan's tables and views (``--if-exists replace``)."""

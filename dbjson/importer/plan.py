@@ -266,10 +266,8 @@ def plan_ddl(
 
 def default_target_schema(db: m.Database, schema: str, engine: Engine) -> str | None:
     """Where a source schema goes when the DDL plan does not say (the brief's DDL contract)."""
-    if engine.family == "mysql":
-        return None
-    if engine.family == "sqlite":
-        return None
+    if not engine.capabilities.schemas:
+        return None  # the URL's database
     if db.source.engine in ("mysql", "mariadb", "sqlite") and len(db.schemas) == 1:
         return "public"
     return schema

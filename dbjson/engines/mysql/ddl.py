@@ -63,6 +63,32 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
                 out += f" {word} {value}"
         return out
 
+    # -- schema-load sessions ---------------------------------------------------------------------
+    def ddl_session_begin(self, conn: Any) -> None:
+        with conn.cursor() as cur:
+            # As mysqldump restores: zero-date defaults (WordPress, legacy schemas) are valid DDL there.
+            cur.execute("SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'")
+            try:  # MySQL 8.4+: a foreign key to a non-unique key prefix, as the source had (reported)
+                cur.execute("SET SESSION restrict_fk_on_non_standard_key = OFF")
+            except Exception:  # noqa: BLE001 - MariaDB, MySQL before 8.4: no such check
+                pass
+
+    def ddl_session_commit(self, conn: Any) -> None:
+        conn.commit()
+
+    def ddl_session_rollback(self, conn: Any) -> None:
+        conn.rollback()
+
+    def ddl_session_autocommit(self, conn: Any) -> None:
+        conn.autocommit(True)
+
+    def ddl_create_database_sql(self, name: str, defaults: str) -> tuple[str, str, str | None] | None:
+        return (
+            "SELECT 1 FROM information_schema.schemata WHERE schema_name = %s",
+            f"CREATE DATABASE IF NOT EXISTS {self.quote(name)}{defaults or ' CHARACTER SET utf8mb4'}",
+            None,
+        )
+
     def ddl_sequences(
         self, ctx: Context, schema: m.Schema, tschema: str | None, path: str
     ) -> tuple[list[Statement], list[Statement]]:

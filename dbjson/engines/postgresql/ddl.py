@@ -103,6 +103,28 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
         ]
         return " TEMPLATE template0 " + " ".join(parts) if parts else ""
 
+    # -- schema-load sessions ---------------------------------------------------------------------
+    def ddl_session_begin(self, conn: Any) -> None:
+        if conn.autocommit:
+            conn.autocommit = False  # psycopg opens the transaction with the first statement
+
+    def ddl_session_commit(self, conn: Any) -> None:
+        conn.commit()
+
+    def ddl_session_rollback(self, conn: Any) -> None:
+        conn.rollback()
+
+    def ddl_session_autocommit(self, conn: Any) -> None:
+        if not conn.autocommit:
+            conn.autocommit = True
+
+    def ddl_create_database_sql(self, name: str, defaults: str) -> tuple[str, str, str | None] | None:
+        return (
+            "SELECT 1 FROM pg_database WHERE datname = %s",
+            f"CREATE DATABASE {self.quote(name)}{defaults}",
+            "postgres",
+        )
+
     def ddl_extensions(self, ctx: Context) -> list[Statement]:
         """``CREATE EXTENSION IF NOT EXISTS`` for each extension the document lists, in its schema
         (created first when the document has no such schema); the server's version of it. A server
