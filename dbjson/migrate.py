@@ -350,10 +350,12 @@ class _MigrateImporter(Importer):
             return None
         return kind, self.source.native(unit.file, [c.name for c in unit.table.columns])
 
-    def choose_streams(self, tables: list[TablePlan]) -> None:
+    def choose_streams(self, tables: list[TablePlan], done: dict[str, dict[str, Any]] | None = None) -> None:
         """Which tables move in the engines' native row format (``capabilities.native_stream``,
         the same on both sides, and ``load_native_refusal`` has no objection) rather than as
-        canonical lines; each choice and the reason for the lines is in ``row_streams`` and the debug log."""
+        canonical lines; each choice and the reason for the lines is in ``row_streams`` and the debug log.
+        A table an earlier run began as lines (``done``: the journal's finished steps) stays on them,
+        so that its units add up to one checksum."""
         self.native, self.row_streams = {}, {}
         kind = self.engine.capabilities.native_stream
         for tp in tables:
@@ -363,6 +365,12 @@ class _MigrateImporter(Importer):
                 reason: str | None = "no native row format shared by the two engines"
             elif self.source.keep is not None:
                 reason = "--keep writes the canonical lines"
+            elif done is not None and any(
+                rec.get("checksum_kind", "lines") != kind
+                for f in tp.files
+                if (rec := done.get("data:" + f.rel)) is not None and rec.get("checksum") is not None
+            ):
+                reason = "an earlier run loaded some of its units as lines"
             else:
                 reason = self.engine.load_native_refusal(tp, self.source.engine)
             if reason is None and kind is not None:
@@ -375,7 +383,7 @@ class _MigrateImporter(Importer):
 
     def load_data(self, tables: list[TablePlan], state: Any) -> None:
         """The import's data phase, then each table's expected rows and checksum (:func:`expected_totals`)."""
-        self.choose_streams(tables)
+        self.choose_streams(tables, state.done)
         super().load_data(tables, state)
         assert self.journal is not None
         expected_totals(tables, self.journal.read().done)

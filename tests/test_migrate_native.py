@@ -211,3 +211,35 @@ def test_kill_9_native_migrate_then_resume(fresh_db: Any, tmp_path: Path) -> Non
     fl.record(
         "kill -9 migrate (COPY text path), --resume", "postgresql", injected, survived, lost, dup, kill_points=points
     )
+
+
+def _lines_then_cancel(imp: Importer) -> None:
+    """An earlier run that moved rows as lines (as before the COPY text path), cancelled on its second unit."""
+    imp.engine.load_native_refusal = lambda tp, source: "as an older dbjson"  # type: ignore[method-assign]
+    stream = imp.open_file
+    opened: list[str] = []
+
+    def open_file(f: Any) -> Any:
+        opened.append(f.rel)
+        if len(opened) == 2:
+            imp.cancel.set()
+        return stream(f)
+
+    imp.open_file = open_file  # type: ignore[method-assign]
+
+
+def test_resume_of_a_run_that_loaded_lines_keeps_those_tables_on_lines(fresh_db: Any, tmp_path: Path) -> None:
+    src = fresh_db("postgresql")
+    fl.fill_source(src)
+    dst = fresh_db("postgresql")
+    state = tmp_path / "state"
+    with pytest.raises(Cancelled):
+        migrate(src.url, dst.url, threads=1, state_dir=state, importer_hook=_lines_then_cancel)
+    report = migrate(src.url, dst.url, threads=2, state_dir=state, resume=True)
+    begun = [t for t, how in report.row_streams.items() if how.startswith("lines (an earlier run")]
+    assert begun and any(how == NATIVE for how in report.row_streams.values())
+    assert report.load.verify is not None and report.load.verify.ok
+    modes = {c.table: c.mode for c in report.load.verify.tables}
+    assert all(modes[t] == "checksum" for t in begun)  # a whole checksum, not a count only
+    assert {modes[t] for t in modes if t not in begun} == {"checksum-native"}
+    assert fl.table_fingerprint(dst) == fl.table_fingerprint(src)
