@@ -5,6 +5,7 @@ to the canonical lines, resume after kill -9 and cancellation, and verify catchi
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -243,3 +244,108 @@ def test_resume_of_a_run_that_loaded_lines_keeps_those_tables_on_lines(fresh_db:
     assert all(modes[t] == "checksum" for t in begun)  # a whole checksum, not a count only
     assert {modes[t] for t in modes if t not in begun} == {"checksum-native"}
     assert fl.table_fingerprint(dst) == fl.table_fingerprint(src)
+
+
+def _lock_target_table(dst: Any, table: str, seconds: float) -> Any:
+    """Hold a SHARE lock on the target's ``table`` for ``seconds`` once the data phase begins."""
+
+    def hook(imp: Importer) -> None:
+        load = imp.load_data
+        locked = threading.Event()
+
+        def hold() -> None:
+            conn = dst.connect()
+            try:
+                conn.execute("BEGIN")
+                conn.execute(f"LOCK TABLE {table} IN SHARE MODE")
+                locked.set()
+                time.sleep(seconds)
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+
+        def load_locked(tables: Any, state: Any) -> None:
+            threading.Thread(target=hold, daemon=True).start()
+            assert locked.wait(10)
+            load(tables, state)
+
+        imp.load_data = load_locked  # type: ignore[method-assign]
+
+    return hook
+
+
+def test_a_unit_retried_after_a_lock_wait_reads_its_source_again(fresh_db: Any, tmp_path: Path) -> None:
+    """The first attempt's COPY on the target times out on a lock while the source's COPY is still
+    streaming: the retry must get a source connection whose COPY was finished, in its snapshot."""
+    src = fresh_db("postgresql")
+    src.execute(
+        "CREATE TABLE big (id integer PRIMARY KEY, pad text);"
+        "INSERT INTO big SELECT g, repeat(md5(g::text), 6) FROM generate_series(1, 60000) g"
+    )
+    dst = fresh_db("postgresql")
+    events: list[Any] = []
+    report = migrate(
+        src.url,
+        dst.url,
+        threads=1,
+        retry_budget=12,  # a lock wait times out after 2 s
+        on_event=events.append,
+        importer_hook=_lock_target_table(dst, "big", 3.5),
+    )
+    assert any(type(e).__name__ == "Retry" for e in events)
+    assert report.row_streams == {"public.big": NATIVE}
+    assert report.load.verify is not None and report.load.verify.ok
+    assert dst.query("SELECT count(*), count(DISTINCT pad) FROM big") == [(60000, 60000)]
+
+
+def _kill_target_copy_once(dst: Any) -> Any:
+    """Terminate the target's COPY backend after the unit's third block, once."""
+
+    def hook(imp: Importer) -> None:
+        blocks = imp.native_blocks
+        done: list[bool] = []
+
+        def native_blocks(unit: Any) -> Any:
+            got = blocks(unit)
+            if got is None or done:
+                return got
+            kind, stream = got
+
+            class Killing:
+                def __iter__(self) -> Any:
+                    for i, block in enumerate(stream):
+                        if i == 3 and not done:
+                            done.append(True)
+                            dst.query(
+                                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                "WHERE query LIKE 'COPY %FROM STDIN' AND pid <> pg_backend_pid()"
+                            )
+                        yield block
+
+                def close(self) -> None:
+                    stream.close()
+
+            return kind, Killing()
+
+        imp.native_blocks = native_blocks  # type: ignore[method-assign]
+
+    return hook
+
+
+def test_a_unit_retried_after_losing_the_target_mid_copy(fresh_db: Any, tmp_path: Path) -> None:
+    """The target's COPY is lost while the source's COPY is still streaming: the retry must get a
+    source connection whose COPY was finished, still in the snapshot."""
+    src = fresh_db("postgresql")
+    src.execute(
+        "CREATE TABLE big (id integer PRIMARY KEY, pad text);"
+        "INSERT INTO big SELECT g, repeat(md5(g::text), 6) FROM generate_series(1, 60000) g"
+    )
+    dst = fresh_db("postgresql")
+    events: list[Any] = []
+    report = migrate(
+        src.url, dst.url, threads=1, on_event=events.append, importer_hook=_kill_target_copy_once(dst)
+    )
+    assert any(type(e).__name__ == "Retry" for e in events)
+    assert report.row_streams == {"public.big": NATIVE}
+    assert report.load.verify is not None and report.load.verify.ok
+    assert dst.query("SELECT count(*), count(DISTINCT pad) FROM big") == [(60000, 60000)]

@@ -123,6 +123,21 @@ def _drain(pg: Any) -> None:
         pass
 
 
+def _discard_copy_out(pg: Any, read_block: Callable[[int], tuple[int, bytes]]) -> None:
+    """Read a COPY OUT to its end and drop the rows (best effort: a broken connection is left as it is)."""
+    try:
+        while True:
+            status, _data = read_block(BLOCK_BYTES)
+            if status == 0:
+                select.select([pg.socket], [], [], 1.0)
+                pg.consume_input()
+            elif status < 0:
+                break
+        _drain(pg)
+    except Exception:  # noqa: BLE001 - the connection is unusable; its next query reports it
+        pass
+
+
 def _message(result: Any) -> str:
     if result is None:
         return "no result"
@@ -737,6 +752,36 @@ class PostgreSQLExport(SQLExportBase):
         read_block = block_reader(pg) or _rows_reader(pg)
         fd, consume = pg.socket, pg.consume_input
         buf = bytearray()
+        ended = False
+        try:
+            yield from self._copy_blocks(read_block, fd, consume, buf, stop, convert)
+            ended = True
+            if stop.is_set():
+                return  # the coordinator cancels the query and closes the connection
+        finally:
+            # Closed before the end (the unit's load failed on the target and is retried, a row
+            # could not be converted): read the rest, so that the connection is lent again with
+            # its snapshot transaction intact (a cancel would abort that transaction). Not when
+            # the whole export stops (the coordinator cancels the query and closes the connection).
+            if not ended and not stop.is_set():
+                _discard_copy_out(pg, read_block)
+        final = pg.get_result()
+        _drain(pg)
+        if final is None or final.status != pq.ExecStatus.COMMAND_OK:
+            raise DataError(f"export query failed: {_message(final)}", table=unit.qualified)
+        if buf:
+            yield bytes(buf) if convert is None else convert(bytes(buf))
+
+    @staticmethod
+    def _copy_blocks(
+        read_block: Callable[[int], tuple[int, bytes]],
+        fd: int,
+        consume: Callable[[], Any],
+        buf: bytearray,
+        stop: threading.Event,
+        convert: Callable[[bytes], bytes] | None,
+    ) -> Iterator[bytes]:
+        """The blocks of a COPY OUT until its data ends (what is left over stays in ``buf``)."""
         while True:
             status, data = read_block(BLOCK_BYTES - len(buf))
             if status == 1 and not buf:  # a whole block in one read (the usual case): no copies
@@ -756,12 +801,6 @@ class PostgreSQLExport(SQLExportBase):
                 buf.clear()
                 if stop.is_set():
                     return  # the coordinator cancels the query and closes the connection
-        final = pg.get_result()
-        _drain(pg)
-        if final is None or final.status != pq.ExecStatus.COMMAND_OK:
-            raise DataError(f"export query failed: {_message(final)}", table=unit.qualified)
-        if buf:
-            yield bytes(buf) if convert is None else convert(bytes(buf))
 
     # -- the native row stream (a same-engine migrate) -----------------------------------------
     def export_native_stream(
