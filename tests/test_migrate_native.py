@@ -342,9 +342,7 @@ def test_a_unit_retried_after_losing_the_target_mid_copy(fresh_db: Any, tmp_path
     )
     dst = fresh_db("postgresql")
     events: list[Any] = []
-    report = migrate(
-        src.url, dst.url, threads=1, on_event=events.append, importer_hook=_kill_target_copy_once(dst)
-    )
+    report = migrate(src.url, dst.url, threads=1, on_event=events.append, importer_hook=_kill_target_copy_once(dst))
     assert any(type(e).__name__ == "Retry" for e in events)
     assert report.row_streams == {"public.big": NATIVE}
     assert report.load.verify is not None and report.load.verify.ok
