@@ -347,3 +347,47 @@ def test_a_unit_retried_after_losing_the_target_mid_copy(fresh_db: Any, tmp_path
     assert report.row_streams == {"public.big": NATIVE}
     assert report.load.verify is not None and report.load.verify.ok
     assert dst.query("SELECT count(*), count(DISTINCT pad) FROM big") == [(60000, 60000)]
+
+
+def test_a_big_table_verifies_in_parts_and_a_changed_row_still_shows(fresh_db: Any, tmp_path: Path) -> None:
+    src = fresh_db("postgresql")
+    src.execute(
+        "CREATE TABLE big (id bigint PRIMARY KEY, pad text);"
+        "INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, 30000) g"
+    )
+    parts: list[Any] = []
+
+    def record_parts(tamper: Any = None) -> Any:
+        def hook(imp: Importer) -> None:
+            read = imp.engine.verify_native_checksum
+
+            def reading(target: Any, tp: Any, part: Any = None) -> Any:
+                parts.append(part)
+                return read(target, tp, part=part)
+
+            imp.engine.verify_native_checksum = reading  # type: ignore[method-assign]
+            if tamper is not None:
+                tamper(imp)
+
+        return hook
+
+    report = migrate(src.url, fresh_db("postgresql").url, threads=2, importer_hook=record_parts())
+    assert report.load.verify is not None and report.load.verify.ok
+    assert [c.mode for c in report.load.verify.tables] == ["checksum-native"]
+    assert sorted(p[1:] for p in parts) == [(0, 2), (1, 2)]
+    dst = fresh_db("postgresql")
+    with pytest.raises(VerifyError, match="big"):
+        migrate(src.url, dst.url, threads=2, importer_hook=record_parts(_tamper_big(dst)))
+
+
+def _tamper_big(dst: Any) -> Any:
+    def tamper(imp: Importer) -> None:
+        load = imp.load_data
+
+        def load_then_change(tables: Any, state: Any) -> None:
+            load(tables, state)
+            dst.execute("UPDATE big SET pad = 'x' WHERE id = 12345")
+
+        imp.load_data = load_then_change  # type: ignore[method-assign]
+
+    return tamper

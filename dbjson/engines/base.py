@@ -153,7 +153,7 @@ class Engine(Reflector, DdlDialect, Exporter, Loader, VerifyReader):
         """Unsupported without ``capabilities.native_stream``."""
         raise UnsupportedError(f"{self.name} loads no native row stream")
 
-    def verify_native_checksum(self, target: Target, tp: TablePlan) -> Any:
+    def verify_native_checksum(self, target: Target, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Any:
         """None: no native row format to read back."""
         return None
 

@@ -505,8 +505,9 @@ class VerifyReader(Protocol):
     def verify_adapters(self, tp: TablePlan) -> dict[str, Callable[[Any], Any]]:
         """Per source column: the target driver's value → a value the source kind's encoder takes."""
 
-    def verify_native_checksum(self, target: Target, tp: TablePlan) -> Any:
+    def verify_native_checksum(self, target: Target, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Any:
         """The :class:`~dbjson.format.checksum.Checksum` (``tp.checksum_algorithm``) of the target
         table's rows of ``tp.target_names`` in the native row format, one line per row, as
         ``export_native_stream`` writes them under the same session settings; None when it cannot
-        be read. Optional (``capabilities.native_stream``)."""
+        be read. ``part`` = (integer key column, k, n): only the rows whose key is k modulo n.
+        Optional (``capabilities.native_stream``)."""

@@ -371,9 +371,10 @@ class PostgreSQLLoad:
         conn.execute("SET LOCAL client_encoding = 'UTF8'")
         return self.load_unit_encoded(conn, tp, blocks)
 
-    def verify_native_checksum(self, target: Target, tp: TablePlan) -> Any:
+    def verify_native_checksum(self, target: Target, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Any:
         """The checksum of ``COPY (SELECT target_names FROM the table) TO STDOUT`` on a connection
-        set up as the export's (:meth:`export_session`, a read-only transaction), or None."""
+        set up as the export's (:meth:`export_session`, a read-only transaction), or None;
+        ``part`` = (integer key column, k, n): only the rows whose key is k modulo n."""
         import dataclasses
         import threading
 
@@ -390,7 +391,11 @@ class PostgreSQLLoad:
             engine.export_session(conn)
             engine.export_snapshot(None, [conn], lambda _m: None)
             schema = tp.tschema if tp.tschema is not None else engine.export_current_schema(conn)
-            unit = ExportUnit(schema, dataclasses.replace(tp.table, name=tp.tname))
+            where = None
+            if part is not None:
+                key, k, n = _quote(part[0]), int(part[1]), int(part[2])
+                where = f"({key} % {n} + {n}) % {n} = {k}"
+            unit = ExportUnit(schema, dataclasses.replace(tp.table, name=tp.tname), where=where)
             for block in engine.export_native_stream(conn, unit, tp.target_names, threading.Event()):
                 total.add_block(block)
         except Exception:  # noqa: BLE001 - the full check reads the table its own way (and reports)
