@@ -177,7 +177,7 @@ def exact_check(
     (:func:`_expected_line`), in C without a Python object per value. Equal sums prove the table;
     the export's side is kept in ``known`` (table → checksum) for the full check when they differ.
     """
-    if not _exact_checkable(tp, rejected):
+    if not _exact_checkable(tp, rejected) or tp.rows is None:
         return None
     unit_of = _target_table(tp)
     float_decimals = engine.capabilities.decimals_as_float
