@@ -262,10 +262,11 @@ def key_ranges(
     if any(c.native.engine != engine.name for c, _n, _t in tp.verify_columns):
         return None  # another engine spells values differently: the whole-table check compares by meaning
     key = part_key(engine, tp)
-    if key is None or tp.tschema is None:
+    schema = tp.tschema if tp.tschema is not None else engine.export_current_schema(conn)
+    if key is None or schema is None:
         return None
     table, _keys = _target_table(tp)
-    lo, hi = engine.export_key_bounds(conn, tp.tschema, table, key, None)
+    lo, hi = engine.export_key_bounds(conn, schema, table, key, None)
     if lo is None or hi is None:
         return None
     lo, hi = int(lo), int(hi)
