@@ -177,20 +177,9 @@ def exact_check(
     (:func:`_expected_line`), in C without a Python object per value. Equal sums prove the table;
     the export's side is kept in ``known`` (table → checksum) for the full check when they differ.
     """
-    if (
-        _counts_only(tp, rejected)
-        or "nul-unknown" in tp.value_rules.values()  # the full check maps the target's values back
-        or not tp.checksum
-        or tp.rows is None
-        or not tp.verify_columns
-        or any(c.name != name for c, name, _t in tp.verify_columns)
-    ):
+    if not _exact_checkable(tp, rejected) or tp.rows is None:
         return None
-    columns = tuple(dataclasses.replace(c, type=t) for c, _n, t in tp.verify_columns)
-    table = dataclasses.replace(tp.table, name=tp.tname, columns=columns)
-    pk = tp.table.primary_key
-    keys = tuple(pk.columns) if pk is not None and all(k in {c.name for c in columns} for k in pk.columns) else ()
-    unit_of = (table, keys)
+    unit_of = _target_table(tp)
     float_decimals = engine.capabilities.decimals_as_float
     semantic = semantic_line_normalizer(tp, float_decimals)
     expected_line = _expected_line(tp, float_decimals)
@@ -227,6 +216,68 @@ def exact_check(
     return TableCheck(tp.display, name, got.rows, got.rows, want, want, mode=mode, rules=dict(tp.value_rules))
 
 
+def _exact_checkable(tp: TablePlan, rejected: int) -> bool:
+    """Whether :func:`exact_check` can check ``tp`` (see there)."""
+    return not (
+        _counts_only(tp, rejected)
+        or "nul-unknown" in tp.value_rules.values()  # the full check maps the target's values back
+        or not tp.checksum
+        or tp.rows is None
+        or not tp.verify_columns
+        or any(c.name != name for c, name, _t in tp.verify_columns)
+    )
+
+
+def _target_table(tp: TablePlan) -> tuple[m.Table, tuple[str, ...]]:
+    """The table as the target holds it (its column types) and its key columns, for its export."""
+    columns = tuple(dataclasses.replace(c, type=t) for c, _n, t in tp.verify_columns)
+    table = dataclasses.replace(tp.table, name=tp.tname, columns=columns)
+    pk = tp.table.primary_key
+    keys = tuple(pk.columns) if pk is not None and all(k in {c.name for c in columns} for k in pk.columns) else ()
+    return table, keys
+
+
+SPLIT_VERIFY_BYTES = 16 << 20  # a same-engine table whose data files hold this much is checked in key ranges
+SPLIT_VERIFY_ROWS = 100_000  # ... or this many rows
+RANGES_PER_THREAD = 2
+
+
+def key_ranges(
+    engine: Engine, conn: Any, tp: TablePlan, threads: int, rejected: int = 0
+) -> list[tuple[tuple[Any, ...] | None, tuple[Any, ...] | None]] | None:
+    """Key ranges covering every row of a big same-engine table, to check in parallel
+    (:func:`exact_check` of each range, the checksums added), or None.
+
+    The ranges are cut on the *target*: between its smallest and largest value of a one-column
+    integer key, the first open below and the last open above, each next range starting where the
+    one before ends. So they partition the key space whatever the data or the manifest say, and
+    every row of the target is read exactly once (NULL keys cannot occur in a primary key)."""
+    if threads < 2 or not engine.capabilities.verify_parts or tp.rows is None:
+        return None
+    if not _exact_checkable(tp, rejected) or tp.value_rules:
+        return None
+    size = sum(f.bytes or 0 for f in tp.files)
+    if size < SPLIT_VERIFY_BYTES and tp.rows < SPLIT_VERIFY_ROWS:
+        return None
+    if any(c.native.engine != engine.name for c, _n, _t in tp.verify_columns):
+        return None  # another engine spells values differently: the whole-table check compares by meaning
+    key = part_key(engine, tp)
+    schema = tp.tschema if tp.tschema is not None else engine.export_current_schema(conn)
+    if key is None or schema is None:
+        return None
+    table, _keys = _target_table(tp)
+    lo, hi = engine.export_key_bounds(conn, schema, table, key, None)
+    if lo is None or hi is None:
+        return None
+    lo, hi = int(lo), int(hi)
+    n = min(threads * RANGES_PER_THREAD, hi - lo + 1)
+    if n < 2:
+        return None
+    cuts = sorted({lo + (hi - lo + 1) * i // n for i in range(1, n)})
+    edges: list[tuple[Any, ...] | None] = [None, *((c,) for c in cuts), None]
+    return list(zip(edges[:-1], edges[1:]))
+
+
 def _expected_side(
     tp: TablePlan,
     expected_line: Callable[[bytes], bytes] | None,
@@ -253,9 +304,11 @@ def _target_sum(
     tp: TablePlan,
     unit_of: tuple[m.Table, tuple[str, ...]],
     normalize: Callable[[bytes], bytes] | None,
+    bounds: tuple[tuple[Any, ...] | None, tuple[Any, ...] | None] = (None, None),
 ) -> Checksum | None:
     """The checksum of the target's own export of a table (``unit_of``: the table under the target's
-    types, its key columns), each line through ``normalize`` when given; None when that export fails."""
+    types, its key columns), each line through ``normalize`` when given; None when that export fails.
+    ``bounds``: only the rows with ``lower <= key < upper`` (None: unbounded)."""
     table, keys = unit_of
     try:
         conn = engine.export_connect(target)
@@ -268,7 +321,8 @@ def _target_sum(
         schema = tp.tschema if tp.tschema is not None else engine.export_current_schema(conn)
         if schema is None:
             return None
-        for block in engine.export_stream(conn, ExportUnit(schema, table, key_columns=keys), threading.Event()):
+        unit = ExportUnit(schema, table, key_columns=keys, lower=bounds[0], upper=bounds[1])
+        for block in engine.export_stream(conn, unit, threading.Event()):
             if normalize is None:
                 total.add_block(block)
                 continue
@@ -523,8 +577,14 @@ def verify_tables(
     open_file: Callable[[DataFile], IO[bytes]] | None = None,
     pool: Any = None,
     target: Target | None = None,
+    threads: int = 1,
 ) -> VerifyReport:
     """Check every table (in parallel through ``run_parallel``; one connection per thread).
+
+    A big same-engine table is checked in key ranges on ``threads`` threads (:func:`key_ranges`):
+    the target's export of each range, the checksums added, must give the manifest's rows and
+    checksum; when it does not, the table gets the whole-table check below, which decides and
+    reports.
 
     ``open_file`` reads a data file's lines from elsewhere (``dbjson.migrate``: from the source).
     With ``pool`` (the worker processes, see :meth:`dbjson.importer.session.TargetSession.start_encoders`) and
@@ -560,6 +620,18 @@ def verify_tables(
         check.rows, check.checksum = total.rows, total.hexdigest()
         return check
 
+    def range_job(
+        tp: TablePlan,
+        sums: list[Checksum | None],
+        i: int,
+        bounds: tuple[tuple[Any, ...] | None, tuple[Any, ...] | None],
+    ) -> Callable[[], None]:
+        def go() -> None:
+            assert target is not None
+            sums[i] = _target_sum(engine, target, tp, _target_table(tp), None, bounds)
+
+        return go
+
     def job(tp: TablePlan) -> Callable[[], None]:
         def go() -> None:
             rejected_rows = (rejected or {}).get(tp.display, 0)
@@ -574,7 +646,46 @@ def verify_tables(
 
         return go
 
-    run_parallel([(sum(f.bytes or 0 for f in tp.files) or (tp.rows or 0), job(tp)) for tp in tables])
+    def size(tp: TablePlan) -> int:
+        return sum(f.bytes or 0 for f in tp.files) or (tp.rows or 0)
+
+    ranged: dict[str, list[Checksum | None]] = {}
+    jobs: list[tuple[int, Callable[[], None]]] = []
+    for tp in tables:
+        ranges = (
+            key_ranges(engine, conn_for_thread(), tp, threads, (rejected or {}).get(tp.display, 0))
+            if target is not None
+            else None
+        )
+        if ranges is None:
+            jobs.append((size(tp), job(tp)))
+            continue
+        sums: list[Checksum | None] = [None] * len(ranges)
+        ranged[tp.display] = sums
+        for i, bounds in enumerate(ranges):
+            jobs.append((size(tp) // len(ranges), range_job(tp, sums, i, bounds)))
+    run_parallel(jobs)
+    again = []
+    for tp in tables:
+        sums = ranged.get(tp.display, [])
+        if not sums:
+            continue
+        total = Checksum(algorithm=tp.checksum_algorithm)
+        for part in sums:
+            if part is None:
+                break
+            total.merge(part)
+        else:
+            if total.rows == tp.rows and total.hexdigest() == tp.checksum:
+                name = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
+                check = TableCheck(tp.display, name, total.rows, total.rows, tp.checksum, tp.checksum)
+                results[tp.display] = check
+                if on_event is not None:
+                    on_event(TableVerified(tp.display, check.rows, None))
+                continue
+        again.append((size(tp), job(tp)))  # the whole-table check decides and reports
+    if again:
+        run_parallel(again)
     report.tables = [results[tp.display] for tp in tables]
     report.seconds = time.monotonic() - began
     return report
@@ -642,6 +753,7 @@ def verify(
             on_event=on_event,
             pool=session.procs,
             target=target,
+            threads=opts.threads,
         )
     finally:
         session.close_all()

@@ -52,6 +52,7 @@ class ExportUnit:
     upper: tuple[Any, ...] | None = None
     rows_estimate: int = 0
     where: str | None = None
+    bytes_estimate: int = 0  # the unit's share of the table's size on disk (0: unknown); orders the work
 
     @property
     def qualified(self) -> str:
@@ -345,6 +346,10 @@ class Exporter(Protocol):
 
     def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None:
         """The catalog's row estimate of a table, or None when there is none."""
+
+    def export_stats(self, conn: Any, schema: str, table: m.Table) -> tuple[int | None, int | None]:
+        """(the catalog's row estimate, the table's size on disk in bytes), each None when unknown:
+        one round trip where the engine can (the size is current even when the statistics are not)."""
 
     def export_refresh(self, conn: Any) -> None:
         """Release the locks a worker's snapshot transaction took so far, keeping its snapshot."""

@@ -341,6 +341,7 @@ class Importer(TargetSession):
                 open_file=self.scan_file if self.streams else None,
                 pool=self.procs,
                 target=self.target,
+                threads=self.opts.threads,
             )
         self.end_phase()
         self.report.seconds = time.monotonic() - start  # every phase, verify included

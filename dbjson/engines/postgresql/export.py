@@ -522,6 +522,21 @@ class PostgreSQLExport(SQLExportBase):
         )
         return int(rows[0][0]) if rows and rows[0][0] is not None and rows[0][0] >= 0 else None
 
+    def export_stats(self, conn: Any, schema: str, table: m.Table) -> tuple[int | None, int | None]:
+        """``pg_class.reltuples`` (None before the first VACUUM/ANALYZE) and ``pg_table_size`` (the
+        heap and its TOAST: what the rows take, current without statistics); both None for a
+        partitioned table."""
+        rows = self._fetch(
+            conn,
+            "SELECT c.reltuples, pg_table_size(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = %s AND c.relname = %s AND c.relkind = 'r'",
+            (schema, table.name),
+        )
+        if not rows:
+            return None, None
+        tuples, size = rows[0]
+        return (int(tuples) if tuples is not None and tuples >= 0 else None), (int(size) if size is not None else None)
+
     def _fetch(self, conn: Any, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with conn.cursor() as cur:
             cur.execute(sql, list(params) or None)

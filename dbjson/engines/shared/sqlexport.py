@@ -72,6 +72,10 @@ class SQLExportBase:
         """The catalog's row estimate (statistics), or None when the engine has none."""
         return None
 
+    def export_stats(self, conn: Any, schema: str, table: m.Table) -> tuple[int | None, int | None]:
+        """(row estimate, size on disk in bytes); here without a size."""
+        return self.export_estimate(conn, schema, table), None
+
     def export_refresh(self, conn: Any) -> None:
         """Release the locks a worker's snapshot transaction took so far, keeping its snapshot
         (PostgreSQL: a new transaction on the exported snapshot); nothing on other engines."""
