@@ -288,3 +288,30 @@ def test_by_meaning_form_of_json_text_equals_nested(line: bytes) -> None:
     fast = speedups.load("_cchecksum")
     if fast is not None and not os.environ.get("DBJSON_NO_SPEEDUPS"):
         assert fast.semantic_line(line, j, (), t) == want
+
+
+def test_manifest_json_text_is_checked(fresh_db: Any, tmp_path: Path) -> None:
+    """``json_text`` is hostile input like the rest of the manifest: it must name distinct columns
+    of the table, and a value it marks must be a JSON string holding JSON."""
+    from dbjson.errors import DataError, DocumentError
+
+    src = _source(fresh_db, "sqlite")
+    out = tmp_path / "export"
+    export_database(src.url, out, threads=1)
+    good = (out / "manifest.json").read_bytes()
+    doc = orjson.loads(good)
+    doc["tables"][0]["json_text"] = ["body", "nope"]
+    (out / "manifest.json").write_bytes(orjson.dumps(doc))
+    with pytest.raises(DocumentError, match="json_text"):
+        import_database(out, fresh_db("sqlite").url)
+    (out / "manifest.json").write_bytes(good)
+    path = sorted((out / "data").glob("*docs*"))[0]
+    path.write_bytes(path.read_bytes().replace(orjson.dumps(DOCS[0]), orjson.dumps('{"v": 2,')))
+    doc = orjson.loads(good)
+    f = doc["tables"][0]["files"][0]
+    for key in ("xxh128", "checksum", "bytes"):  # a hand-made manifest may leave them out
+        f.pop(key, None)
+    doc["tables"][0].pop("checksum", None)
+    (out / "manifest.json").write_bytes(orjson.dumps(doc))
+    with pytest.raises(DataError, match="not JSON"):
+        import_database(out, fresh_db("sqlite").url)
