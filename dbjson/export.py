@@ -16,6 +16,7 @@ The library never prints: progress goes to ``on_event`` (see :mod:`dbjson.events
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import math
 import os
@@ -151,6 +152,12 @@ def _integer_key(table: m.Table) -> str | None:
     return None
 
 
+def json_text_columns(engine: Exporter, table: m.Table) -> frozenset[str]:
+    """The json columns of ``table`` that the engine stores as text: an export writes them as the
+    JSON string of their exact text and lists them in the manifest (data format 1.3)."""
+    return frozenset(c.name for c in table.columns if c.type.kind == "json" and engine.export_json_text(c))
+
+
 def plan_table(
     engine: Exporter,
     conn: Any,
@@ -169,7 +176,9 @@ def plan_table(
     connection is raised as is).
     """
     try:
-        return _split_table(engine, conn, schema, table, where, chunk_rows, threads)
+        units = _split_table(engine, conn, schema, table, where, chunk_rows, threads)
+        texts = json_text_columns(engine, table)
+        return [dataclasses.replace(u, json_text=texts) for u in units] if texts else units
     except DbjsonError:
         raise
     except Exception as e:  # noqa: BLE001 - a driver error
@@ -508,6 +517,7 @@ def table_entries(results: list[UnitFile], tables: list[tuple[str, m.Table, str 
             total.merge(r.checksum)
             if len(files) > 1:
                 r.entry.chunk = i
+        texts = files[0].unit.json_text if files else frozenset()
         entries.append(
             TableEntry(
                 schema=schema,
@@ -517,6 +527,7 @@ def table_entries(results: list[UnitFile], tables: list[tuple[str, m.Table, str 
                 checksum=total.hexdigest(),
                 files=[r.entry for r in files],
                 where=where,
+                json_text=[c.name for c in table.columns if c.name in texts] or None,
             )
         )
     return entries

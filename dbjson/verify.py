@@ -179,9 +179,10 @@ def exact_check(
     """
     if not _exact_checkable(tp, rejected) or tp.rows is None:
         return None
-    unit_of = _target_table(tp)
+    unit_of = _target_table(tp, engine)
+    texts = unit_of[2]
     float_decimals = engine.capabilities.decimals_as_float
-    semantic = semantic_line_normalizer(tp, float_decimals)
+    semantic = semantic_line_normalizer(tp, float_decimals, json_text=texts)
     expected_line = _expected_line(tp, float_decimals)
     # Under value rules the lines cannot match as they are: straight to the by-meaning pass, with
     # the export's side computed meanwhile in a second thread (both sides' C code runs without
@@ -228,13 +229,16 @@ def _exact_checkable(tp: TablePlan, rejected: int) -> bool:
     )
 
 
-def _target_table(tp: TablePlan) -> tuple[m.Table, tuple[str, ...]]:
-    """The table as the target holds it (its column types) and its key columns, for its export."""
+def _target_table(tp: TablePlan, engine: Engine) -> tuple[m.Table, tuple[str, ...], frozenset[str]]:
+    """The table as the target holds it (its column types), its key columns and the json columns
+    its export writes as text (the target engine's rule, on its types: the same columns as the
+    export's on the same engine, so the lines can match byte for byte), for its export."""
     columns = tuple(dataclasses.replace(c, type=t) for c, _n, t in tp.verify_columns)
     table = dataclasses.replace(tp.table, name=tp.tname, columns=columns)
     pk = tp.table.primary_key
     keys = tuple(pk.columns) if pk is not None and all(k in {c.name for c in columns} for k in pk.columns) else ()
-    return table, keys
+    texts = frozenset(c.name for c in columns if c.type.kind == "json" and engine.export_json_text(c))
+    return table, keys, texts
 
 
 SPLIT_VERIFY_BYTES = 16 << 20  # a same-engine table whose data files hold this much is checked in key ranges
@@ -265,7 +269,7 @@ def key_ranges(
     schema = tp.tschema if tp.tschema is not None else engine.export_current_schema(conn)
     if key is None or schema is None:
         return None
-    table, _keys = _target_table(tp)
+    table, _keys, _texts = _target_table(tp, engine)
     lo, hi = engine.export_key_bounds(conn, schema, table, key, None)
     if lo is None or hi is None:
         return None
@@ -302,14 +306,15 @@ def _target_sum(
     engine: Engine,
     target: Target,
     tp: TablePlan,
-    unit_of: tuple[m.Table, tuple[str, ...]],
+    unit_of: tuple[m.Table, tuple[str, ...], frozenset[str]],
     normalize: Callable[[bytes], bytes] | None,
     bounds: tuple[tuple[Any, ...] | None, tuple[Any, ...] | None] = (None, None),
 ) -> Checksum | None:
     """The checksum of the target's own export of a table (``unit_of``: the table under the target's
-    types, its key columns), each line through ``normalize`` when given; None when that export fails.
-    ``bounds``: only the rows with ``lower <= key < upper`` (None: unbounded)."""
-    table, keys = unit_of
+    types, its key columns, its json columns written as text), each line through ``normalize`` when
+    given; None when that export fails. ``bounds``: only the rows with ``lower <= key < upper``
+    (None: unbounded)."""
+    table, keys, texts = unit_of
     try:
         conn = engine.export_connect(target)
     except Exception:  # noqa: BLE001 - the full check will connect (and report) its own way
@@ -321,7 +326,7 @@ def _target_sum(
         schema = tp.tschema if tp.tschema is not None else engine.export_current_schema(conn)
         if schema is None:
             return None
-        unit = ExportUnit(schema, table, key_columns=keys, lower=bounds[0], upper=bounds[1])
+        unit = ExportUnit(schema, table, key_columns=keys, lower=bounds[0], upper=bounds[1], json_text=texts)
         for block in engine.export_stream(conn, unit, threading.Event()):
             if normalize is None:
                 total.add_block(block)
@@ -385,8 +390,10 @@ class _Expected:
     """What an export line becomes before it is hashed as the expected side: the value rules the
     load applied (``transform``), then the by-meaning form (``semantic``)."""
 
-    def __init__(self, rules: Mapping[str, str], semantic: SemanticLines | None) -> None:
-        self.rules = _rules_functions(rules)
+    def __init__(
+        self, rules: Mapping[str, str], semantic: SemanticLines | None, json_text: frozenset[str] = frozenset()
+    ) -> None:
+        self.rules = _rules_functions(rules, json_text)
         self.semantic = semantic
 
     def __call__(self, raw: bytes) -> bytes:
@@ -411,7 +418,7 @@ def _expected_line(tp: TablePlan, float_decimals: bool = False) -> _Expected | N
     semantic = semantic_line_normalizer(tp, float_decimals)
     if not tp.value_rules and semantic is None:
         return None
-    return _Expected(tp.value_rules, semantic)
+    return _Expected(tp.value_rules, semantic, tp.json_text)
 
 
 def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Checksum:
@@ -426,7 +433,7 @@ def target_checksum(engine: Engine, conn: Any, tp: TablePlan, part: tuple[str, i
     for name, rule in tp.value_rules.items():
         if rule == "nul-unknown":  # the target holds "" or U+FFFD where the export has U+0000
             adapters[name] = _then(adapters.get(name), lambda v: replace_nul(v, "", "\ufffd"))
-    line = RowEncoder(columns, adapters).line
+    line = RowEncoder(columns, adapters, tp.json_text).line  # json written as the export wrote it
     semantic = semantic_line_normalizer(tp, engine.capabilities.decimals_as_float)
     make = line if semantic is None else (lambda row: semantic(line(row)))
     rows = engine.verify_select(conn, tp, part=part)
@@ -476,14 +483,18 @@ def _check_part(
     return total.rows, total.value
 
 
-def semantic_line_normalizer(tp: TablePlan, float_decimals: bool = False) -> SemanticLines | None:
+def semantic_line_normalizer(
+    tp: TablePlan, float_decimals: bool = False, json_text: frozenset[str] | None = None
+) -> SemanticLines | None:
     """For a table whose values may be spelled differently by the target: a function from a
     canonical line to its by-meaning form (:func:`dbjson.format.jsontext.semantic_line_function`:
     members and JSON object keys sorted, JSON without whitespace, strings minimally escaped, JSON
     numbers and the decimals of unconstrained columns by exact value: ``1.50`` = ``1.5``, ``1E2`` =
     ``100``, ``-0.0`` = ``0``, integers beyond 2^64 kept exactly); None when exact bytes must match.
     One C call per line with the speedup ``_cchecksum``. ``float_decimals``: the target stores
-    unconstrained decimals as floats (``capabilities.decimals_as_float``)."""
+    unconstrained decimals as floats (``capabilities.decimals_as_float``). ``json_text``: the json
+    columns the lines write as the JSON string of their text (default: the export's, ``tp.json_text``);
+    their documents are compared with the nested ones by meaning."""
     decimals = tuple(
         c.name
         for c, _n, t in tp.verify_columns
@@ -494,19 +505,24 @@ def semantic_line_normalizer(tp: TablePlan, float_decimals: bool = False) -> Sem
     jsons = tuple(c.name for c, _n, _t in tp.verify_columns if c.type.kind == "json")
     if not decimals and not jsons:
         return None
-    return SemanticLines(jsons, decimals)
+    texts = tp.json_text if json_text is None else json_text
+    return SemanticLines(jsons, decimals, tuple(n for n in jsons if n in texts))
 
 
 def _then(first: Callable[[Any], Any] | None, then: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return then if first is None else (lambda v: then(first(v)))
 
 
-def rules_line_transform(rules: Mapping[str, str]) -> Callable[[bytes], bytes] | None:
+def rules_line_transform(
+    rules: Mapping[str, str], json_text: frozenset[str] = frozenset()
+) -> Callable[[bytes], bytes] | None:
     """A function from an export line to the line the target should give back under ``rules``
     (column → ``zero-null`` | ``nul-strip`` | ``nul-replace`` | ``nul-unknown``); None without rules.
+    ``json_text``: the json columns written as the JSON string of their text (a rule applies to
+    the document that text holds).
 
     Lines that no rule touches are returned as they are (a cheap byte test first)."""
-    fns = _rules_functions(rules)
+    fns = _rules_functions(rules, json_text)
     return None if fns is None else fns[1]
 
 
@@ -516,7 +532,9 @@ def rules_line_transform(rules: Mapping[str, str]) -> Callable[[bytes], bytes] |
 _ZERO_DATE_TEXT = re.compile(rb'"(?:0000-|[0-9]{4}-00-|[0-9]{4}-[0-9]{2}-00)')
 
 
-def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool], Callable[[bytes], bytes]] | None:
+def _rules_functions(
+    rules: Mapping[str, str], json_text: frozenset[str] = frozenset()
+) -> tuple[Callable[[bytes], bool], Callable[[bytes], bytes]] | None:
     """(touched, transform) of :func:`rules_line_transform`: ``touched(text)`` is False for text
     (one line or several) in which no rule can change anything."""
     if not rules:
@@ -538,9 +556,14 @@ def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool],
                 obj[name] = None
         for name, how in nuls.items():
             v = obj.get(name)
-            if v is not None:
-                v = replace_nul(v, NUL_REPLACEMENT.get(how, ""))
-                obj[name] = replace_nul(v, "", "\ufffd") if how == "unknown" else v
+            if v is None:
+                continue
+            text = name in json_text and type(v) is str
+            if text:
+                v = orjson.loads(v)  # the document the text holds (a rule changes its strings)
+            v = replace_nul(v, NUL_REPLACEMENT.get(how, ""))
+            v = replace_nul(v, "", "\ufffd") if how == "unknown" else v
+            obj[name] = orjson.dumps(v).decode() if text else v
         return orjson.dumps(obj)
 
     return touched, transform
@@ -628,7 +651,7 @@ def verify_tables(
     ) -> Callable[[], None]:
         def go() -> None:
             assert target is not None
-            sums[i] = _target_sum(engine, target, tp, _target_table(tp), None, bounds)
+            sums[i] = _target_sum(engine, target, tp, _target_table(tp, engine), None, bounds)
 
         return go
 

@@ -53,6 +53,10 @@ class ExportUnit:
     rows_estimate: int = 0
     where: str | None = None
     bytes_estimate: int = 0  # the unit's share of the table's size on disk (0: unknown); orders the work
+    # json columns written as the JSON string of their exact text (data format 1.3), the others
+    # nested: the columns :meth:`Exporter.export_json_text` names, except for a stream export
+    # (``--table T -o -``), which has no manifest to say so and writes every json value nested
+    json_text: frozenset[str] = frozenset()
 
     @property
     def qualified(self) -> str:
@@ -91,6 +95,9 @@ class TablePlan:
     ddl_only: bool = False  # a PostgreSQL partition: created, its rows come with its partitioned table
     # Every column of the lines (manifest order) with its target name and type: what verify reads.
     verify_columns: list[tuple[m.Column, str, m.Type]] = field(default_factory=list)
+    # Source json columns whose values are the JSON string of their exact text (the manifest's
+    # ``json_text``, data format 1.3); the others are nested
+    json_text: frozenset[str] = frozenset()
 
     @property
     def display(self) -> str:
@@ -368,7 +375,13 @@ class Exporter(Protocol):
         """Up to ``limit`` keys, every ``every`` rows in key order (the lower bounds of units 2..n)."""
 
     def export_stream(self, conn: Any, unit: ExportUnit, stop: threading.Event) -> Iterator[bytes]:
-        """Blocks of complete canonical lines (about :data:`BLOCK_BYTES`) of one unit, until ``stop``."""
+        """Blocks of complete canonical lines (about :data:`BLOCK_BYTES`) of one unit, until ``stop``
+        (the json columns of ``unit.json_text`` as the JSON string of their text)."""
+
+    def export_json_text(self, column: m.Column) -> bool:
+        """Whether the engine stores the values of ``column`` (a json column) as text, which an
+        export then writes as the JSON string of that exact text (MariaDB JSON, PostgreSQL
+        ``json``, SQLite) rather than nested (MySQL JSON and ``jsonb``: binary, already normalised)."""
 
     def export_abort(self, conn: Any) -> None:
         """Stop the statement streaming on ``conn`` at once (called from another thread)."""

@@ -31,6 +31,10 @@ class SQLExportBase:
         """A new raw connection for a worker."""
         return target.connect_raw()
 
+    def export_json_text(self, column: m.Column) -> bool:
+        """JSON kept as text (``Type.binary`` false): PostgreSQL ``json``; MySQL and SQLite override."""
+        return column.type.kind == "json" and not column.type.binary
+
     def export_qualify(self, schema: str, table: m.Table) -> str:
         return f"{self.quote(schema)}.{self.quote(table.name)}"
 
