@@ -52,6 +52,7 @@ from .export import (
     UnitFile,
     abort_queries,
     connect_source,
+    json_text_columns,
     open_workers,
     plan_table,
     prefetched,
@@ -444,13 +445,23 @@ def _plan_units(
     tables = {(s, t.name): t for s, t in selected}
     if resume and path.is_file():
         saved = read_state(path, "migrate-plan")
-        units = _saved_units(saved, tables, fp, str(path))
+        units = [
+            dataclasses.replace(u, json_text=json_text_columns(engine, u.table))
+            for u in _saved_units(saved, tables, fp, str(path))
+        ]
     else:
         units = []
         for s, t in selected:
             planned = plan_table(engine, conn, s, t, where=None, chunk_rows=None, threads=threads)
             if not _savable(planned):  # a key type the plan file does not write: the table is one unit
-                planned = [ExportUnit(s, t, rows_estimate=sum(u.rows_estimate for u in planned))]
+                planned = [
+                    ExportUnit(
+                        s,
+                        t,
+                        rows_estimate=sum(u.rows_estimate for u in planned),
+                        json_text=json_text_columns(engine, t),
+                    )
+                ]
             units.extend(planned)
         saved = {
             "format": "dbjson-migrate-plan",
@@ -563,7 +574,13 @@ def _manifest_tables(db: m.Database, units: list[ExportUnit], names: dict[tuple[
         ]
         out.append(
             ManifestTable(
-                schema=s.name, name=t.name, rows=None, checksum=None, files=files, columns=[c.name for c in t.columns]
+                schema=s.name,
+                name=t.name,
+                rows=None,
+                checksum=None,
+                files=files,
+                columns=[c.name for c in t.columns],
+                json_text=tuple(c.name for c in t.columns if c.name in us[0].json_text),
             )
         )
     return out

@@ -421,6 +421,11 @@ def preflight(
                         v = obj.get(col)
                         if v is None:
                             continue
+                        if col in tp.json_text and type(v) is str:  # the document its text holds
+                            try:
+                                v = orjson.loads(v)
+                            except orjson.JSONDecodeError:
+                                continue  # the load reports text that is not JSON
                         for i, (sev, check) in enumerate(cs):
                             if (col, i) in seen_checks:
                                 continue

@@ -153,3 +153,36 @@ def test_block_and_batch_sums_are_the_sums_of_the_lines_forms(fast, algorithm: s
     assert (by_block.value, by_block.rows) == (by_batch.value, by_batch.rows) == (want.value, want.rows)
     with pytest.raises((ValueError, DataError)):
         forms.add_lines(Checksum(algorithm=algorithm), lines)
+
+
+@settings(max_examples=300, deadline=None)
+@given(doc=_json, seed=st.integers(0, 2**16))
+def test_random_documents_as_text(fast, doc: object, seed: int) -> None:  # type: ignore[no-untyped-def]
+    """A json column written as the JSON string of its text (format 1.3, ``json_texts``): C and
+    the twin agree, and the form is that of the same document written nested (with the escape
+    of the JSON document null and of a single "$json" key)."""
+    from dbjson.format.jsontext import wrap_json_text
+
+    rng = random.Random(seed)
+    text = json.dumps(doc, ensure_ascii=rng.random() < 0.5, indent=rng.choice((None, 1, "\t")))
+    if rng.random() < 0.3:
+        text = json.dumps({"$json": doc}) if rng.random() < 0.5 else " \n" + text + "\r\n "
+    line = b'{"id":1,"doc":' + json.dumps(text).encode() + b"}"
+    nested = b'{"id":1,"doc":' + wrap_json_text(json.dumps(json.loads(text), separators=(",", ":")).encode()) + b"}"
+    t = (b"doc",)
+    want = semantic_line_py(nested, J, D)
+    assert fast.semantic_line(line, J, D, t) == semantic_line_py(line, J, D, t) == want
+
+
+def test_json_texts_batch_sums(fast) -> None:  # type: ignore[no-untyped-def]
+    from dbjson.format.checksum import Checksum, SemanticLines
+
+    lines = [b'{"doc":"{\\"b\\": 1, \\"a\\": [1.50]}"}', b'{"doc":"null"}', b'{"doc":null}', b'{"doc":" {} "}']
+    forms = SemanticLines(("doc",), (), ("doc",))
+    want, by_block, by_batch = Checksum(), Checksum(), Checksum()
+    want.add_lines([semantic_line_py(ln, (b"doc",), (), (b"doc",)) for ln in lines])
+    forms.add_block(by_block, b"\n".join(lines) + b"\n")
+    forms.add_lines(by_batch, lines)
+    assert (by_block.value, by_block.rows) == (by_batch.value, by_batch.rows) == (want.value, want.rows)
+    with pytest.raises((ValueError, DataError)):  # a json text that is not JSON
+        forms.add_lines(Checksum(), [b'{"doc":"{\\"a\\":}"}'])

@@ -52,6 +52,11 @@ class ExportUnit:
     upper: tuple[Any, ...] | None = None
     rows_estimate: int = 0
     where: str | None = None
+    bytes_estimate: int = 0  # the unit's share of the table's size on disk (0: unknown); orders the work
+    # json columns written as the JSON string of their exact text (data format 1.3), the others
+    # nested: the columns :meth:`Exporter.export_json_text` names, except for a stream export
+    # (``--table T -o -``), which has no manifest to say so and writes every json value nested
+    json_text: frozenset[str] = frozenset()
 
     @property
     def qualified(self) -> str:
@@ -94,6 +99,9 @@ class TablePlan:
     # engine's native row format (``Capabilities.native_stream``: a migrate that moved the rows in
     # it; verify compares ``verify_native_checksum``).
     checksum_kind: str = "lines"
+    # Source json columns whose values are the JSON string of their exact text (the manifest's
+    # ``json_text``, data format 1.3); the others are nested
+    json_text: frozenset[str] = frozenset()
 
     @property
     def display(self) -> str:
@@ -355,6 +363,10 @@ class Exporter(Protocol):
     def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None:
         """The catalog's row estimate of a table, or None when there is none."""
 
+    def export_stats(self, conn: Any, schema: str, table: m.Table) -> tuple[int | None, int | None]:
+        """(the catalog's row estimate, the table's size on disk in bytes), each None when unknown:
+        one round trip where the engine can (the size is current even when the statistics are not)."""
+
     def export_refresh(self, conn: Any) -> None:
         """Release the locks a worker's snapshot transaction took so far, keeping its snapshot."""
 
@@ -372,7 +384,13 @@ class Exporter(Protocol):
         """Up to ``limit`` keys, every ``every`` rows in key order (the lower bounds of units 2..n)."""
 
     def export_stream(self, conn: Any, unit: ExportUnit, stop: threading.Event) -> Iterator[bytes]:
-        """Blocks of complete canonical lines (about :data:`BLOCK_BYTES`) of one unit, until ``stop``."""
+        """Blocks of complete canonical lines (about :data:`BLOCK_BYTES`) of one unit, until ``stop``
+        (the json columns of ``unit.json_text`` as the JSON string of their text)."""
+
+    def export_json_text(self, column: m.Column) -> bool:
+        """Whether the engine stores the values of ``column`` (a json column) as text, which an
+        export then writes as the JSON string of that exact text (MariaDB JSON, PostgreSQL
+        ``json``, SQLite) rather than nested (MySQL JSON and ``jsonb``: binary, already normalised)."""
 
     def export_abort(self, conn: Any) -> None:
         """Stop the statement streaming on ``conn`` at once (called from another thread)."""

@@ -154,6 +154,7 @@ def table_plans(
             checksum_algorithm=mt.algorithm if mt else DEFAULT_CHECKSUM,
             ddl_only=mt is None and t.partition_of is not None,
             verify_columns=[(c, tname_of(rc), ttype_of(rc)) for c, rc in pairs],
+            json_text=frozenset(mt.json_text) if mt else frozenset(),
         )
         tp.value_rules = value_rules(engine, tp.verify_columns, opts.nul)
         for opt, attr, conv in (
