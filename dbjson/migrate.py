@@ -309,7 +309,8 @@ def expected_totals(tables: Sequence[TablePlan], done: dict[str, dict[str, Any]]
     loaded (the journal records each unit's count and checksum, this run's and an earlier one's)."""
     for tp in tables:
         total = Checksum(algorithm=tp.checksum_algorithm)
-        known = True
+        expected = Checksum(algorithm=tp.checksum_algorithm)
+        known = sums = True
         for f in tp.files:
             rec = done.get("data:" + f.rel)
             if rec is None or rec.get("checksum") is None:
@@ -317,8 +318,14 @@ def expected_totals(tables: Sequence[TablePlan], done: dict[str, dict[str, Any]]
                 continue
             f.rows, f.checksum = int(rec.get("rows", 0)), str(rec["checksum"])
             total.merge(Checksum.from_hex(f.checksum, f.rows, total.algorithm))
+            if rec.get("expected") is None or rec.get("rejected") or rec.get("expected_rules") != tp.value_rules:
+                sums = False
+            else:
+                expected.merge(Checksum.from_hex(str(rec["expected"]), f.rows, total.algorithm))
         tp.rows = total.rows if known else None
         tp.checksum = total.hexdigest() if known else None
+        # verify's expected side, summed as the lines loaded (``verify.expected_lines``)
+        tp.expected_semantic = expected.hexdigest() if known and sums and tp.files else None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -132,6 +132,9 @@ class Engine(Reflector, DdlDialect, Exporter, Loader, VerifyReader):
         """Neither a constraint nor a detail line (the server's message says it all)."""
         return None, None
 
+    def verify_export_column(self, source: m.Column, target: m.Type) -> m.Column:
+        return m.replace(source, type=target)
+
     def load_durability(self, conn: Any) -> str | None:
         """Nothing known to lose acknowledged commits."""
         return None

@@ -90,6 +90,10 @@ class TablePlan:
     ddl_only: bool = False  # a PostgreSQL partition: created, its rows come with its partitioned table
     # Every column of the lines (manifest order) with its target name and type: what verify reads.
     verify_columns: list[tuple[m.Column, str, m.Type]] = field(default_factory=list)
+    # The export's checksum through verify's expected-line function (the value rules, then the
+    # by-meaning form: ``verify.expected_lines``), when the load computed it from the very lines it
+    # loaded (``dbjson migrate``); verify then need not read the source again.
+    expected_semantic: str | None = None
 
     @property
     def display(self) -> str:
@@ -454,3 +458,11 @@ class VerifyReader(Protocol):
 
     def verify_adapters(self, tp: TablePlan) -> dict[str, Callable[[Any], Any]]:
         """Per source column: the target driver's value → a value the source kind's encoder takes."""
+
+    def verify_export_column(self, source: m.Column, target: m.Type) -> m.Column:
+        """The column under which this engine's own export (``export_stream``) of a loaded column
+        of type ``target`` spells the values of the ``source`` column exactly as the source's
+        export did, where the two types spell equal values differently (a ``timestamptz`` kept in
+        a MySQL DATETIME: the same UTC instant without the ``Z``). ``verify.exact_check`` exports
+        the target under these columns, so that only a real difference reaches the per-row check.
+        By default the source column under the target type (the target's own spelling)."""

@@ -60,7 +60,7 @@ from ..format.paths import open_for_write, refuse_link
 from ..format.storage import Location, ObjectPath, local_state_dir, location
 from ..preflight import preflight
 from ..ratelimit import RateLimit, parse_rate
-from ..verify import verify_error, verify_tables
+from ..verify import expected_lines, verify_error, verify_tables
 from .encoders import INLINE
 from .options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads, int_option, parse_assignments
 from .plan import (
@@ -928,6 +928,7 @@ class Importer(TargetSession):
                 streams=self.streams,
                 progress=lambda rows: self.emit(UnitProgress(tp.display, unit.file.rel, rows)),
                 limit=self.opts.max_rate,
+                expected=self._expected_lines(tp),
             )
             committed = False
             try:
@@ -964,7 +965,12 @@ class Importer(TargetSession):
                     )
                     return
                 committed = True
-                self.journal.done(unit.step, rows=loaded, rejected=rejected, checksum=reader.checksum.hexdigest())
+                extra = {}
+                if reader.expected_sum is not None:  # under the value rules it was summed with
+                    extra = {"expected": reader.expected_sum.hexdigest(), "expected_rules": dict(tp.value_rules)}
+                self.journal.done(
+                    unit.step, rows=loaded, rejected=rejected, checksum=reader.checksum.hexdigest(), **extra
+                )
                 for number, raw, error in pending:
                     self._reject(tp, unit, number, raw, error)
                 self._unit_finished(unit, loaded, rejected)
@@ -1012,6 +1018,14 @@ class Importer(TargetSession):
             finally:
                 self.active.pop(threading.get_ident(), None)
                 reader.close()
+
+    def _expected_lines(self, tp: TablePlan) -> Any:
+        """For a streamed load that verifies: verify's expected-line function of ``tp`` (the lines
+        are summed as verify would sum them while they load, so verify does not read them again),
+        or None (files on disk are re-read cheaply; lines compared as they are need no sum)."""
+        if not self.streams or not self.opts.verify:
+            return None
+        return expected_lines(tp, self.engine.capabilities.decimals_as_float)
 
     def _encoder_pool(self, conn: Any, tp: TablePlan) -> Any:
         """Where this unit's blocks are converted: the process pool (see :meth:`start_encoders`),
