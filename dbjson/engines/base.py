@@ -133,6 +133,11 @@ class Engine(Reflector, DdlDialect, Exporter, Loader, VerifyReader):
         return None, None
 
     def verify_export_column(self, source: m.Column, target: m.Type) -> m.Column:
+        st = source.type
+        if st.kind == "integer" and target.kind == "integer" and (st.bits or 64) <= 32 < (target.bits or 64):
+            # a 32-bit unsigned integer widened to a bigint: a JSON number in the source's lines,
+            # where a 64-bit integer is a string
+            return m.replace(source, type=m.replace(target, bits=st.bits))
         return m.replace(source, type=target)
 
     def load_durability(self, conn: Any) -> str | None:

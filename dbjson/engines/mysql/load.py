@@ -656,7 +656,7 @@ class MySQLLoad:
         padding, which MySQL strips on reading (the export pads to ``n`` again, ``RPAD``)."""
         from ... import model as m
 
-        t = target
+        t = super().verify_export_column(source, target).type  # type: ignore[misc]
         st = source.type
         if st.kind == "timestamp" and st.with_timezone and t.kind == "timestamp" and not t.with_timezone:
             t = m.replace(t, with_timezone=True)
