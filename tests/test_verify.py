@@ -198,12 +198,12 @@ PG_KIND_TAMPERS = {
     "n4": "1.5001",  # numeric(12,4)
     "b5": "b'10100'",  # bit(5)
     "ia": "'[1,2,4]'",  # int[] → JSON
-    "ta": "'[\"a\",\"b  c\"]'",  # text[] → JSON
+    "ta": '\'["a","b  c"]\'',  # text[] → JSON
     "m": "'ok'",  # enum → ENUM
     "f8": "0.2",  # double precision
     "f4": "0.25",  # real → FLOAT
     "by": "x'00ff11'",  # bytea → blob
-    "j": "'{\"b\": 1, \"a\": [1.51, \"x\"]}'",  # json → JSON (by meaning)
+    "j": '\'{"b": 1, "a": [1.51, "x"]}\'',  # json → JSON (by meaning)
     "c5": "'ab  x'",  # char(5) → CHAR(5) (PostgreSQL keeps the padding, MySQL strips it)
     "bi": "9007199254740992",  # bigint
 }
