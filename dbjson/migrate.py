@@ -75,7 +75,7 @@ from .importer.session import connect_target, target_identity
 from .model import now_utc
 from .preflight import preflight_columns, source_filter
 from .ratelimit import parse_rate
-from .verify import verify_error
+from .verify import exact_check, expected_lines, verify_error
 
 PLAN_FILE = "migrate-plan.json"  # a JSON state file (jsonschema/migrate-plan.json)
 FINISHED = "migrate:finished"  # the journal step written when a migration completed (verified)
@@ -297,11 +297,35 @@ class _MigrateImporter(Importer):
         self.plans = {f.rel: tp for tp in planned.tables for f in tp.files}
         return planned
 
+    def _unit_finished(self, unit: Any, loaded: int, rejected: int) -> None:
+        """A unit committed; when it was its table's last, verify the table now, in this loading
+        thread, while other tables still load (the rows are final: post-data DDL adds keys and
+        indexes, not content). Only a proof counts here (:func:`dbjson.verify.exact_check`); a table
+        it cannot prove is checked in the verify phase, which also reports any difference."""
+        super()._unit_finished(unit, loaded, rejected)
+        tp = unit.table
+        with self._lock:
+            last = self._units_left.get(tp.display) == 0 and not self._rejected_by_table.get(tp.display)
+        if not last or not self.opts.verify or rejected or self.cancel.is_set():
+            return
+        assert self.journal is not None
+        expected_totals([tp], self.journal.read().done)
+        if expected_lines(tp, self.engine.capabilities.decimals_as_float) is not None and tp.expected_semantic is None:
+            return  # the proof would read the source again (this thread still holds a source connection)
+        check = exact_check(self.engine, self.target, tp, 0, _no_source)
+        if check is not None and check.ok:
+            with self._lock:
+                self.verified[tp.display] = check
+
     def load_data(self, tables: list[TablePlan], state: Any) -> None:
         """The import's data phase, then each table's expected rows and checksum (:func:`expected_totals`)."""
         super().load_data(tables, state)
         assert self.journal is not None
         expected_totals(tables, self.journal.read().done)
+
+
+def _no_source(f: DataFile) -> IO[bytes]:
+    raise DocumentError(f"{f.rel}: not read again during the load")
 
 
 def expected_totals(tables: Sequence[TablePlan], done: dict[str, dict[str, Any]]) -> None:

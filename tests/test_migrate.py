@@ -192,8 +192,9 @@ def test_cross_engine_verify_uses_the_sums_taken_while_loading(
     fresh_db: Any, tmp_path: Path, target_engine: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A cross-engine migrate sums each unit's lines the way verify's proof needs them (by meaning,
-    after the value rules) while they load: verify proves every table by the target's own export
-    and never reads the source a second time; the journal keeps the sums for --resume."""
+    after the value rules) while they load: every table is proved by the target's own export as
+    soon as its last unit committed (while others load), the source is never read a second time,
+    and the journal keeps the sums for --resume."""
     import importlib
 
     verify_module = importlib.import_module("dbjson.verify")
@@ -210,6 +211,16 @@ def test_cross_engine_verify_uses_the_sums_taken_while_loading(
         raise AssertionError("verify read the source again for its expected side")
 
     monkeypatch.setattr(verify_module, "_expected_side", no_second_read)
+    migrate_module = importlib.import_module("dbjson.migrate")
+    during_load: list[str] = []  # tables proved as soon as their last unit committed
+
+    def proving(*a: Any, **k: Any) -> Any:
+        check = verify_module.exact_check(*a, **k)
+        if check is not None:
+            during_load.append(check.table.split(".")[-1])
+        return check
+
+    monkeypatch.setattr(migrate_module, "exact_check", proving)
     dst = fresh_db(target_engine)
     report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "state")
     assert report.load.verify is not None and report.load.verify.ok, report.load.verify.problems
@@ -218,3 +229,4 @@ def test_cross_engine_verify_uses_the_sums_taken_while_loading(
         "docs": ("checksum-semantic", "export"),
         "plain": ("checksum", "export"),
     }
+    assert sorted(during_load) == ["docs", "plain"]

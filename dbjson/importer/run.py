@@ -46,6 +46,7 @@ from ..events import (
     Started,
     TableFinished,
     TableStarted,
+    TableVerified,
     UnitLoaded,
     UnitProgress,
     UnitUndone,
@@ -60,7 +61,7 @@ from ..format.paths import open_for_write, refuse_link
 from ..format.storage import Location, ObjectPath, local_state_dir, location
 from ..preflight import preflight
 from ..ratelimit import RateLimit, parse_rate
-from ..verify import expected_lines, verify_error, verify_tables
+from ..verify import TableCheck, expected_lines, verify_error, verify_tables
 from .encoders import INLINE
 from .options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads, int_option, parse_assignments
 from .plan import (
@@ -123,6 +124,9 @@ class Importer(TargetSession):
         self._phase_started: float | None = None  # when the current phase began (report.phases)
         self._units_left: dict[str, int] = {}  # table → its units still to load in this run
         self._tables: list[TablePlan] = []  # the tables of this run (see run)
+        # table → its verification, made while the other tables were loading (dbjson migrate:
+        # see :meth:`dbjson.migrate._MigrateImporter._unit_finished`); verify checks the others
+        self.verified: dict[str, TableCheck] = {}
 
     # -- events ---------------------------------------------------------------------------------
     def emit(self, event: Event) -> None:
@@ -331,10 +335,13 @@ class Importer(TargetSession):
             self.start_phase(
                 "verify", "verify", tables=len(checked), rows=None if None in rows else sum(r or 0 for r in rows)
             )
-            self.report.verify = verify_tables(
+            early = {t.display: self.verified[t.display] for t in checked if t.display in self.verified}
+            for check in early.values():
+                self.emit(TableVerified(check.table, check.rows, check.problem()))
+            report = verify_tables(
                 self.engine,
                 self.conn,
-                [t for t in tables if not t.skipped and not t.ddl_only],
+                [t for t in checked if t.display not in early],
                 lambda jobs: self.run_parallel(jobs, self.opts.threads),
                 rejected=self._rejected_by_table,
                 on_event=self.on_event,
@@ -342,6 +349,10 @@ class Importer(TargetSession):
                 pool=self.procs,
                 target=self.target,
             )
+            if early:
+                rest = {t.table: t for t in report.tables}
+                report.tables = [early.get(t.display) or rest[t.display] for t in checked]
+            self.report.verify = report
         self.end_phase()
         self.report.seconds = time.monotonic() - start  # every phase, verify included
         self.phase = "done"
