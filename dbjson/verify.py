@@ -500,6 +500,13 @@ def rules_line_transform(rules: Mapping[str, str]) -> Callable[[bytes], bytes] |
 _ZERO_DATE_TEXT = re.compile(rb'"(?:0000-|[0-9]{4}-00-|[0-9]{4}-[0-9]{2}-00)')
 
 
+def _may_hold_zero_date(text: bytes) -> bool:
+    """A byte test (no regular expression: a JSON document's every quote would start a match
+    attempt) that every zero date's text passes: year 0000, month 00, or day 00 before the end of
+    the string or the time."""
+    return b'"0000-' in text or b"-00-" in text or b'-00"' in text or b"-00T" in text
+
+
 def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool], Callable[[bytes], bytes]] | None:
     """(touched, transform) of :func:`rules_line_transform`: ``touched(text)`` is False for text
     (one line or several) in which no rule can change anything."""
@@ -511,7 +518,13 @@ def _rules_functions(rules: Mapping[str, str]) -> tuple[Callable[[bytes], bool],
     fffd = "\ufffd".encode()
 
     def touched(line: bytes) -> bool:
-        return bool(zero and _ZERO_DATE_TEXT.search(line) or nuls and (b"\\u0000" in line or unknown and fffd in line))
+        return bool(
+            zero
+            and _may_hold_zero_date(line)
+            and _ZERO_DATE_TEXT.search(line)
+            or nuls
+            and (b"\\u0000" in line or unknown and fffd in line)
+        )
 
     def transform(line: bytes) -> bytes:
         if not touched(line):
