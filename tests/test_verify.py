@@ -274,3 +274,33 @@ def test_mysql_kinds_prove_by_the_postgresql_export(
     dst.execute("UPDATE kinds SET id = 4 WHERE id = 1")
     again = verify(out, dst.url, threads=1)
     assert not again.ok and "content checksum" in again.problems[0]
+
+
+_VERIFY_MODULES = """
+import atexit, runpy, sys
+atexit.register(lambda: print("MODULES " + " ".join(sorted(sys.modules)), file=sys.stderr))
+sys.argv = ["dbjson", "verify", sys.argv[1], sys.argv[2], "--quiet"]
+runpy.run_module("dbjson", run_name="__main__")
+"""
+
+
+def test_cross_engine_verify_does_not_import_sqlglot(fresh_db: Any, tmp_path: Path) -> None:
+    """Verify plans the target's names and types through the DDL translation; a table without a
+    ``nextval()`` default needs no SQL expression parsed, so sqlglot (0.1-0.2 s of start-up) is not
+    imported by a MariaDB → PostgreSQL verify."""
+    import subprocess
+    import sys
+
+    src = fresh_db("mariadb")
+    src.execute("CREATE TABLE t (id INT PRIMARY KEY AUTO_INCREMENT, v VARCHAR(40) DEFAULT 'x', doc JSON)")
+    src.execute("""INSERT INTO t VALUES (1, 'a', '{"b": 1, "a": 2}')""")
+    out = tmp_path / "export"
+    export_database(src.url, out, threads=1)
+    dst = fresh_db("postgresql")
+    import_database(out, dst.url, threads=1)
+    p = subprocess.run(
+        [sys.executable, "-c", _VERIFY_MODULES, str(out), dst.url], capture_output=True, text=True, timeout=120
+    )
+    assert p.returncode == 0, p.stderr
+    loaded = set(next(ln for ln in p.stderr.splitlines() if ln.startswith("MODULES ")).split()[1:])
+    assert "dbjson.verify" in loaded and "sqlglot" not in loaded
