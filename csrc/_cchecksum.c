@@ -696,6 +696,15 @@ static int canon_value(Src *s, Buf *out, int depth)
         }
     }
     if (c == '"') {
+        size_t j = s->i + 1;
+        while (j < s->n && s->p[j] != '"' && s->p[j] != '\\' && s->p[j] >= 0x20)
+            j++;
+        if (j < s->n && s->p[j] == '"') { /* no escape: decoded and re-escaped it is the token itself */
+            if (buf_put(out, s->p + s->i, (Py_ssize_t)(j + 1 - s->i)) < 0)
+                return NOMEM;
+            s->i = j + 1;
+            return OK;
+        }
         Buf t = {0};
         int r = decode_string(s, &t);
         if (r == OK)
@@ -723,9 +732,61 @@ static int canon_value(Src *s, Buf *out, int depth)
     return canonical_number(s->p + start, s->i - start, out);
 }
 
-/* Index just past the value at s->i, without rewriting it (a top-level value kept as written). */
+/* Index just past the string token at s->i, validated exactly as decode_string validates it
+   (unterminated, raw control characters, unknown escapes, bad \u escapes, lone surrogates are
+   BAD), without decoding it anywhere: a member kept as written is only checked. */
+static int skip_string(Src *s)
+{
+    if (s->i >= s->n || s->p[s->i] != '"')
+        return BAD;
+    s->i++;
+    for (;;) {
+        while (s->i < s->n && s->p[s->i] != '"' && s->p[s->i] != '\\' && s->p[s->i] >= 0x20)
+            s->i++;
+        if (s->i >= s->n || s->p[s->i] < 0x20)
+            return BAD;
+        if (s->p[s->i] == '"') {
+            s->i++;
+            return OK;
+        }
+        s->i++; /* backslash */
+        if (s->i >= s->n)
+            return BAD;
+        unsigned char c = s->p[s->i++];
+        switch (c) {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+            continue;
+        case 'u': {
+            unsigned cp, lo;
+            if (read_hex4(s, &cp) < 0)
+                return BAD;
+            if (cp >= 0xD800 && cp < 0xDC00) {
+                if (s->i + 6 > s->n || s->p[s->i] != '\\' || s->p[s->i + 1] != 'u')
+                    return BAD;
+                s->i += 2;
+                if (read_hex4(s, &lo) < 0 || lo < 0xDC00 || lo >= 0xE000)
+                    return BAD;
+            } else if (cp >= 0xDC00 && cp < 0xE000) {
+                return BAD;
+            }
+            continue;
+        }
+        default:
+            return BAD;
+        }
+    }
+}
+
+/* Index just past the value at s->i, without rewriting it (a top-level value kept as written).
+   Strings and the literals true/false/null (nearly every member of a canonical line) are checked
+   in place; other values are validated by rewriting them into a scratch buffer. */
 static int skip_value(Src *s)
 {
+    skip_ws(s);
+    if (s->i < s->n && s->p[s->i] == '"')
+        return skip_string(s);
+    if (match_word(s, "null") || match_word(s, "true") || match_word(s, "false"))
+        return OK;
     Buf t = {0};
     int r = canon_value(s, &t, 0); /* validates as the twin's raw_values + later parse would */
     buf_free(&t);
