@@ -605,12 +605,45 @@ static int grow_members(Member **ms, Py_ssize_t *cap, Py_ssize_t count)
     return OK;
 }
 
+/* Scratch buffers of one object being rewritten, kept per thread and per nesting depth (an
+   object's members are rewritten at a greater depth than the object), so that a block of lines
+   does not allocate and free them for every object; large ones are given back after use. */
+typedef struct {
+    Buf keys, vals;
+    Member *ms;
+    Py_ssize_t cap;
+} Scratch;
+
+#define SCRATCH_KEEP (64 * 1024)
+static _Thread_local Scratch scratch[MAX_DEPTH + 2];
+
+static Scratch *scratch_take(int depth)
+{
+    Scratch *x = &scratch[depth];
+    x->keys.len = x->vals.len = 0;
+    return x;
+}
+
+static void scratch_give(Scratch *x)
+{
+    if (x->keys.cap > SCRATCH_KEEP)
+        buf_free(&x->keys);
+    if (x->vals.cap > SCRATCH_KEEP)
+        buf_free(&x->vals);
+    if (x->cap > 4096) {
+        PyMem_RawFree(x->ms);
+        x->ms = NULL;
+        x->cap = 0;
+    }
+}
+
 static int canon_object(Src *s, Buf *out, int depth)
 {
     s->i++; /* { */
-    Buf keys = {0}, vals = {0};
-    Member *ms = NULL;
-    Py_ssize_t count = 0, cap = 0;
+    Scratch *x = scratch_take(depth + 1); /* depth 0: the line's own members (semantic) */
+    Buf keys = x->keys, vals = x->vals;
+    Member *ms = x->ms;
+    Py_ssize_t count = 0, cap = x->cap;
     int rc = OK;
     skip_ws(s);
     if (s->i < s->n && s->p[s->i] == '}') {
@@ -652,9 +685,11 @@ static int canon_object(Src *s, Buf *out, int depth)
         rc = BAD;
         break;
     }
-    buf_free(&keys);
-    buf_free(&vals);
-    PyMem_RawFree(ms);
+    x->keys = keys;
+    x->vals = vals;
+    x->ms = ms;
+    x->cap = cap;
+    scratch_give(x);
     return rc;
 }
 
@@ -810,9 +845,10 @@ static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals)
     if (s->i >= s->n || s->p[s->i] != '{')
         return BAD;
     s->i++;
-    Buf keys = {0}, vals = {0}, tmp = {0};
-    Member *ms = NULL;
-    Py_ssize_t count = 0, cap = 0;
+    Scratch *x = scratch_take(0); /* the line's members; its JSON values' objects use 1 and up */
+    Buf keys = x->keys, vals = x->vals, tmp = {0};
+    Member *ms = x->ms;
+    Py_ssize_t count = 0, cap = x->cap;
     int rc = OK;
     skip_ws(s);
     int empty = s->i < s->n && s->p[s->i] == '}';
@@ -889,10 +925,12 @@ static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals)
         else
             rc = emit_members(out, ms, count, &keys, &vals);
     }
-    buf_free(&keys);
-    buf_free(&vals);
+    x->keys = keys;
+    x->vals = vals;
+    x->ms = ms;
+    x->cap = cap;
+    scratch_give(x);
     buf_free(&tmp);
-    PyMem_RawFree(ms);
     return rc;
 }
 
