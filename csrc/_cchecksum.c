@@ -610,12 +610,45 @@ static int grow_members(Member **ms, Py_ssize_t *cap, Py_ssize_t count)
     return OK;
 }
 
+/* Scratch buffers of one object being rewritten, kept per thread and per nesting depth (an
+   object's members are rewritten at a greater depth than the object), so that a block of lines
+   does not allocate and free them for every object; large ones are given back after use. */
+typedef struct {
+    Buf keys, vals;
+    Member *ms;
+    Py_ssize_t cap;
+} Scratch;
+
+#define SCRATCH_KEEP (64 * 1024)
+static _Thread_local Scratch scratch[MAX_DEPTH + 2];
+
+static Scratch *scratch_take(int depth)
+{
+    Scratch *x = &scratch[depth];
+    x->keys.len = x->vals.len = 0;
+    return x;
+}
+
+static void scratch_give(Scratch *x)
+{
+    if (x->keys.cap > SCRATCH_KEEP)
+        buf_free(&x->keys);
+    if (x->vals.cap > SCRATCH_KEEP)
+        buf_free(&x->vals);
+    if (x->cap > 4096) {
+        PyMem_RawFree(x->ms);
+        x->ms = NULL;
+        x->cap = 0;
+    }
+}
+
 static int canon_object(Src *s, Buf *out, int depth)
 {
     s->i++; /* { */
-    Buf keys = {0}, vals = {0};
-    Member *ms = NULL;
-    Py_ssize_t count = 0, cap = 0;
+    Scratch *x = scratch_take(depth + 1); /* depth 0: the line's own members (semantic) */
+    Buf keys = x->keys, vals = x->vals;
+    Member *ms = x->ms;
+    Py_ssize_t count = 0, cap = x->cap;
     int rc = OK;
     skip_ws(s);
     if (s->i < s->n && s->p[s->i] == '}') {
@@ -657,9 +690,11 @@ static int canon_object(Src *s, Buf *out, int depth)
         rc = BAD;
         break;
     }
-    buf_free(&keys);
-    buf_free(&vals);
-    PyMem_RawFree(ms);
+    x->keys = keys;
+    x->vals = vals;
+    x->ms = ms;
+    x->cap = cap;
+    scratch_give(x);
     return rc;
 }
 
@@ -701,6 +736,15 @@ static int canon_value(Src *s, Buf *out, int depth)
         }
     }
     if (c == '"') {
+        size_t j = s->i + 1;
+        while (j < s->n && s->p[j] != '"' && s->p[j] != '\\' && s->p[j] >= 0x20)
+            j++;
+        if (j < s->n && s->p[j] == '"') { /* no escape: decoded and re-escaped it is the token itself */
+            if (buf_put(out, s->p + s->i, (Py_ssize_t)(j + 1 - s->i)) < 0)
+                return NOMEM;
+            s->i = j + 1;
+            return OK;
+        }
         Buf t = {0};
         int r = decode_string(s, &t);
         if (r == OK)
@@ -728,9 +772,61 @@ static int canon_value(Src *s, Buf *out, int depth)
     return canonical_number(s->p + start, s->i - start, out);
 }
 
-/* Index just past the value at s->i, without rewriting it (a top-level value kept as written). */
+/* Index just past the string token at s->i, validated exactly as decode_string validates it
+   (unterminated, raw control characters, unknown escapes, bad \u escapes, lone surrogates are
+   BAD), without decoding it anywhere: a member kept as written is only checked. */
+static int skip_string(Src *s)
+{
+    if (s->i >= s->n || s->p[s->i] != '"')
+        return BAD;
+    s->i++;
+    for (;;) {
+        while (s->i < s->n && s->p[s->i] != '"' && s->p[s->i] != '\\' && s->p[s->i] >= 0x20)
+            s->i++;
+        if (s->i >= s->n || s->p[s->i] < 0x20)
+            return BAD;
+        if (s->p[s->i] == '"') {
+            s->i++;
+            return OK;
+        }
+        s->i++; /* backslash */
+        if (s->i >= s->n)
+            return BAD;
+        unsigned char c = s->p[s->i++];
+        switch (c) {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+            continue;
+        case 'u': {
+            unsigned cp, lo;
+            if (read_hex4(s, &cp) < 0)
+                return BAD;
+            if (cp >= 0xD800 && cp < 0xDC00) {
+                if (s->i + 6 > s->n || s->p[s->i] != '\\' || s->p[s->i + 1] != 'u')
+                    return BAD;
+                s->i += 2;
+                if (read_hex4(s, &lo) < 0 || lo < 0xDC00 || lo >= 0xE000)
+                    return BAD;
+            } else if (cp >= 0xDC00 && cp < 0xE000) {
+                return BAD;
+            }
+            continue;
+        }
+        default:
+            return BAD;
+        }
+    }
+}
+
+/* Index just past the value at s->i, without rewriting it (a top-level value kept as written).
+   Strings and the literals true/false/null (nearly every member of a canonical line) are checked
+   in place; other values are validated by rewriting them into a scratch buffer. */
 static int skip_value(Src *s)
 {
+    skip_ws(s);
+    if (s->i < s->n && s->p[s->i] == '"')
+        return skip_string(s);
+    if (match_word(s, "null") || match_word(s, "true") || match_word(s, "false"))
+        return OK;
     Buf t = {0};
     int r = canon_value(s, &t, 0); /* validates as the twin's raw_values + later parse would */
     buf_free(&t);
@@ -795,9 +891,10 @@ static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals, PyObj
     if (s->i >= s->n || s->p[s->i] != '{')
         return BAD;
     s->i++;
-    Buf keys = {0}, vals = {0}, tmp = {0};
-    Member *ms = NULL;
-    Py_ssize_t count = 0, cap = 0;
+    Scratch *x = scratch_take(0); /* the line's members; its JSON values' objects use 1 and up */
+    Buf keys = x->keys, vals = x->vals, tmp = {0};
+    Member *ms = x->ms;
+    Py_ssize_t count = 0, cap = x->cap;
     int rc = OK;
     skip_ws(s);
     int empty = s->i < s->n && s->p[s->i] == '}';
@@ -879,10 +976,12 @@ static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals, PyObj
         else
             rc = emit_members(out, ms, count, &keys, &vals);
     }
-    buf_free(&keys);
-    buf_free(&vals);
+    x->keys = keys;
+    x->vals = vals;
+    x->ms = ms;
+    x->cap = cap;
+    scratch_give(x);
     buf_free(&tmp);
-    PyMem_RawFree(ms);
     return rc;
 }
 

@@ -78,7 +78,7 @@ from .importer.session import connect_target, target_identity
 from .model import now_utc
 from .preflight import preflight_columns, source_filter
 from .ratelimit import parse_rate
-from .verify import verify_error
+from .verify import exact_check, expected_lines, verify_error
 
 log = logging.getLogger(__name__)  # debug lines only (the library never prints): which tables move natively
 
@@ -382,6 +382,28 @@ class _MigrateImporter(Importer):
                 self.row_streams[tp.display] = f"lines ({reason})"
                 log.debug("migrate: %s moves as canonical lines: %s", tp.display, reason)
 
+    def _unit_finished(self, unit: Any, loaded: int, rejected: int) -> None:
+        """A unit committed; when it was its table's last, verify the table now, in this loading
+        thread, while other tables still load (the rows are final: post-data DDL adds keys and
+        indexes, not content). Only a proof counts here (:func:`dbjson.verify.exact_check`); a table
+        it cannot prove is checked in the verify phase, which also reports any difference."""
+        super()._unit_finished(unit, loaded, rejected)
+        tp = unit.table
+        with self._lock:
+            last = self._units_left.get(tp.display) == 0 and not self._rejected_by_table.get(tp.display)
+        if not last or not self.opts.verify or rejected or self.cancel.is_set():
+            return
+        assert self.journal is not None
+        expected_totals([tp], self.journal.read().done)
+        if tp.checksum_kind != "lines":
+            return  # a native row stream: verify compares the target's native rows in its phase
+        if expected_lines(tp, self.engine.capabilities.decimals_as_float) is not None and tp.expected_semantic is None:
+            return  # the proof would read the source again (this thread still holds a source connection)
+        check = exact_check(self.engine, self.target, tp, 0, _no_source)
+        if check is not None and check.ok:
+            with self._lock:
+                self.verified[tp.display] = check
+
     def load_data(self, tables: list[TablePlan], state: Any) -> None:
         """The import's data phase, then each table's expected rows and checksum (:func:`expected_totals`)."""
         self.choose_streams(tables, state.done)
@@ -390,12 +412,17 @@ class _MigrateImporter(Importer):
         expected_totals(tables, self.journal.read().done)
 
 
+def _no_source(f: DataFile) -> IO[bytes]:
+    raise DocumentError(f"{f.rel}: not read again during the load")
+
+
 def expected_totals(tables: Sequence[TablePlan], done: dict[str, dict[str, Any]]) -> None:
     """Each table's expected rows and content checksum: the sums over its units' lines as they were
     loaded (the journal records each unit's count and checksum, this run's and an earlier one's)."""
     for tp in tables:
         total = Checksum(algorithm=tp.checksum_algorithm)
-        known = True
+        expected = Checksum(algorithm=tp.checksum_algorithm)
+        known = sums = True
         kinds = set()
         for f in tp.files:
             rec = done.get("data:" + f.rel)
@@ -407,10 +434,18 @@ def expected_totals(tables: Sequence[TablePlan], done: dict[str, dict[str, Any]]
             if kinds == {"lines"}:  # a data file's checksum is of its lines (verify may re-read them)
                 f.rows, f.checksum = rows, checksum
             total.merge(Checksum.from_hex(checksum, rows, total.algorithm))
+            if rec.get("expected") is None or rec.get("rejected") or rec.get("expected_rules") != tp.value_rules:
+                sums = False
+            else:
+                expected.merge(Checksum.from_hex(str(rec["expected"]), rows, total.algorithm))
         tp.rows = total.rows if known else None
         # units summed in different forms (a run resumed by another version) have no total: counts only
         tp.checksum = total.hexdigest() if known and len(kinds) <= 1 else None
         tp.checksum_kind = kinds.pop() if len(kinds) == 1 else "lines"
+        # verify's expected side, summed as the lines loaded (``verify.expected_lines``)
+        tp.expected_semantic = (
+            expected.hexdigest() if known and sums and tp.files and tp.checksum_kind == "lines" else None
+        )
 
 
 # ---------------------------------------------------------------------------------------------

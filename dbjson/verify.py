@@ -66,6 +66,9 @@ class TableCheck:
     # checksum-native (a same-engine migrate: both servers' native row text, see native_check)
     mode: str = "checksum"
     rules: dict[str, str] = field(default_factory=dict)  # column → value rule applied (zero-null, nul-strip...)
+    # How the target's content was read: "export" (the target's own export path proved it,
+    # :func:`exact_check`), "rows" (each row re-encoded in Python, :func:`check_table`), "count".
+    path: str = "rows"
 
     @property
     def ok(self) -> bool:
@@ -93,6 +96,7 @@ class TableCheck:
             "expected_checksum": self.expected_checksum,
             "mode": self.mode,
             "rules": self.rules,
+            "path": self.path,
             "ok": self.ok,
         }
 
@@ -145,7 +149,7 @@ def check_table(
     if _counts_only(tp, rejected):
         rows = engine.load_count(conn, tp.tschema, tp.tname)
         target = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
-        return TableCheck(tp.display, target, expected, rows, tp.checksum, None, mode="count")
+        return TableCheck(tp.display, target, expected, rows, tp.checksum, None, mode="count", path="count")
     total = target_checksum(engine, conn, tp)
     return _table_check(tp, expected, total, open_file, known, float_decimals=engine.capabilities.decimals_as_float)
 
@@ -186,12 +190,20 @@ def exact_check(
     float_decimals = engine.capabilities.decimals_as_float
     semantic = semantic_line_normalizer(tp, float_decimals, json_text=texts)
     expected_line = _expected_line(tp, float_decimals)
-    # Under value rules the lines cannot match as they are: straight to the by-meaning pass, with
-    # the export's side computed meanwhile in a second thread (both sides' C code runs without
-    # the interpreter lock).
-    first = semantic if tp.value_rules else None
+    # Under value rules, or across engines with values the target spells its own way (JSON,
+    # decimals), the lines cannot match as they are: straight to the by-meaning pass, with the
+    # export's side computed meanwhile in a second thread (both sides' C code runs without the
+    # interpreter lock) or already known from the load (``tp.expected_semantic``, dbjson migrate).
+    cross = any(c.native.engine != engine.name for c, _n, _t in tp.verify_columns)
+    first = semantic if tp.value_rules or (cross and semantic is not None) else None
     wanted: list[str | None] = []
-    side = _expected_side(tp, expected_line, open_file, wanted) if first is not None else None
+    if expected_line is not None and tp.expected_semantic is not None:
+        wanted.append(tp.expected_semantic)
+    side = (
+        _expected_side(tp, expected_line, open_file, wanted)
+        if first is not None and not wanted and expected_line is not None
+        else None
+    )
     total = _target_sum(engine, target, tp, unit_of, first)
     if side is not None:
         side.join()
@@ -200,14 +212,18 @@ def exact_check(
     if total is None or total.rows != expected:
         return None
     if not tp.value_rules and total.hexdigest() == tp.checksum:
-        return TableCheck(tp.display, name, total.rows, total.rows, tp.checksum, total.hexdigest(), mode="checksum")
+        return TableCheck(
+            tp.display, name, total.rows, total.rows, tp.checksum, total.hexdigest(), mode="checksum", path="export"
+        )
     if expected_line is None:
         return None
     got: Checksum | None = total
-    if side is None:  # the lines differ in bytes: both sides by meaning, again side by side
-        side = _expected_side(tp, expected_line, open_file, wanted)
+    if first is None:  # the lines differ in bytes: both sides by meaning, again side by side
+        if not wanted:
+            side = _expected_side(tp, expected_line, open_file, wanted)
         got = _target_sum(engine, target, tp, unit_of, semantic) if semantic is not None else total
-        side.join()
+        if side is not None:
+            side.join()
     want = wanted[0] if wanted else None
     if want is None:  # the export's side failed: the full check reads the files again and reports
         return None
@@ -216,7 +232,9 @@ def exact_check(
     if got is None or got.hexdigest() != want:
         return None
     mode = "checksum" if semantic is None else "checksum-semantic"
-    return TableCheck(tp.display, name, got.rows, got.rows, want, want, mode=mode, rules=dict(tp.value_rules))
+    return TableCheck(
+        tp.display, name, got.rows, got.rows, want, want, mode=mode, rules=dict(tp.value_rules), path="export"
+    )
 
 
 def _exact_checkable(tp: TablePlan, rejected: int) -> bool:
@@ -235,7 +253,9 @@ def _target_table(tp: TablePlan, engine: Engine) -> tuple[m.Table, tuple[str, ..
     """The table as the target holds it (its column types), its key columns and the json columns
     its export writes as text (the target engine's rule, on its types: the same columns as the
     export's on the same engine, so the lines can match byte for byte), for its export."""
-    columns = tuple(dataclasses.replace(c, type=t) for c, _n, t in tp.verify_columns)
+    # Each column under the type whose export spells the source's values as the source did
+    # (engine.verify_export_column: a timestamptz kept in a MySQL DATETIME gets its Z back).
+    columns = tuple(engine.verify_export_column(c, t) for c, _n, t in tp.verify_columns)
     table = dataclasses.replace(tp.table, name=tp.tname, columns=columns)
     pk = tp.table.primary_key
     keys = tuple(pk.columns) if pk is not None and all(k in {c.name for c in columns} for k in pk.columns) else ()
@@ -457,6 +477,16 @@ class _Expected:
             raw = self.rules[1](raw)
         return raw if self.semantic is None else self.semantic(raw)
 
+    def add_block(self, total: Checksum, block: bytes) -> None:
+        """Add a block of whole export lines (each ending in a newline)."""
+        if self.semantic is not None and (self.rules is None or not self.rules[0](block)):
+            self.semantic.add_block(total, block)
+            return
+        lines = block.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        self.add_lines(total, lines)
+
     def add_lines(self, total: Checksum, lines: list[bytes]) -> None:
         """Add a batch of export lines; lines no rule touches are not looked at one by one."""
         if self.rules is not None:
@@ -467,6 +497,14 @@ class _Expected:
             self.semantic.add_lines(total, lines)
         else:
             total.add_lines(lines)
+
+
+def expected_lines(tp: TablePlan, float_decimals: bool = False) -> _Expected | None:
+    """What the export's lines of ``tp`` go through before verify sums them as the expected side
+    (``add_block(total, block)``), or None when verify compares the lines as they are. A loader
+    that sums its lines this way as it loads them (``dbjson migrate``) records the result in
+    ``tp.expected_semantic``, so that verify does not read them again."""
+    return _expected_line(tp, float_decimals)
 
 
 def _expected_line(tp: TablePlan, float_decimals: bool = False) -> _Expected | None:
@@ -588,6 +626,13 @@ def rules_line_transform(
 _ZERO_DATE_TEXT = re.compile(rb'"(?:0000-|[0-9]{4}-00-|[0-9]{4}-[0-9]{2}-00)')
 
 
+def _may_hold_zero_date(text: bytes) -> bool:
+    """A byte test (no regular expression: a JSON document's every quote would start a match
+    attempt) that every zero date's text passes: year 0000, month 00, or day 00 before the end of
+    the string or the time."""
+    return b'"0000-' in text or b"-00-" in text or b'-00"' in text or b"-00T" in text
+
+
 def _rules_functions(
     rules: Mapping[str, str], json_text: frozenset[str] = frozenset()
 ) -> tuple[Callable[[bytes], bool], Callable[[bytes], bytes]] | None:
@@ -601,7 +646,13 @@ def _rules_functions(
     fffd = "\ufffd".encode()
 
     def touched(line: bytes) -> bool:
-        return bool(zero and _ZERO_DATE_TEXT.search(line) or nuls and (b"\\u0000" in line or unknown and fffd in line))
+        return bool(
+            zero
+            and _may_hold_zero_date(line)
+            and _ZERO_DATE_TEXT.search(line)
+            or nuls
+            and (b"\\u0000" in line or unknown and fffd in line)
+        )
 
     def transform(line: bytes) -> bytes:
         if not touched(line):
@@ -859,6 +910,7 @@ __all__ = [
     "check_table",
     "exact_check",
     "native_check",
+    "expected_lines",
     "semantic_line_normalizer",
     "rules_line_transform",
     "verify_error",

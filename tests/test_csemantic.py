@@ -186,3 +186,37 @@ def test_json_texts_batch_sums(fast) -> None:  # type: ignore[no-untyped-def]
     assert (by_block.value, by_block.rows) == (by_batch.value, by_batch.rows) == (want.value, want.rows)
     with pytest.raises((ValueError, DataError)):  # a json text that is not JSON
         forms.add_lines(Checksum(), [b'{"doc":"{\\"a\\":}"}'])
+
+
+def test_threads_rewriting_at_once_give_the_same_sums(fast) -> None:  # type: ignore[no-untyped-def]
+    """The scratch buffers of objects being rewritten are per thread (the C code runs without the
+    interpreter lock, verify sums both sides at once): four threads over blocks of nested
+    documents give the sums of one thread, and each line the twin's bytes."""
+    import threading
+
+    rng = random.Random(7)
+
+    def doc(depth: int) -> object:
+        if depth > 4 or rng.random() < 0.3:
+            return rng.choice([1.50, "x\\u00e9", None, True, [1, "a"], "é\n"])
+        return {f"k{rng.randrange(9)}": doc(depth + 1) for _ in range(rng.randrange(1, 5))}
+
+    lines = [
+        json.dumps({"id": i, "doc": doc(0), "other": [doc(1)], "amount": "1.50", "t": 'a"b'}).encode()
+        for i in range(400)
+    ]
+    block = b"\n".join(lines) + b"\n"
+    want = fast.semantic_sum_block(block, J, D)
+    got: list[object] = []
+
+    def run() -> None:
+        for _ in range(20):
+            got.append(fast.semantic_sum_block(block, J, D))
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [want] * 80
+    assert all(fast.semantic_line(ln, J, D) == semantic_line_py(ln, J, D) for ln in lines)

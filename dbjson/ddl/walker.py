@@ -588,8 +588,6 @@ def sequence_defaults_as_identity(ctx: Context) -> m.Database:
     another column's serial and so not created) becomes an identity column drawing its own values
     from where the sequence stood, so that an insert without the column still works. Reported at its default: an
     approximation, a loss when several columns shared the sequence."""
-    from .expr import nextval_sequence  # lazy: sqlglot (see Context.expr)
-
     found: dict[tuple[int, int, int], tuple[str, str]] = {}
     users: dict[tuple[str, str], list[str]] = {}
     sequences = {(s.name, q.name.lower()): q for s in ctx.db.schemas for q in s.sequences}
@@ -604,6 +602,8 @@ def sequence_defaults_as_identity(ctx: Context) -> m.Database:
                 d = col.default
                 if d is None or d.kind != "expression" or col.identity is not None or col.type.kind != "integer":
                     continue
+                from .expr import nextval_sequence  # lazy, and only for such a default: sqlglot (Context.expr)
+
                 named = nextval_sequence(d.value, d.dialect or ctx.source)
                 if named is None:
                     continue

@@ -161,6 +161,14 @@ class Engine(Reflector, DdlDialect, Exporter, Loader, VerifyReader):
         """Neither a constraint nor a detail line (the server's message says it all)."""
         return None, None
 
+    def verify_export_column(self, source: m.Column, target: m.Type) -> m.Column:
+        st = source.type
+        if st.kind == "integer" and target.kind == "integer" and (st.bits or 64) <= 32 < (target.bits or 64):
+            # a 32-bit unsigned integer widened to a bigint: a JSON number in the source's lines,
+            # where a 64-bit integer is a string
+            return m.replace(source, type=m.replace(target, bits=st.bits))
+        return m.replace(source, type=target)
+
     def load_durability(self, conn: Any) -> str | None:
         """Nothing known to lose acknowledged commits."""
         return None

@@ -102,6 +102,10 @@ class TablePlan:
     # Source json columns whose values are the JSON string of their exact text (the manifest's
     # ``json_text``, data format 1.3); the others are nested
     json_text: frozenset[str] = frozenset()
+    # The export's checksum through verify's expected-line function (the value rules, then the
+    # by-meaning form: ``verify.expected_lines``), when the load computed it from the very lines it
+    # loaded (``dbjson migrate``); verify then need not read the source again.
+    expected_semantic: str | None = None
 
     @property
     def display(self) -> str:
@@ -529,3 +533,11 @@ class VerifyReader(Protocol):
         ``export_native_stream`` writes them under the same session settings; None when it cannot
         be read. ``part`` = (integer key column, k, n): only the rows whose key is k modulo n.
         Optional (``capabilities.native_stream``)."""
+
+    def verify_export_column(self, source: m.Column, target: m.Type) -> m.Column:
+        """The column under which this engine's own export (``export_stream``) of a loaded column
+        of type ``target`` spells the values of the ``source`` column exactly as the source's
+        export did, where the two types spell equal values differently (a ``timestamptz`` kept in
+        a MySQL DATETIME: the same UTC instant without the ``Z``). ``verify.exact_check`` exports
+        the target under these columns, so that only a real difference reaches the per-row check.
+        By default the source column under the target type (the target's own spelling)."""

@@ -134,8 +134,13 @@ class UnitReader:
         streams: bool = False,
         progress: Callable[[int], None] | None = None,
         limit: RateLimit | None = None,
+        expected: Any = None,
     ) -> None:
         self.unit = unit
+        # verify's expected-line function (``verify.expected_lines``): with it, the bulk path also
+        # sums the unit's lines that way as they load (``expected_sum``; None when it could not)
+        self.expected = expected
+        self.expected_sum: Checksum | None = None
         self.limit = limit  # --max-rate: the run's shared schedule (None: no limit, no cost)
         self.progress = progress  # called with the rows read so far, at most every PROGRESS_EVERY seconds
         self._reported = time.monotonic()
@@ -211,6 +216,9 @@ class UnitReader:
         """
         f = self.unit.file
         rel = f.rel
+        expected = self.expected
+        if expected is not None:
+            self.expected_sum = Checksum(algorithm=f.algorithm)
         path = str(f.path)
         plain = not path.endswith((".gz", ".zst")) and not self.streams and isinstance(f.path, Path)
         by_range = pool is not INLINE and plain
@@ -267,6 +275,8 @@ class UnitReader:
                     pending.append(pool.submit(encode_file_range, *args, path, offset, len(block), expect, f.algorithm))
                 else:
                     pending.append(pool.submit(encode_block, *args, block, None if by_bytes else f.algorithm))
+                if expected is not None:  # (C, without the interpreter lock) while the pool encodes
+                    expected.add_block(self.expected_sum, block)
                 lines_in_block = block.count(b"\n")
                 first_line += lines_in_block
                 offset += len(block)

@@ -46,6 +46,7 @@ from ..events import (
     Started,
     TableFinished,
     TableStarted,
+    TableVerified,
     UnitLoaded,
     UnitProgress,
     UnitUndone,
@@ -60,7 +61,7 @@ from ..format.paths import open_for_write, refuse_link
 from ..format.storage import Location, ObjectPath, local_state_dir, location
 from ..preflight import preflight
 from ..ratelimit import RateLimit, parse_rate
-from ..verify import verify_error, verify_tables
+from ..verify import TableCheck, expected_lines, verify_error, verify_tables
 from .encoders import INLINE
 from .options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads, int_option, parse_assignments
 from .plan import (
@@ -123,6 +124,9 @@ class Importer(TargetSession):
         self._phase_started: float | None = None  # when the current phase began (report.phases)
         self._units_left: dict[str, int] = {}  # table → its units still to load in this run
         self._tables: list[TablePlan] = []  # the tables of this run (see run)
+        # table → its verification, made while the other tables were loading (dbjson migrate:
+        # see :meth:`dbjson.migrate._MigrateImporter._unit_finished`); verify checks the others
+        self.verified: dict[str, TableCheck] = {}
 
     # -- events ---------------------------------------------------------------------------------
     def emit(self, event: Event) -> None:
@@ -337,10 +341,13 @@ class Importer(TargetSession):
             self.start_phase(
                 "verify", "verify", tables=len(checked), rows=None if None in rows else sum(r or 0 for r in rows)
             )
-            self.report.verify = verify_tables(
+            early = {t.display: self.verified[t.display] for t in checked if t.display in self.verified}
+            for check in early.values():
+                self.emit(TableVerified(check.table, check.rows, check.problem()))
+            report = verify_tables(
                 self.engine,
                 self.conn,
-                [t for t in tables if not t.skipped and not t.ddl_only],
+                [t for t in checked if t.display not in early],
                 lambda jobs: self.run_parallel(jobs, self.opts.threads),
                 rejected=self._rejected_by_table,
                 on_event=self.on_event,
@@ -349,6 +356,10 @@ class Importer(TargetSession):
                 target=self.target,
                 threads=self.opts.threads,
             )
+            if early:
+                rest = {t.table: t for t in report.tables}
+                report.tables = [early.get(t.display) or rest[t.display] for t in checked]
+            self.report.verify = report
         self.end_phase()
         self.report.seconds = time.monotonic() - start  # every phase, verify included
         self.phase = "done"
@@ -943,6 +954,7 @@ class Importer(TargetSession):
                     streams=self.streams,
                     progress=progress,
                     limit=self.opts.max_rate,
+                    expected=self._expected_lines(tp),
                 )
             committed = False
             try:
@@ -983,9 +995,13 @@ class Importer(TargetSession):
                     )
                     return
                 committed = True
-                form = {"checksum_kind": reader.kind} if isinstance(reader, NativeReader) else {}
+                extra: dict[str, Any] = {}
+                if isinstance(reader, NativeReader):
+                    extra["checksum_kind"] = reader.kind
+                elif reader.expected_sum is not None:  # under the value rules it was summed with
+                    extra = {"expected": reader.expected_sum.hexdigest(), "expected_rules": dict(tp.value_rules)}
                 self.journal.done(
-                    unit.step, rows=loaded, rejected=rejected, checksum=reader.checksum.hexdigest(), **form
+                    unit.step, rows=loaded, rejected=rejected, checksum=reader.checksum.hexdigest(), **extra
                 )
                 for number, raw, error in pending:
                     self._reject(tp, unit, number, raw, error)
@@ -1034,6 +1050,17 @@ class Importer(TargetSession):
             finally:
                 self.active.pop(threading.get_ident(), None)
                 reader.close()
+
+    def _expected_lines(self, tp: TablePlan) -> Any:
+        """For a streamed load that verifies: verify's expected-line function of ``tp`` (the lines
+        are summed as verify would sum them while they load, so verify does not read them again),
+        or None (files on disk are re-read cheaply; lines compared as they are need no sum: a
+        same-engine load without value rules, whose target exports the very same lines)."""
+        if not self.streams or not self.opts.verify:
+            return None
+        if not tp.value_rules and all(c.native.engine == self.engine.name for c, _n, _t in tp.verify_columns):
+            return None
+        return expected_lines(tp, self.engine.capabilities.decimals_as_float)
 
     def _encoder_pool(self, conn: Any, tp: TablePlan) -> Any:
         """Where this unit's blocks are converted: the process pool (see :meth:`start_encoders`),

@@ -187,6 +187,15 @@ class _CState:
 _PYMYSQL_INTERNALS = ("_execute_command", "_rfile", "_next_seq_id", "_force_close", "_result", "server_status")
 
 
+def _value(q: str, column: m.Column) -> str:
+    """The column's value as the export reads it: padded to ``n`` characters for a column whose
+    native attributes ask for it (verify reading PostgreSQL ``char(n)`` values, which keep their
+    padding, back from MySQL, which strips it: ``MySQLEngine.verify_export_column``)."""
+    native = getattr(column, "native", None)
+    pad = native.attrs.get("dbjson_pad") if native is not None else None
+    return f"RPAD({q}, {int(pad)}, ' ')" if pad else q
+
+
 def _pymysql_internals_known(conn: Any) -> bool:
     """The C path reads the result packets itself, using PyMySQL internals (the socket file,
     the sequence id, MySQLResult.init_unbuffered_query); a PyMySQL without them keeps the
@@ -362,7 +371,7 @@ class MySQLExport(SQLExportBase):
         """SQL producing the column's canonical JSON text exactly as the codec would (NULL for NULL;
         a NUL byte for a value with no canonical form); None when only Python is exact.
         ``json_text``: a json column written as the JSON string of its text (format 1.3)."""
-        q = self.quote(column.name)
+        q = _value(self.quote(column.name), column)
         t = column.type
         k = t.kind
         if k == "json" and json_text:
@@ -447,7 +456,7 @@ class MySQLExport(SQLExportBase):
     def select_expression(self, column: m.Column) -> str:
         """The SELECT expression for the Python path: FLOAT through DOUBLE (the text protocol
         would round it to 6 digits)."""
-        q = self.quote(column.name)
+        q = _value(self.quote(column.name), column)
         if column.type.kind == "float" and column.type.bits == 32:
             return f"CAST({q} AS DOUBLE)"
         return q
@@ -584,7 +593,7 @@ class MySQLExport(SQLExportBase):
             ka = self.c_kind(c, c.name in json_text)
             if ka is None:
                 return None
-            q = self.quote(c.name)
+            q = _value(self.quote(c.name), c)
             if ka[0] == _K_BOOL:  # the server's own comparison, as json_expression's CASE
                 select.append(f"CASE WHEN {q} IS NULL THEN NULL WHEN {q} = 0 THEN 0 WHEN {q} = 1 THEN 1 ELSE 2 END")
             else:
