@@ -32,17 +32,47 @@ def short_hash(text: str) -> str:
 class Namer:
     """Deterministic, collision-free target names within namespaces, shortened to the limit."""
 
-    def __init__(self, limit: int, unit: str, report: TranslationReport) -> None:
+    def __init__(
+        self,
+        limit: int,
+        unit: str,
+        report: TranslationReport,
+        *,
+        trailing_space: bool = True,
+        bmp_only: bool = False,
+    ) -> None:
         self.limit = limit
         self.unit = unit
         self.report = report
+        self.trailing_space = trailing_space  # may a name end with a space (MySQL: no)
+        self.bmp_only = bmp_only  # only characters of the Basic Multilingual Plane (MySQL's utf8mb3 names)
         self.used: dict[tuple[Any, ...], set[str]] = {}
+
+    def refused_characters(self, name: str) -> bool:
+        """Whether the target refuses (or silently changes) ``name`` for its characters: a trailing
+        space where names cannot end with one, a character outside the BMP where names are utf8mb3."""
+        if not self.trailing_space and name.endswith(" "):
+            return True
+        return self.bmp_only and any(ord(ch) > 0xFFFF for ch in name)
+
+    def fit_characters(self, name: str) -> str:
+        """``name`` with the characters the target refuses replaced (each character outside the BMP
+        by ``_``, trailing spaces removed) and, when it changed, the hash suffix of the original
+        (two names differing only there stay apart)."""
+        if not self.refused_characters(name):
+            return name
+        text = "".join("_" if self.bmp_only and ord(ch) > 0xFFFF else ch for ch in name)
+        if not self.trailing_space:
+            text = text.rstrip(" ")
+        return f"{text}_{short_hash(name)}"
 
     def size(self, name: str) -> int:
         return len(name.encode("utf-8")) if self.unit == "bytes" else len(name)
 
     def shorten(self, name: str) -> str:
-        """``name`` itself when it fits, else ``name[:n] + "_" + 8 hex digits of its hash``."""
+        """``name`` itself when it fits, else ``name[:n] + "_" + 8 hex digits of its hash``
+        (characters the target refuses replaced first: :meth:`fit_characters`)."""
+        name = self.fit_characters(name)
         if not self.limit or self.size(name) <= self.limit:
             return name
         suffix = "_" + short_hash(name)
@@ -64,12 +94,13 @@ class Namer:
             n += 1
         used.add(final.lower())
         if final != name:
-            self.report.add(
-                path,
-                f"{what} name {name!r} renamed to {final!r}",
-                "identifier-shortened" if self.limit and self.size(name) > self.limit else "identifier-unique",
-                "rename",
-            )
+            if self.refused_characters(name):
+                rule = "identifier-characters"
+            elif self.limit and self.size(name) > self.limit:
+                rule = "identifier-shortened"
+            else:
+                rule = "identifier-unique"
+            self.report.add(path, f"{what} name {name!r} renamed to {final!r}", rule, "rename")
         return final
 
     def reserve(self, scope: tuple[Any, ...], name: str) -> None:
@@ -103,12 +134,17 @@ class Context:
         self.report = TranslationReport(self.source, engine.name)
         limits = engine.table.get("limits", {})
         self.namer = Namer(
-            int(limits.get("identifier_length", 0)), str(limits.get("identifier_unit", "characters")), self.report
+            int(limits.get("identifier_length", 0)),
+            str(limits.get("identifier_unit", "characters")),
+            self.report,
+            trailing_space=bool(limits.get("identifier_trailing_space", True)),
+            bmp_only=bool(limits.get("identifier_bmp_only", False)),
         )
         self.caps: dict[str, Any] = engine.table.get("capabilities", {})
         self.schema_names: dict[str, str | None] = {}
         self.table_names: dict[tuple[str, str], tuple[str | None, str]] = {}
         self.column_names: dict[tuple[str, str, str], str] = {}
+        self.view_names: dict[tuple[str, str], str] = {}  # (source schema, view) → the target's name
         self.identity_columns: set[tuple[str, str, str]] = set()
         self.types: list[Statement] = []  # types created on the way (PG enums)
         self.enum_types: dict[tuple[str | None, str], tuple[str, ...]] = {}
