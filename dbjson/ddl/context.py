@@ -189,6 +189,19 @@ class Context:
     def functions(self) -> set[str]:
         return {f.lower() for f in self.caps.get("functions", [])}
 
+    def missing_functions(self, sql: str) -> list[str]:
+        """The functions ``sql`` calls that the target lacks (``lacks_functions`` of its dialect
+        table: what the other engine of its family has and it does not), in order of appearance."""
+        lacks = {f.lower() for f in self.caps.get("lacks_functions", [])}
+        if not lacks:
+            return []
+        bare = _QUOTED.sub(" ", sql)  # no string literal or quoted identifier is a call
+        out: list[str] = []
+        for name in _CALL.findall(bare):
+            if name.lower() in lacks and name.lower() not in out:
+                out.append(name.lower())
+        return out
+
     def expr(
         self,
         sql: str,
@@ -212,6 +225,14 @@ class Context:
             )
             return None
         if src == self.engine.name or engine_family(src) == self.engine.family == "mysql":
+            missing = [] if src == self.engine.name else self.missing_functions(sql)
+            if missing:
+                self.report.add(
+                    path,
+                    f"{what} calls {', '.join(missing)}, which {self.engine.name} does not have; dropped",
+                    "function-missing",
+                )
+                return None
             return self.verbatim(sql, path, what, statement=statement)
         # lazy: sqlglot is imported when DDL is made (0.1-0.3 s of every export's start-up otherwise)
         from .expr import translate
@@ -328,6 +349,8 @@ class Context:
 
 
 _WORD = re.compile(r"[A-Za-z0-9_]{1,128}")
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"|`(?:[^`]|``)*`")
+_CALL = re.compile(r"(?<![A-Za-z0-9_$.])([A-Za-z_][A-Za-z0-9_$]*)\s*\(")
 _PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,127}(\s*=\s*(?:[A-Za-z0-9_.+-]{1,64}|'[^'\\]{0,64}'))?")
 
 # Text that verbatim_problem passes without a look at the engine's tokenizer: words and spaces,

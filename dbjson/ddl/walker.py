@@ -150,6 +150,15 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
                     for ii, ix in enumerate(table.indexes)
                     if not ix.constraint
                 ]
+                if caps.get("fk_auto_index"):  # the indexes the server adds for foreign keys count too
+                    leads = [[c.lower() for c in table.primary_key.columns]] if table.primary_key else []
+                    leads += [[c.lower() for c in u.columns] for u in table.uniques]
+                    leads += [[(p.column or "").lower() for p in ix.parts] for ix in table.indexes]
+                    for fi, fk in enumerate(table.foreign_keys):
+                        cols = [c.lower() for c in fk.columns]
+                        if not any(sorted(lead[: len(cols)]) == sorted(cols) for lead in leads):
+                            leads.append(cols)
+                            keys.append((f"foreign key {fk.name!r}", len(cols), f"{path}/foreign_keys/{fi}"))
                 if max_keys and len(keys) > max_keys:
                     raise TranslationError(
                         f"table {table.name!r} has {len(keys)} keys and indexes; {where} allows at most {max_keys}",
