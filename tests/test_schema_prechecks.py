@@ -255,6 +255,33 @@ def test_more_columns_than_postgresql_allows_is_refused_before_the_first_stateme
     assert _relations(dst) == set()
 
 
+@pytest.mark.parametrize("target", MYSQLS)
+def test_a_numeric_scale_above_its_precision_gets_a_decimal_mysql_takes(fresh_db: Any, target: str) -> None:
+    """PostgreSQL 15 takes numeric(5,10) (values below 10^-5); MySQL/MariaDB refused the CREATE TABLE
+    ("M must be >= D"). Now DECIMAL(10,10), which holds the same values, reported."""
+    src = fresh_db("postgresql")
+    src.execute("CREATE TABLE a_first (id int PRIMARY KEY);\nCREATE TABLE n (id int PRIMARY KEY, c numeric(5,10));")
+    src.execute("INSERT INTO n VALUES (1, 0.0000012345)")
+    dst = fresh_db(target)
+    result = load_schema(reflect(src.url), dst.url)
+    assert _rules(result)["numeric-scale-over-precision"] == ["/schemas/0/tables/1/columns/1/type"]
+    dst.execute("INSERT INTO n VALUES (1, 0.0000012345);")
+    assert str(dst.query("SELECT c FROM n")[0][0]) == "0.0000012345"
+
+
+def test_a_numeric_precision_above_1000_becomes_unconstrained_numeric_on_postgresql(fresh_db: Any) -> None:
+    """SQLite takes DECIMAL(2000, 0); PostgreSQL refused it ("NUMERIC precision 2000 must be between
+    1 and 1000", the whole load rolled back). Now unconstrained numeric, reported."""
+    src = fresh_db("sqlite")
+    src.execute("CREATE TABLE n (id INTEGER PRIMARY KEY, a DECIMAL(2000, 0));")
+    dst = fresh_db("postgresql")
+    result = load_schema(reflect(src.url), dst.url)
+    assert _rules(result)["numeric-over-1000"] == ["/schemas/0/tables/0/columns/1/type"]
+    assert dst.query("SELECT data_type, numeric_precision FROM information_schema.columns WHERE column_name = 'a'") == [
+        ("numeric", None)
+    ]
+
+
 # -- foreign-key requirements ------------------------------------------------------------------------------
 
 
