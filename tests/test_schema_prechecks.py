@@ -95,6 +95,22 @@ def test_sqlite_keeps_the_names_mysql_renames(fresh_db: Any) -> None:
     assert {"t ", "t😀"} <= _relations(dst)
 
 
+@pytest.mark.parametrize("target", ["mysql", "mariadb", "postgresql", "sqlite"])
+def test_a_name_with_a_nul_character_is_refused_before_the_first_statement(fresh_db: Any, target: str) -> None:
+    """A hostile document's column name with U+0000 passed validation; every driver cut the statement
+    there (PostgreSQL: "unterminated quoted identifier", MySQL: a syntax error), after the tables
+    before it were created. Now a clear error with its pointer, nothing created."""
+    src = fresh_db("sqlite")
+    src.execute("CREATE TABLE a (id INTEGER PRIMARY KEY);\nCREATE TABLE t (id INTEGER PRIMARY KEY, c INT);")
+    doc = m.to_dict(reflect(src.url))
+    doc["schemas"][0]["tables"][1]["columns"][1]["name"] = "c\x00`) DROP"
+    dst = fresh_db(target)
+    with pytest.raises(TranslationError) as e:
+        load_schema(m.Database.from_dict(doc), dst.url)
+    assert e.value.pointer == "/schemas/0/tables/1/columns/1/name" and "NUL" in str(e.value), str(e.value)
+    assert _relations(dst) == set()
+
+
 LONG_VIEW = "v_" + "x" * 70
 
 

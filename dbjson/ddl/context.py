@@ -29,6 +29,19 @@ def short_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
 
 
+def refuse_nul(name: str, path: str, what: str) -> None:
+    """Raise :class:`~dbjson.errors.TranslationError` when ``name`` holds U+0000: no engine takes it
+    in an identifier, and the drivers cut the statement at it (PostgreSQL then reports an
+    unterminated quoted identifier, MySQL a syntax error, half way through a load)."""
+    if "\x00" in name:
+        raise TranslationError(
+            f"{what} name {name[:60]!r} holds a NUL character (U+0000), which no target takes in a name",
+            pointer=path,
+            value=name,
+            hint="the schema document may have been crafted; see docs/security.md",
+        )
+
+
 class Namer:
     """Deterministic, collision-free target names within namespaces, shortened to the limit."""
 
@@ -82,7 +95,9 @@ class Namer:
         return head + suffix
 
     def claim(self, scope: tuple[Any, ...], name: str, path: str, what: str, prefix: str | None = None) -> str:
-        """A name for ``name`` unique in ``scope``; renames are reported at ``path``."""
+        """A name for ``name`` unique in ``scope``; renames are reported at ``path``. A name with a
+        NUL character (no engine takes one: the drivers cut the statement there) is refused."""
+        refuse_nul(name, path, what)
         used = self.used.setdefault(scope, set())
         final = self.shorten(name)
         if final.lower() in used and prefix:

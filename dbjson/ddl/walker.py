@@ -23,7 +23,7 @@ from ..errors import TranslationError
 from .alter import AlterDDL
 from .columns import ColumnDDL
 from .constraints import ConstraintDDL
-from .context import Context
+from .context import Context, refuse_nul
 from .order import table_order, view_order
 from .plan import DdlPlan, Statement, terminated
 from .privileges import PrivilegeDDL
@@ -91,6 +91,7 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
     def ddl_assign_names(self, ctx: Context) -> None:
         scope = self.table.get("limits", {}).get("index_name_scope", "table")
         for si, schema in enumerate(ctx.db.schemas):
+            refuse_nul(schema.name, f"/schemas/{si}/name", "schema")
             tschema = self.ddl_target_schema(ctx, schema, si)
             ctx.schema_names[schema.name] = tschema
             for ti, table in enumerate(schema.tables):
@@ -182,6 +183,7 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
                 named += [("trigger", g.name, f"/schemas/{si}/triggers/{i}") for i, g in enumerate(schema.triggers)]
                 named += [("event", e.name, f"/schemas/{si}/events/{i}") for i, e in enumerate(schema.events)]
             for what, name, pointer in named:
+                refuse_nul(name, f"{pointer}/name", what)
                 problem = None
                 if ctx.namer.limit and ctx.namer.size(name) > ctx.namer.limit:
                     problem = f"is longer than the {ctx.namer.limit} {ctx.namer.unit} {where} allows"
