@@ -298,6 +298,20 @@ def test_a_numeric_precision_above_1000_becomes_unconstrained_numeric_on_postgre
     ]
 
 
+def test_an_enum_label_longer_than_postgresql_takes_becomes_text_with_a_check(fresh_db: Any) -> None:
+    """MySQL/MariaDB ENUM labels take 255 characters, a PostgreSQL enum type's 63 bytes: the whole
+    load was refused ("invalid enum label"). Now text + CHECK (IN labels), reported."""
+    src = fresh_db("mariadb")
+    long = "l" * 80
+    src.execute(f"CREATE TABLE e (id int PRIMARY KEY, s enum('short', '{long}') DEFAULT 'short');")
+    dst = fresh_db("postgresql")
+    result = load_schema(reflect(src.url), dst.url)
+    assert _rules(result)["enum-label-long"] == ["/schemas/0/tables/0/columns/1/type"]
+    dst.execute(f"INSERT INTO e VALUES (1, '{long}')")
+    with pytest.raises(Exception, match="check constraint"):
+        dst.execute("INSERT INTO e VALUES (2, 'other')")
+
+
 # -- foreign-key requirements ------------------------------------------------------------------------------
 
 
