@@ -359,6 +359,42 @@ def test_set_null_on_a_not_null_column_becomes_no_action_and_is_reported(fresh_d
         dst.execute("DELETE FROM p")
 
 
+def test_a_mariadb_storage_engine_mysql_lacks_gets_innodb_and_is_reported(fresh_db: Any) -> None:
+    """MariaDB's Aria is not in MySQL: "Unknown storage engine 'Aria'" stopped the load half way."""
+    src = fresh_db("mariadb")
+    src.execute("CREATE TABLE a (id int PRIMARY KEY);\nCREATE TABLE b (id int PRIMARY KEY) ENGINE=Aria;")
+    dst = fresh_db("mysql")
+    result = load_schema(reflect(src.url), dst.url)
+    assert _rules(result)["storage-engine-default"] == ["/schemas/0/tables/1/options/mysql/engine"]
+    assert dst.query(f"SELECT engine FROM information_schema.tables WHERE table_schema = '{dst.name}'") == [
+        ("InnoDB",),
+        ("InnoDB",),
+    ]
+
+
+@pytest.mark.parametrize("target", MYSQLS)
+def test_a_foreign_key_of_a_myisam_table_is_dropped_and_reported_not_discarded_silently(
+    fresh_db: Any, target: str
+) -> None:
+    """MyISAM parses a FOREIGN KEY clause and discards it without a warning (and a foreign key to a
+    MyISAM table fails). A document with one: before, the load "succeeded" without the key and
+    without a word; now the report says so."""
+    src = fresh_db(target)
+    src.execute("CREATE TABLE a (id int PRIMARY KEY);\nCREATE TABLE m (id int PRIMARY KEY, a_id int) ENGINE=MyISAM;")
+    doc = reflect(src.url)
+    tables = tuple(
+        m.replace(t, foreign_keys=(m.ForeignKey(name="m_a", columns=("a_id",), ref_table="a", ref_columns=("id",)),))
+        if t.name == "m"
+        else t
+        for t in doc.schemas[0].tables
+    )
+    doc = m.replace(doc, schemas=(m.replace(doc.schemas[0], tables=tables),))
+    dst = fresh_db(target)
+    result = load_schema(doc, dst.url)
+    assert _rules(result)["fk-engine"] == ["/schemas/0/tables/1/foreign_keys/0"]
+    assert _relations(dst) == {"a", "m"}
+
+
 # -- a failure no check foresees ---------------------------------------------------------------------------
 
 

@@ -256,6 +256,8 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
           (whole columns, not prefixes), in the key's order: the column pairs are put in that order
           (the same constraint); with no such key (SQLite and hostile documents allow it) the
           foreign key is dropped and reported (``fk-no-key``);
+        * both tables must use a storage engine that keeps foreign keys (InnoDB; MyISAM discards the
+          clause without a warning): else dropped and reported (``fk-engine``);
         * ``SET NULL`` on a column that is NOT NULL (PostgreSQL accepts the declaration; the delete or
           update then fails there): made ``NO ACTION``, which fails the same statements (``fk-set-null-not-null``).
         """
@@ -264,6 +266,18 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
             ref = ctx.db.schema(rs).table(fk.ref_table)
         except KeyError:
             return fk  # not in the document: the walker drops and reports it
+        keeps = {e.lower() for e in self.table.get("capabilities", {}).get("fk_engines", [])}
+        for side, tbl in (("table", t.table), ("referenced table", ref)):
+            engine = self._table_engine(ctx, tbl)
+            if keeps and engine is not None and engine.lower() not in keeps:
+                ctx.report.add(
+                    path,
+                    f"foreign key dropped: its {side} {tbl.name} uses the {engine} storage engine, which "
+                    f"keeps no foreign keys ({'MariaDB' if self.is_mariadb else 'MySQL'} would discard it "
+                    "silently or refuse it)",
+                    "fk-engine",
+                )
+                return None
         wanted = {c.lower() for c in fk.ref_columns}
         n = len(fk.ref_columns)
         orders: list[list[str]] = [list(ref.primary_key.columns)] if ref.primary_key else []
@@ -644,6 +658,8 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
         out = []
         op = f"{t.path}/options/mysql"
         for key, word in _TABLE_OPTIONS.items():
+            if key == "engine" and self._table_engine(ctx, table, f"{op}/engine") is None:
+                continue  # the server's default (InnoDB)
             if key in opts and opts[key] not in (None, ""):
                 out.append(f"{word}={ctx.word(opts[key], f'{op}/{key}', f'table option {word}')}")
         if ctx.same_family:
@@ -684,6 +700,28 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
                     )
         part = self._ddl_partitioning(ctx, t)
         return (" " + " ".join(out) if out else "") + part
+
+    def _table_engine(self, ctx: Context, table: m.Table, path: str | None = None) -> str | None:
+        """The storage engine ``table`` is created with (None: the server's default, InnoDB). An engine
+        the target does not have (MariaDB's Aria on MySQL: "Unknown storage engine") is left out,
+        reported at ``path`` when given."""
+        if not ctx.same_family:
+            return None
+        engine = table.options.get("mysql", {}).get("engine")
+        if not engine:
+            return None
+        known = {e.lower(): e for e in self.table.get("capabilities", {}).get("storage_engines", [])}
+        if known and str(engine).lower() not in known:
+            if path:
+                ctx.report.add(
+                    path,
+                    f"storage engine {engine} not in {'MariaDB' if self.is_mariadb else 'MySQL'}; "
+                    "the server's default (InnoDB) used",
+                    "storage-engine-default",
+                    "approximation",
+                )
+            return None
+        return str(engine)
 
     def _ddl_partitioning(self, ctx: Context, t: TableInfo) -> str:
         p = t.table.partitioning
