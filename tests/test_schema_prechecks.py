@@ -216,6 +216,23 @@ def test_more_columns_than_innodb_allows_is_refused_before_the_first_statement(f
     assert _relations(dst) == set()
 
 
+def test_migrate_refuses_a_table_innodb_cannot_hold_before_creating_anything(fresh_db: Any, tmp_path: Any) -> None:
+    """The import and migrate plan with the same checks: the error comes before the pre-data DDL."""
+    from dbjson.migrate import migrate
+
+    src = fresh_db("postgresql")
+    cols = ", ".join(f"c{i} int" for i in range(1100))
+    src.execute(
+        f"CREATE TABLE a_first (id int PRIMARY KEY);\nINSERT INTO a_first VALUES (1);\n"
+        f"CREATE TABLE wide (id int PRIMARY KEY, {cols});"
+    )
+    dst = fresh_db("mysql")
+    with pytest.raises(TranslationError) as e:
+        migrate(src.url, dst.url, threads=1, state_dir=tmp_path / "state")
+    assert e.value.table == "wide" and e.value.exit_code == 5, str(e.value)
+    assert _relations(dst) == set()
+
+
 @pytest.mark.parametrize(("source", "target", "parts"), [("postgresql", "mysql", 20), ("sqlite", "mariadb", 40)])
 def test_a_key_of_more_columns_than_the_target_allows_is_refused_before_the_first_statement(
     fresh_db: Any, source: str, target: str, parts: int
