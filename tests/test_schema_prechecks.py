@@ -355,6 +355,22 @@ def test_a_foreign_key_to_columns_no_key_begins_with_is_dropped_and_reported(fre
     assert kept == [("x", "a"), ("y", "b")], kept
 
 
+def test_a_foreign_key_between_types_postgresql_cannot_compare_is_dropped_and_reported(fresh_db: Any) -> None:
+    """SQLite takes an INTEGER column referencing a TEXT key; PostgreSQL refused the foreign key
+    ("cannot be implemented") and the whole schema was rolled back."""
+    src = fresh_db("sqlite")
+    src.execute(
+        "CREATE TABLE p (id INTEGER PRIMARY KEY, code TEXT UNIQUE);\n"
+        "CREATE TABLE c (id INTEGER PRIMARY KEY, code INTEGER REFERENCES p (code), pid INTEGER REFERENCES p (id));"
+    )
+    dst = fresh_db("postgresql")
+    result = load_schema(reflect(src.url), dst.url)
+    dropped = [i for i in result.plan.report.items if i.rule == "fk-type-mismatch"]
+    assert len(dropped) == 1 and "column code (integer)" in dropped[0].lost, dropped
+    assert _relations(dst) == {"p", "c"}
+    assert dst.query("SELECT count(*) FROM information_schema.referential_constraints") == [(1,)]
+
+
 @pytest.mark.parametrize("target", MYSQLS)
 def test_set_null_on_a_not_null_column_becomes_no_action_and_is_reported(fresh_db: Any, target: str) -> None:
     """PostgreSQL accepts ON DELETE SET NULL on a NOT NULL column (the delete then fails); MySQL
