@@ -285,7 +285,9 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
         orders += [
             [p.column or "" for p in ix.parts]
             for ix in ref.indexes
-            if not ix.where and ix.kind in ("btree", "hash") and all(p.column and not p.length for p in ix.parts)
+            if not ix.where
+            and ix.kind not in ("fulltext", "spatial")
+            and all(p.column and not p.length for p in ix.parts)
         ]
         lead = next((o[:n] for o in orders if {c.lower() for c in o[:n]} == wanted and len(o) >= n), None)
         if lead is None:
