@@ -712,6 +712,7 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
         engine = table.options.get("mysql", {}).get("engine")
         if not engine:
             return None
+        engine = ctx.word(engine, path or "/", "table option ENGINE")  # a crafted value is refused, not left out
         known = {e.lower(): e for e in self.table.get("capabilities", {}).get("storage_engines", [])}
         if known and str(engine).lower() not in known:
             if path:
