@@ -27,10 +27,10 @@
  *       The sum over a list of lines (codec.sum_lines).
  *   line_value(line: bytes, algorithm: int = 0) -> value
  *       One line's value (codec.line_hash).
- *   semantic_line(line: bytes, jsons: tuple[bytes, ...], decimals: tuple[bytes, ...]) -> bytes
+ *   semantic_line(line: bytes, jsons, decimals, json_texts=()) -> bytes (tuples of bytes)
  *       A line's by-meaning form, for verify's comparison across engines (see below).
- *   semantic_sum_block(block, jsons, decimals, algorithm=0) -> (value, rows)
- *   semantic_sum_lines(lines, jsons, decimals, algorithm=0) -> value
+ *   semantic_sum_block(block, jsons, decimals, algorithm=0, json_texts=()) -> (value, rows)
+ *   semantic_sum_lines(lines, jsons, decimals, algorithm=0, json_texts=()) -> value
  *       sum_block / sum_lines of the lines' by-meaning forms (ValueError as semantic_line).
  */
 #define PY_SSIZE_T_CLEAN
@@ -237,7 +237,8 @@ static PyObject *py_line_value(PyObject *self, PyObject *args)
 /* ------------------------------------------------------------------------------------------------
  * semantic_line: a canonical line in its by-meaning form (verify's cross-engine comparison).
  *
- *   semantic_line(line: bytes, jsons: tuple[bytes, ...], decimals: tuple[bytes, ...]) -> bytes
+ *   semantic_line(line: bytes, jsons: tuple[bytes, ...], decimals: tuple[bytes, ...],
+ *                 json_texts: tuple[bytes, ...] = ()) -> bytes
  *
  * The Python twin is dbjson.verify.semantic_line_py; tests/test_cchecksum.py compares the two.
  * The line is a JSON object; its members are written sorted by key (UTF-8 bytes = code point
@@ -245,7 +246,11 @@ static PyObject *py_line_value(PyObject *self, PyObject *args)
  * ``jsons`` (a json column) is rewritten by meaning: objects with sorted keys (last of a repeated
  * key), no whitespace, strings with the minimal escapes orjson writes, numbers by exact value
  * (canonical_number below). The value of a key named in ``decimals`` (an unconstrained decimal
- * column, a JSON string) that holds a JSON number gets its digits the same way. Every other value
+ * column, a JSON string) that holds a JSON number gets its digits the same way. The value of a key
+ * named in ``json_texts`` (a json column written as the JSON string of its text, data format 1.3)
+ * is the JSON text that string holds, rewritten by meaning as for ``jsons`` and then given the
+ * row encoding's escape (``null`` -> {"$json":null}, an object whose only key is "$json" wrapped
+ * once more), so that it equals the form of the same document written nested. Every other value
  * is kept as written. Malformed input (or nesting deeper than MAX_DEPTH, an exponent of more than
  * MAX_EXP_DIGITS digits, a lone surrogate) raises ValueError: the caller then uses the twin, whose
  * error names the problem.
@@ -605,12 +610,45 @@ static int grow_members(Member **ms, Py_ssize_t *cap, Py_ssize_t count)
     return OK;
 }
 
+/* Scratch buffers of one object being rewritten, kept per thread and per nesting depth (an
+   object's members are rewritten at a greater depth than the object), so that a block of lines
+   does not allocate and free them for every object; large ones are given back after use. */
+typedef struct {
+    Buf keys, vals;
+    Member *ms;
+    Py_ssize_t cap;
+} Scratch;
+
+#define SCRATCH_KEEP (64 * 1024)
+static _Thread_local Scratch scratch[MAX_DEPTH + 2];
+
+static Scratch *scratch_take(int depth)
+{
+    Scratch *x = &scratch[depth];
+    x->keys.len = x->vals.len = 0;
+    return x;
+}
+
+static void scratch_give(Scratch *x)
+{
+    if (x->keys.cap > SCRATCH_KEEP)
+        buf_free(&x->keys);
+    if (x->vals.cap > SCRATCH_KEEP)
+        buf_free(&x->vals);
+    if (x->cap > 4096) {
+        PyMem_RawFree(x->ms);
+        x->ms = NULL;
+        x->cap = 0;
+    }
+}
+
 static int canon_object(Src *s, Buf *out, int depth)
 {
     s->i++; /* { */
-    Buf keys = {0}, vals = {0};
-    Member *ms = NULL;
-    Py_ssize_t count = 0, cap = 0;
+    Scratch *x = scratch_take(depth + 1); /* depth 0: the line's own members (semantic) */
+    Buf keys = x->keys, vals = x->vals;
+    Member *ms = x->ms;
+    Py_ssize_t count = 0, cap = x->cap;
     int rc = OK;
     skip_ws(s);
     if (s->i < s->n && s->p[s->i] == '}') {
@@ -652,9 +690,11 @@ static int canon_object(Src *s, Buf *out, int depth)
         rc = BAD;
         break;
     }
-    buf_free(&keys);
-    buf_free(&vals);
-    PyMem_RawFree(ms);
+    x->keys = keys;
+    x->vals = vals;
+    x->ms = ms;
+    x->cap = cap;
+    scratch_give(x);
     return rc;
 }
 
@@ -696,6 +736,15 @@ static int canon_value(Src *s, Buf *out, int depth)
         }
     }
     if (c == '"') {
+        size_t j = s->i + 1;
+        while (j < s->n && s->p[j] != '"' && s->p[j] != '\\' && s->p[j] >= 0x20)
+            j++;
+        if (j < s->n && s->p[j] == '"') { /* no escape: decoded and re-escaped it is the token itself */
+            if (buf_put(out, s->p + s->i, (Py_ssize_t)(j + 1 - s->i)) < 0)
+                return NOMEM;
+            s->i = j + 1;
+            return OK;
+        }
         Buf t = {0};
         int r = decode_string(s, &t);
         if (r == OK)
@@ -723,9 +772,61 @@ static int canon_value(Src *s, Buf *out, int depth)
     return canonical_number(s->p + start, s->i - start, out);
 }
 
-/* Index just past the value at s->i, without rewriting it (a top-level value kept as written). */
+/* Index just past the string token at s->i, validated exactly as decode_string validates it
+   (unterminated, raw control characters, unknown escapes, bad \u escapes, lone surrogates are
+   BAD), without decoding it anywhere: a member kept as written is only checked. */
+static int skip_string(Src *s)
+{
+    if (s->i >= s->n || s->p[s->i] != '"')
+        return BAD;
+    s->i++;
+    for (;;) {
+        while (s->i < s->n && s->p[s->i] != '"' && s->p[s->i] != '\\' && s->p[s->i] >= 0x20)
+            s->i++;
+        if (s->i >= s->n || s->p[s->i] < 0x20)
+            return BAD;
+        if (s->p[s->i] == '"') {
+            s->i++;
+            return OK;
+        }
+        s->i++; /* backslash */
+        if (s->i >= s->n)
+            return BAD;
+        unsigned char c = s->p[s->i++];
+        switch (c) {
+        case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't':
+            continue;
+        case 'u': {
+            unsigned cp, lo;
+            if (read_hex4(s, &cp) < 0)
+                return BAD;
+            if (cp >= 0xD800 && cp < 0xDC00) {
+                if (s->i + 6 > s->n || s->p[s->i] != '\\' || s->p[s->i + 1] != 'u')
+                    return BAD;
+                s->i += 2;
+                if (read_hex4(s, &lo) < 0 || lo < 0xDC00 || lo >= 0xE000)
+                    return BAD;
+            } else if (cp >= 0xDC00 && cp < 0xE000) {
+                return BAD;
+            }
+            continue;
+        }
+        default:
+            return BAD;
+        }
+    }
+}
+
+/* Index just past the value at s->i, without rewriting it (a top-level value kept as written).
+   Strings and the literals true/false/null (nearly every member of a canonical line) are checked
+   in place; other values are validated by rewriting them into a scratch buffer. */
 static int skip_value(Src *s)
 {
+    skip_ws(s);
+    if (s->i < s->n && s->p[s->i] == '"')
+        return skip_string(s);
+    if (match_word(s, "null") || match_word(s, "true") || match_word(s, "false"))
+        return OK;
     Buf t = {0};
     int r = canon_value(s, &t, 0); /* validates as the twin's raw_values + later parse would */
     buf_free(&t);
@@ -743,15 +844,57 @@ static int in_names(const unsigned char *k, Py_ssize_t n, PyObject *names)
     return 0;
 }
 
-static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals)
+/* The by-meaning form of the JSON text t (the content of a json_texts value), escaped as the row
+   encoding escapes a nested json value (wrap_json_text), appended to out. */
+static int canon_json_text(const Buf *t, Buf *out)
+{
+    Src in = {(const unsigned char *)(t->p ? t->p : ""), (size_t)t->len, 0};
+    Buf c = {0};
+    int r = canon_value(&in, &c, 0);
+    if (r == OK) {
+        skip_ws(&in);
+        if (in.i != in.n)
+            r = BAD;
+    }
+    if (r == OK) {
+        int wrap = 0;
+        if (c.len == 4 && memcmp(c.p, "null", 4) == 0)
+            wrap = 1;
+        else if (c.len > 9 && memcmp(c.p, "{\"$json\":", 9) == 0) {
+            /* the canonical form has its keys sorted and unique: a single key when the value
+               of "$json" ends just before the closing brace */
+            Src v = {(const unsigned char *)c.p, (size_t)c.len, 9};
+            Buf skip = {0};
+            int rv = canon_value(&v, &skip, 0);
+            buf_free(&skip);
+            if (rv < 0)
+                r = rv;
+            else if (v.i == v.n - 1)
+                wrap = 1;
+        }
+        if (r == OK) {
+            if (wrap && buf_put(out, "{\"$json\":", 9) < 0)
+                r = NOMEM;
+            else if (buf_put(out, c.p ? c.p : "", c.len) < 0)
+                r = NOMEM;
+            else if (wrap && buf_put(out, "}", 1) < 0)
+                r = NOMEM;
+        }
+    }
+    buf_free(&c);
+    return r;
+}
+
+static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals, PyObject *texts)
 {
     skip_ws(s);
     if (s->i >= s->n || s->p[s->i] != '{')
         return BAD;
     s->i++;
-    Buf keys = {0}, vals = {0}, tmp = {0};
-    Member *ms = NULL;
-    Py_ssize_t count = 0, cap = 0;
+    Scratch *x = scratch_take(0); /* the line's members; its JSON values' objects use 1 and up */
+    Buf keys = x->keys, vals = x->vals, tmp = {0};
+    Member *ms = x->ms;
+    Py_ssize_t count = 0, cap = x->cap;
     int rc = OK;
     skip_ws(s);
     int empty = s->i < s->n && s->p[s->i] == '}';
@@ -777,7 +920,12 @@ static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals)
         m->val = vals.len;
         const unsigned char *kp = (const unsigned char *)keys.p + m->key;
         size_t vstart = s->i;
-        if (in_names(kp, m->keylen, jsons)) {
+        if (texts != NULL && in_names(kp, m->keylen, texts) && s->i < s->n && s->p[s->i] == '"') {
+            tmp.len = 0;
+            rc = decode_string(s, &tmp);
+            if (rc == OK)
+                rc = canon_json_text(&tmp, &vals);
+        } else if (in_names(kp, m->keylen, jsons)) {
             rc = canon_value(s, &vals, 0);
         } else if (in_names(kp, m->keylen, decimals) && s->i < s->n && s->p[s->i] == '"') {
             tmp.len = 0;
@@ -828,10 +976,12 @@ static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals)
         else
             rc = emit_members(out, ms, count, &keys, &vals);
     }
-    buf_free(&keys);
-    buf_free(&vals);
+    x->keys = keys;
+    x->vals = vals;
+    x->ms = ms;
+    x->cap = cap;
+    scratch_give(x);
     buf_free(&tmp);
-    PyMem_RawFree(ms);
     return rc;
 }
 
@@ -849,19 +999,30 @@ static int bytes_tuple(PyObject *t, const char *what)
     return 0;
 }
 
+/* The name tuples of a semantic call (json_texts optional: NULL or None for none). */
+static int semantic_args(PyObject *jsons, PyObject *decimals, PyObject *texts)
+{
+    return bytes_tuple(jsons, "jsons") < 0 || bytes_tuple(decimals, "decimals") < 0 ||
+                   (texts != NULL && texts != Py_None && bytes_tuple(texts, "json_texts") < 0)
+               ? -1
+               : 0;
+}
+
 static PyObject *py_semantic_line(PyObject *self, PyObject *args)
 {
     Py_buffer view;
-    PyObject *jsons, *decimals;
-    if (!PyArg_ParseTuple(args, "y*OO:semantic_line", &view, &jsons, &decimals))
+    PyObject *jsons, *decimals, *texts = NULL;
+    if (!PyArg_ParseTuple(args, "y*OO|O:semantic_line", &view, &jsons, &decimals, &texts))
         return NULL;
-    if (bytes_tuple(jsons, "jsons") < 0 || bytes_tuple(decimals, "decimals") < 0) {
+    if (semantic_args(jsons, decimals, texts) < 0) {
         PyBuffer_Release(&view);
         return NULL;
     }
+    if (texts == Py_None)
+        texts = NULL;
     Src s = {view.buf, (size_t)view.len, 0};
     Buf out = {0};
-    int rc = semantic(&s, &out, jsons, decimals);
+    int rc = semantic(&s, &out, jsons, decimals, texts);
     PyBuffer_Release(&view);
     if (rc < 0) {
         buf_free(&out);
@@ -878,17 +1039,13 @@ static PyObject *py_semantic_line(PyObject *self, PyObject *args)
 /* The by-meaning lines' checksum of a block (split as sum_block splits) or of a list of lines:
    semantic() on each line, then the line hash, summed. ValueError on a line semantic_line refuses
    (the caller then takes the twin's path, line by line). */
-static int semantic_args(PyObject *jsons, PyObject *decimals)
-{
-    return bytes_tuple(jsons, "jsons") < 0 || bytes_tuple(decimals, "decimals") < 0 ? -1 : 0;
-}
 
 static int semantic_hash(const unsigned char *p, size_t n, Buf *out, PyObject *jsons, PyObject *decimals,
-                         line_fn hash, uint64_t *total)
+                         PyObject *texts, line_fn hash, uint64_t *total)
 {
     Src s = {p, n, 0};
     out->len = 0;
-    int rc = semantic(&s, out, jsons, decimals);
+    int rc = semantic(&s, out, jsons, decimals, texts);
     if (rc == OK)
         *total += hash((const unsigned char *)(out->p ? out->p : ""), (size_t)out->len);
     return rc;
@@ -905,11 +1062,13 @@ static PyObject *semantic_failed(int rc)
 static PyObject *py_semantic_sum_block(PyObject *self, PyObject *args)
 {
     Py_buffer view;
-    PyObject *jsons, *decimals;
+    PyObject *jsons, *decimals, *texts = NULL;
     int algorithm = BLAKE2B64;
-    if (!PyArg_ParseTuple(args, "y*OO|i:semantic_sum_block", &view, &jsons, &decimals, &algorithm))
+    if (!PyArg_ParseTuple(args, "y*OO|iO:semantic_sum_block", &view, &jsons, &decimals, &algorithm, &texts))
         return NULL;
-    line_fn hash = semantic_args(jsons, decimals) < 0 ? NULL : hash_of(algorithm);
+    line_fn hash = semantic_args(jsons, decimals, texts) < 0 ? NULL : hash_of(algorithm);
+    if (texts == Py_None)
+        texts = NULL;
     if (hash == NULL) {
         PyBuffer_Release(&view);
         return NULL;
@@ -925,7 +1084,7 @@ static PyObject *py_semantic_sum_block(PyObject *self, PyObject *args)
     while (start < n && rc == OK) {
         const unsigned char *nl = memchr(p + start, '\n', n - start);
         size_t end = nl ? (size_t)(nl - p) : n;
-        rc = semantic_hash(p + start, end - start, &out, jsons, decimals, hash, &total);
+        rc = semantic_hash(p + start, end - start, &out, jsons, decimals, texts, hash, &total);
         rows++;
         start = end + 1;
     }
@@ -939,11 +1098,13 @@ static PyObject *py_semantic_sum_block(PyObject *self, PyObject *args)
 
 static PyObject *py_semantic_sum_lines(PyObject *self, PyObject *args)
 {
-    PyObject *arg, *jsons, *decimals;
+    PyObject *arg, *jsons, *decimals, *texts = NULL;
     int algorithm = BLAKE2B64;
-    if (!PyArg_ParseTuple(args, "OOO|i:semantic_sum_lines", &arg, &jsons, &decimals, &algorithm))
+    if (!PyArg_ParseTuple(args, "OOO|iO:semantic_sum_lines", &arg, &jsons, &decimals, &algorithm, &texts))
         return NULL;
-    line_fn hash = semantic_args(jsons, decimals) < 0 ? NULL : hash_of(algorithm);
+    line_fn hash = semantic_args(jsons, decimals, texts) < 0 ? NULL : hash_of(algorithm);
+    if (texts == Py_None)
+        texts = NULL;
     if (hash == NULL)
         return NULL;
     PyObject *seq = PySequence_Fast(arg, "semantic_sum_lines() takes a list of bytes");
@@ -963,7 +1124,7 @@ static PyObject *py_semantic_sum_lines(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < count && rc == OK; i++)
         rc = semantic_hash((const unsigned char *)PyBytes_AS_STRING(items[i]), (size_t)PyBytes_GET_SIZE(items[i]), &out,
-                           jsons, decimals, hash, &total);
+                           jsons, decimals, texts, hash, &total);
     Py_END_ALLOW_THREADS
     buf_free(&out);
     Py_DECREF(seq);
@@ -977,11 +1138,11 @@ static PyMethodDef methods[] = {
     {"sum_lines", py_sum_lines, METH_VARARGS, "sum_lines(lines, algorithm=0) -> value: checksum of a list of lines"},
     {"line_value", py_line_value, METH_VARARGS, "line_value(line, algorithm=0) -> value: one line's checksum value"},
     {"semantic_line", py_semantic_line, METH_VARARGS,
-     "semantic_line(line, jsons, decimals) -> bytes: the line's by-meaning form (verify)"},
+     "semantic_line(line, jsons, decimals, json_texts=()) -> bytes: the line's by-meaning form (verify)"},
     {"semantic_sum_block", py_semantic_sum_block, METH_VARARGS,
-     "semantic_sum_block(block, jsons, decimals, algorithm=0) -> (value, rows): checksum of the by-meaning lines"},
+     "semantic_sum_block(block, jsons, decimals, algorithm=0, json_texts=()) -> (value, rows): checksum of the by-meaning lines"},
     {"semantic_sum_lines", py_semantic_sum_lines, METH_VARARGS,
-     "semantic_sum_lines(lines, jsons, decimals, algorithm=0) -> value: checksum of the by-meaning lines"},
+     "semantic_sum_lines(lines, jsons, decimals, algorithm=0, json_texts=()) -> value: checksum of the by-meaning lines"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -41,10 +41,13 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def duckdb_type(t: m.Type) -> tuple[str, str]:
+def duckdb_type(t: m.Type, json_text: bool = False) -> tuple[str, str]:
     """How ``read_json`` reads a column of type ``t`` and the SQL expression (``{c}``: the column)
-    that gives its typed value."""
+    that gives its typed value. ``json_text``: a json column written as the JSON string of its
+    text (the manifest's ``json_text``): the text, as DuckDB's JSON type (its exact text)."""
     k = t.kind
+    if k == "json" and json_text:
+        return "VARCHAR", "CAST({c} AS JSON)"
     if k == "boolean":
         return "BOOLEAN", "{c}"
     if k in ("integer", "year"):
@@ -102,6 +105,13 @@ def _files(directory: Location, tables: list[ManifestTable], schema: str, name: 
     return []
 
 
+def _json_text(tables: list[ManifestTable], schema: str, name: str) -> tuple[str, ...]:
+    for t in tables:
+        if (t.schema, t.name) == (schema, name):
+            return t.json_text
+    return ()
+
+
 def duckdb_sql(directory: str | os.PathLike[str] | ObjectPath) -> str:
     """``CREATE SCHEMA``/``CREATE OR REPLACE VIEW`` statements, one view per table of the export in
     ``directory``, each over ``read_json`` of the table's data files with every column cast to its
@@ -118,16 +128,18 @@ def duckdb_sql(directory: str | os.PathLike[str] | ObjectPath) -> str:
             if table.partition_of:
                 continue
             files = _files(d, tables, schema.name, table.name)
-            cols = ", ".join(f"{_sql_str(c.name)}: {_sql_str(duckdb_type(c.type)[0])}" for c in table.columns)
+            texts = _json_text(tables, schema.name, table.name)
+            types = [duckdb_type(c.type, c.name in texts) for c in table.columns]
+            cols = ", ".join(f"{_sql_str(c.name)}: {_sql_str(ty[0])}" for c, ty in zip(table.columns, types))
             exprs = ",\n  ".join(
-                duckdb_type(c.type)[1].format(c=_ident(c.name)) + f" AS {_ident(c.name)}" for c in table.columns
+                ty[1].format(c=_ident(c.name)) + f" AS {_ident(c.name)}" for c, ty in zip(table.columns, types)
             )
             source = (
                 f"read_json([{', '.join(_sql_str(f) for f in files)}], format = 'newline_delimited', "
                 f"columns = {{{cols}}})"
                 if files
                 else "(SELECT "
-                + ", ".join(f"NULL::{duckdb_type(c.type)[0]} AS {_ident(c.name)}" for c in table.columns)
+                + ", ".join(f"NULL::{ty[0]} AS {_ident(c.name)}" for c, ty in zip(table.columns, types))
                 + " LIMIT 0)"
             )
             out.append(
@@ -154,7 +166,7 @@ def read_table(directory: str | os.PathLike[str] | ObjectPath, table: str) -> It
     numbers (``Decimal``); values no Python type holds (zero dates, infinity, BC) stay text."""
     d = location(directory)
     t, mt = _table(d, table)
-    decoder = RowDecoder(t.columns)
+    decoder = RowDecoder(t.columns, mt.json_text)  # json written as text: its text
     json_cols = [i for i, c in enumerate(t.columns) if c.type.kind == "json"]
     names = decoder.names
     for f in mt.files:

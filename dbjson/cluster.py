@@ -53,11 +53,13 @@ from .export import (
     select_tables,
     source_info,
     table_entries,
+    unit_file_rel,
     where_for,
 )
+from .filters import check_filters, relations
 from .format.checksum import Checksum
 from .format.datafiles import open_data
-from .format.layout import COMPRESSIONS, prepare_export_dir, safe_names
+from .format.layout import COMPRESSIONS, WrittenFiles, check_export_dir, prepare_export_dir, safe_names
 from .format.manifest import Manifest, SnapshotInfo, write_manifest, write_schema
 from .format.storage import Location, ObjectPath, location
 from .importer.encoders import INLINE
@@ -167,8 +169,13 @@ def export_on_cluster(
     chunk_bytes: int | None = None,
     on_event: Callable[[ev.Event], None] | None = None,
     database: m.Database | None = None,
+    all_databases: bool = False,
+    overwrite: bool = False,
+    grants: bool = False,
 ) -> ExportReport:
-    """:func:`dbjson.export.export_database` with the units run on a Dask cluster (see the module)."""
+    """:func:`dbjson.export.export_database` with the units run on a Dask cluster (see the module):
+    the same checks (filters that name no table, the output directory, ``all_databases``), the
+    same document (``grants``) and the same list of the files it writes."""
     if compress not in COMPRESSIONS:
         raise UsageError(f"unknown compression {compress!r}", hint="none, gzip or zstd")
     started = time.monotonic()
@@ -184,7 +191,9 @@ def export_on_cluster(
         warnings.append(message)
         emit(ev.Warning(message))
 
+    check_export_dir(out, overwrite=overwrite)  # refused before any work; emptied once the plan is made
     client, owned = connect_cluster(cluster)
+    written: WrittenFiles | None = None
     coordinator: Any = None
     planner: list[Any] = []
     actors: list[Any] = []
@@ -200,8 +209,6 @@ def export_on_cluster(
             raise UsageError(f"{engine.name} cannot export on a cluster (one file on one machine)")
         engine.export_session(coordinator)
         planner = open_workers(target, engine, 1)
-        written = prepare_export_dir(out)  # refuses a directory holding files no export wrote
-        written.close()  # (the workers' files are listed by the manifest, written last)
         job = ExportJob(
             url=target.url.render_as_string(hide_password=False),
             engine=engine.name,
@@ -227,9 +234,15 @@ def export_on_cluster(
                 fut.result()
 
         snapshot = engine.export_cluster_snapshot(coordinator, join_all, warn)
-        db = database or reflect_source(engine, planner[0], target, tables, exclude)
-        selected = select_tables(db, tables, exclude)
         wmap = where or {}
+        if database is None:
+            db = reflect_source(
+                engine, planner[0], target, tables, exclude, where=wmap, all_databases=all_databases, grants=grants
+            )
+        else:
+            db = database
+            check_filters(relations(db), tables=tables, exclude=exclude, where=wmap, source="the model")
+        selected = select_tables(db, tables, exclude)
         plan = [(s, t, where_for(wmap, s, t.name)) for s, t in selected]
         units: list[ExportUnit] = []
         for i, (s, t, w) in enumerate(plan):
@@ -239,9 +252,12 @@ def export_on_cluster(
             emit(ev.TableStarted(f"{s}.{t.name}", len(tu), sum(u.rows_estimate for u in tu)))
             units.extend(tu)
         job.names = safe_names((s, t.name) for s, t, _ in plan)
+        written = prepare_export_dir(out, overwrite=overwrite)  # nothing is created before this point
+        for u in units:  # each unit's first file, before a worker creates it; the others as they come
+            written.add(out / unit_file_rel(job.names, u, 0, compress))
         emit(ev.Started("export", len(plan), sum(u.rows_estimate for u in units), nthreads))
         ordered = sorted(units, key=lambda u: -u.rows_estimate)
-        tracker = _TableTracker(units, emit)
+        tracker = _TableTracker(units, emit, written)
         if kind == "exported":
             results = _run_tasks(client, job, ordered, tracker)
         else:
@@ -259,6 +275,7 @@ def export_on_cluster(
         )
         write_manifest(out, manifest, validate=False)
         written.finish()
+        written = None
         report = ExportReport(str(out), manifest, time.monotonic() - started, nthreads, warnings)
         emit(ev.Finished(True, report.rows, report.seconds, report))
         return report
@@ -273,6 +290,8 @@ def export_on_cluster(
         raise_if_connection_error(e, target.url)
         raise
     finally:
+        if written is not None:
+            written.close()  # the list stays: a later export may replace what this one wrote
         for a in actors:
             try:
                 a.close().result(timeout=10)
@@ -286,8 +305,9 @@ def export_on_cluster(
 class _TableTracker:
     """Emits ChunkDone for every file and TableFinished when a table's last unit is in."""
 
-    def __init__(self, units: list[ExportUnit], emit: Callable[[ev.Event], None]) -> None:
+    def __init__(self, units: list[ExportUnit], emit: Callable[[ev.Event], None], written: WrittenFiles) -> None:
         self.emit = emit
+        self.written = written
         self.left: dict[str, int] = {}
         self.files: dict[str, list[UnitFile]] = {}
         for u in units:
@@ -297,6 +317,7 @@ class _TableTracker:
         table = unit.qualified
         self.files.setdefault(table, []).extend(files)
         for f in files:
+            self.written.add(self.written.out / f.entry.path)
             self.emit(ev.RowsProgress(table, f.entry.rows, f.entry.bytes))
             self.emit(ev.ChunkDone(table, f.entry.path, f.entry.rows, f.entry.bytes))
         self.left[table] -= 1

@@ -16,6 +16,7 @@ The library never prints: progress goes to ``on_event`` (see :mod:`dbjson.events
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import math
 import os
@@ -46,6 +47,7 @@ from .url import source_host
 
 DEFAULT_CHUNK_ROWS = 1_000_000  # a unit of work when no --chunk-size is given
 SPLIT_MIN_ROWS = 100_000  # tables at least this big are split so every worker can help
+SPLIT_MIN_BYTES = 16 << 20  # ... and tables this big on disk (engines that tell: ``export_stats``)
 UNITS_PER_WORKER = 2  # a split table's units per worker thread
 _OUTPUT_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO}
 PROGRESS_EVERY = 0.25  # seconds between RowsProgress events per worker
@@ -150,6 +152,12 @@ def _integer_key(table: m.Table) -> str | None:
     return None
 
 
+def json_text_columns(engine: Exporter, table: m.Table) -> frozenset[str]:
+    """The json columns of ``table`` that the engine stores as text: an export writes them as the
+    JSON string of their exact text and lists them in the manifest (data format 1.3)."""
+    return frozenset(c.name for c in table.columns if c.type.kind == "json" and engine.export_json_text(c))
+
+
 def plan_table(
     engine: Exporter,
     conn: Any,
@@ -168,7 +176,9 @@ def plan_table(
     connection is raised as is).
     """
     try:
-        return _split_table(engine, conn, schema, table, where, chunk_rows, threads)
+        units = _split_table(engine, conn, schema, table, where, chunk_rows, threads)
+        texts = json_text_columns(engine, table)
+        return [dataclasses.replace(u, json_text=texts) for u in units] if texts else units
     except DbjsonError:
         raise
     except Exception as e:  # noqa: BLE001 - a driver error
@@ -185,26 +195,33 @@ def plan_table(
 def _split_table(
     engine: Exporter, conn: Any, schema: str, table: m.Table, where: str | None, chunk_rows: int | None, threads: int
 ) -> list[ExportUnit]:
-    estimate = engine.export_estimate(conn, schema, table) if where is None else None
-    if estimate is not None and estimate >= SPLIT_MIN_ROWS:
-        rows = estimate
-    else:
-        rows = engine.export_count(conn, schema, table, where)
+    estimate, size = engine.export_stats(conn, schema, table) if where is None else (None, None)
+    # a big table is planned from the estimate: an exact COUNT(*) scans it only to size the units
+    big = estimate is not None and (estimate >= SPLIT_MIN_ROWS or (estimate > 0 and (size or 0) >= SPLIT_MIN_BYTES))
+    rows = estimate if big and estimate is not None else engine.export_count(conn, schema, table, where)
     per_unit = chunk_rows or DEFAULT_CHUNK_ROWS
     n = math.ceil(rows / per_unit) if rows else 1
     if chunk_rows is None and rows >= SPLIT_MIN_ROWS:
         # two units per worker: the last units to finish are small, so the workers end together
         # (with one unit each, equal key ranges ended 0.1-0.3 s apart at 1M rows on 2 cores)
         n = max(n, min(threads * UNITS_PER_WORKER, math.ceil(rows / (SPLIT_MIN_ROWS // 2))))
+    if chunk_rows is None and size is not None and size >= SPLIT_MIN_BYTES and rows > 1:
+        # wide rows (JSON documents, long text): few rows, most of the bytes. Unsplit, such a table
+        # was one worker's unit while the others ran out of work (66k rows of 0.4 KB documents were
+        # 72 % of a 200k-row export's bytes, and its last second ran on one thread)
+        n = max(n, min(threads * UNITS_PER_WORKER, math.ceil(size / (SPLIT_MIN_BYTES // 2)), rows))
+    sized = size or 0
     pk = table.primary_key.columns if table.primary_key else ()
     if n <= 1 or not pk:
-        return [ExportUnit(schema, table, rows_estimate=rows, where=where, key_columns=tuple(pk))]
+        return [ExportUnit(schema, table, rows_estimate=rows, where=where, key_columns=tuple(pk), bytes_estimate=sized)]
     ikey = _integer_key(table)
     bounds: list[tuple[Any, ...]]
     if ikey is not None:
         lo, hi = engine.export_key_bounds(conn, schema, table, ikey, where)
         if lo is None:
-            return [ExportUnit(schema, table, rows_estimate=rows, where=where, key_columns=tuple(pk))]
+            return [
+                ExportUnit(schema, table, rows_estimate=rows, where=where, key_columns=tuple(pk), bytes_estimate=sized)
+            ]
         lo, hi = int(lo), int(hi)
         span = hi - lo + 1
         n = min(n, span)
@@ -226,6 +243,7 @@ def _split_table(
                 upper=edges[i + 1],
                 rows_estimate=max(1, rows // (len(edges) - 1)),
                 where=where,
+                bytes_estimate=sized // (len(edges) - 1),
             )
         )
     return units
@@ -499,6 +517,7 @@ def table_entries(results: list[UnitFile], tables: list[tuple[str, m.Table, str 
             total.merge(r.checksum)
             if len(files) > 1:
                 r.entry.chunk = i
+        texts = files[0].unit.json_text if files else frozenset()
         entries.append(
             TableEntry(
                 schema=schema,
@@ -508,6 +527,7 @@ def table_entries(results: list[UnitFile], tables: list[tuple[str, m.Table, str 
                 checksum=total.hexdigest(),
                 files=[r.entry for r in files],
                 where=where,
+                json_text=[c.name for c in table.columns if c.name in texts] or None,
             )
         )
     return entries
@@ -634,6 +654,9 @@ def export_database(
             chunk_bytes=chunk_bytes,
             on_event=on_event,
             database=database,
+            all_databases=all_databases,
+            overwrite=overwrite,
+            grants=grants,
         )
     if compress not in COMPRESSIONS:
         raise UsageError(f"unknown compression {compress!r}", hint="none, gzip or zstd")
@@ -744,9 +767,16 @@ def export_database(
             written.close()
 
 
+def unit_weight(unit: ExportUnit) -> tuple[int, int]:
+    """The order units are handed out in, largest first: by their share of the table's size on
+    disk where the engine tells it (a unit of 0.4 KB rows outweighs one of twice as many narrow
+    rows), then by rows."""
+    return unit.bytes_estimate, unit.rows_estimate
+
+
 def _run_workers(shared: _Shared, conns: list[Any], units: list[ExportUnit]) -> None:
     work: queue.Queue[ExportUnit] = queue.Queue()
-    for u in sorted(units, key=lambda u: -u.rows_estimate):
+    for u in sorted(units, key=unit_weight, reverse=True):
         work.put(u)
     chosen = conns[: max(1, min(len(conns), len(units)))]
     # Each worker sets its own event when it has finished (its files closed or removed). The

@@ -27,12 +27,13 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import logging
 import os
 import queue
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -51,6 +52,7 @@ from .export import (
     UnitFile,
     abort_queries,
     connect_source,
+    json_text_columns,
     open_workers,
     plan_table,
     prefetched,
@@ -69,13 +71,16 @@ from .format.paths import inside
 from .format.savedstate import Unencodable, decode_values, encode_values, read_state, write_state
 from .importer.options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads
 from .importer.plan import ImportPlan
+from .importer.reader import LoadUnit
 from .importer.report import ImportReport
 from .importer.run import Importer
 from .importer.session import connect_target, target_identity
 from .model import now_utc
 from .preflight import preflight_columns, source_filter
 from .ratelimit import parse_rate
-from .verify import verify_error
+from .verify import exact_check, expected_lines, verify_error
+
+log = logging.getLogger(__name__)  # debug lines only (the library never prints): which tables move natively
 
 PLAN_FILE = "migrate-plan.json"  # a JSON state file (jsonschema/migrate-plan.json)
 FINISHED = "migrate:finished"  # the journal step written when a migration completed (verified)
@@ -100,6 +105,9 @@ class MigrateReport:
     keep_dir: str | None = None
     state_dir: str | None = None
     warnings: list[str] = field(default_factory=list)
+    # table → how its rows moved: the engines' native row format ("postgresql-copy-text") or
+    # "lines (why not natively)"
+    row_streams: dict[str, str] = field(default_factory=dict)
 
     @property
     def rows(self) -> int:
@@ -130,6 +138,7 @@ class MigrateReport:
             "verify": load["verify"],
             "keep": self.keep_dir,
             "warnings": self.warnings,
+            "row_streams": self.row_streams,
             **({"dry_run": load["dry_run"]} if "dry_run" in load else {}),
         }
 
@@ -183,6 +192,10 @@ class _Source:
             kept = DataFileWriter(self.keep / f.rel, "none")
         return io.BufferedReader(_UnitStream(self, unit, f.rel, kept), 1 << 20)
 
+    def native(self, f: DataFile, columns: Sequence[str]) -> _NativeStream:
+        """The rows of the unit behind ``f`` (its ``columns``) in the engine's native row format."""
+        return _NativeStream(self, self.units[f.rel], columns)
+
     def abort(self) -> None:
         """Stop every running source query (Ctrl-C, an error elsewhere)."""
         self.stop.set()
@@ -192,6 +205,38 @@ class _Source:
         size, digest = f.finish()
         with self.lock:
             self.kept[rel] = UnitFile.written(unit, 0, f"data/{f.path.name}", size, digest, f.checksum)
+
+
+class _NativeStream(Iterable[bytes]):
+    """One unit's rows in the native row format (``engine.export_native_stream``), read ahead by a
+    helper thread on a snapshot connection (at most ``PREFETCH_BLOCKS`` blocks: bounded memory)."""
+
+    def __init__(self, source: _Source, unit: ExportUnit, columns: Sequence[str]) -> None:
+        self.source = source
+        self.helpers: list[threading.Thread] = []
+        self.conn = source.checkout()
+        self.closed = False
+        self.blocks: Iterator[bytes] = prefetched(
+            source.engine.export_native_stream(self.conn, unit, columns, source.stop), source.stop, helpers=self.helpers
+        )
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self.blocks
+        if self.source.stop.is_set():
+            raise Cancelled("migrate cancelled")
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            close = getattr(self.blocks, "close", None)
+            if close is not None:
+                close()  # stops the reader thread (it ends the unit's query)...
+            for t in self.helpers:
+                t.join(5 if self.source.stop.is_set() else None)  # ...before the connection is lent again
+        finally:
+            self.source.idle.put(self.conn)
 
 
 class _Filtered(io.BufferedReader):
@@ -261,6 +306,8 @@ class _MigrateImporter(Importer):
     streams = True
     operation = "migrate"
     source: _Source
+    native: dict[str, str]  # table → the native row format its units move in (see choose_streams)
+    row_streams: dict[str, str]  # table → how its rows move: a native format's name, or "lines (why)"
     plans: dict[str, TablePlan]  # data file rel → its table
     filters: dict[str, str | None]  # table → the pre-flight's filter on the source (None: every row)
 
@@ -297,11 +344,76 @@ class _MigrateImporter(Importer):
         self.plans = {f.rel: tp for tp in planned.tables for f in tp.files}
         return planned
 
+    def native_blocks(self, unit: LoadUnit) -> tuple[str, Iterable[bytes]] | None:
+        """A unit of a table copied in the native row format: its rows straight from the source."""
+        kind = self.native.get(unit.table.display)
+        if kind is None:
+            return None
+        return kind, self.source.native(unit.file, [c.name for c in unit.table.columns])
+
+    def choose_streams(self, tables: list[TablePlan], done: dict[str, dict[str, Any]] | None = None) -> None:
+        """Which tables move in the engines' native row format (``capabilities.native_stream``,
+        the same on both sides, and ``load_native_refusal`` has no objection) rather than as
+        canonical lines; each choice and the reason for the lines is in ``row_streams`` and the debug log.
+        A table an earlier run began as lines (``done``: the journal's finished steps) stays on them,
+        so that its units add up to one checksum."""
+        self.native, self.row_streams = {}, {}
+        kind = self.engine.capabilities.native_stream
+        for tp in tables:
+            if tp.skipped or tp.ddl_only:
+                continue
+            if kind is None or self.source.engine.capabilities.native_stream != kind:
+                reason: str | None = "no native row format shared by the two engines"
+            elif self.source.keep is not None:
+                reason = "--keep writes the canonical lines"
+            elif done is not None and any(
+                rec.get("checksum_kind", "lines") != kind
+                for f in tp.files
+                if (rec := done.get("data:" + f.rel)) is not None and rec.get("checksum") is not None
+            ):
+                reason = "an earlier run loaded some of its units as lines"
+            else:
+                reason = self.engine.load_native_refusal(tp, self.source.engine)
+            if reason is None and kind is not None:
+                self.native[tp.display] = kind
+                self.row_streams[tp.display] = kind
+                log.debug("migrate: %s moves as %s", tp.display, kind)
+            else:
+                self.row_streams[tp.display] = f"lines ({reason})"
+                log.debug("migrate: %s moves as canonical lines: %s", tp.display, reason)
+
+    def _unit_finished(self, unit: Any, loaded: int, rejected: int) -> None:
+        """A unit committed; when it was its table's last, verify the table now, in this loading
+        thread, while other tables still load (the rows are final: post-data DDL adds keys and
+        indexes, not content). Only a proof counts here (:func:`dbjson.verify.exact_check`); a table
+        it cannot prove is checked in the verify phase, which also reports any difference."""
+        super()._unit_finished(unit, loaded, rejected)
+        tp = unit.table
+        with self._lock:
+            last = self._units_left.get(tp.display) == 0 and not self._rejected_by_table.get(tp.display)
+        if not last or not self.opts.verify or rejected or self.cancel.is_set():
+            return
+        assert self.journal is not None
+        expected_totals([tp], self.journal.read().done)
+        if tp.checksum_kind != "lines":
+            return  # a native row stream: verify compares the target's native rows in its phase
+        if expected_lines(tp, self.engine.capabilities.decimals_as_float) is not None and tp.expected_semantic is None:
+            return  # the proof would read the source again (this thread still holds a source connection)
+        check = exact_check(self.engine, self.target, tp, 0, _no_source)
+        if check is not None and check.ok:
+            with self._lock:
+                self.verified[tp.display] = check
+
     def load_data(self, tables: list[TablePlan], state: Any) -> None:
         """The import's data phase, then each table's expected rows and checksum (:func:`expected_totals`)."""
+        self.choose_streams(tables, state.done)
         super().load_data(tables, state)
         assert self.journal is not None
         expected_totals(tables, self.journal.read().done)
+
+
+def _no_source(f: DataFile) -> IO[bytes]:
+    raise DocumentError(f"{f.rel}: not read again during the load")
 
 
 def expected_totals(tables: Sequence[TablePlan], done: dict[str, dict[str, Any]]) -> None:
@@ -309,16 +421,31 @@ def expected_totals(tables: Sequence[TablePlan], done: dict[str, dict[str, Any]]
     loaded (the journal records each unit's count and checksum, this run's and an earlier one's)."""
     for tp in tables:
         total = Checksum(algorithm=tp.checksum_algorithm)
-        known = True
+        expected = Checksum(algorithm=tp.checksum_algorithm)
+        known = sums = True
+        kinds = set()
         for f in tp.files:
             rec = done.get("data:" + f.rel)
             if rec is None or rec.get("checksum") is None:
                 known = False
                 continue
-            f.rows, f.checksum = int(rec.get("rows", 0)), str(rec["checksum"])
-            total.merge(Checksum.from_hex(f.checksum, f.rows, total.algorithm))
+            kinds.add(str(rec.get("checksum_kind", "lines")))
+            rows, checksum = int(rec.get("rows", 0)), str(rec["checksum"])
+            if kinds == {"lines"}:  # a data file's checksum is of its lines (verify may re-read them)
+                f.rows, f.checksum = rows, checksum
+            total.merge(Checksum.from_hex(checksum, rows, total.algorithm))
+            if rec.get("expected") is None or rec.get("rejected") or rec.get("expected_rules") != tp.value_rules:
+                sums = False
+            else:
+                expected.merge(Checksum.from_hex(str(rec["expected"]), rows, total.algorithm))
         tp.rows = total.rows if known else None
-        tp.checksum = total.hexdigest() if known else None
+        # units summed in different forms (a run resumed by another version) have no total: counts only
+        tp.checksum = total.hexdigest() if known and len(kinds) <= 1 else None
+        tp.checksum_kind = kinds.pop() if len(kinds) == 1 else "lines"
+        # verify's expected side, summed as the lines loaded (``verify.expected_lines``)
+        tp.expected_semantic = (
+            expected.hexdigest() if known and sums and tp.files and tp.checksum_kind == "lines" else None
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -353,13 +480,23 @@ def _plan_units(
     tables = {(s, t.name): t for s, t in selected}
     if resume and path.is_file():
         saved = read_state(path, "migrate-plan")
-        units = _saved_units(saved, tables, fp, str(path))
+        units = [
+            dataclasses.replace(u, json_text=json_text_columns(engine, u.table))
+            for u in _saved_units(saved, tables, fp, str(path))
+        ]
     else:
         units = []
         for s, t in selected:
             planned = plan_table(engine, conn, s, t, where=None, chunk_rows=None, threads=threads)
             if not _savable(planned):  # a key type the plan file does not write: the table is one unit
-                planned = [ExportUnit(s, t, rows_estimate=sum(u.rows_estimate for u in planned))]
+                planned = [
+                    ExportUnit(
+                        s,
+                        t,
+                        rows_estimate=sum(u.rows_estimate for u in planned),
+                        json_text=json_text_columns(engine, t),
+                    )
+                ]
             units.extend(planned)
         saved = {
             "format": "dbjson-migrate-plan",
@@ -472,7 +609,13 @@ def _manifest_tables(db: m.Database, units: list[ExportUnit], names: dict[tuple[
         ]
         out.append(
             ManifestTable(
-                schema=s.name, name=t.name, rows=None, checksum=None, files=files, columns=[c.name for c in t.columns]
+                schema=s.name,
+                name=t.name,
+                rows=None,
+                checksum=None,
+                files=files,
+                columns=[c.name for c in t.columns],
+                json_text=tuple(c.name for c in t.columns if c.name in us[0].json_text),
             )
         )
     return out
@@ -728,6 +871,7 @@ def migrate(
         keep_dir=str(keep) if keep is not None and not dry_run else None,
         state_dir=str(state) if keep is None and state_dir is not None else None,
         warnings=warnings,
+        row_streams=dict(getattr(report, "row_streams", {})),
     )
     emit(Finished(True, result.rows, result.seconds, result))
     return result
@@ -752,6 +896,7 @@ def _load(
     imp = _MigrateImporter(state, target, tengine, opts, on_event)
     imp.source = source
     imp.filters = {}
+    imp.native, imp.row_streams = {}, {}
     if importer_hook is not None:
         importer_hook(imp)
     try:

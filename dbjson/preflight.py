@@ -158,6 +158,17 @@ def _source_dates_as_text(src: m.Column, engine: Engine) -> bool:
         return False
 
 
+def _source_elapsed_time(src: m.Column) -> bool:
+    """Whether ``src``'s engine keeps elapsed times (MySQL TIME: negative, 24 hours and more) in
+    a time column."""
+    from .engines import get_engine  # the registry imports every engine package: only when asked
+
+    try:
+        return get_engine(src.native.engine).capabilities.elapsed_time
+    except Exception:  # noqa: BLE001 - an engine this version does not know: no such rule
+        return False
+
+
 def holds_zero_dates(engine: Engine) -> bool:
     """Whether the target engine keeps zero dates (MySQL/MariaDB natively, SQLite as text)."""
     return engine.capabilities.holds_zero_dates
@@ -191,7 +202,9 @@ def value_rules(engine: Engine, columns: list[tuple[m.Column, str, m.Type]], nul
     ``zero-null``: zero dates load as NULL (a target without zero dates; under ``--zero-dates error``
     an import with zero dates stops before loading, so the rule holds for every loaded table);
     ``infinity-null``: PostgreSQL's infinite dates load as NULL on a target without them
-    (:func:`is_infinite_date`; ``zero-null`` nulls them too);
+    (:func:`is_infinite_date`; ``zero-null`` nulls them too): added by the import only for the
+    columns whose pre-flight found such values (a standing rule would keep every PostgreSQL date
+    column from the export proof);
     ``nul-strip`` / ``nul-replace``: U+0000 removed / replaced by U+FFFD (``--nul``);
     ``nul-unknown``: either of the two (``dbjson verify`` of an import whose policy is not known);
     ``offset-drop``: a ``time with time zone`` keeps its local time, without the offset;
@@ -202,8 +215,6 @@ def value_rules(engine: Engine, columns: list[tuple[m.Column, str, m.Type]], nul
         st = col.type
         if st.kind in ("date", "timestamp") and st.allows_zero and not holds_zero_dates(engine):
             rules[col.name] = "zero-null"  # (and infinite dates, where the target has none either)
-        elif may_be_infinite(col) and not engine.capabilities.holds_infinite_dates:
-            rules[col.name] = "infinity-null"  # PostgreSQL's 'infinity' / '-infinity'
         elif decimal_as_double(engine, st, tgt):
             rules[col.name] = "decimal-double"  # more than 15 digits: compared at a double's precision
         elif (
@@ -353,12 +364,7 @@ def column_rules(
             out.append(
                 ("warning", lambda v: f"NUL characters (U+0000) {done} (--nul {nul})" if has_nul(v) else None, ("nul",))
             )
-    if (
-        st.kind == "time"
-        and tgt.kind == "time"
-        and src.native.engine in ("mysql", "mariadb")
-        and engine.family != "mysql"
-    ):
+    if st.kind == "time" and tgt.kind == "time" and _source_elapsed_time(src) and not engine.capabilities.elapsed_time:
         out.append(
             (
                 "error",
@@ -484,6 +490,11 @@ def preflight(
                         v = obj.get(col)
                         if v is None:
                             continue
+                        if col in tp.json_text and type(v) is str:  # the document its text holds
+                            try:
+                                v = orjson.loads(v)
+                            except orjson.JSONDecodeError:
+                                continue  # the load reports text that is not JSON
                         for i, (sev, check) in enumerate(cs):
                             if (col, i) in seen_checks:
                                 continue

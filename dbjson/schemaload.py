@@ -180,27 +180,17 @@ def _run_batches(
     transactional = _is_transactional(engine)
     committed = 0  # statements committed by earlier batches (batch mode)
     rejected: list[tuple[Statement, str]] = []
-    if engine.family == "sqlite":
-        conn.isolation_level = None
-        conn.execute("BEGIN")
-    elif engine.family == "postgresql" and conn.autocommit:
-        conn.autocommit = False
-    elif engine.family == "mysql":
-        # As mysqldump restores: zero-date defaults (WordPress, legacy schemas) are valid DDL there.
-        _execute(conn, "SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'")
-        try:  # MySQL 8.4+: a foreign key to a non-unique key prefix, as the source had (reported)
-            _execute(conn, "SET SESSION restrict_fk_on_non_standard_key = OFF")
-        except Exception:  # noqa: BLE001 - MariaDB, MySQL before 8.4: no such check
-            pass
+    engine.ddl_session_begin(conn)
     current: Statement | None = None
     created: list[Statement] = []  # what this run made, for the undo on a failure (not transactional)
     try:
         for i, current in enumerate(statements):
             if transactional and batch and i and i % batch == 0:
-                _commit_and_begin(conn, engine)
+                engine.ddl_session_commit(conn)
+                engine.ddl_session_begin(conn)
                 committed = i
             if current.optional:
-                problem = _try(conn, current.sql, transactional)
+                problem = _try(conn, engine, current.sql, transactional)
                 if problem is not None:
                     if strict:
                         raise TranslationError(
@@ -212,15 +202,15 @@ def _run_batches(
                 else:
                     created.append(current)
                 continue
-            _execute(conn, current.sql)
+            engine.load_execute_ddl(conn, current.sql)
             created.append(current)
         if transactional:
-            conn.commit() if engine.family != "sqlite" else conn.execute("COMMIT")
+            engine.ddl_session_commit(conn)
         return rejected
     except Exception as e:  # noqa: BLE001 - every driver error becomes an ApplyError
         if transactional:
             try:
-                conn.rollback() if engine.family != "sqlite" else conn.execute("ROLLBACK")
+                engine.ddl_session_rollback(conn)
             except Exception:  # noqa: BLE001
                 pass
         if isinstance(e, TranslationError):
@@ -263,7 +253,7 @@ def _undo(conn: Any, engine: Any, created: list[Statement], password: str | None
     failed: list[str] = []
     for st in engine.ddl_undo_statements(made):
         try:
-            _execute(conn, st.sql)
+            engine.load_execute_ddl(conn, st.sql)
         except Exception as e:  # noqa: BLE001 - reported: what stays
             failed.append(f"{st.object} ({scrub(first_line(e), password)})")
     tail = "; the objects --if-exists replace dropped stay dropped" if replaced else ""
@@ -276,48 +266,20 @@ def _undo(conn: Any, engine: Any, created: list[Statement], password: str | None
     return f"undone: the objects the {len(made)} statement(s) before it created were dropped{tail}"
 
 
-def _autocommit(conn: Any, engine: Any) -> None:
-    """Each privilege statement on its own (one refused does not undo the others)."""
-    if engine.family == "postgresql" and not conn.autocommit:
-        conn.autocommit = True
-    elif engine.family == "mysql":
-        conn.autocommit(True)
-
-
-def _commit_and_begin(conn: Any, engine: Any) -> None:
-    """Commit the open transaction and start the next (psycopg starts it with the next statement)."""
-    if engine.family == "sqlite":
-        conn.execute("COMMIT")
-        conn.execute("BEGIN")
-    else:
-        conn.commit()
-
-
-def _try(conn: Any, sql: str, transactional: bool) -> str | None:
+def _try(conn: Any, engine: Any, sql: str, transactional: bool) -> str | None:
     """Run one optional statement (inside a savepoint where DDL is transactional)."""
+    run = engine.load_execute_ddl
     if transactional:
-        _execute(conn, "SAVEPOINT dbjson_try")
+        run(conn, "SAVEPOINT dbjson_try")
     try:
-        _execute(conn, sql)
+        run(conn, sql)
     except Exception as e:  # noqa: BLE001 - the target's verdict on a translation
         if transactional:
-            _execute(conn, "ROLLBACK TO SAVEPOINT dbjson_try")
+            run(conn, "ROLLBACK TO SAVEPOINT dbjson_try")
         return first_line(e)
     if transactional:
-        _execute(conn, "RELEASE SAVEPOINT dbjson_try")
+        run(conn, "RELEASE SAVEPOINT dbjson_try")
     return None
-
-
-def _execute(conn: Any, sql: str) -> None:
-    if type(conn).__module__.startswith("psycopg"):
-        # The extended query protocol runs exactly one statement: text smuggled after a ';' in a
-        # document fails instead of running (PyMySQL and sqlite3 already refuse a second statement).
-        conn.execute(sql, binary=True)
-    elif hasattr(conn, "cursor") and not hasattr(conn, "executescript"):
-        with conn.cursor() as cur:
-            cur.execute(sql)
-    else:
-        conn.execute(sql)
 
 
 def create_database(url: str | URL, like: m.Database | None = None) -> None:
@@ -336,23 +298,14 @@ def create_database(url: str | URL, like: m.Database | None = None) -> None:
     u = parse_url(url)
     target = Target(u)
     name = u.database
-    if target.family == "sqlite" or not name:
+    kind = get_engine(target.family)  # the family's statements; the server's variant once connected
+    sql = kind.ddl_create_database_sql(name, "") if name else None
+    if sql is None or not name:
         return
     # URL.set(database=None) would keep the database: build the admin URL explicitly
-    admin = Target(
-        URL.create(
-            u.drivername,
-            u.username,
-            u.password,
-            u.host,
-            u.port,
-            "postgres" if target.family == "postgresql" else None,
-            u.query,
-        )
-    )
+    admin = Target(URL.create(u.drivername, u.username, u.password, u.host, u.port, sql[2], u.query))
     conn = admin.connect_raw()
-    if target.family == "postgresql":
-        conn.autocommit = True  # CREATE DATABASE runs outside a transaction
+    kind.ddl_session_autocommit(conn)  # PostgreSQL runs CREATE DATABASE outside a transaction
     defaults = ""
     if like is not None:
         try:
@@ -361,14 +314,7 @@ def create_database(url: str | URL, like: m.Database | None = None) -> None:
             engine = None
         if engine is not None and like.source.engine == engine.name:
             defaults = engine.ddl_database_options(like)
-    if target.family == "postgresql":
-        exists = "SELECT 1 FROM pg_database WHERE datname = %s"
-        create = 'CREATE DATABASE "' + name.replace('"', '""') + '"' + defaults
-    else:
-        exists = "SELECT 1 FROM information_schema.schemata WHERE schema_name = %s"
-        create = (
-            "CREATE DATABASE IF NOT EXISTS `" + name.replace("`", "``") + "`" + (defaults or " CHARACTER SET utf8mb4")
-        )
+    exists, create, _admin_db = kind.ddl_create_database_sql(name, defaults) or sql
     try:
         with conn.cursor() as cur:
             cur.execute(exists, (name,))
@@ -446,7 +392,7 @@ def load_schema(
                     "trial-execution",
                 )
             if plan.privileges:
-                _autocommit(conn, engine)
+                engine.ddl_session_autocommit(conn)
                 result.privileges = apply_privileges(conn, engine, plan.privileges)
                 for note in result.privileges:
                     plan.report.add(note.split(":", 1)[0], note.split(": ", 1)[1], "privilege-skipped", "approximation")

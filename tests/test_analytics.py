@@ -47,8 +47,8 @@ def _lost(kind: str, text: Any) -> bool:
 
 
 def same(kind: str, t: Any, duck: Any, typed: Any, raw: Any) -> bool:
-    if kind == "json" and raw == {"$json": None}:  # the JSON document null (Python: None)
-        return duck == "null" and typed is None
+    if kind == "json" and typed is None and raw is not None:  # the JSON document null (Python: None),
+        return duck == "null" and raw in ({"$json": None}, "null")  # nested, or as text (format 1.3)
     if duck is None or typed is None:
         return duck is None and (typed is None or _lost(kind, raw))
     if kind == "json":

@@ -334,3 +334,32 @@ def test_a_killed_actor_s_units_go_to_the_surviving_one(client: Any, fresh_db: A
     paths = [f.path for t in report.manifest.tables for f in t.files]
     assert len(paths) == len(set(paths))
     client.wait_for_workers(2, timeout=60)
+
+
+def test_a_cluster_export_makes_the_local_export_s_checks(client: Any, fresh_db: Any, tmp_path: Path) -> None:
+    """The same refusals as a local export, before anything is written: a table filter that
+    names no table, an output directory holding files no export wrote; ``overwrite`` replaces
+    only what an export wrote, the files a cluster export wrote included."""
+    from dbjson.errors import UsageError
+
+    db = fresh_db("postgresql")
+    make_accounts(db, rows=2_000)
+    with pytest.raises(UsageError, match="acount"):
+        export_database(db.url, tmp_path / "none", cluster=client, tables=["acount"])
+    assert not (tmp_path / "none").exists() or not any((tmp_path / "none").iterdir())
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    with pytest.raises(UsageError):
+        export_database(db.url, foreign, cluster=client)
+    assert sorted(p.name for p in foreign.iterdir()) == ["notes.txt"]
+    out = tmp_path / "out"
+    first = export_database(db.url, out, cluster=client, chunk_rows=500)
+    stale = out / "data" / "stale.jsonl"  # not the export's: --overwrite must keep it
+    stale.write_text("{}\n")
+    with pytest.raises(UsageError):
+        export_database(db.url, out, cluster=client)
+    again = export_database(db.url, out, cluster=client, chunk_rows=500, overwrite=True)
+    assert sums(again) == sums(first)
+    assert stale.exists()
+    assert not (out / ".dbjson-files").exists()

@@ -199,7 +199,11 @@ def test_edge_values_parity(
     outs = export_modes(db, tmp_path, monkeypatch, spy, ["edge"])
     assert_same(outs)
     (lines,) = outs["c"].values()
-    assert any(b'"j":{"$json":null}' in ln for ln in lines) and any(b'"j":{"$json":{"$json":1}}' in ln for ln in lines)
+    if engine_name == "mariadb":  # JSON kept as text: the JSON string of the text (format 1.3), no escape
+        assert any(b'"j":"null"' in ln for ln in lines) and any(b'"j":"{\\"$json\\": 1}"' in ln for ln in lines)
+    else:
+        assert any(b'"j":{"$json":null}' in ln for ln in lines)
+        assert any(b'"j":{"$json":{"$json":1}}' in ln for ln in lines)
 
 
 def test_bigint_zerofill_keeps_server_path(

@@ -153,3 +153,70 @@ def test_block_and_batch_sums_are_the_sums_of_the_lines_forms(fast, algorithm: s
     assert (by_block.value, by_block.rows) == (by_batch.value, by_batch.rows) == (want.value, want.rows)
     with pytest.raises((ValueError, DataError)):
         forms.add_lines(Checksum(algorithm=algorithm), lines)
+
+
+@settings(max_examples=300, deadline=None)
+@given(doc=_json, seed=st.integers(0, 2**16))
+def test_random_documents_as_text(fast, doc: object, seed: int) -> None:  # type: ignore[no-untyped-def]
+    """A json column written as the JSON string of its text (format 1.3, ``json_texts``): C and
+    the twin agree, and the form is that of the same document written nested (with the escape
+    of the JSON document null and of a single "$json" key)."""
+    from dbjson.format.jsontext import wrap_json_text
+
+    rng = random.Random(seed)
+    text = json.dumps(doc, ensure_ascii=rng.random() < 0.5, indent=rng.choice((None, 1, "\t")))
+    if rng.random() < 0.3:
+        text = json.dumps({"$json": doc}) if rng.random() < 0.5 else " \n" + text + "\r\n "
+    line = b'{"id":1,"doc":' + json.dumps(text).encode() + b"}"
+    nested = b'{"id":1,"doc":' + wrap_json_text(json.dumps(json.loads(text), separators=(",", ":")).encode()) + b"}"
+    t = (b"doc",)
+    want = semantic_line_py(nested, J, D)
+    assert fast.semantic_line(line, J, D, t) == semantic_line_py(line, J, D, t) == want
+
+
+def test_json_texts_batch_sums(fast) -> None:  # type: ignore[no-untyped-def]
+    from dbjson.format.checksum import Checksum, SemanticLines
+
+    lines = [b'{"doc":"{\\"b\\": 1, \\"a\\": [1.50]}"}', b'{"doc":"null"}', b'{"doc":null}', b'{"doc":" {} "}']
+    forms = SemanticLines(("doc",), (), ("doc",))
+    want, by_block, by_batch = Checksum(), Checksum(), Checksum()
+    want.add_lines([semantic_line_py(ln, (b"doc",), (), (b"doc",)) for ln in lines])
+    forms.add_block(by_block, b"\n".join(lines) + b"\n")
+    forms.add_lines(by_batch, lines)
+    assert (by_block.value, by_block.rows) == (by_batch.value, by_batch.rows) == (want.value, want.rows)
+    with pytest.raises((ValueError, DataError)):  # a json text that is not JSON
+        forms.add_lines(Checksum(), [b'{"doc":"{\\"a\\":}"}'])
+
+
+def test_threads_rewriting_at_once_give_the_same_sums(fast) -> None:  # type: ignore[no-untyped-def]
+    """The scratch buffers of objects being rewritten are per thread (the C code runs without the
+    interpreter lock, verify sums both sides at once): four threads over blocks of nested
+    documents give the sums of one thread, and each line the twin's bytes."""
+    import threading
+
+    rng = random.Random(7)
+
+    def doc(depth: int) -> object:
+        if depth > 4 or rng.random() < 0.3:
+            return rng.choice([1.50, "x\\u00e9", None, True, [1, "a"], "é\n"])
+        return {f"k{rng.randrange(9)}": doc(depth + 1) for _ in range(rng.randrange(1, 5))}
+
+    lines = [
+        json.dumps({"id": i, "doc": doc(0), "other": [doc(1)], "amount": "1.50", "t": 'a"b'}).encode()
+        for i in range(400)
+    ]
+    block = b"\n".join(lines) + b"\n"
+    want = fast.semantic_sum_block(block, J, D)
+    got: list[object] = []
+
+    def run() -> None:
+        for _ in range(20):
+            got.append(fast.semantic_sum_block(block, J, D))
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [want] * 80
+    assert all(fast.semantic_line(ln, J, D) == semantic_line_py(ln, J, D) for ln in lines)

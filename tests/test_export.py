@@ -40,7 +40,7 @@ def check_files(out: Path) -> dict[str, Any]:
     """Every file matches its manifest entry (size, sha256, rows, checksum); returns the manifest doc."""
     doc = orjson.loads((out / "manifest.json").read_bytes())
     assert validate(doc, "manifest") == []
-    assert (doc["format_version"], doc["checksum_algorithm"]) == ("1.2", "xxh3-64-sum")
+    assert (doc["format_version"], doc["checksum_algorithm"]) == ("1.3", "xxh3-64-sum")
     listed = set()
     for t in doc["tables"]:
         total = Checksum()
@@ -484,6 +484,46 @@ def test_big_table_split_into_two_units_per_worker(fresh_db: Any, tmp_path: Path
     whole = export_database(db.url, tmp_path / "whole", threads=1, chunk_rows=10 * n)
     assert len(whole.manifest.tables[0].files) == 1
     assert whole.manifest.tables[0].checksum == report.manifest.tables[0].checksum
+    check_files(tmp_path / "out")
+
+
+def test_wide_table_split_by_its_size(fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table of few but wide rows (its size on disk at least SPLIT_MIN_BYTES) is split into key
+    ranges like a table of many rows, planned from the catalog without a COUNT(*), and its units
+    are handed out before those of a table with more but narrower rows."""
+    from dbjson import export as ex
+
+    monkeypatch.setattr(ex, "SPLIT_MIN_BYTES", 1 << 20)
+    db = fresh_db("postgresql")
+    db.execute(
+        "CREATE TABLE wide (id INT PRIMARY KEY, doc TEXT);\n"
+        "INSERT INTO wide SELECT g, repeat(md5(g::text), 30) FROM generate_series(1, 3000) g;\n"
+        "CREATE TABLE narrow (id INT PRIMARY KEY, v INT);\n"
+        "INSERT INTO narrow SELECT g, g FROM generate_series(1, 10000) g;\nANALYZE wide; ANALYZE narrow;"
+    )
+    engine, conn = None, None
+    target = ex.Target(ex.parse_url(db.url))
+    conn = ex.connect_source(target)
+    try:
+        engine = ex.detect_engine(target.family, conn)
+        engine.export_session(conn)
+        counted: list[str] = []
+        real_count = engine.export_count
+        monkeypatch.setattr(engine, "export_count", lambda c, s, t, w: counted.append(t.name) or real_count(c, s, t, w))
+        found = {t.name: t for _s, t in engine.reflect_database(conn, target, ex.ReflectOptions()).tables()}
+        wide = ex.plan_table(engine, conn, "public", found["wide"], where=None, chunk_rows=None, threads=2)
+        narrow = ex.plan_table(engine, conn, "public", found["narrow"], where=None, chunk_rows=None, threads=2)
+    finally:
+        ex.close_quietly([conn])
+    assert len(wide) == 2 * ex.UNITS_PER_WORKER and len(narrow) == 1
+    assert counted == ["narrow"]  # the big table from its estimate, the small one counted
+    assert all(u.bytes_estimate >= (1 << 20) // len(wide) for u in wide)
+    assert sorted([*narrow, *wide], key=ex.unit_weight, reverse=True)[-1] is narrow[0]
+    report = export_database(db.url, tmp_path / "out", threads=2)
+    files = {t.name: t.files for t in report.manifest.tables}
+    assert len(files["wide"]) == 2 * ex.UNITS_PER_WORKER and sum(f.rows for f in files["wide"]) == 3000
+    whole = export_database(db.url, tmp_path / "whole", threads=1, chunk_rows=10**6)
+    assert [t.checksum for t in whole.manifest.tables] == [t.checksum for t in report.manifest.tables]
     check_files(tmp_path / "out")
 
 

@@ -185,3 +185,48 @@ def test_json_columns_verify_by_meaning_from_the_source(fresh_db: Any, tmp_path:
     assert report.load.verify is not None and report.load.verify.ok
     assert [t.mode for t in report.load.verify.tables] == ["checksum-semantic"]
     assert dst.query("SELECT body->>'b' FROM public.docs WHERE id = 1")[0][0] == "1"
+
+
+@pytest.mark.parametrize("target_engine", ["postgresql", "mysql"])
+def test_cross_engine_verify_uses_the_sums_taken_while_loading(
+    fresh_db: Any, tmp_path: Path, target_engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cross-engine migrate sums each unit's lines the way verify's proof needs them (by meaning,
+    after the value rules) while they load: every table is proved by the target's own export as
+    soon as its last unit committed (while others load), the source is never read a second time,
+    and the journal keeps the sums for --resume."""
+    import importlib
+
+    verify_module = importlib.import_module("dbjson.verify")
+    src = fresh_db("mariadb")
+    src.execute(
+        "CREATE TABLE docs (id INT PRIMARY KEY, at DATETIME(3), price DECIMAL(10,2), body JSON);\n"
+        'INSERT INTO docs VALUES (1, \'2024-02-29 12:34:56.789\', 1.50, \'{"b": 1.50, "a": [1, {"z": 2, "y": 1}]}\'),'
+        " (2, NULL, NULL, NULL), (3, '1970-01-01 00:00:01', -0.01, '\"x\"');\n"
+        "CREATE TABLE plain (id INT PRIMARY KEY, name VARCHAR(20));\n"
+        "INSERT INTO plain VALUES (1, 'a'), (2, NULL);\n"
+    )
+
+    def no_second_read(*_a: Any, **_k: Any) -> Any:
+        raise AssertionError("verify read the source again for its expected side")
+
+    monkeypatch.setattr(verify_module, "_expected_side", no_second_read)
+    migrate_module = importlib.import_module("dbjson.migrate")
+    during_load: list[str] = []  # tables proved as soon as their last unit committed
+
+    def proving(*a: Any, **k: Any) -> Any:
+        check = verify_module.exact_check(*a, **k)
+        if check is not None:
+            during_load.append(check.table.split(".")[-1])
+        return check
+
+    monkeypatch.setattr(migrate_module, "exact_check", proving)
+    dst = fresh_db(target_engine)
+    report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "state")
+    assert report.load.verify is not None and report.load.verify.ok, report.load.verify.problems
+    checks = {t.table.split(".")[-1]: t for t in report.load.verify.tables}
+    assert {n: (c.mode, c.path) for n, c in checks.items()} == {
+        "docs": ("checksum-semantic", "export"),
+        "plain": ("checksum", "export"),
+    }
+    assert sorted(during_load) == ["docs", "plain"]

@@ -115,6 +115,11 @@ class ColumnDDL(DDLCore):
         env["too_long_for_key"] = share is not None and (
             typ.length is None or typ.length * (1 if binary else 4) > share
         )
+        # PostgreSQL 15 takes numeric(5,10) (values below 10^-5): MySQL wants precision >= scale
+        env["scale_over_precision"] = typ.precision is not None and (typ.scale or 0) > typ.precision
+        # the longest ENUM label (PostgreSQL takes 63 bytes, MySQL 255 characters)
+        env["enum_label_bytes"] = max((len(v.encode("utf-8")) for v in typ.values), default=0)
+        env["enum_label_chars"] = max((len(v) for v in typ.values), default=0)
         rule = find_rule(self.table, typ, env)
         params: dict[str, Any] = {f.name: getattr(typ, f.name) for f in dataclasses.fields(typ)}
         params["values"] = ", ".join(self.literal(v) for v in typ.values)

@@ -29,20 +29,63 @@ def short_hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
 
 
+def refuse_nul(name: str, path: str, what: str) -> None:
+    """Raise :class:`~dbjson.errors.TranslationError` when ``name`` holds U+0000: no engine takes it
+    in an identifier, and the drivers cut the statement at it (PostgreSQL then reports an
+    unterminated quoted identifier, MySQL a syntax error, half way through a load)."""
+    if "\x00" in name:
+        raise TranslationError(
+            f"{what} name {name[:60]!r} holds a NUL character (U+0000), which no target takes in a name",
+            pointer=path,
+            value=name,
+            hint="the schema document may have been crafted; see docs/security.md",
+        )
+
+
 class Namer:
     """Deterministic, collision-free target names within namespaces, shortened to the limit."""
 
-    def __init__(self, limit: int, unit: str, report: TranslationReport) -> None:
+    def __init__(
+        self,
+        limit: int,
+        unit: str,
+        report: TranslationReport,
+        *,
+        trailing_space: bool = True,
+        bmp_only: bool = False,
+    ) -> None:
         self.limit = limit
         self.unit = unit
         self.report = report
+        self.trailing_space = trailing_space  # may a name end with a space (MySQL: no)
+        self.bmp_only = bmp_only  # only characters of the Basic Multilingual Plane (MySQL's utf8mb3 names)
         self.used: dict[tuple[Any, ...], set[str]] = {}
+
+    def refused_characters(self, name: str) -> bool:
+        """Whether the target refuses (or silently changes) ``name`` for its characters: a trailing
+        space where names cannot end with one, a character outside the BMP where names are utf8mb3."""
+        if not self.trailing_space and name.endswith(" "):
+            return True
+        return self.bmp_only and any(ord(ch) > 0xFFFF for ch in name)
+
+    def fit_characters(self, name: str) -> str:
+        """``name`` with the characters the target refuses replaced (each character outside the BMP
+        by ``_``, trailing spaces removed) and, when it changed, the hash suffix of the original
+        (two names differing only there stay apart)."""
+        if not self.refused_characters(name):
+            return name
+        text = "".join("_" if self.bmp_only and ord(ch) > 0xFFFF else ch for ch in name)
+        if not self.trailing_space:
+            text = text.rstrip(" ")
+        return f"{text}_{short_hash(name)}"
 
     def size(self, name: str) -> int:
         return len(name.encode("utf-8")) if self.unit == "bytes" else len(name)
 
     def shorten(self, name: str) -> str:
-        """``name`` itself when it fits, else ``name[:n] + "_" + 8 hex digits of its hash``."""
+        """``name`` itself when it fits, else ``name[:n] + "_" + 8 hex digits of its hash``
+        (characters the target refuses replaced first: :meth:`fit_characters`)."""
+        name = self.fit_characters(name)
         if not self.limit or self.size(name) <= self.limit:
             return name
         suffix = "_" + short_hash(name)
@@ -52,7 +95,9 @@ class Namer:
         return head + suffix
 
     def claim(self, scope: tuple[Any, ...], name: str, path: str, what: str, prefix: str | None = None) -> str:
-        """A name for ``name`` unique in ``scope``; renames are reported at ``path``."""
+        """A name for ``name`` unique in ``scope``; renames are reported at ``path``. A name with a
+        NUL character (no engine takes one: the drivers cut the statement there) is refused."""
+        refuse_nul(name, path, what)
         used = self.used.setdefault(scope, set())
         final = self.shorten(name)
         if final.lower() in used and prefix:
@@ -64,12 +109,13 @@ class Namer:
             n += 1
         used.add(final.lower())
         if final != name:
-            self.report.add(
-                path,
-                f"{what} name {name!r} renamed to {final!r}",
-                "identifier-shortened" if self.limit and self.size(name) > self.limit else "identifier-unique",
-                "rename",
-            )
+            if self.refused_characters(name):
+                rule = "identifier-characters"
+            elif self.limit and self.size(name) > self.limit:
+                rule = "identifier-shortened"
+            else:
+                rule = "identifier-unique"
+            self.report.add(path, f"{what} name {name!r} renamed to {final!r}", rule, "rename")
         return final
 
     def reserve(self, scope: tuple[Any, ...], name: str) -> None:
@@ -103,12 +149,17 @@ class Context:
         self.report = TranslationReport(self.source, engine.name)
         limits = engine.table.get("limits", {})
         self.namer = Namer(
-            int(limits.get("identifier_length", 0)), str(limits.get("identifier_unit", "characters")), self.report
+            int(limits.get("identifier_length", 0)),
+            str(limits.get("identifier_unit", "characters")),
+            self.report,
+            trailing_space=bool(limits.get("identifier_trailing_space", True)),
+            bmp_only=bool(limits.get("identifier_bmp_only", False)),
         )
         self.caps: dict[str, Any] = engine.table.get("capabilities", {})
         self.schema_names: dict[str, str | None] = {}
         self.table_names: dict[tuple[str, str], tuple[str | None, str]] = {}
         self.column_names: dict[tuple[str, str, str], str] = {}
+        self.view_names: dict[tuple[str, str], str] = {}  # (source schema, view) → the target's name
         self.identity_columns: set[tuple[str, str, str]] = set()
         self.types: list[Statement] = []  # types created on the way (PG enums)
         self.enum_types: dict[tuple[str | None, str], tuple[str, ...]] = {}
@@ -153,6 +204,19 @@ class Context:
     def functions(self) -> set[str]:
         return {f.lower() for f in self.caps.get("functions", [])}
 
+    def missing_functions(self, sql: str) -> list[str]:
+        """The functions ``sql`` calls that the target lacks (``lacks_functions`` of its dialect
+        table: what the other engine of its family has and it does not), in order of appearance."""
+        lacks = {f.lower() for f in self.caps.get("lacks_functions", [])}
+        if not lacks:
+            return []
+        bare = _QUOTED.sub(" ", sql)  # no string literal or quoted identifier is a call
+        out: list[str] = []
+        for name in _CALL.findall(bare):
+            if name.lower() in lacks and name.lower() not in out:
+                out.append(name.lower())
+        return out
+
     def expr(
         self,
         sql: str,
@@ -176,6 +240,14 @@ class Context:
             )
             return None
         if src == self.engine.name or engine_family(src) == self.engine.family == "mysql":
+            missing = [] if src == self.engine.name else self.missing_functions(sql)
+            if missing:
+                self.report.add(
+                    path,
+                    f"{what} calls {', '.join(missing)}, which {self.engine.name} does not have; dropped",
+                    "function-missing",
+                )
+                return None
             return self.verbatim(sql, path, what, statement=statement)
         # lazy: sqlglot is imported when DDL is made (0.1-0.3 s of every export's start-up otherwise)
         from .expr import translate
@@ -294,6 +366,8 @@ class Context:
 
 
 _WORD = re.compile(r"[A-Za-z0-9_]{1,128}")
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"|`(?:[^`]|``)*`")
+_CALL = re.compile(r"(?<![A-Za-z0-9_$.])([A-Za-z_][A-Za-z0-9_$]*)\s*\(")
 _PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,127}(\s*=\s*(?:[A-Za-z0-9_.+-]{1,64}|'[^'\\]{0,64}'))?")
 
 # Text that verbatim_problem passes without a look at the engine's tokenizer: words and spaces,

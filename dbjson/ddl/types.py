@@ -6,7 +6,8 @@ target column ends up with, merged over the source type), ``rule`` (an id for th
 ``lost`` + ``severity`` (what the report says). The first rule whose conditions hold wins.
 
 Conditions: ``<field> = value`` (a :class:`~dbjson.model.Type` field or a context key: ``in_key``,
-``identity``, ``source``, ``source_family``, ``too_long_for_key``), ``<field>_le``/``<field>_ge``
+``identity``, ``source``, ``source_family``, ``too_long_for_key``, ``scale_over_precision``,
+``enum_label_bytes``, ``enum_label_chars``), ``<field>_le``/``<field>_ge``
 (numeric bounds), ``<field>_null = true|false`` and ``target_version_ge``/``target_version_lt =
 "10.7"`` (the target server version, from ``--server-version`` or the live server).
 """

@@ -19,10 +19,11 @@ import re
 from typing import Any
 
 from .. import model as m
+from ..errors import TranslationError
 from .alter import AlterDDL
 from .columns import ColumnDDL
 from .constraints import ConstraintDDL
-from .context import Context
+from .context import Context, refuse_nul
 from .order import table_order, view_order
 from .plan import DdlPlan, Statement, terminated
 from .privileges import PrivilegeDDL
@@ -45,6 +46,7 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
             script_statement=self.ddl_script_statement,
         )
         self.ddl_assign_names(ctx)
+        self.ddl_check_limits(ctx)
         schemas: list[Statement] = []
         sequences: list[Statement] = []
         tables: list[Statement] = []
@@ -92,6 +94,7 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
     def ddl_assign_names(self, ctx: Context) -> None:
         scope = self.table.get("limits", {}).get("index_name_scope", "table")
         for si, schema in enumerate(ctx.db.schemas):
+            refuse_nul(schema.name, f"/schemas/{si}/name", "schema")
             tschema = self.ddl_target_schema(ctx, schema, si)
             ctx.schema_names[schema.name] = tschema
             for ti, table in enumerate(schema.tables):
@@ -105,10 +108,96 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
                     if col.identity is not None:
                         ctx.identity_columns.add((schema.name, table.name, col.name))
             for vi, view in enumerate(schema.views):
-                ctx.namer.claim(("relation", tschema), view.name, f"/schemas/{si}/views/{vi}/name", "view")
+                ctx.view_names[(schema.name, view.name)] = ctx.namer.claim(
+                    ("relation", tschema), view.name, f"/schemas/{si}/views/{vi}/name", "view"
+                )
             if scope == "schema":
                 for seq in schema.sequences:
                     ctx.namer.reserve(("relation", tschema), seq.name)
+
+    def ddl_check_limits(self, ctx: Context) -> None:
+        """Refuse, before the first statement, what the target cannot create and no translation
+        fits (``[limits]`` of ``dialects/<name>.toml``): a table with more columns than
+        ``columns_per_table``, more keys and indexes than ``indexes_per_table``, a key of more than
+        ``key_parts`` columns; the name of a sequence, routine, trigger or event (created as it is:
+        code may call it by name) longer than the identifier limit or with characters the target
+        refuses. Raises :class:`~dbjson.errors.TranslationError` naming the object and its JSON
+        pointer (exit code 5), so that no half schema is ever started."""
+        limits = self.table.get("limits", {})
+        max_cols = int(limits.get("columns_per_table", 0))
+        max_keys = int(limits.get("indexes_per_table", 0))
+        max_parts = int(limits.get("key_parts", 0))
+        caps = self.table.get("capabilities", {})
+        where = f"{self.table.get('display', self.name)}"
+        hint = "change the schema document (or the source) so that it fits the target, then run again"
+        for si, schema in enumerate(ctx.db.schemas):
+            for ti, table in enumerate(schema.tables):
+                if table.partition_of and not ctx.same:
+                    continue  # merged into its parent (ddl_merged_partition)
+                path = f"/schemas/{si}/tables/{ti}"
+                if max_cols and len(table.columns) > max_cols:
+                    raise TranslationError(
+                        f"table {table.name!r} has {len(table.columns)} columns; {where} allows at most {max_cols}",
+                        pointer=f"{path}/columns",
+                        table=table.name,
+                        hint=hint,
+                    )
+                keys: list[tuple[str, int, str]] = []  # (what, key parts, pointer)
+                if table.primary_key and table.primary_key.columns:
+                    keys.append(("primary key", len(table.primary_key.columns), f"{path}/primary_key"))
+                keys += [
+                    (f"unique constraint {u.name!r}", len(u.columns), f"{path}/uniques/{ui}")
+                    for ui, u in enumerate(table.uniques)
+                ]
+                keys += [
+                    (f"index {ix.name!r}", len(ix.parts), f"{path}/indexes/{ii}")
+                    for ii, ix in enumerate(table.indexes)
+                    if not ix.constraint
+                ]
+                if caps.get("fk_auto_index"):  # the indexes the server adds for foreign keys count too
+                    leads = [[c.lower() for c in table.primary_key.columns]] if table.primary_key else []
+                    leads += [[c.lower() for c in u.columns] for u in table.uniques]
+                    leads += [[(p.column or "").lower() for p in ix.parts] for ix in table.indexes]
+                    for fi, fk in enumerate(table.foreign_keys):
+                        cols = [c.lower() for c in fk.columns]
+                        if not any(sorted(lead[: len(cols)]) == sorted(cols) for lead in leads):
+                            leads.append(cols)
+                            keys.append((f"foreign key {fk.name!r}", len(cols), f"{path}/foreign_keys/{fi}"))
+                if max_keys and len(keys) > max_keys:
+                    raise TranslationError(
+                        f"table {table.name!r} has {len(keys)} keys and indexes; {where} allows at most {max_keys}",
+                        pointer=f"{path}/indexes",
+                        table=table.name,
+                        hint=hint,
+                    )
+                for what, parts, pointer in keys:
+                    if max_parts and parts > max_parts:
+                        raise TranslationError(
+                            f"{what} of table {table.name!r} has {parts} columns; {where} allows at most {max_parts}",
+                            pointer=pointer,
+                            table=table.name,
+                            hint=hint,
+                        )
+            named: list[tuple[str, str, str]] = []  # (what, name, pointer) of objects created under their own name
+            if caps.get("sequences"):
+                named += [("sequence", q.name, f"/schemas/{si}/sequences/{i}") for i, q in enumerate(schema.sequences)]
+            if ctx.same_family and not ctx.untrusted:
+                named += [(r.kind, r.name, f"/schemas/{si}/routines/{i}") for i, r in enumerate(schema.routines)]
+                named += [("trigger", g.name, f"/schemas/{si}/triggers/{i}") for i, g in enumerate(schema.triggers)]
+                named += [("event", e.name, f"/schemas/{si}/events/{i}") for i, e in enumerate(schema.events)]
+            for what, name, pointer in named:
+                refuse_nul(name, f"{pointer}/name", what)
+                problem = None
+                if ctx.namer.limit and ctx.namer.size(name) > ctx.namer.limit:
+                    problem = f"is longer than the {ctx.namer.limit} {ctx.namer.unit} {where} allows"
+                elif ctx.namer.refused_characters(name):
+                    problem = f"has characters {where} refuses in names (a trailing space, or one outside the BMP)"
+                if problem:
+                    raise TranslationError(
+                        f"{what} name {name!r} {problem}; it is not renamed, since code may refer to it by name",
+                        pointer=f"{pointer}/name",
+                        hint=hint,
+                    )
 
     def ddl_database_options(self, db: m.Database) -> str:
         return ""
@@ -451,7 +540,7 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
                 ctx.report.add(path, f"view {view.name!r} not created", "view-dropped")
                 return []
             body = self.ddl_rename_in_view(ctx, schema, translated)
-        qname = self.qualify(tschema, view.name)
+        qname = self.qualify(tschema, ctx.view_names.get((schema.name, view.name), view.name))
         cols = f" ({', '.join(self.quote(c) for c in view.columns)})" if view.columns else ""
         if view.comment and not ctx.same:
             ctx.report.add(f"{path}/comment", "view comment dropped", "comment-dropped", "approximation")
@@ -597,8 +686,6 @@ def sequence_defaults_as_identity(ctx: Context) -> m.Database:
     another column's serial and so not created) becomes an identity column drawing its own values
     from where the sequence stood, so that an insert without the column still works. Reported at its default: an
     approximation, a loss when several columns shared the sequence."""
-    from .expr import nextval_sequence  # lazy: sqlglot (see Context.expr)
-
     found: dict[tuple[int, int, int], tuple[str, str]] = {}
     users: dict[tuple[str, str], list[str]] = {}
     sequences = {(s.name, q.name.lower()): q for s in ctx.db.schemas for q in s.sequences}
@@ -613,6 +700,8 @@ def sequence_defaults_as_identity(ctx: Context) -> m.Database:
                 d = col.default
                 if d is None or d.kind != "expression" or col.identity is not None or col.type.kind != "integer":
                     continue
+                from .expr import nextval_sequence  # lazy, and only for such a default: sqlglot (Context.expr)
+
                 named = nextval_sequence(d.value, d.dialect or ctx.source)
                 if named is None:
                     continue

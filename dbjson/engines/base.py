@@ -12,15 +12,26 @@ reserved words) come from ``dialects/<name>.toml``, never from code.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from .. import model as m
+from ..connect import Target
 from ..ddl.plan import Statement
 from ..errors import UnsupportedError
 from ..format.manifest import SnapshotInfo
 from ..resources import dialect_table
-from .interface import Capabilities, DdlDialect, Exporter, Loader, Reflector, TablePlan, VerifyReader
+from .interface import (
+    Capabilities,
+    DdlDialect,
+    Exporter,
+    ExportUnit,
+    Loader,
+    Reflector,
+    TablePlan,
+    VerifyReader,
+)
 from .shared.bulktext import BulkText, encode_columns, encode_rows
 
 
@@ -128,9 +139,35 @@ class Engine(Reflector, DdlDialect, Exporter, Loader, VerifyReader):
         """Unsupported without ``capabilities.bulk_text``."""
         raise UnsupportedError(f"{self.name} loads no bulk text")
 
+    def export_native_stream(
+        self, conn: Any, unit: ExportUnit, columns: Sequence[str], stop: threading.Event
+    ) -> Iterator[bytes]:
+        """Unsupported without ``capabilities.native_stream``."""
+        raise UnsupportedError(f"{self.name} has no native row stream")
+
+    def load_native_refusal(self, tp: TablePlan, source: Any) -> str | None:
+        """Always refused without ``capabilities.native_stream``."""
+        return f"{self.name} loads no native row stream"
+
+    def load_native_unit(self, conn: Any, tp: TablePlan, blocks: Iterator[bytes]) -> int:
+        """Unsupported without ``capabilities.native_stream``."""
+        raise UnsupportedError(f"{self.name} loads no native row stream")
+
+    def verify_native_checksum(self, target: Target, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Any:
+        """None: no native row format to read back."""
+        return None
+
     def load_error_detail(self, exc: BaseException) -> tuple[str | None, str | None]:
         """Neither a constraint nor a detail line (the server's message says it all)."""
         return None, None
+
+    def verify_export_column(self, source: m.Column, target: m.Type) -> m.Column:
+        st = source.type
+        if st.kind == "integer" and target.kind == "integer" and (st.bits or 64) <= 32 < (target.bits or 64):
+            # a 32-bit unsigned integer widened to a bigint: a JSON number in the source's lines,
+            # where a 64-bit integer is a string
+            return m.replace(source, type=m.replace(target, bits=st.bits))
+        return m.replace(source, type=target)
 
     def load_durability(self, conn: Any) -> str | None:
         """Nothing known to lose acknowledged commits."""

@@ -52,6 +52,11 @@ class ExportUnit:
     upper: tuple[Any, ...] | None = None
     rows_estimate: int = 0
     where: str | None = None
+    bytes_estimate: int = 0  # the unit's share of the table's size on disk (0: unknown); orders the work
+    # json columns written as the JSON string of their exact text (data format 1.3), the others
+    # nested: the columns :meth:`Exporter.export_json_text` names, except for a stream export
+    # (``--table T -o -``), which has no manifest to say so and writes every json value nested
+    json_text: frozenset[str] = frozenset()
 
     @property
     def qualified(self) -> str:
@@ -90,6 +95,17 @@ class TablePlan:
     ddl_only: bool = False  # a PostgreSQL partition: created, its rows come with its partitioned table
     # Every column of the lines (manifest order) with its target name and type: what verify reads.
     verify_columns: list[tuple[m.Column, str, m.Type]] = field(default_factory=list)
+    # What ``checksum`` sums: "lines" (the canonical JSON lines, as in a manifest) or the name of the
+    # engine's native row format (``Capabilities.native_stream``: a migrate that moved the rows in
+    # it; verify compares ``verify_native_checksum``).
+    checksum_kind: str = "lines"
+    # Source json columns whose values are the JSON string of their exact text (the manifest's
+    # ``json_text``, data format 1.3); the others are nested
+    json_text: frozenset[str] = frozenset()
+    # The export's checksum through verify's expected-line function (the value rules, then the
+    # by-meaning form: ``verify.expected_lines``), when the load computed it from the very lines it
+    # loaded (``dbjson migrate``); verify then need not read the source again.
+    expected_semantic: str | None = None
 
     @property
     def display(self) -> str:
@@ -145,6 +161,9 @@ class Capabilities:
 
     # -- the server
     mariadb: bool  # the MySQL family's MariaDB variant (reflect and DDL read it as ``is_mariadb``)
+    # a database holds named schemas that tables are created in (PostgreSQL); False: the tables go
+    # into the URL's database (MySQL's schemas are databases; SQLite's file)
+    schemas: bool
     # -- export (Exporter)
     # How sessions on other machines join one snapshot (``export_cluster_snapshot``): "exported"
     # (any session may join while the coordinator's transaction is open: stateless tasks),
@@ -158,6 +177,12 @@ class Capabilities:
     checks_foreign_keys: bool  # a kept table's foreign keys are checked during the load: order the units
     defers_primary_key: bool  # tables the import creates get their primary key after the data
     holds_zero_dates: bool  # zero dates load as they are (else NULL or an error: --zero-dates)
+    # The engine's own row format that it both exports (``export_native_stream``) and loads
+    # (``load_native_unit``) and whose text it can read back for verify (``verify_native_checksum``),
+    # named ("postgresql-copy-text"): a migrate between two servers of an engine with one moves rows
+    # in it, without the JSON round trip, when ``load_native_refusal`` allows it; None: no such format.
+    native_stream: str | None
+    elapsed_time: bool  # ``time`` is an elapsed time (MySQL: -838:59:59..838:59:59), not a time of day
     # dates and timestamps are text in the engine (SQLite): it writes them in its canonical form
     # (YYYY-MM-DD HH:MM:SS[.fff]), and a source of this engine may hold any text in such a column
     dates_as_text: bool
@@ -209,6 +234,27 @@ class DdlDialect(Protocol):
     def ddl_database_options(self, db: m.Database) -> str:
         """The CREATE DATABASE clause that gives a new database ``db``'s defaults (character set,
         collation, encoding) when ``db`` comes from this engine; ``""`` when there is nothing to carry."""
+
+    def ddl_session_begin(self, conn: Any) -> None:
+        """Prepare a raw connection for a schema load: one open transaction where DDL is
+        transactional (PostgreSQL, SQLite), the session rules the DDL is written for elsewhere
+        (MySQL/MariaDB: the sql_mode a dump restores under)."""
+
+    def ddl_session_commit(self, conn: Any) -> None:
+        """Commit a schema load's transaction (``ddl_session_begin``)."""
+
+    def ddl_session_rollback(self, conn: Any) -> None:
+        """Roll a schema load's transaction back (nothing to do where DDL is not transactional)."""
+
+    def ddl_session_autocommit(self, conn: Any) -> None:
+        """From now on each statement commits on its own (privileges: one refused does not undo
+        the others; CREATE DATABASE, which PostgreSQL runs outside a transaction)."""
+
+    def ddl_create_database_sql(self, name: str, defaults: str) -> tuple[str, str, str | None] | None:
+        """Creating database ``name`` with the ``ddl_database_options`` clause ``defaults``: (a query
+        with one parameter, the name, that returns a row when it exists; the CREATE DATABASE
+        statement; the database an administrative connection opens, None: none). None where a
+        database is a file its first connection creates (SQLite)."""
 
     def ddl_drop_statements(self, plan: DdlPlan) -> list[Statement]:
         """Statements that remove the plan's tables and views (``--if-exists replace``)."""
@@ -324,6 +370,10 @@ class Exporter(Protocol):
     def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None:
         """The catalog's row estimate of a table, or None when there is none."""
 
+    def export_stats(self, conn: Any, schema: str, table: m.Table) -> tuple[int | None, int | None]:
+        """(the catalog's row estimate, the table's size on disk in bytes), each None when unknown:
+        one round trip where the engine can (the size is current even when the statistics are not)."""
+
     def export_refresh(self, conn: Any) -> None:
         """Release the locks a worker's snapshot transaction took so far, keeping its snapshot."""
 
@@ -341,10 +391,23 @@ class Exporter(Protocol):
         """Up to ``limit`` keys, every ``every`` rows in key order (the lower bounds of units 2..n)."""
 
     def export_stream(self, conn: Any, unit: ExportUnit, stop: threading.Event) -> Iterator[bytes]:
-        """Blocks of complete canonical lines (about :data:`BLOCK_BYTES`) of one unit, until ``stop``."""
+        """Blocks of complete canonical lines (about :data:`BLOCK_BYTES`) of one unit, until ``stop``
+        (the json columns of ``unit.json_text`` as the JSON string of their text)."""
+
+    def export_json_text(self, column: m.Column) -> bool:
+        """Whether the engine stores the values of ``column`` (a json column) as text, which an
+        export then writes as the JSON string of that exact text (MariaDB JSON, PostgreSQL
+        ``json``, SQLite) rather than nested (MySQL JSON and ``jsonb``: binary, already normalised)."""
 
     def export_abort(self, conn: Any) -> None:
         """Stop the statement streaming on ``conn`` at once (called from another thread)."""
+
+    def export_native_stream(
+        self, conn: Any, unit: ExportUnit, columns: Sequence[str], stop: threading.Event
+    ) -> Iterator[bytes]:
+        """Blocks of complete rows of one unit in the engine's native row format
+        (``capabilities.native_stream``; one row per ``\\n``-terminated line), the values of
+        ``columns`` in that order, until ``stop``. Optional: by default UnsupportedError."""
 
     def preflight_condition(self, column: m.Column, cond: tuple[Any, ...]) -> str | None:
         """SQL true for every value of ``column`` failing a pre-flight check, or None.
@@ -425,6 +488,15 @@ class Loader(Protocol):
     def load_unit(self, conn: Any, tp: TablePlan, rows: Iterator[tuple[Any, ...]]) -> int:
         """Load converted rows into ``tp`` (in the caller's transaction); the row count."""
 
+    def load_native_refusal(self, tp: TablePlan, source: Any) -> str | None:
+        """Why rows of ``tp`` exported by ``source`` (an engine) in the native row format cannot be
+        loaded as they are (column options, changed types, values whose text depends on settings
+        the two sides may not share...), or None when they can. By default: no native format."""
+
+    def load_native_unit(self, conn: Any, tp: TablePlan, blocks: Iterator[bytes]) -> int:
+        """Load blocks of ``export_native_stream`` rows into ``tp`` (in the caller's transaction);
+        the server's row count. Optional (``capabilities.native_stream``)."""
+
     def load_row_safely(self, conn: Any, tp: TablePlan, row: tuple[Any, ...]) -> None:
         """Load one row under a savepoint (rolled back to on failure, then re-raised)."""
 
@@ -457,3 +529,18 @@ class VerifyReader(Protocol):
 
     def verify_adapters(self, tp: TablePlan) -> dict[str, Callable[[Any], Any]]:
         """Per source column: the target driver's value → a value the source kind's encoder takes."""
+
+    def verify_native_checksum(self, target: Target, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Any:
+        """The :class:`~dbjson.format.checksum.Checksum` (``tp.checksum_algorithm``) of the target
+        table's rows of ``tp.target_names`` in the native row format, one line per row, as
+        ``export_native_stream`` writes them under the same session settings; None when it cannot
+        be read. ``part`` = (integer key column, k, n): only the rows whose key is k modulo n.
+        Optional (``capabilities.native_stream``)."""
+
+    def verify_export_column(self, source: m.Column, target: m.Type) -> m.Column:
+        """The column under which this engine's own export (``export_stream``) of a loaded column
+        of type ``target`` spells the values of the ``source`` column exactly as the source's
+        export did, where the two types spell equal values differently (a ``timestamptz`` kept in
+        a MySQL DATETIME: the same UTC instant without the ``Z``). ``verify.exact_check`` exports
+        the target under these columns, so that only a real difference reaches the per-row check.
+        By default the source column under the target type (the target's own spelling)."""

@@ -176,10 +176,13 @@ class SemanticLines:
     (``_cchecksum.semantic_sum_block`` / ``semantic_sum_lines``) — the same sums as hashing each
     ``self(line)``, which is what they do without the speedup or for a batch the C code refuses."""
 
-    def __init__(self, jsons: tuple[str, ...], decimals: tuple[str, ...]) -> None:
-        self.line = semantic_line_function(jsons, decimals)
+    def __init__(self, jsons: tuple[str, ...], decimals: tuple[str, ...], json_texts: tuple[str, ...] = ()) -> None:
+        """``jsons``: the json columns; ``json_texts``: those of them written as the JSON string of
+        their text (data format 1.3); ``decimals``: the decimal columns compared by value."""
+        self.line = semantic_line_function(jsons, decimals, json_texts)
         self._jsons = tuple(n.encode() for n in jsons)
         self._decimals = tuple(n.encode() for n in decimals)
+        self._texts = tuple(n.encode() for n in json_texts)
 
     def __call__(self, line: bytes) -> bytes:
         return self.line(line)
@@ -189,7 +192,9 @@ class SemanticLines:
         fast = speedups.load("_cchecksum")
         if fast is not None:
             try:
-                value, rows = fast.semantic_sum_block(block, self._jsons, self._decimals, _C_ALGORITHM[total.algorithm])
+                value, rows = fast.semantic_sum_block(
+                    block, self._jsons, self._decimals, _C_ALGORITHM[total.algorithm], self._texts
+                )
             except ValueError:
                 pass  # a line the C code refuses: line by line below (the twin names the problem)
             else:
@@ -205,7 +210,9 @@ class SemanticLines:
         fast = speedups.load("_cchecksum")
         if fast is not None:
             try:
-                value = fast.semantic_sum_lines(lines, self._jsons, self._decimals, _C_ALGORITHM[total.algorithm])
+                value = fast.semantic_sum_lines(
+                    lines, self._jsons, self._decimals, _C_ALGORITHM[total.algorithm], self._texts
+                )
             except ValueError:
                 pass
             else:

@@ -16,7 +16,7 @@ single values.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +57,7 @@ from .encoders import (
     enc_int_string,
     enc_interval,
     enc_json,
+    enc_json_text,
     enc_text,
     enc_uuid,
     enc_vector,
@@ -67,7 +68,7 @@ from .encoders import (
     make_enc_time,
     make_enc_timestamp,
 )
-from .jsontext import checked_json_text, raw_values
+from .jsontext import check_json_text, checked_json_text, raw_values
 
 # ---------------------------------------------------------------------------------------------
 # The type kinds
@@ -211,16 +212,27 @@ class RowEncoder:
     """Builds canonical lines from driver rows of one table (columns in ordinal order).
 
     ``adapters`` maps a column name to a function applied to its non-NULL driver value first
-    (engine-specific raw forms, e.g. MySQL's internal geometry bytes → EWKB).
+    (engine-specific raw forms, e.g. MySQL's internal geometry bytes → EWKB). ``json_text`` names
+    the json columns written as the JSON string of their exact text (data format 1.3: the
+    engine stores them as text; the manifest lists them) instead of nested.
     """
 
-    def __init__(self, columns: Sequence[m.Column], adapters: dict[str, Callable[[Any], Any]] | None = None) -> None:
+    def __init__(
+        self,
+        columns: Sequence[m.Column],
+        adapters: dict[str, Callable[[Any], Any]] | None = None,
+        json_text: Collection[str] = (),
+    ) -> None:
         self.columns = tuple(columns)
         self.names = tuple(c.name for c in self.columns)
         adapters = adapters or {}
         self._plan: list[tuple[int, str, Encoder | None]] = []
         for i, c in enumerate(self.columns):
             ad = adapters.get(c.name)
+            if c.type.kind == "json" and c.name in json_text:
+                enc: Encoder | None = _naming_column(enc_json_text, c)
+                self._plan.append((i, c.name, enc if ad is None else _compose(ad, enc)))  # type: ignore[arg-type]
+                continue
             enc = None if ad is not None else _row_check(c.type)
             if enc is None:
                 enc = encoder(c) if ad is None else _compose(ad, encoder(c))
@@ -292,14 +304,19 @@ class RowDecoder:
     """Parses canonical lines of one table into Python values in column order.
 
     ``decode(line)`` checks that every column is present and no other key is; json columns come
-    back as their exact JSON text (numbers and key order untouched).
+    back as their exact JSON text (numbers and key order untouched). ``json_text`` names the json
+    columns written as the JSON string of their text (the manifest's ``json_text``, format 1.3):
+    their text is that string's content, checked to be JSON.
     """
 
-    def __init__(self, columns: Sequence[m.Column]) -> None:
+    def __init__(self, columns: Sequence[m.Column], json_text: Collection[str] = ()) -> None:
         self.columns = tuple(columns)
         self.names = tuple(c.name for c in self.columns)
-        self._decoders = [decoder(c) for c in self.columns]
-        self._json = [i for i, c in enumerate(self.columns) if c.type.kind == "json"]
+        self._decoders = [
+            _naming_column(check_json_text, c) if c.type.kind == "json" and c.name in json_text else decoder(c)
+            for c in self.columns
+        ]
+        self._json = [i for i, c in enumerate(self.columns) if c.type.kind == "json" and c.name not in json_text]
         self._json_names = frozenset(self.names[i] for i in self._json)
         self._names = frozenset(self.names)
 

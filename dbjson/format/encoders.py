@@ -432,6 +432,23 @@ def enc_json(v: Any) -> Any:
     return orjson.Fragment(wrap_json_text(raw))
 
 
+def enc_json_text(v: Any) -> str:
+    """A json column stored as text (MariaDB JSON, PostgreSQL ``json``, SQLite), written as the
+    JSON string of its exact text (data format 1.3: whitespace, key order, duplicate keys and
+    number spellings kept); a value the driver parsed (SQLite numbers) is written as orjson's text."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        try:
+            return bytes(v).decode("utf-8")
+        except UnicodeDecodeError:
+            raise _fail("json", v, "text that is not UTF-8") from None
+    try:
+        return orjson.dumps(v).decode()
+    except TypeError as e:
+        raise _fail("json", v, str(e)) from None
+
+
 def enc_geometry(v: Any) -> str:
     if isinstance(v, (bytes, bytearray, memoryview)):
         return bytes(v).hex().upper()

@@ -137,6 +137,36 @@ class JsonText(str):
     """The exact text of a json column's value as cut from a line (see :class:`RowDecoder`)."""
 
 
+def is_json_text(text: str) -> bool:
+    """Whether ``text`` (the value of a json column written as text, data format 1.3) is one JSON
+    document (any number size, whitespace around and inside allowed)."""
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def check_json_text(v: Any) -> str:
+    """The value of a json column written as text (a JSON string of the document's exact text),
+    checked: DataError when it is not a string or its text is not JSON."""
+    if type(v) is not str:
+        raise DataError("a json column written as text must hold a JSON string (the document's text)", value=v)
+    if not is_json_text(v):
+        raise DataError("the text of a json value is not JSON", value=v[:200])
+    return v
+
+
+def parse_json_text(v: Any) -> Any:
+    """The document a json-as-text value holds, parsed (orjson: doubles), for the load paths that
+    change values by rule (``--nul strip|replace``): they work on the parsed document as they do
+    for a value written nested. The JSON document null becomes ``{"$json": None}``, as nested."""
+    doc = orjson.loads(check_json_text(v))
+    if doc is None or (type(doc) is dict and len(doc) == 1 and JSON_WRAPPER in doc):
+        return {JSON_WRAPPER: doc}
+    return doc
+
+
 def checked_json_text(span: bytes) -> JsonText:
     """The exact text of a json column's value, after checking it is JSON (stdlib: any number size)."""
     try:
@@ -210,18 +240,26 @@ def canonical_json(raw: bytes) -> bytes:
     return _canonical_json(json.loads(raw, parse_float=_Num, parse_int=_Num, parse_constant=_Num))
 
 
-def semantic_line_py(line: bytes, jsons: tuple[bytes, ...], decimals: tuple[bytes, ...]) -> bytes:
+def semantic_line_py(
+    line: bytes, jsons: tuple[bytes, ...], decimals: tuple[bytes, ...], json_texts: tuple[bytes, ...] = ()
+) -> bytes:
     """The by-meaning form of a canonical line (the twin of ``_cchecksum.semantic_line``): members
     sorted by key, the values of the ``jsons`` keys through :func:`canonical_json`, the digits of the
     ``decimals`` keys' numbers (JSON strings) through :func:`canonical_number`, every other value as
-    written. Equal for two lines that differ only in how a target spells JSON and decimals."""
+    written. The value of a ``json_texts`` key (a json column written as the JSON string of its
+    text, data format 1.3) is the text that string holds, through :func:`canonical_json` and then
+    :func:`wrap_json_text`: the form of the same document written nested. Equal for two lines that
+    differ only in how a target spells JSON and decimals, or in how the line carries JSON."""
     json_names = {k.decode() for k in jsons}
     decimal_names = {k.decode() for k in decimals}
+    text_names = {k.decode() for k in json_texts}
     spans = raw_values(line)
     out = []
     for key in sorted(spans):
         raw = spans[key]
-        if key in json_names:
+        if key in text_names and raw[:1] == b'"':
+            raw = wrap_json_text(canonical_json(orjson.loads(raw).encode()))
+        elif key in json_names:
             raw = canonical_json(raw)
         elif key in decimal_names and raw[:1] == b'"':
             text = orjson.loads(raw)
@@ -235,20 +273,23 @@ def semantic_line_py(line: bytes, jsons: tuple[bytes, ...], decimals: tuple[byte
     return b"{" + b",".join(out) + b"}"
 
 
-def semantic_line_function(jsons: tuple[str, ...], decimals: tuple[str, ...]) -> Callable[[bytes], bytes]:
+def semantic_line_function(
+    jsons: tuple[str, ...], decimals: tuple[str, ...], json_texts: tuple[str, ...] = ()
+) -> Callable[[bytes], bytes]:
     """``line -> by-meaning line`` for these column names: the C speedup, with the Python twin for
     the lines it refuses (whose error the twin raises, naming the problem)."""
     jb = tuple(n.encode() for n in jsons)
     db = tuple(n.encode() for n in decimals)
+    tb = tuple(n.encode() for n in json_texts)
     fast = speedups.load("_cchecksum")
     if fast is None:
-        return lambda line: semantic_line_py(line, jb, db)
+        return lambda line: semantic_line_py(line, jb, db, tb)
     c_line = fast.semantic_line
 
     def normalize(line: bytes) -> bytes:
         try:
-            return bytes(c_line(line, jb, db))
+            return bytes(c_line(line, jb, db, tb))
         except ValueError:
-            return semantic_line_py(line, jb, db)
+            return semantic_line_py(line, jb, db, tb)
 
     return normalize

@@ -36,7 +36,10 @@ CHECKSUM_ALGORITHM = DEFAULT_CHECKSUM  # what exports write; readers accept code
 # own, dbjson.FORMAT_VERSION). 1.1: the JSON document null of a json column is {"$json":null}.
 # 1.2: line checksums are XXH3-64 ("xxh3-64-sum") and files carry "xxh128" instead of "sha256";
 # the rows are written exactly as in 1.1.
-DATA_FORMAT_VERSION = "1.2"
+# 1.3: a json column the source engine stores as text (MariaDB JSON, PostgreSQL json, SQLite) is
+# written as the JSON string of its exact text, and its table lists it in "json_text"; every other
+# value is written as in 1.2, so a 1.2 export (no "json_text": every json value nested) still loads.
+DATA_FORMAT_VERSION = "1.3"
 
 
 @dataclass
@@ -69,6 +72,8 @@ class TableEntry:
     checksum: str
     files: list[FileEntry] = field(default_factory=list)
     where: str | None = None  # a row filter given with --where
+    # json columns written as the JSON string of their exact text (format 1.3; None: none)
+    json_text: list[str] | None = None
 
     @property
     def qualified(self) -> str:
@@ -235,6 +240,8 @@ class ManifestTable:
     files: list[DataFile]
     columns: list[str] | None = None
     algorithm: str = DEFAULT_CHECKSUM  # the manifest's checksum_algorithm of ``checksum``
+    # json columns whose values are the JSON string of the document's exact text (format 1.3)
+    json_text: tuple[str, ...] = ()
 
 
 def read_export(directory: Location) -> tuple[m.Database, list[ManifestTable], str]:
@@ -318,6 +325,7 @@ def manifest_tables(doc: Any, directory: Location, where: str) -> list[ManifestT
                 files=files,
                 columns=t.get("columns"),
                 algorithm=algorithm,
+                json_text=tuple(t.get("json_text") or ()),
             )
         )
     return out
@@ -370,6 +378,11 @@ def _check_consistent(tables: list[dict[str, Any]], where: str) -> None:
         cols = t.get("columns")
         if cols is not None and len(set(cols)) != len(cols):
             raise DocumentError("a column is listed twice", file=where, pointer=f"/tables/{ti}/columns")
+        texts = t.get("json_text") or []
+        if len(set(texts)) != len(texts) or (cols is not None and not set(texts) <= set(cols)):
+            raise DocumentError(
+                "json_text must name distinct columns of the table", file=where, pointer=f"/tables/{ti}/json_text"
+            )
         for fi, f in enumerate(t["files"]):
             rel = os.path.normpath(f["path"].replace("\\", "/"))
             if rel in seen_files:

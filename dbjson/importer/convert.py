@@ -13,7 +13,7 @@ from ..engines import Engine
 from ..engines.interface import TablePlan
 from ..errors import DataError
 from ..format.decoders import is_date_text
-from ..format.jsontext import raw_values, unwrap_json, unwrap_json_text
+from ..format.jsontext import check_json_text, parse_json_text, raw_values, unwrap_json, unwrap_json_text
 from ..preflight import NUL_REPLACEMENT, replace_nul
 
 
@@ -21,7 +21,9 @@ def load_converters(engine: Engine, tp: TablePlan, zero_dates: str) -> list[Call
     """The engine's converter of each data column (None: the JSON value as is), with the NUL
     rule of the column (``tp.value_rules``: ``--nul strip|replace``) applied first, and json
     columns' ``{"$json": X}`` escape (the JSON document null, see :func:`dbjson.format.codec.wrap_json_text`)
-    undone before that."""
+    undone before that. A json column written as text (``tp.json_text``, format 1.3) loads the
+    text its JSON string holds, checked to be JSON, into whatever the target column is (every
+    engine takes JSON text for its JSON type: text-stored JSON keeps it byte for byte)."""
     convs: list[Callable[[Any], Any] | None] = [
         engine.load_converter(c.type, t, zero_dates=zero_dates) for c, t in zip(tp.columns, tp.target_types)
     ]
@@ -36,8 +38,17 @@ def load_converters(engine: Engine, tp: TablePlan, zero_dates: str) -> list[Call
         if rule in ("nul-strip", "nul-replace"):
             convs[i] = _nul_converter(convs[i], NUL_REPLACEMENT[rule[4:]])
         if c.type.kind == "json":
-            convs[i] = _unwrapping(convs[i])
+            if c.name in tp.json_text:  # the JSON string of the document's text: that text is loaded
+                convs[i] = check_json_text if not rule else _parsing(_unwrapping(convs[i]))
+            else:
+                convs[i] = _unwrapping(convs[i])
     return convs
+
+
+def _parsing(conv: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A json-as-text column under a rule that changes values (``--nul``): the document parsed,
+    then converted as a nested value is (the rule, the json escape, the engine's converter)."""
+    return lambda v: conv(parse_json_text(v))
 
 
 def _same_engine_date_text(conv: Callable[[Any], Any] | None) -> Callable[[Any], Any] | None:
@@ -63,7 +74,11 @@ def raw_json_columns(engine: Engine, tp: TablePlan) -> list[int]:
     return [
         i
         for i, (c, t) in enumerate(zip(tp.columns, tp.target_types))
-        if c.type.kind == "json" and t.kind == "json" and (exact or not t.binary) and c.name not in tp.value_rules
+        if c.type.kind == "json"
+        and t.kind == "json"
+        and (exact or not t.binary)
+        and c.name not in tp.value_rules
+        and c.name not in tp.json_text  # their text is the value of their JSON string
     ]
 
 

@@ -293,6 +293,13 @@ def c_block_plan(engine: Engine, tp: TablePlan, zero_dates: str) -> tuple[tuple[
     raw = set(raw_json_columns(engine, tp))
     ops = []
     for i, (c, t) in enumerate(zip(tp.columns, tp.target_types)):
+        if c.type.kind == "json" and c.name in tp.json_text:
+            # the text its JSON string holds, as a text column's string: the targets with a bulk
+            # text path (PostgreSQL json/jsonb, MySQL JSON, MariaDB's JSON_VALID check) check it is JSON
+            if t.kind != "json":
+                return None  # the Python path checks it
+            ops.append(_C_OPS["pass"])
+            continue
         op = "jsonraw" if i in raw else engine.load_bulk_op(c.type, t, zero_dates=zero_dates)
         if op == "jsondump" and c.type.kind != "json":
             op = "jsondump_nowrap"  # only json columns carry the {"$json": X} escape

@@ -154,6 +154,7 @@ def table_plans(
             checksum_algorithm=mt.algorithm if mt else DEFAULT_CHECKSUM,
             ddl_only=mt is None and t.partition_of is not None,
             verify_columns=[(c, tname_of(rc), ttype_of(rc)) for c, rc in pairs],
+            json_text=frozenset(mt.json_text) if mt else frozenset(),
         )
         tp.value_rules = value_rules(engine, tp.verify_columns, opts.nul)
         for opt, attr, conv in (
@@ -266,10 +267,8 @@ def plan_ddl(
 
 def default_target_schema(db: m.Database, schema: str, engine: Engine) -> str | None:
     """Where a source schema goes when the DDL plan does not say (the brief's DDL contract)."""
-    if engine.family == "mysql":
-        return None
-    if engine.family == "sqlite":
-        return None
+    if not engine.capabilities.schemas:
+        return None  # the URL's database
     if db.source.engine in ("mysql", "mariadb", "sqlite") and len(db.schemas) == 1:
         return "public"
     return schema

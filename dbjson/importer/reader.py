@@ -11,7 +11,7 @@ import threading
 import time
 import zlib
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -56,6 +56,70 @@ class LoadUnit:
             return 0
 
 
+class NativeReader:
+    """One unit's rows in the engines' native row format (a same-engine migrate, see
+    :meth:`dbjson.importer.run.Importer.native_blocks`): blocks passed on as they are, counted
+    (a row per line) and summed into the unit's content checksum of that format (``kind``), with
+    ``--max-rate``, progress and cancellation as :class:`UnitReader` has them."""
+
+    def __init__(
+        self,
+        unit: LoadUnit,
+        kind: str,
+        source: Iterable[bytes],
+        cancel: threading.Event,
+        *,
+        progress: Callable[[int], None] | None = None,
+        limit: RateLimit | None = None,
+    ) -> None:
+        self.unit = unit
+        self.kind = kind
+        self.source = source
+        self.cancel = cancel
+        self.progress = progress
+        self.limit = limit
+        self.checksum = Checksum(algorithm=unit.file.algorithm)
+        self._reported = time.monotonic()
+
+    @property
+    def count(self) -> int:
+        """Rows read so far."""
+        return self.checksum.rows
+
+    def blocks(self) -> Iterator[bytes]:
+        """The unit's blocks of whole rows, each summed before it is handed on."""
+        checksum, cancel, limit = self.checksum, self.cancel, self.limit
+        for block in self.source:
+            if cancel.is_set():
+                raise Cancelled("import cancelled")
+            before = checksum.rows
+            checksum.add_block(block)
+            if limit is not None:  # --max-rate: this block's turn (rows, and bytes of the native text)
+                limit.take(checksum.rows - before, len(block), cancel)
+            if self.progress is not None:
+                now = time.monotonic()
+                if now - self._reported >= PROGRESS_EVERY:
+                    self._reported = now
+                    self.progress(checksum.rows)
+            yield block
+
+    def check_complete(self, handled: int) -> None:
+        """Every row read was loaded (the server's count)."""
+        if handled != self.count:
+            f = self.unit.file
+            raise DataError(
+                f"read {self.count} rows but the target took {handled}",
+                file=f.rel,
+                table=self.unit.table.display,
+                fatal=True,
+            )
+
+    def close(self) -> None:
+        close = getattr(self.source, "close", None)
+        if close is not None:
+            close()
+
+
 class UnitReader:
     """Reads one unit's lines, converts them for the engine and checks them against the manifest."""
 
@@ -70,8 +134,13 @@ class UnitReader:
         streams: bool = False,
         progress: Callable[[int], None] | None = None,
         limit: RateLimit | None = None,
+        expected: Any = None,
     ) -> None:
         self.unit = unit
+        # verify's expected-line function (``verify.expected_lines``): with it, the bulk path also
+        # sums the unit's lines that way as they load (``expected_sum``; None when it could not)
+        self.expected = expected
+        self.expected_sum: Checksum | None = None
         self.limit = limit  # --max-rate: the run's shared schedule (None: no limit, no cost)
         self.progress = progress  # called with the rows read so far, at most every PROGRESS_EVERY seconds
         self._reported = time.monotonic()
@@ -147,6 +216,9 @@ class UnitReader:
         """
         f = self.unit.file
         rel = f.rel
+        expected = self.expected
+        if expected is not None:
+            self.expected_sum = Checksum(algorithm=f.algorithm)
         path = str(f.path)
         plain = not path.endswith((".gz", ".zst")) and not self.streams and isinstance(f.path, Path)
         by_range = pool is not INLINE and plain
@@ -203,6 +275,8 @@ class UnitReader:
                     pending.append(pool.submit(encode_file_range, *args, path, offset, len(block), expect, f.algorithm))
                 else:
                     pending.append(pool.submit(encode_block, *args, block, None if by_bytes else f.algorithm))
+                if expected is not None:  # (C, without the interpreter lock) while the pool encodes
+                    expected.add_block(self.expected_sum, block)
                 lines_in_block = block.count(b"\n")
                 first_line += lines_in_block
                 offset += len(block)

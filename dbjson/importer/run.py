@@ -24,7 +24,7 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import IO, Any
 
 import orjson
@@ -46,6 +46,7 @@ from ..events import (
     Started,
     TableFinished,
     TableStarted,
+    TableVerified,
     UnitLoaded,
     UnitProgress,
     UnitUndone,
@@ -60,7 +61,7 @@ from ..format.paths import open_for_write, refuse_link
 from ..format.storage import Location, ObjectPath, local_state_dir, location
 from ..preflight import preflight
 from ..ratelimit import RateLimit, parse_rate
-from ..verify import verify_error, verify_tables
+from ..verify import TableCheck, expected_lines, verify_error, verify_tables
 from .encoders import INLINE
 from .options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads, int_option, parse_assignments
 from .plan import (
@@ -75,7 +76,7 @@ from .plan import (
     replace_drops,
     unquote,
 )
-from .reader import LoadUnit, UnitReader
+from .reader import LoadUnit, NativeReader, UnitReader
 from .report import DryRun, ImportReport, TableResult
 from .session import RetryBudget, TargetSession, connect_target, target_identity
 
@@ -123,6 +124,9 @@ class Importer(TargetSession):
         self._phase_started: float | None = None  # when the current phase began (report.phases)
         self._units_left: dict[str, int] = {}  # table → its units still to load in this run
         self._tables: list[TablePlan] = []  # the tables of this run (see run)
+        # table → its verification, made while the other tables were loading (dbjson migrate:
+        # see :meth:`dbjson.migrate._MigrateImporter._unit_finished`); verify checks the others
+        self.verified: dict[str, TableCheck] = {}
 
     # -- events ---------------------------------------------------------------------------------
     def emit(self, event: Event) -> None:
@@ -245,6 +249,12 @@ class Importer(TargetSession):
         """A binary reader of one data file's lines, for the pre-flight and verify (no side effects)."""
         return open_data(f.path)
 
+    def native_blocks(self, unit: LoadUnit) -> tuple[str, Iterable[bytes]] | None:
+        """The unit's rows in the engines' native row format (``capabilities.native_stream``: its
+        name, then blocks of whole rows, closable), when they come that way instead of as lines;
+        None: as lines (:meth:`open_file`). ``dbjson.migrate`` streams a same-engine copy so."""
+        return None
+
     # -- the phases -----------------------------------------------------------------------------
     def run(self, db: m.Database, mtables: list[ManifestTable], export_id: str) -> ImportReport:
         """Import the export (its schema document ``db``, its manifest's tables ``mtables``; the
@@ -291,6 +301,7 @@ class Importer(TargetSession):
             )
             self.report.findings = findings
             found = {(f.table, f.column) for f in findings}
+            infinite = {(f.table, f.column) for f in findings if str(f.problem).startswith("infinite date")}
             for f in findings:
                 self.emit(PreflightFinding(str(f), f.table, f.column, f.severity))
             for tp in tables:  # a rule no value triggers changes nothing: verify by the manifest's checksum
@@ -298,6 +309,9 @@ class Importer(TargetSession):
                 tp.value_rules = {
                     c: r for c, r in tp.value_rules.items() if (tp.display, c) in found or r == "offset-drop"
                 }
+                for c in tp.columns:  # infinite dates found: they load as NULL (preflight.value_rules)
+                    if (tp.display, c.name) in infinite and c.name not in tp.value_rules:
+                        tp.value_rules[c.name] = "infinity-null"
             errors = [f for f in findings if f.severity == "error"]
             if errors:
                 raise DataError(
@@ -334,17 +348,25 @@ class Importer(TargetSession):
             self.start_phase(
                 "verify", "verify", tables=len(checked), rows=None if None in rows else sum(r or 0 for r in rows)
             )
-            self.report.verify = verify_tables(
+            early = {t.display: self.verified[t.display] for t in checked if t.display in self.verified}
+            for check in early.values():
+                self.emit(TableVerified(check.table, check.rows, check.problem()))
+            report = verify_tables(
                 self.engine,
                 self.conn,
-                [t for t in tables if not t.skipped and not t.ddl_only],
+                [t for t in checked if t.display not in early],
                 lambda jobs: self.run_parallel(jobs, self.opts.threads),
                 rejected=self._rejected_by_table,
                 on_event=self.on_event,
                 open_file=self.scan_file if self.streams else None,
                 pool=self.procs,
                 target=self.target,
+                threads=self.opts.threads,
             )
+            if early:
+                rest = {t.table: t for t in report.tables}
+                report.tables = [early.get(t.display) or rest[t.display] for t in checked]
+            self.report.verify = report
         self.end_phase()
         self.report.seconds = time.monotonic() - start  # every phase, verify included
         self.phase = "done"
@@ -922,20 +944,33 @@ class Importer(TargetSession):
                 raise Cancelled("import cancelled")
             conn = self.conn()  # (retries a failing connection within its own budget)
             self.active[threading.get_ident()] = conn
-            reader = UnitReader(
-                unit,
-                self.engine,
-                self.opts.zero_dates,
-                self.open_file,
-                self.cancel,
-                streams=self.streams,
-                progress=lambda rows: self.emit(UnitProgress(tp.display, unit.file.rel, rows)),
-                limit=self.opts.max_rate,
-            )
+            progress = lambda rows: self.emit(UnitProgress(tp.display, unit.file.rel, rows))  # noqa: E731
+            native = None if careful else self.native_blocks(unit)
+            reader: UnitReader | NativeReader
+            if native is not None:
+                reader = NativeReader(
+                    unit, native[0], native[1], self.cancel, progress=progress, limit=self.opts.max_rate
+                )
+            else:
+                reader = UnitReader(
+                    unit,
+                    self.engine,
+                    self.opts.zero_dates,
+                    self.open_file,
+                    self.cancel,
+                    streams=self.streams,
+                    progress=progress,
+                    limit=self.opts.max_rate,
+                    expected=self._expected_lines(tp),
+                )
             committed = False
             try:
                 pending: list[tuple[int, bytes, DataError]] = []
-                if careful:
+                if isinstance(reader, NativeReader):
+                    self.engine.load_begin(conn)
+                    loaded = self.engine.load_native_unit(conn, tp, reader.blocks())
+                    rejected = 0
+                elif careful:
                     loaded, rejected = self._load_careful(conn, unit, reader, pending)
                 else:
                     self.engine.load_begin(conn)
@@ -967,7 +1002,14 @@ class Importer(TargetSession):
                     )
                     return
                 committed = True
-                self.journal.done(unit.step, rows=loaded, rejected=rejected, checksum=reader.checksum.hexdigest())
+                extra: dict[str, Any] = {}
+                if isinstance(reader, NativeReader):
+                    extra["checksum_kind"] = reader.kind
+                elif reader.expected_sum is not None:  # under the value rules it was summed with
+                    extra = {"expected": reader.expected_sum.hexdigest(), "expected_rules": dict(tp.value_rules)}
+                self.journal.done(
+                    unit.step, rows=loaded, rejected=rejected, checksum=reader.checksum.hexdigest(), **extra
+                )
                 for number, raw, error in pending:
                     self._reject(tp, unit, number, raw, error)
                 self._unit_finished(unit, loaded, rejected)
@@ -1015,6 +1057,17 @@ class Importer(TargetSession):
             finally:
                 self.active.pop(threading.get_ident(), None)
                 reader.close()
+
+    def _expected_lines(self, tp: TablePlan) -> Any:
+        """For a streamed load that verifies: verify's expected-line function of ``tp`` (the lines
+        are summed as verify would sum them while they load, so verify does not read them again),
+        or None (files on disk are re-read cheaply; lines compared as they are need no sum: a
+        same-engine load without value rules, whose target exports the very same lines)."""
+        if not self.streams or not self.opts.verify:
+            return None
+        if not tp.value_rules and all(c.native.engine == self.engine.name for c, _n, _t in tp.verify_columns):
+            return None
+        return expected_lines(tp, self.engine.capabilities.decimals_as_float)
 
     def _encoder_pool(self, conn: Any, tp: TablePlan) -> Any:
         """Where this unit's blocks are converted: the process pool (see :meth:`start_encoders`),

@@ -53,7 +53,7 @@ def import_table_stream(
     cols = [c for c in t.columns if c.generated is None]
     back = {new: split_option(k, "--rename")[1] for k, new in renamed.items()}
     src_cols = [m.replace(c, name=back.get(c.name, c.name)) for c in cols]
-    tschema = s.name if engine.family == "postgresql" else None
+    tschema = s.name if engine.capabilities.schemas else None
     tp = TablePlan(
         schema=s.name,
         name=t.name,

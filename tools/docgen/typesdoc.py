@@ -205,12 +205,22 @@ def _limits_table() -> list[str]:
             "identifier_unit",
             "index_name_scope",
             "constraint_name_scope",
+            "identifier_trailing_space",
+            "identifier_bmp_only",
             "key_bytes",
+            "key_parts",
+            "indexes_per_table",
+            "columns_per_table",
             "comment_length",
         )
     ]
     caps = sorted(
-        {k for t in tables for k in t["capabilities"] if k not in ("functions", "sqlglot_dialect", "expression_nodes")}
+        {
+            k
+            for t in tables
+            for k in t["capabilities"]
+            if k not in ("functions", "lacks_functions", "sqlglot_dialect", "expression_nodes")
+        }
     )
     rows += [("capabilities", k, k) for k in caps]
     for section, key, label in rows:

@@ -20,6 +20,7 @@ class MySQL(MySQLReflector, MySQLDDL, MySQLExport, MySQLLoad, MySQLPreflight, En
     default_version = "9.1.0"
     quote_char = "`"
     capabilities = Capabilities(
+        schemas=False,
         cluster_snapshot="held",  # sessions join while the coordinator holds the backup lock (Dask actors)
         mariadb=False,
         server_side_json=True,
@@ -28,6 +29,8 @@ class MySQL(MySQLReflector, MySQLDDL, MySQLExport, MySQLLoad, MySQLPreflight, En
         checks_foreign_keys=False,  # the load session sets foreign_key_checks = 0
         defers_primary_key=False,  # InnoDB clusters rows by the primary key: it comes with the table
         holds_zero_dates=True,
+        native_stream=None,  # see dbjson.engines.interface.Capabilities
+        elapsed_time=True,  # TIME: -838:59:59..838:59:59
         dates_as_text=False,
         decimals_as_float=False,
         text_holds_nul=True,

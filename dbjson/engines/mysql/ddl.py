@@ -63,6 +63,32 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
                 out += f" {word} {value}"
         return out
 
+    # -- schema-load sessions ---------------------------------------------------------------------
+    def ddl_session_begin(self, conn: Any) -> None:
+        with conn.cursor() as cur:
+            # As mysqldump restores: zero-date defaults (WordPress, legacy schemas) are valid DDL there.
+            cur.execute("SET SESSION sql_mode = 'NO_AUTO_VALUE_ON_ZERO,NO_ENGINE_SUBSTITUTION'")
+            try:  # MySQL 8.4+: a foreign key to a non-unique key prefix, as the source had (reported)
+                cur.execute("SET SESSION restrict_fk_on_non_standard_key = OFF")
+            except Exception:  # noqa: BLE001 - MariaDB, MySQL before 8.4: no such check
+                pass
+
+    def ddl_session_commit(self, conn: Any) -> None:
+        conn.commit()
+
+    def ddl_session_rollback(self, conn: Any) -> None:
+        conn.rollback()
+
+    def ddl_session_autocommit(self, conn: Any) -> None:
+        conn.autocommit(True)
+
+    def ddl_create_database_sql(self, name: str, defaults: str) -> tuple[str, str, str | None] | None:
+        return (
+            "SELECT 1 FROM information_schema.schemata WHERE schema_name = %s",
+            f"CREATE DATABASE IF NOT EXISTS {self.quote(name)}{defaults or ' CHARACTER SET utf8mb4'}",
+            None,
+        )
+
     def ddl_sequences(
         self, ctx: Context, schema: m.Schema, tschema: str | None, path: str
     ) -> tuple[list[Statement], list[Statement]]:
@@ -230,6 +256,10 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
         return sql
 
     def ddl_fk_clause(self, ctx: Context, t: TableInfo, fk: m.ForeignKey, path: str) -> str | None:
+        fixed = self._fk_fit(ctx, t, fk, path)
+        if fixed is None:
+            return None
+        fk = fixed
         clause = super().ddl_fk_clause(ctx, t, fk, path)
         if clause is not None and not self.is_mariadb and self.version >= (8, 4) and not _fk_standard(ctx, t, fk):
             # MySQL 8.4+ refuses a foreign key to columns that are not exactly a primary or unique
@@ -243,6 +273,76 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
                 "approximation",
             )
         return clause
+
+    def _fk_fit(self, ctx: Context, t: TableInfo, fk: m.ForeignKey, path: str) -> m.ForeignKey | None:
+        """A foreign key as InnoDB takes it, checked before the first statement (InnoDB refuses the
+        others when the key is added, half way through a load):
+
+        * the referenced columns must be the first columns of a key or index of the referenced table
+          (whole columns, not prefixes), in the key's order: the column pairs are put in that order
+          (the same constraint); with no such key (SQLite and hostile documents allow it) the
+          foreign key is dropped and reported (``fk-no-key``);
+        * both tables must use a storage engine that keeps foreign keys (InnoDB; MyISAM discards the
+          clause without a warning): else dropped and reported (``fk-engine``);
+        * ``SET NULL`` on a column that is NOT NULL (PostgreSQL accepts the declaration; the delete or
+          update then fails there): made ``NO ACTION``, which fails the same statements (``fk-set-null-not-null``).
+        """
+        rs = fk.ref_schema or t.schema.name
+        try:
+            ref = ctx.db.schema(rs).table(fk.ref_table)
+        except KeyError:
+            return fk  # not in the document: the walker drops and reports it
+        keeps = {e.lower() for e in self.table.get("capabilities", {}).get("fk_engines", [])}
+        for side, tbl in (("table", t.table), ("referenced table", ref)):
+            engine = self._table_engine(ctx, tbl)
+            if keeps and engine is not None and engine.lower() not in keeps:
+                ctx.report.add(
+                    path,
+                    f"foreign key dropped: its {side} {tbl.name} uses the {engine} storage engine, which "
+                    f"keeps no foreign keys ({'MariaDB' if self.is_mariadb else 'MySQL'} would discard it "
+                    "silently or refuse it)",
+                    "fk-engine",
+                )
+                return None
+        wanted = {c.lower() for c in fk.ref_columns}
+        n = len(fk.ref_columns)
+        orders: list[list[str]] = [list(ref.primary_key.columns)] if ref.primary_key else []
+        orders += [list(u.columns) for u in ref.uniques]
+        orders += [
+            [p.column or "" for p in ix.parts]
+            for ix in ref.indexes
+            if not ix.where
+            and ix.kind not in ("fulltext", "spatial")
+            and all(p.column and not p.length for p in ix.parts)
+        ]
+        lead = next((o[:n] for o in orders if {c.lower() for c in o[:n]} == wanted and len(o) >= n), None)
+        if lead is None:
+            ctx.report.add(
+                path,
+                f"foreign key to {fk.ref_table}({', '.join(fk.ref_columns)}) dropped: no key or index of that table "
+                f"begins with those columns ({'MariaDB' if self.is_mariadb else 'MySQL'} requires one)",
+                "fk-no-key",
+            )
+            return None
+        if [c.lower() for c in lead] != [c.lower() for c in fk.ref_columns]:
+            pairs = dict(zip((c.lower() for c in fk.ref_columns), fk.columns))
+            fk = m.replace(fk, columns=tuple(pairs[c.lower()] for c in lead), ref_columns=tuple(lead))
+        not_null = {c.name for c in t.table.columns if not c.nullable}
+        not_null |= set(t.table.primary_key.columns) if t.table.primary_key else set()
+        for field in ("on_delete", "on_update"):
+            act = (getattr(fk, field) or "").upper()
+            stuck = [c for c in fk.columns if c in not_null]
+            if act == "SET NULL" and stuck:
+                ctx.report.add(
+                    f"{path}/{field}",
+                    f"ON {field[3:].upper()} SET NULL made NO ACTION: column {', '.join(stuck)} is NOT NULL "
+                    f"({'MariaDB' if self.is_mariadb else 'MySQL'} refuses the pair; in the source such a "
+                    f"{field[3:]} failed too)",
+                    "fk-set-null-not-null",
+                    "approximation",
+                )
+                fk = m.replace(fk, **{field: "NO ACTION"})
+        return fk
 
     def ddl_fk_action(self, ctx: Context, action: str, path: str) -> str | None:
         act = super().ddl_fk_action(ctx, action, path)
@@ -382,6 +482,26 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
         return []
 
     # -- defaults ----------------------------------------------------------------------------------
+    def ddl_default(
+        self, ctx: Context, t: TableInfo, col: m.Column, d: m.Default, choice: TypeChoice, path: str
+    ) -> str | None:
+        """A literal default the target column cannot hold (PostgreSQL checks a default only when an
+        insert uses it, so ``varchar(3) DEFAULT 'abcdef'`` or ``smallint DEFAULT 70000`` exist there):
+        MySQL and MariaDB refuse the CREATE TABLE (error 1067). Found before the first statement,
+        such a default is dropped and reported (``default-unfit``): in the source every insert that
+        relied on it failed."""
+        if d.kind == "literal" and not ctx.same and col.type.kind not in ("set", "array"):
+            problem = literal_default_problem(d.value, choice.type)
+            if problem:
+                ctx.report.add(
+                    path,
+                    f"default {d.value[:60]!r} dropped: {problem} ({'MariaDB' if self.is_mariadb else 'MySQL'} "
+                    "refuses it; in the source every insert that used it failed)",
+                    "default-unfit",
+                )
+                return None
+        return super().ddl_default(ctx, t, col, d, choice, path)
+
     def ddl_bit_literal(self, bits: str) -> str:
         return f"b'{bits}'"
 
@@ -575,6 +695,8 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
         out = []
         op = f"{t.path}/options/mysql"
         for key, word in _TABLE_OPTIONS.items():
+            if key == "engine" and self._table_engine(ctx, table, f"{op}/engine") is None:
+                continue  # the server's default (InnoDB)
             if key in opts and opts[key] not in (None, ""):
                 out.append(f"{word}={ctx.word(opts[key], f'{op}/{key}', f'table option {word}')}")
         if ctx.same_family:
@@ -615,6 +737,29 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
                     )
         part = self._ddl_partitioning(ctx, t)
         return (" " + " ".join(out) if out else "") + part
+
+    def _table_engine(self, ctx: Context, table: m.Table, path: str | None = None) -> str | None:
+        """The storage engine ``table`` is created with (None: the server's default, InnoDB). An engine
+        the target does not have (MariaDB's Aria on MySQL: "Unknown storage engine") is left out,
+        reported at ``path`` when given."""
+        if not ctx.same_family:
+            return None
+        engine = table.options.get("mysql", {}).get("engine")
+        if not engine:
+            return None
+        engine = ctx.word(engine, path or "/", "table option ENGINE")  # a crafted value is refused, not left out
+        known = {e.lower(): e for e in self.table.get("capabilities", {}).get("storage_engines", [])}
+        if known and str(engine).lower() not in known:
+            if path:
+                ctx.report.add(
+                    path,
+                    f"storage engine {engine} not in {'MariaDB' if self.is_mariadb else 'MySQL'}; "
+                    "the server's default (InnoDB) used",
+                    "storage-engine-default",
+                    "approximation",
+                )
+            return None
+        return str(engine)
 
     def _ddl_partitioning(self, ctx: Context, t: TableInfo) -> str:
         p = t.table.partitioning
@@ -786,7 +931,7 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
                 view.definition.strip().rstrip(";"), f"{path}/definition", "view definition", statement=True
             )
             body = self.ddl_strip_source_schema(ctx, schema, body)
-            qname = self.qualify(tschema, view.name)
+            qname = self.qualify(tschema, ctx.view_names.get((schema.name, view.name), view.name))
             cols = f" ({', '.join(self.quote(c) for c in view.columns)})" if view.columns else ""
             return [
                 Statement(
@@ -860,6 +1005,67 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
 
     def ddl_table_comment_sql(self, qtable: str, comment: str | None) -> str:
         return f"ALTER TABLE {qtable} COMMENT = {self.literal(comment or '')}"
+
+
+_NUMBER = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*")
+_DATE = re.compile(r"\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.\d*)?)?)?\s*")
+
+
+def literal_default_problem(value: str, typ: m.Type) -> str | None:
+    """Why a MySQL/MariaDB column of standard type ``typ`` (the target's) refuses the literal default
+    ``value`` (error 1067, "Invalid default value"), or None when it takes it. Only what the server
+    refuses under dbjson's DDL session (zero dates and zero date parts are allowed there)."""
+    from decimal import Decimal, InvalidOperation
+
+    kind = typ.kind
+    if kind in ("integer", "decimal", "float", "year"):
+        if re.fullmatch(r"0x[0-9a-fA-F]+|[bB]'[01]*'", value.strip()):
+            return None
+        if not _NUMBER.fullmatch(value):
+            return f"{value[:40]!r} is not a number"
+        try:
+            num = Decimal(value.strip())
+        except InvalidOperation:
+            return f"{value[:40]!r} is not a number"
+        if kind == "integer" and typ.bits:
+            lo, hi = (0, (1 << typ.bits) - 1) if typ.unsigned else (-(1 << (typ.bits - 1)), (1 << (typ.bits - 1)) - 1)
+            rounded = num.to_integral_value()
+            if not lo <= rounded <= hi:
+                return f"{value.strip()} is outside the column's range {lo}..{hi}"
+        if kind == "decimal" and typ.precision is not None:
+            whole = typ.precision - (typ.scale or 0)
+            if abs(num) >= Decimal(10) ** whole:
+                return f"{value.strip()} has more than {whole} integer digit(s) (decimal({typ.precision},{typ.scale or 0}))"
+            if typ.unsigned and num < 0:
+                return f"{value.strip()} is negative (unsigned)"
+        if kind == "float" and typ.bits == 32 and abs(num) > Decimal("3.402823466E+38"):
+            return f"{value.strip()} is outside the range of a FLOAT"
+        if kind == "year" and not (num == 0 or 1901 <= num <= 2155):
+            return f"{value.strip()} is outside YEAR's range 1901..2155"
+        return None
+    if kind in ("char", "varchar") and typ.length is not None and len(value) > typ.length:
+        return f"it has {len(value)} characters; the column holds {typ.length}"
+    if kind in ("binary", "varbinary") and typ.length is not None:
+        if not re.fullmatch(r"0x[0-9a-fA-F]*", value.strip()) and len(value.encode("utf-8")) > typ.length:
+            return f"it has {len(value.encode('utf-8'))} bytes; the column holds {typ.length}"
+    if kind == "enum" and typ.values and value.rstrip(" ").lower() not in {v.rstrip(" ").lower() for v in typ.values}:
+        return "it is not one of the column's ENUM values"
+    if kind in ("date", "timestamp"):
+        if value.strip().lower().startswith("0000-00-00"):
+            return None
+        mt = _DATE.fullmatch(value)
+        if not mt:
+            return f"{value[:40]!r} is not a date" + (" and time" if kind == "timestamp" else "")
+        y, mo, d = int(mt.group(1)), int(mt.group(2)), int(mt.group(3))
+        hh, mi, ss = (int(mt.group(i) or 0) for i in (4, 5, 6))
+        if mo > 12 or hh > 23 or mi > 59 or ss > 59:
+            return f"{value.strip()!r} is not a valid date" + (" and time" if kind == "timestamp" else "")
+        if mo and d:
+            import calendar
+
+            if d > calendar.monthrange(y or 2000, mo)[1]:
+                return f"{value.strip()!r} is not a valid date"
+    return None
 
 
 def _fk_standard(ctx: Context, t: TableInfo, fk: m.ForeignKey) -> bool:

@@ -187,6 +187,15 @@ class _CState:
 _PYMYSQL_INTERNALS = ("_execute_command", "_rfile", "_next_seq_id", "_force_close", "_result", "server_status")
 
 
+def _value(q: str, column: m.Column) -> str:
+    """The column's value as the export reads it: padded to ``n`` characters for a column whose
+    native attributes ask for it (verify reading PostgreSQL ``char(n)`` values, which keep their
+    padding, back from MySQL, which strips it: ``MySQLEngine.verify_export_column``)."""
+    native = getattr(column, "native", None)
+    pad = native.attrs.get("dbjson_pad") if native is not None else None
+    return f"RPAD({q}, {int(pad)}, ' ')" if pad else q
+
+
 def _pymysql_internals_known(conn: Any) -> bool:
     """The C path reads the result packets itself, using PyMySQL internals (the socket file,
     the sequence id, MySQLResult.init_unbuffered_query); a PyMySQL without them keeps the
@@ -354,12 +363,19 @@ class MySQLExport(SQLExportBase):
         )
         return int(rows[0][0]) if rows and rows[0][0] is not None else None
 
-    def json_expression(self, column: m.Column) -> str | None:
+    def export_json_text(self, column: m.Column) -> bool:
+        """MariaDB keeps JSON as text (LONGTEXT with a JSON_VALID check), MySQL as binary JSON."""
+        return column.type.kind == "json" and self.capabilities.mariadb
+
+    def json_expression(self, column: m.Column, json_text: bool = False) -> str | None:
         """SQL producing the column's canonical JSON text exactly as the codec would (NULL for NULL;
-        a NUL byte for a value with no canonical form); None when only Python is exact."""
-        q = self.quote(column.name)
+        a NUL byte for a value with no canonical form); None when only Python is exact.
+        ``json_text``: a json column written as the JSON string of its text (format 1.3)."""
+        q = _value(self.quote(column.name), column)
         t = column.type
         k = t.kind
+        if k == "json" and json_text:
+            return self._json_quote(q)
         if k == "boolean":
             return (
                 f"CASE WHEN {q} IS NULL THEN NULL WHEN {q} = 0 THEN 'false' WHEN {q} = 1 THEN 'true' ELSE CHAR(0) END"
@@ -417,14 +433,16 @@ class MySQLExport(SQLExportBase):
         controls = self.literal(r"[\x0b\x0e\x0f\x1a-\x1f]")
         return f"IF({q} REGEXP {controls}, {fixed}, {quoted})"
 
-    def line_expression(self, columns: Sequence[m.Column], *, newline: bool = False) -> str | None:
+    def line_expression(
+        self, columns: Sequence[m.Column], *, newline: bool = False, json_text: frozenset[str] = frozenset()
+    ) -> str | None:
         """One SQL expression producing the whole canonical line (a binary string), or None.
 
         ``newline``: the line ends with its ``\\n`` (a NUL line too), so that a ``GROUP_CONCAT``
         of lines is a complete block as the server sends it (no copy on the client)."""
         parts: list[str] = []
         for i, c in enumerate(columns):
-            expr = self.json_expression(c)
+            expr = self.json_expression(c, c.name in json_text)
             if expr is None:
                 return None
             key = ("{" if i == 0 else ",") + orjson.dumps(c.name).decode() + ":"
@@ -438,7 +456,7 @@ class MySQLExport(SQLExportBase):
     def select_expression(self, column: m.Column) -> str:
         """The SELECT expression for the Python path: FLOAT through DOUBLE (the text protocol
         would round it to 6 digits)."""
-        q = self.quote(column.name)
+        q = _value(self.quote(column.name), column)
         if column.type.kind == "float" and column.type.bits == 32:
             return f"CAST({q} AS DOUBLE)"
         return q
@@ -464,11 +482,11 @@ class MySQLExport(SQLExportBase):
         src = self.export_qualify(unit.schema, unit.table)
         server_side = self.capabilities.server_side_json
         cm = speedups.load("_cmyexport") if server_side and _pymysql_internals_known(conn) else None
-        plan = self.c_plan(unit.table.columns) if cm is not None else None
+        plan = self.c_plan(unit.table.columns, unit.json_text) if cm is not None else None
         if plan is not None:
             yield from self._stream_c(conn, unit, stop, cm, plan)
             return
-        line = self.line_expression(unit.table.columns) if server_side else None
+        line = self.line_expression(unit.table.columns, json_text=unit.json_text) if server_side else None
         if line is not None and _integer_key(unit):
             yield from self._stream_batched(conn, unit, stop)
             return
@@ -482,7 +500,7 @@ class MySQLExport(SQLExportBase):
             if line is not None:
                 yield from self._blocks_server(cur, stop, unit)
             else:
-                enc = RowEncoder(unit.table.columns, self.export_adapters(unit.table.columns))
+                enc = RowEncoder(unit.table.columns, self.export_adapters(unit.table.columns), unit.json_text)
                 yield from encoded_blocks(cur.fetchmany, enc, stop, FETCH_ROWS)
         finally:
             if not stop.is_set():
@@ -493,7 +511,7 @@ class MySQLExport(SQLExportBase):
         (every query in the snapshot's transaction): PyMySQL parses a few large rows instead of
         one per table row (measured: less than half the client CPU of row-by-row streaming). Each
         line carries its newline, so a batch is yielded as received."""
-        line = self.line_expression(unit.table.columns, newline=True)
+        line = self.line_expression(unit.table.columns, newline=True, json_text=unit.json_text)
         assert line is not None  # export_stream checked that every column has an expression
         key = self.quote(unit.key_columns[0])
         src = self.export_qualify(unit.schema, unit.table)
@@ -520,12 +538,14 @@ class MySQLExport(SQLExportBase):
             start = end
 
     # -- the C path: plain values read from the protocol, lines built by dbjson._cmyexport ---------
-    def c_kind(self, column: m.Column) -> tuple[int, int] | None:
+    def c_kind(self, column: m.Column, json_text: bool = False) -> tuple[int, int] | None:
         """The ``dbjson._cmyexport`` conversion (kind, argument) that gives exactly the bytes of
         :meth:`json_expression` from the column's plain text-protocol value; None when there is none
         (the table then keeps the server-side lines)."""
         t = column.type
         k = t.kind
+        if k == "json" and json_text:  # JSON_QUOTE of the text, as a text column
+            return _K_STRING, 0
         native = getattr(column, "native", None)
         zerofill = bool(native is not None and native.attrs.get("zerofill"))
         if k == "boolean":
@@ -561,7 +581,7 @@ class MySQLExport(SQLExportBase):
         return None
 
     def c_plan(
-        self, columns: Sequence[m.Column]
+        self, columns: Sequence[m.Column], json_text: frozenset[str] = frozenset()
     ) -> tuple[list[str], tuple[bytes, ...], tuple[int, ...], tuple[int, ...]] | None:
         """(SELECT expressions, keys, kinds, args) for ``_cmyexport.rows_to_jsonl``, or None."""
         select: list[str] = []
@@ -570,10 +590,10 @@ class MySQLExport(SQLExportBase):
         args: list[int] = []
         mariadb = self.capabilities.mariadb
         for i, c in enumerate(columns):
-            ka = self.c_kind(c)
+            ka = self.c_kind(c, c.name in json_text)
             if ka is None:
                 return None
-            q = self.quote(c.name)
+            q = _value(self.quote(c.name), c)
             if ka[0] == _K_BOOL:  # the server's own comparison, as json_expression's CASE
                 select.append(f"CASE WHEN {q} IS NULL THEN NULL WHEN {q} = 0 THEN 0 WHEN {q} = 1 THEN 1 ELSE 2 END")
             else:

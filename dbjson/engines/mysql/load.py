@@ -649,6 +649,25 @@ class MySQLLoad:
                 out[src.name] = _padder(tgt.length)
         return out
 
+    def verify_export_column(self, source: m.Column, target: m.Type) -> m.Column:
+        """The source column under the target's type, respelled where MySQL keeps an equal value
+        in a type that its export spells otherwise: an instant (``timestamptz``) in a DATETIME holds
+        the UTC time, spelled with the ``Z`` of the source kind; PostgreSQL's ``char(n)`` keeps its
+        padding, which MySQL strips on reading (the export pads to ``n`` again, ``RPAD``)."""
+        from ... import model as m
+
+        t = super().verify_export_column(source, target).type  # type: ignore[misc]
+        st = source.type
+        if st.kind == "timestamp" and st.with_timezone and t.kind == "timestamp" and not t.with_timezone:
+            t = m.replace(t, with_timezone=True)
+        if st.kind == "char" and source.native.engine == "postgresql" and t.kind == "char" and t.length:
+            native = m.NativeType(engine="mysql", raw=f"char({t.length})", attrs={PAD_ATTR: t.length})
+            return m.replace(source, type=t, native=native)
+        return m.replace(source, type=t)
+
+
+PAD_ATTR = "dbjson_pad"  # a column's native attribute: its export pads values to this many characters
+
 
 def _bits_reader(n: int) -> Callable[[Any], Any]:
     """MySQL BIT bytes → exactly ``n`` binary digits."""

@@ -17,6 +17,7 @@ class PostgreSQL(PostgreSQLReflector, PostgreSQLDDL, PostgreSQLExport, PostgreSQ
     family = "postgresql"
     default_version = "15.0"
     capabilities = Capabilities(
+        schemas=True,
         cluster_snapshot="exported",  # pg_export_snapshot: any task joins with SET TRANSACTION SNAPSHOT
         mariadb=False,
         server_side_json=True,
@@ -27,6 +28,8 @@ class PostgreSQL(PostgreSQLReflector, PostgreSQLDDL, PostgreSQLExport, PostgreSQ
         # into an unindexed heap, then one ALTER TABLE ... ADD PRIMARY KEY (bench/analysis.md).
         defers_primary_key=True,
         holds_zero_dates=False,  # zero dates load as NULL (--zero-dates null) or stop the import
+        native_stream="postgresql-copy-text",  # see dbjson.engines.interface.Capabilities
+        elapsed_time=False,  # time: a time of day
         dates_as_text=False,
         decimals_as_float=False,
         text_holds_nul=False,  # text and jsonb cannot hold U+0000 (--nul error|strip|replace)

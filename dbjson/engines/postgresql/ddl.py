@@ -104,6 +104,28 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
         ]
         return " TEMPLATE template0 " + " ".join(parts) if parts else ""
 
+    # -- schema-load sessions ---------------------------------------------------------------------
+    def ddl_session_begin(self, conn: Any) -> None:
+        if conn.autocommit:
+            conn.autocommit = False  # psycopg opens the transaction with the first statement
+
+    def ddl_session_commit(self, conn: Any) -> None:
+        conn.commit()
+
+    def ddl_session_rollback(self, conn: Any) -> None:
+        conn.rollback()
+
+    def ddl_session_autocommit(self, conn: Any) -> None:
+        if not conn.autocommit:
+            conn.autocommit = True
+
+    def ddl_create_database_sql(self, name: str, defaults: str) -> tuple[str, str, str | None] | None:
+        return (
+            "SELECT 1 FROM pg_database WHERE datname = %s",
+            f"CREATE DATABASE {self.quote(name)}{defaults}",
+            "postgres",
+        )
+
     def ddl_extensions(self, ctx: Context) -> list[Statement]:
         """``CREATE EXTENSION IF NOT EXISTS`` for each extension the document lists, in its schema
         (created first when the document has no such schema); the server's version of it. A server
@@ -403,6 +425,26 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
 
     def ddl_fk_not_valid(self, ctx: Context, path: str) -> str:
         return " NOT VALID"
+
+    def ddl_fk_clause(self, ctx: Context, t: TableInfo, fk: m.ForeignKey, path: str) -> str | None:
+        """A foreign key between columns whose PostgreSQL types cannot be compared (SQLite takes an
+        INTEGER column referencing a TEXT one): PostgreSQL refuses it ("cannot be implemented"),
+        which rolled the whole schema back. Found before the first statement, it is dropped and
+        reported (``fk-type-mismatch``)."""
+        if not ctx.same:
+            rs = fk.ref_schema or t.schema.name
+            for col, ref in zip(fk.columns, fk.ref_columns):
+                a = ctx.column_types.get((t.schema.name, t.table.name, col))
+                b = ctx.column_types.get((rs, fk.ref_table, ref))
+                if a is not None and b is not None and _comparable(a) != _comparable(b):
+                    ctx.report.add(
+                        path,
+                        f"foreign key dropped: column {col} ({a.kind}) cannot be compared with "
+                        f"{fk.ref_table}.{ref} ({b.kind}) in PostgreSQL",
+                        "fk-type-mismatch",
+                    )
+                    return None
+        return super().ddl_fk_clause(ctx, t, fk, path)
 
     def ddl_fk_target_ok(self, ctx: Context, ref_schema: str, fk: m.ForeignKey) -> bool:
         try:
@@ -798,3 +840,25 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
             word = {"procedure": "PROCEDURE", "aggregate": "AGGREGATE"}.get(kind, "FUNCTION")
             return f"DROP {word} {self.qualify(schema, name)}({signature or ''})"
         return super().ddl_drop_sql(kind, schema, name, table, signature)
+
+
+# Kinds whose PostgreSQL types compare with each other (implicit casts within a group): a foreign key
+# between two groups "cannot be implemented".
+_COMPARABLE = {
+    "integer": "number",
+    "decimal": "number",
+    "float": "number",
+    "char": "string",
+    "varchar": "string",
+    "text": "string",
+    "binary": "bytes",
+    "varbinary": "bytes",
+    "blob": "bytes",
+    "date": "datetime",
+    "timestamp": "datetime",
+}
+
+
+def _comparable(t: m.Type) -> str:
+    """The group of :data:`_COMPARABLE` of a target type (its own kind when it is in none)."""
+    return _COMPARABLE.get(t.kind, t.kind)

@@ -123,6 +123,21 @@ def _drain(pg: Any) -> None:
         pass
 
 
+def _discard_copy_out(pg: Any, read_block: Callable[[int], tuple[int, bytes]]) -> None:
+    """Read a COPY OUT to its end and drop the rows (best effort: a broken connection is left as it is)."""
+    try:
+        while True:
+            status, _data = read_block(BLOCK_BYTES)
+            if status == 0:
+                select.select([pg.socket], [], [], 1.0)
+                pg.consume_input()
+            elif status < 0:
+                break
+        _drain(pg)
+    except Exception:  # noqa: BLE001 - the connection is unusable; its next query reports it
+        pass
+
+
 def _message(result: Any) -> str:
     if result is None:
         return "no result"
@@ -522,6 +537,21 @@ class PostgreSQLExport(SQLExportBase):
         )
         return int(rows[0][0]) if rows and rows[0][0] is not None and rows[0][0] >= 0 else None
 
+    def export_stats(self, conn: Any, schema: str, table: m.Table) -> tuple[int | None, int | None]:
+        """``pg_class.reltuples`` (None before the first VACUUM/ANALYZE) and ``pg_table_size`` (the
+        heap and its TOAST: what the rows take, current without statistics); both None for a
+        partitioned table."""
+        rows = self._fetch(
+            conn,
+            "SELECT c.reltuples, pg_table_size(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = %s AND c.relname = %s AND c.relkind = 'r'",
+            (schema, table.name),
+        )
+        if not rows:
+            return None, None
+        tuples, size = rows[0]
+        return (int(tuples) if tuples is not None and tuples >= 0 else None), (int(size) if size is not None else None)
+
     def _fetch(self, conn: Any, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with conn.cursor() as cur:
             cur.execute(sql, list(params) or None)
@@ -544,12 +574,15 @@ class PostgreSQLExport(SQLExportBase):
             return f"{q}::text"
         return q
 
-    def json_expression(self, column: m.Column) -> str | None:
+    def json_expression(self, column: m.Column, json_text: bool = False) -> str | None:
         """SQL producing the column's canonical JSON text exactly as the codec would (NULL for NULL);
-        None when only the Python encoder is exact for this type."""
+        None when only the Python encoder is exact for this type. ``json_text``: a json column
+        written as the JSON string of its text (format 1.3)."""
         q = self.quote(column.name)
         t = column.type
         k = t.kind
+        if k == "json" and json_text:
+            return f"to_json({q}::text)::text"
         if is_large_object(column):
             q = large_object_content(q)
         if k == "boolean":
@@ -609,7 +642,7 @@ class PostgreSQLExport(SQLExportBase):
             return [(True, '"'), (False, f"{self.quote(column.name)}::text"), (True, '"')]
         return [(False, expr)]
 
-    def line_expression(self, columns: Sequence[m.Column]) -> str | None:
+    def line_expression(self, columns: Sequence[m.Column], json_text: frozenset[str] = frozenset()) -> str | None:
         """One SQL expression producing the whole canonical line, or None (Python path needed).
 
         A chain of ``||`` over text pieces (keys merged into literals; NOT NULL columns without
@@ -618,7 +651,7 @@ class PostgreSQLExport(SQLExportBase):
         """
         pieces: list[tuple[bool, str]] = []
         for i, c in enumerate(columns):
-            expr = self.json_expression(c)
+            expr = self.json_expression(c, c.name in json_text)
             if expr is None:
                 return None
             pieces.append((True, ("{" if i == 0 else ",") + orjson.dumps(c.name).decode() + ":"))
@@ -637,13 +670,15 @@ class PostgreSQLExport(SQLExportBase):
         return chains[0] if len(chains) == 1 else "concat(" + ", ".join(f"({c})::text" for c in chains) + ")"
 
     # -- client-side conversion (C speedup) ----------------------------------------------------
-    def copy_kind(self, column: m.Column) -> tuple[int, int, str] | None:
+    def copy_kind(self, column: m.Column, json_text: bool = False) -> tuple[int, int, str] | None:
         """(kind, arg, SELECT expression) of a column for :func:`copy_to_jsonl`: the plain column
         when the client converts its COPY text, else its ``json_expression`` (K_RAW); None when
-        neither is exact."""
+        neither is exact. ``json_text``: as for :meth:`json_expression`."""
         q = self.quote(column.name)
         t = column.type
         k = t.kind
+        if k == "json" and json_text:  # to_json(q::text): the COPY text of json is its text
+            return K_STRING, 0, q
         if is_large_object(column):
             return K_BINARY, 0, large_object_content(q)
         if k == "boolean":
@@ -669,7 +704,7 @@ class PostgreSQLExport(SQLExportBase):
         return None if expr is None else (K_RAW, 0, expr)
 
     def copy_plan(
-        self, columns: Sequence[m.Column]
+        self, columns: Sequence[m.Column], json_text: frozenset[str] = frozenset()
     ) -> tuple[str, tuple[bytes, ...], tuple[int, ...], tuple[int, ...]] | None:
         """SELECT list and (keys, kinds, args) for :func:`copy_to_jsonl`, or None."""
         exprs: list[str] = []
@@ -677,7 +712,7 @@ class PostgreSQLExport(SQLExportBase):
         kinds: list[int] = []
         args: list[int] = []
         for i, c in enumerate(columns):
-            plan = self.copy_kind(c)
+            plan = self.copy_kind(c, c.name in json_text)
             if plan is None:
                 return None
             keys.append(b"{" if i == 0 else b",")
@@ -692,11 +727,11 @@ class PostgreSQLExport(SQLExportBase):
     # -- streaming ----------------------------------------------------------------------------
     def export_stream(self, conn: Any, unit: Unit, stop: threading.Event) -> Iterator[bytes]:
         """Blocks of complete canonical lines for one unit."""
-        line = self.line_expression(unit.table.columns)
+        line = self.line_expression(unit.table.columns, unit.json_text)
         if line is None or not self.capabilities.server_side_json:
             yield from self._stream_cursor(conn, unit, stop)
             return
-        plan = self.copy_plan(unit.table.columns) if speedups.load("_cpgexport") is not None else None
+        plan = self.copy_plan(unit.table.columns, unit.json_text) if speedups.load("_cpgexport") is not None else None
         if plan is None:
             opts = "FORMAT csv, QUOTE E'\\x01', DELIMITER E'\\x02'"
             yield from self._stream_copy(conn, unit, line, opts, stop, None)
@@ -737,6 +772,36 @@ class PostgreSQLExport(SQLExportBase):
         read_block = block_reader(pg) or _rows_reader(pg)
         fd, consume = pg.socket, pg.consume_input
         buf = bytearray()
+        ended = False
+        try:
+            yield from self._copy_blocks(read_block, fd, consume, buf, stop, convert)
+            ended = True
+            if stop.is_set():
+                return  # the coordinator cancels the query and closes the connection
+        finally:
+            # Closed before the end (the unit's load failed on the target and is retried, a row
+            # could not be converted): read the rest, so that the connection is lent again with
+            # its snapshot transaction intact (a cancel would abort that transaction). Not when
+            # the whole export stops (the coordinator cancels the query and closes the connection).
+            if not ended and not stop.is_set():
+                _discard_copy_out(pg, read_block)
+        final = pg.get_result()
+        _drain(pg)
+        if final is None or final.status != pq.ExecStatus.COMMAND_OK:
+            raise DataError(f"export query failed: {_message(final)}", table=unit.qualified)
+        if buf:
+            yield bytes(buf) if convert is None else convert(bytes(buf))
+
+    @staticmethod
+    def _copy_blocks(
+        read_block: Callable[[int], tuple[int, bytes]],
+        fd: int,
+        consume: Callable[[], Any],
+        buf: bytearray,
+        stop: threading.Event,
+        convert: Callable[[bytes], bytes] | None,
+    ) -> Iterator[bytes]:
+        """The blocks of a COPY OUT until its data ends (what is left over stays in ``buf``)."""
         while True:
             status, data = read_block(BLOCK_BYTES - len(buf))
             if status == 1 and not buf:  # a whole block in one read (the usual case): no copies
@@ -756,12 +821,23 @@ class PostgreSQLExport(SQLExportBase):
                 buf.clear()
                 if stop.is_set():
                     return  # the coordinator cancels the query and closes the connection
-        final = pg.get_result()
-        _drain(pg)
-        if final is None or final.status != pq.ExecStatus.COMMAND_OK:
-            raise DataError(f"export query failed: {_message(final)}", table=unit.qualified)
-        if buf:
-            yield bytes(buf) if convert is None else convert(bytes(buf))
+
+    # -- the native row stream (a same-engine migrate) -----------------------------------------
+    def export_native_stream(
+        self, conn: Any, unit: Unit, columns: Sequence[str], stop: threading.Event
+    ) -> Iterator[bytes]:
+        """``COPY (SELECT columns FROM the unit) TO STDOUT`` in text format, blocks of whole rows as
+        the server writes them (``capabilities.native_stream`` = "postgresql-copy-text").
+
+        Text, not binary: COPY text is what pg_dump writes and every later server loads, while the
+        binary format is each type's send function (version- and build-dependent, e.g. for
+        extension types), and text rows are lines the content checksum sums as they are. The
+        text of a value depends only on the session settings that :meth:`export_session` pins on
+        both servers (``TimeZone``, ``DateStyle``, ``IntervalStyle``, ``extra_float_digits``,
+        ``bytea_output``, ``client_encoding``); ``lc_monetary`` (money) is not pinned, so such
+        tables are refused (``load_native_refusal``)."""
+        select_list = ", ".join(self.quote(c) for c in columns)
+        yield from self._stream_copy(conn, unit, select_list, "FORMAT text", stop, None)
 
     def _inline(self, conn: Any) -> Callable[[Any], str]:
         """Key bounds as SQL literals (COPY takes no parameters; a --where may contain '%')."""
@@ -773,7 +849,7 @@ class PostgreSQLExport(SQLExportBase):
         cond, _ = self.export_conditions(unit, inline=self._inline(conn))
         cols = ", ".join(self.select_expression(c) for c in unit.table.columns)
         sql = f"SELECT {cols} FROM {self.export_qualify(unit.schema, unit.table)}{cond}"
-        enc = RowEncoder(unit.table.columns)
+        enc = RowEncoder(unit.table.columns, json_text=unit.json_text)
         with conn.cursor(name=f"dbjson_export_{next(_cursor_ids)}") as cur:
             cur.itersize = FETCH_ROWS
             cur.execute(sql)

@@ -338,6 +338,75 @@ class PostgreSQLLoad:
         conn.execute("DROP TABLE pg_temp._dbjson_stage")
         return n
 
+    # -- the native row stream (a same-engine migrate) -------------------------------------------
+    def load_native_refusal(self, tp: TablePlan, source: Any) -> str | None:
+        """Why ``tp``'s rows cannot be copied as COPY text from ``source`` (see
+        :meth:`PostgreSQLExport.export_native_stream`), or None."""
+        from .export import is_large_object
+
+        me: Any = self
+        if source.capabilities.native_stream != me.capabilities.native_stream:
+            return f"the source is {source.name}"
+        if source.version[:1] > me.version[:1]:
+            return f"the target server ({me.server_version}) is older than the source ({source.server_version})"
+        if tp.altered:
+            return "column options change the values"
+        if tp.value_rules:
+            return "values are changed by policy (" + ", ".join(sorted(set(tp.value_rules.values()))) + ")"
+        if not tp.columns:
+            return "no column to copy"
+        for c, t in zip(tp.columns, tp.target_types):
+            if c.type != t:
+                return f"column {c.name} changes type ({c.type.kind} to {t.kind}: --cast)"
+            if is_large_object(c):
+                return f"column {c.name} holds large object ids (their contents are copied)"
+            if c.type.kind == "money" or (c.type.element is not None and c.type.element.kind == "money"):
+                return f"column {c.name} is money (its text depends on lc_monetary)"
+        return None
+
+    def load_native_unit(self, conn: Any, tp: TablePlan, blocks: Iterator[bytes]) -> int:
+        """COPY text rows from another PostgreSQL server into ``tp`` (the caller's transaction): the
+        bytes are UTF-8 (the export session's client_encoding); input functions read the ISO
+        dates and ISO 8601 intervals of the export session whatever the target's styles."""
+        conn.execute("SET LOCAL client_encoding = 'UTF8'")
+        return self.load_unit_encoded(conn, tp, blocks)
+
+    def verify_native_checksum(self, target: Target, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Any:
+        """The checksum of ``COPY (SELECT target_names FROM the table) TO STDOUT`` on a connection
+        set up as the export's (:meth:`export_session`, a read-only transaction), or None;
+        ``part`` = (integer key column, k, n): only the rows whose key is k modulo n."""
+        import dataclasses
+        import threading
+
+        from ...format.checksum import Checksum
+        from ..interface import ExportUnit
+
+        engine: Any = self
+        try:
+            conn = engine.export_connect(target)
+        except Exception:  # noqa: BLE001 - the full check connects and reports its own way
+            return None
+        total = Checksum(algorithm=tp.checksum_algorithm)
+        try:
+            engine.export_session(conn)
+            engine.export_snapshot(None, [conn], lambda _m: None)
+            schema = tp.tschema if tp.tschema is not None else engine.export_current_schema(conn)
+            where = None
+            if part is not None:
+                key, k, n = _quote(part[0]), int(part[1]), int(part[2])
+                where = f"({key} % {n} + {n}) % {n} = {k}"
+            unit = ExportUnit(schema, dataclasses.replace(tp.table, name=tp.tname), where=where)
+            for block in engine.export_native_stream(conn, unit, tp.target_names, threading.Event()):
+                total.add_block(block)
+        except Exception:  # noqa: BLE001 - the full check reads the table its own way (and reports)
+            return None
+        finally:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001
+                pass
+        return total
+
     def load_row_safely(self, conn: Any, tp: TablePlan, row: tuple[Any, ...]) -> None:
         """Load one row under a savepoint (rolled back to on failure, then re-raised)."""
         in_savepoint(conn.execute, lambda: self.load_unit(conn, tp, iter([row])))

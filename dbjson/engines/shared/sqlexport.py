@@ -31,6 +31,10 @@ class SQLExportBase:
         """A new raw connection for a worker."""
         return target.connect_raw()
 
+    def export_json_text(self, column: m.Column) -> bool:
+        """JSON kept as text (``Type.binary`` false): PostgreSQL ``json``; MySQL and SQLite override."""
+        return column.type.kind == "json" and not column.type.binary
+
     def export_qualify(self, schema: str, table: m.Table) -> str:
         return f"{self.quote(schema)}.{self.quote(table.name)}"
 
@@ -71,6 +75,10 @@ class SQLExportBase:
     def export_estimate(self, conn: Any, schema: str, table: m.Table) -> int | None:
         """The catalog's row estimate (statistics), or None when the engine has none."""
         return None
+
+    def export_stats(self, conn: Any, schema: str, table: m.Table) -> tuple[int | None, int | None]:
+        """(row estimate, size on disk in bytes); here without a size."""
+        return self.export_estimate(conn, schema, table), None
 
     def export_refresh(self, conn: Any) -> None:
         """Release the locks a worker's snapshot transaction took so far, keeping its snapshot

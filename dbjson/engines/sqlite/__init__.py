@@ -15,6 +15,7 @@ class SQLite(SQLiteReflector, SQLiteDDL, SQLiteExport, SQLiteLoad, Engine):
     family = "sqlite"
     default_version = "3.40.0"
     capabilities = Capabilities(
+        schemas=False,
         cluster_snapshot=None,  # a file on one machine
         mariadb=False,
         server_side_json=False,  # no server-side lines: every row goes through the Python codec
@@ -23,6 +24,8 @@ class SQLite(SQLiteReflector, SQLiteDDL, SQLiteExport, SQLiteLoad, Engine):
         checks_foreign_keys=False,  # foreign keys stay off during the load
         defers_primary_key=False,  # SQLite cannot add a primary key to an existing table
         holds_zero_dates=True,  # as text
+        native_stream=None,  # see dbjson.engines.interface.Capabilities
+        elapsed_time=False,
         dates_as_text=True,
         decimals_as_float=True,
         text_holds_nul=True,

@@ -17,6 +17,26 @@ from .sqltext import UUID_V4_SQL
 class SQLiteDDL(BaseDDL):
     """SQLite rendering of the DDL plan."""
 
+    # -- schema-load sessions ---------------------------------------------------------------------
+    def ddl_session_begin(self, conn: Any) -> None:
+        conn.isolation_level = None  # explicit transactions: DDL inside them too
+        conn.execute("BEGIN")
+
+    def ddl_session_commit(self, conn: Any) -> None:
+        conn.execute("COMMIT")
+
+    def ddl_session_rollback(self, conn: Any) -> None:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+
+    def ddl_session_autocommit(self, conn: Any) -> None:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+        conn.isolation_level = None
+
+    def ddl_create_database_sql(self, name: str, defaults: str) -> tuple[str, str, str | None] | None:
+        return None  # the file: its first connection creates it
+
     def ddl_nulls_order(self, ctx: Context, nulls: str, path: str) -> str:
         ctx.report.add(
             f"{path}/nulls",

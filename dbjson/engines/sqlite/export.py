@@ -90,6 +90,10 @@ class SQLiteExport(SQLExportBase):
     def export_current_schema(self, conn: Any) -> str | None:
         return "main"
 
+    def export_json_text(self, column: m.Column) -> bool:
+        """SQLite keeps what a column declared JSON holds as text (JSON functions parse it each time)."""
+        return column.type.kind == "json"
+
     def _fetch(self, conn: Any, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return list(conn.execute(sql, tuple(params)).fetchall())
 
@@ -98,7 +102,7 @@ class SQLiteExport(SQLExportBase):
         cond, params = self.export_conditions(unit)
         cols = ", ".join(self.quote(c.name) for c in unit.table.columns)
         cur = conn.execute(f"SELECT {cols} FROM {self.export_qualify(unit.schema, unit.table)}{cond}", tuple(params))
-        enc = RowEncoder(unit.table.columns, _json_checks(unit.table))
+        enc = RowEncoder(unit.table.columns, _json_checks(unit.table), unit.json_text)
         try:
             yield from encoded_blocks(cur.fetchmany, enc, stop, FETCH_ROWS)
         finally:
