@@ -50,3 +50,63 @@ def test_binary_defaults_keep_their_bytes_on_every_engine(fresh_db: Any, tmp_pat
         dst.execute("INSERT INTO bot_passwords (bp_user) VALUES (7)")
         row = dst.query("SELECT bp_token, bp_flag, bp_opt, bp_text FROM bot_passwords WHERE bp_user = 7")[0]
         assert [bytes(v) for v in row] == [b"\0\0\0\0", b"\xff\0", b"\0\xff", b"ab"], (target, row)
+
+
+# -- 2. SQLite values of another storage class than the declared type ---------------------------------------------
+# '' and 'n/a' in an INTEGER column, Unix times in a DATETIME column, 'yes' in a BOOLEAN one: SQLite keeps them
+# (tables that are not STRICT), and every real SQLite database has some. The export stopped at the first one
+# ("cannot encode value as integer: not an integer (value '')"), even SQLite -> SQLite. Such a column is now
+# reflected untyped (opaque): SQLite -> SQLite keeps the declared type and every value with its storage class
+# (the column's affinity turns the text back into numbers); other engines get text, reported.
+
+MIXED = """
+CREATE TABLE m (id INTEGER PRIMARY KEY, n INTEGER, r REAL, ts DATETIME, b BOOLEAN, fine INTEGER, t TEXT);
+INSERT INTO m VALUES (1, 5, 1.5, '2024-01-02 03:04:05', 1, 1, 'x');
+INSERT INTO m VALUES (2, '', 'abc', 1700000000, 'yes', 2, 12);
+INSERT INTO m VALUES (3, 'n/a', 7, 1700000000.5, 2, 3, NULL);
+"""
+MIXED_QUERY = "SELECT quote(n), quote(r), quote(ts), quote(b), quote(fine), quote(t) FROM m ORDER BY id"
+
+
+def test_sqlite_values_of_another_storage_class_migrate(fresh_db: Any, tmp_path: Path) -> None:
+    src = fresh_db("sqlite")
+    src.execute(MIXED)
+    kinds = {c.name: c.type.kind for c in reflect(src.url).schemas[0].tables[0].columns}
+    assert kinds == {
+        "id": "integer",
+        "n": "opaque",
+        "r": "opaque",
+        "ts": "opaque",
+        "b": "opaque",
+        "fine": "integer",
+        "t": "text",
+    }
+    lite = fresh_db("sqlite")
+    report = migrate(src.url, lite.url, threads=2, state_dir=tmp_path / "lite")
+    _verified(report)
+    assert lite.query(MIXED_QUERY) == src.query(MIXED_QUERY)  # the storage classes too
+    assert "INTEGER" in lite.query("SELECT sql FROM sqlite_master WHERE name = 'm'")[0][0]
+    for target in ("postgresql", "mysql"):
+        dst = fresh_db(target)
+        report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / target)
+        _verified(report)
+        assert any("/columns/1/type" in str(t) for t in report.translation), report.translation
+        got = dst.query("SELECT n, ts, b FROM m ORDER BY id")
+        assert [tuple(map(str, r)) for r in got] == [
+            ("5", "2024-01-02 03:04:05", "1"),
+            ("", "1700000000", "yes"),
+            ("n/a", "1700000000.5", "2"),
+        ]
+
+
+def test_sqlite_bytes_in_an_untyped_column_stop_naming_table_and_column(fresh_db: Any, tmp_path: Path) -> None:
+    """Bytes that are not UTF-8 in an untyped column mixed with text (Firefox's ``moz_meta.value``) have no
+    single JSON form: the run stops, naming the table and the column (the message named neither)."""
+    from dbjson.errors import DataError
+
+    src = fresh_db("sqlite")
+    src.execute("CREATE TABLE moz_meta (key TEXT PRIMARY KEY, value NOT NULL) WITHOUT ROWID;")
+    src.execute("INSERT INTO moz_meta VALUES ('a', 'text'), ('b', x'00ff');")
+    with pytest.raises(DataError) as e:
+        migrate(src.url, fresh_db("postgresql").url, threads=2, state_dir=tmp_path / "s")
+    assert e.value.table == "main.moz_meta" and e.value.column == "value", str(e.value)

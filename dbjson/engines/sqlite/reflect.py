@@ -15,6 +15,7 @@ mapped by :mod:`.typemap`). Decisions (docs/format.md, "SQLite"):
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import PurePath
@@ -127,6 +128,8 @@ class SQLiteReflector:
         )
         if parsed.virtual is not None:
             return m.Table(name=name, columns=columns, options={ENGINE: {"virtual": parsed.virtual}})
+        if not parsed.strict:
+            columns = _untyped_where_values_differ(conn, q, columns)
         names = _Names(
             iter(
                 [
@@ -312,6 +315,44 @@ class SQLiteReflector:
             when=p.when,
             options=opts,
         )
+
+
+# The values a column of a standard kind can hold as that kind (SQLite keeps any value in any column of a
+# table that is not STRICT: '' or 'n/a' in an INTEGER column, Unix times in a DATETIME column, 'yes' in a
+# BOOLEAN one). ``{c}`` is the quoted column.
+_FITS: dict[str, str] = {
+    "integer": "typeof({c}) = 'integer' OR (typeof({c}) = 'real' AND {c} = CAST({c} AS INTEGER))",
+    "float": "typeof({c}) IN ('integer', 'real')",
+    "decimal": "typeof({c}) IN ('integer', 'real')",
+    "boolean": "(typeof({c}) = 'integer' AND {c} IN (0, 1))"
+    " OR (typeof({c}) = 'text' AND lower({c}) IN ('t', 'f', 'true', 'false', '0', '1'))",
+    "date": "typeof({c}) = 'text'",
+    "time": "typeof({c}) = 'text'",
+    "timestamp": "typeof({c}) = 'text'",
+    "blob": "typeof({c}) IN ('blob', 'text')",
+    "binary": "typeof({c}) IN ('blob', 'text')",
+    "varbinary": "typeof({c}) IN ('blob', 'text')",
+}
+
+
+def _untyped_where_values_differ(
+    conn: sqlite3.Connection, qtable: str, columns: tuple[m.Column, ...]
+) -> tuple[m.Column, ...]:
+    """Columns holding values their declared type cannot hold (a storage class of another kind) become
+    untyped (``opaque``: values travel as text, the declared type is kept on SQLite, other engines get
+    text and report it), instead of an export that stops at the first such value. One scan of the table."""
+    checked = [c for c in columns if c.type.kind in _FITS and c.identity is None]
+    if not checked:
+        return columns
+    exprs = ", ".join(
+        f"COALESCE(MAX({_quote(c.name)} IS NOT NULL AND NOT ({_FITS[c.type.kind].format(c=_quote(c.name))})), 0)"
+        for c in checked
+    )
+    row = conn.execute(f"SELECT {exprs} FROM main.{qtable}").fetchone()
+    differ = {c.name for c, bad in zip(checked, row) if bad}
+    if not differ:
+        return columns
+    return tuple(dataclasses.replace(c, type=m.Type(kind="opaque")) if c.name in differ else c for c in columns)
 
 
 def _pc(parsed: ParsedTable, column: str) -> ParsedColumn:
