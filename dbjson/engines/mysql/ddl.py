@@ -607,6 +607,10 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
         part = self._ddl_partitioning(ctx, t)
         return (" " + " ".join(out) if out else "") + part
 
+    def ddl_keeps_partitioning(self, ctx: Context, t: TableInfo) -> bool:
+        p = t.table.partitioning
+        return p is not None and ctx.same_family and (self.is_mariadb or p.method.upper() != "SYSTEM_TIME")
+
     def _ddl_partitioning(self, ctx: Context, t: TableInfo) -> str:
         p = t.table.partitioning
         if p is None or not ctx.same_family:
