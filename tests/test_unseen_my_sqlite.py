@@ -178,3 +178,37 @@ def test_sqlite_strict_any_django_checks_and_fts5(fresh_db: Any, tmp_path: Path)
     report = migrate(src.url, pg.url, threads=2, state_dir=tmp_path / "pg")
     _verified(report)
     assert pg.query("SELECT a FROM strict_t ORDER BY id") == [("any",), ("3",), ("2.5",), (None,)]
+
+
+# -- 5. The corpus check (tests/corpus_check.py) and MySQL key idioms: WordPress's prefix keys ----------------------
+# ``KEY meta_key (meta_key(191))`` becomes ``substr(meta_key, 1, 191)`` on PostgreSQL and SQLite (the same
+# key), which the independent check reported as a missing index; a SPATIAL key's SUB_PART (32, the bounding
+# box) read as a prefix made MySQL <-> MariaDB copies look different.
+
+
+@pytest.mark.parametrize("target", ["postgresql", "sqlite", "mariadb"])
+def test_prefix_and_spatial_keys_are_recognized_by_the_corpus_check(fresh_db: Any, tmp_path: Path, target: str) -> None:
+    import orjson
+    from corpus_check import catalog, unreported
+
+    src = fresh_db("mysql")
+    src.execute(
+        "CREATE TABLE wp_postmeta (meta_id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, "
+        "meta_key VARCHAR(255) DEFAULT NULL, domain VARCHAR(200) NOT NULL DEFAULT '', path VARCHAR(100) NOT NULL "
+        "DEFAULT '', pt POINT NOT NULL SRID 0, KEY meta_key (meta_key(191)), KEY domain (domain(140), path(51)), "
+        "SPATIAL KEY sp (pt))"
+    )
+    dst = fresh_db(target)
+    keep = tmp_path / "keep"
+    report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s", keep=keep)
+    _verified(report)
+    doc = orjson.loads((keep / "schema.json").read_bytes())
+    conn = dst.connect()
+    try:
+        cat = catalog(target, conn, getattr(dst, "name", None))
+    finally:
+        conn.close()
+    parts = sorted(i.parts for t in cat.values() for i in t.indexes)
+    assert ("meta_key(191)",) in parts and ("domain(140)", "path(51)") in parts, parts
+    got = unreported(doc, report.to_dict(), cat)
+    assert got == [], got
