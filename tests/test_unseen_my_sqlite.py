@@ -212,3 +212,20 @@ def test_prefix_and_spatial_keys_are_recognized_by_the_corpus_check(fresh_db: An
     assert ("meta_key(191)",) in parts and ("domain(140)", "path(51)") in parts, parts
     got = unreported(doc, report.to_dict(), cat)
     assert got == [], got
+
+
+# -- 6. MySQL -> MySQL: a CHECK on an ascii/latin1 column is stored with the creating session's charset ------------
+#       introducer (``_ascii''``); the copy, made over utf8mb4, reads ``_utf8mb4''``: never a fixpoint.
+
+
+def test_mysql_check_charset_introducers_do_not_make_a_copy_differ(fresh_db: Any, tmp_path: Path) -> None:
+    src = fresh_db("mysql")
+    src.execute(
+        "CREATE TABLE tree (id INT PRIMARY KEY, name VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL, "
+        "l VARCHAR(10) CHARACTER SET latin1, CONSTRAINT chk_name CHECK (name <> ''), CONSTRAINT chk_l CHECK (l <> 'x'))"
+    )
+    dst = fresh_db("mysql")
+    _verified(migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s"))
+    checks = [c.expression for c in reflect(src.url).schemas[0].tables[0].checks]
+    assert any("_" in c for c in checks), checks  # the server's introducers are there
+    assert _diff(src.url, dst.url) == []
