@@ -250,3 +250,23 @@ def test_enum_default_of_a_binary_charset_table(fresh_db: Any, tmp_path: Path, t
     dst.execute("INSERT INTO categorylinks (cl_from) VALUES (1)")
     value = dst.query("SELECT cl_type FROM categorylinks")[0][0]
     assert (value.decode() if isinstance(value, bytes) else value) == "page"
+
+
+# -- 8. Django's SQLite ``datetime`` columns (no precision) hold microseconds: into MySQL/MariaDB (DATETIME(6)) ------
+#       verify re-encoded the target's values under the source type (precision unspecified, 0) and cut them to
+#       whole seconds: "content checksum differs" after a load that was right.
+
+
+@pytest.mark.parametrize("target", ["mysql", "mariadb"])
+def test_sqlite_datetimes_with_microseconds_verify_on_mysql(fresh_db: Any, tmp_path: Path, target: str) -> None:
+    src = fresh_db("sqlite")
+    src.execute(
+        'CREATE TABLE "django_migrations" ("id" integer NOT NULL PRIMARY KEY AUTOINCREMENT, '
+        '"app" varchar(255) NOT NULL, "applied" datetime NOT NULL);'
+        "INSERT INTO django_migrations VALUES (1, 'auth', '2024-01-02 03:04:05.123456'), "
+        "(2, 'shop', '2024-01-02 03:04:06'), (3, 'x', '2024-01-02 03:04:07.5');"
+    )
+    dst = fresh_db(target)
+    _verified(migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s"))
+    got = [str(r[0]) for r in dst.query("SELECT applied FROM django_migrations ORDER BY id")]
+    assert got == ["2024-01-02 03:04:05.123456", "2024-01-02 03:04:06", "2024-01-02 03:04:07.500000"]
