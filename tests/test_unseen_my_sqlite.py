@@ -270,3 +270,27 @@ def test_sqlite_datetimes_with_microseconds_verify_on_mysql(fresh_db: Any, tmp_p
     _verified(migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s"))
     got = [str(r[0]) for r in dst.query("SELECT applied FROM django_migrations ORDER BY id")]
     assert got == ["2024-01-02 03:04:05.123456", "2024-01-02 03:04:06", "2024-01-02 03:04:07.500000"]
+
+
+# -- 9. SQLite DATETIME text with a UTC offset ('2024-06-02T03:04:05+02:00', as many JavaScript and Python libraries
+#       write): MySQL shifted it to UTC and PostgreSQL dropped the offset, both failing verify after the load;
+#       MariaDB refused the row halfway through. Now the pre-flight stops before any row loads, naming the value.
+
+
+@pytest.mark.parametrize("target", ["mysql", "mariadb", "postgresql"])
+def test_sqlite_timestamp_text_with_an_offset_stops_at_the_preflight(
+    fresh_db: Any, tmp_path: Path, target: str
+) -> None:
+    from dbjson.errors import DbjsonError
+
+    src = fresh_db("sqlite")
+    src.execute(
+        "CREATE TABLE iso (id INTEGER PRIMARY KEY, at DATETIME);"
+        "INSERT INTO iso VALUES (1, '2024-01-02T03:04:05Z'), (2, '2024-06-02T03:04:05+02:00');"
+    )
+    dst = fresh_db(target)
+    with pytest.raises(DbjsonError) as e:
+        migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s")
+    assert e.value.exit_code == 6 and "UTC offset" in str(e.value) and "+02:00" in str(e.value), str(e.value)
+    lite = fresh_db("sqlite")  # the same engine keeps the text as it is
+    _verified(migrate(src.url, lite.url, threads=2, state_dir=tmp_path / "lite"))
