@@ -327,7 +327,8 @@ class SQLiteReflector:
 # BOOLEAN one). ``{c}`` is the quoted column.
 _FITS: dict[str, str] = {
     "integer": "typeof({c}) = 'integer' OR (typeof({c}) = 'real' AND {c} = CAST({c} AS INTEGER))",
-    "float": "typeof({c}) IN ('integer', 'real')",
+    "float": "typeof({c}) IN ('integer', 'real') OR (typeof({c}) = 'text'"
+    " AND lower(trim({c})) IN ('nan', 'inf', '+inf', '-inf', 'infinity', '+infinity', '-infinity'))",
     "decimal": "typeof({c}) IN ('integer', 'real')",
     "boolean": "(typeof({c}) = 'integer' AND {c} IN (0, 1))"
     " OR (typeof({c}) = 'text' AND lower({c}) IN ('t', 'f', 'true', 'false', '0', '1'))",
