@@ -294,3 +294,21 @@ def test_sqlite_timestamp_text_with_an_offset_stops_at_the_preflight(
     assert e.value.exit_code == 6 and "UTC offset" in str(e.value) and "+02:00" in str(e.value), str(e.value)
     lite = fresh_db("sqlite")  # the same engine keeps the text as it is
     _verified(migrate(src.url, lite.url, threads=2, state_dir=tmp_path / "lite"))
+
+
+# -- 10. MariaDB ``DEFAULT NEXTVAL(seq)`` into PostgreSQL: the sequence was created, the default dropped
+#        (expression-guard), so an insert without the key failed there.
+
+
+def test_mariadb_nextval_default_into_postgresql(fresh_db: Any, tmp_path: Path) -> None:
+    src = fresh_db("mariadb")
+    src.execute("CREATE SEQUENCE seq_ord START WITH 100 INCREMENT BY 5")
+    src.execute("CREATE TABLE ord (id INT NOT NULL DEFAULT NEXTVAL(seq_ord) PRIMARY KEY, note VARCHAR(20))")
+    src.execute("INSERT INTO ord (note) VALUES ('a'), ('b')")
+    dst = fresh_db("postgresql")
+    report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "s")
+    _verified(report)
+    assert not [t for t in report.translation if "/columns/0/default" in str(t)], report.translation
+    dst.execute("INSERT INTO ord (note) VALUES ('c')")
+    ids = [r[0] for r in dst.query("SELECT id FROM ord ORDER BY id")]
+    assert ids[:2] == [100, 105] and ids[2] > 105 and (ids[2] - 100) % 5 == 0, ids
