@@ -329,7 +329,8 @@ _FITS: dict[str, str] = {
     "integer": "typeof({c}) = 'integer' OR (typeof({c}) = 'real' AND {c} = CAST({c} AS INTEGER))",
     "float": "typeof({c}) IN ('integer', 'real') OR (typeof({c}) = 'text'"
     " AND lower(trim({c})) IN ('nan', 'inf', '+inf', '-inf', 'infinity', '+infinity', '-infinity'))",
-    "decimal": "typeof({c}) IN ('integer', 'real')",
+    "decimal": "typeof({c}) IN ('integer', 'real') OR (typeof({c}) = 'text' AND trim({c}) GLOB '*[0-9]*'"
+    " AND trim({c}) NOT GLOB '*[^0-9eE.+-]*')",  # digits SQLite keeps as text: too precise for a REAL
     "boolean": "(typeof({c}) = 'integer' AND {c} IN (0, 1))"
     " OR (typeof({c}) = 'text' AND lower({c}) IN ('t', 'f', 'true', 'false', '0', '1'))",
     "date": "typeof({c}) = 'text'",
