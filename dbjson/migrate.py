@@ -267,6 +267,9 @@ class _UnitStream(BlockReader):
             return None
         try:
             block = next(self.blocks)
+        except DbjsonError as e:  # a value the source cannot export: name its table, as export does
+            e.table = e.table or self.unit.qualified
+            raise
         except StopIteration:
             self.ended = True
             if self.source.stop.is_set():

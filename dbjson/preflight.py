@@ -32,6 +32,7 @@ characters stripped or replaced); the verification applies the same rules to the
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -143,6 +144,10 @@ def replace_nul(v: Any, by: str, char: str = "\x00") -> Any:
 def holds_nul(engine: Engine) -> bool:
     """Whether the target engine's text (and json) columns can hold U+0000."""
     return engine.capabilities.text_holds_nul
+
+
+# a timestamp's text with a numeric UTC offset (the row encoding writes ``Z`` for none)
+_OFFSET = re.compile(r"T\d{2}:\d{2}(?::\d{2})?(?:\.\d*)?[+-]\d{2}(?::?\d{2}){0,2}$")
 
 
 def _source_dates_as_text(src: m.Column, engine: Engine) -> bool:
@@ -302,6 +307,12 @@ def column_rules(
             "the target would refuse or change it (fix the value in the source, or exclude the table)"
         )
         out.append(("error", lambda v: msg_bad if type(v) is str and not is_date_text(v) else None, ("not_date_text",)))
+    if st.kind == "timestamp" and not st.with_timezone and _source_dates_as_text(src, engine):
+        msg_off = (
+            "a UTC offset in a timestamp column without time zone: the target would shift the time to UTC, drop "
+            "the offset or refuse the row (fix the value in the source, or exclude the table)"
+        )
+        out.append(("error", lambda v: msg_off if type(v) is str and _OFFSET.search(v) else None, ("date_offset",)))
     if st.kind in ("date", "timestamp") and st.allows_zero and not holds_zero_dates(engine):
         if not_null:
             sev, msg = (

@@ -261,7 +261,13 @@ def _target_table(tp: TablePlan, engine: Engine) -> tuple[m.Table, tuple[str, ..
     table = dataclasses.replace(tp.table, name=tp.tname, columns=columns)
     pk = tp.table.primary_key
     keys = tuple(pk.columns) if pk is not None and all(k in {c.name for c in columns} for k in pk.columns) else ()
-    texts = frozenset(c.name for c in columns if c.type.kind == "json" and engine.export_json_text(c))
+    # (only where the source's values are JSON too: an array kept in a MariaDB JSON column is
+    # compared as the nested array the export wrote)
+    texts = frozenset(
+        c.name
+        for (src, _n, _t), c in zip(tp.verify_columns, columns)
+        if src.type.kind == "json" and c.type.kind == "json" and engine.export_json_text(c)
+    )
     return table, keys, texts
 
 

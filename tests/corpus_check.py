@@ -225,14 +225,17 @@ def _pg_catalog(conn: Any) -> dict[str, Tab]:
         elif typtype == "r":
             col.cls = "range"
         out[names[rel]].columns[att.lower()] = col
-    for rel, name, unique, primary, partial, keys in _rows(
+    for rel, name, unique, primary, partial, keys, texts in _rows(
         conn,
         "SELECT i.indrelid, ic.relname, i.indisunique, i.indisprimary, i.indpred IS NOT NULL, "
-        "(i.indkey::int2[])[0:i.indnkeyatts - 1] FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid "
-        "WHERE i.indrelid = ANY(%s)",
+        "(i.indkey::int2[])[0:i.indnkeyatts - 1], "
+        "ARRAY(SELECT pg_get_indexdef(i.indexrelid, k, true) FROM generate_series(1, i.indnkeyatts) AS k) "
+        "FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid WHERE i.indrelid = ANY(%s)",
         (list(names),),
     ):
-        parts = tuple(attnames[(rel, k)].lower() if k else None for k in keys)
+        parts = tuple(
+            attnames[(rel, k)].lower() if k else _prefix_part(text) for k, text in zip(keys, texts, strict=True)
+        )
         tab = out[names[rel]]
         if primary:
             tab.pk = tuple(p or "" for p in parts)
@@ -294,12 +297,14 @@ def _mysql_catalog(conn: Any, database: str) -> dict[str, Tab]:
             col.cls = "json"
         out[table].columns[column.lower()] = col
     indexes: dict[tuple[str, str], Idx] = {}
-    for table, name, non_unique, column, sub_part in _rows(
+    for table, name, non_unique, column, sub_part, index_type in _rows(
         conn,
-        "SELECT table_name, index_name, non_unique, column_name, sub_part FROM information_schema.statistics "
-        "WHERE table_schema = %s ORDER BY table_name, index_name, seq_in_index",
+        "SELECT table_name, index_name, non_unique, column_name, sub_part, index_type "
+        "FROM information_schema.statistics WHERE table_schema = %s ORDER BY table_name, index_name, seq_in_index",
         (database,),
     ):
+        if index_type == "SPATIAL":  # its SUB_PART (32) is the bounding box's size, not a prefix
+            sub_part = None
         if table not in out:
             continue
         idx = indexes.get((table, name))
@@ -328,6 +333,19 @@ def _mysql_catalog(conn: Any, database: str) -> dict[str, Tab]:
         fk.columns = (*fk.columns, column.lower())
         fk.ref_columns = (*fk.ref_columns, ref_column.lower())
     return out
+
+
+_SUBSTR = re.compile(r"substr\(\s*[\"`]?[^,()]+?[\"`]?(?:::text)?\s*,\s*1\s*,\s*\d+\s*\)", re.IGNORECASE)
+
+
+def _prefix_part(text: str | None) -> str | None:
+    """``substr((col)::text, 1, 10)`` (a translated MySQL prefix key part) -> ``col(10)``; else None."""
+    found = re.fullmatch(
+        r"\(?\s*substr\(\s*\(?\s*\"?([^\"(),]+?)\"?\s*\)?(?:::text)?\s*,\s*1\s*,\s*(\d+)\s*\)\s*\)?",
+        (text or "").strip(),
+        re.IGNORECASE,
+    )
+    return f"{found.group(1).lower()}({found.group(2)})" if found else None
 
 
 def _has_table_name_in_checks(conn: Any) -> bool:
@@ -366,6 +384,12 @@ def _sqlite_catalog(conn: sqlite3.Connection) -> dict[str, Tab]:
                 ).fetchall()
                 if key
             )
+            if None in parts:  # expression parts: substr(col, 1, n) is MySQL's prefix part col(n)
+                sql = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", (name,))
+                found = [_prefix_part(x) for x in _SUBSTR.findall((sql.fetchone() or ("",))[0] or "")]
+                if len(found) == parts.count(None):
+                    it = iter(found)
+                    parts = tuple(p if p is not None else next(it) for p in parts)
             if origin != "pk":
                 tab.indexes.append(Idx(name, parts, bool(unique), bool(partial)))
         fks: dict[int, Fk] = {}

@@ -16,6 +16,7 @@ from .tableinfo import DDLCore, TableInfo, key_demand
 from .types import TypeChoice, complete_type, find_rule, result_type
 
 NUMERIC_KINDS = {"integer", "decimal", "float", "year", "money"}
+BINARY_KINDS = {"binary", "varbinary", "blob"}
 
 
 @dataclass
@@ -316,6 +317,10 @@ class ColumnDDL(DDLCore):
                 values: list[Any] = [_number(v) if elem in NUMERIC_KINDS else v for v in items]
                 return self.ddl_list_literal(values, choice.type)
             return self.ddl_literal_default(ctx, d.value, choice.type, path)
+        if d.kind == "expression" and not ctx.same_family and choice.type.kind in BINARY_KINDS:
+            hexed = re.fullmatch(r"0x([0-9a-fA-F]*)|[xX]'([0-9a-fA-F]*)'", d.value.strip())
+            if hexed is not None and len(hexed.group(1) or hexed.group(2) or "") % 2 == 0:
+                return self.ddl_bytes_literal(bytes.fromhex(hexed.group(1) or hexed.group(2) or ""))
         if d.kind == "expression" and not ctx.same_family and d.dialect:
             from .expr import generator_default  # lazy: sqlglot (see Context.expr)
 
@@ -336,6 +341,8 @@ class ColumnDDL(DDLCore):
 
     def ddl_literal_default(self, ctx: Context, value: str, typ: m.Type, path: str) -> str:
         """A literal default for a column of standard type ``typ`` (the target type)."""
+        if typ.kind in BINARY_KINDS and not ctx.same_family:
+            return self.ddl_bytes_literal(_literal_bytes(ctx.source_family, value))
         if typ.kind == "boolean":
             low = value.strip().lower()
             if low in ("1", "true", "t", "b'1'", "yes", "on"):
@@ -360,6 +367,10 @@ class ColumnDDL(DDLCore):
         """A bit-string literal from a string of 0/1."""
         return self.literal(bits)
 
+    def ddl_bytes_literal(self, data: bytes) -> str:
+        """A binary-string literal (a default of a binary column written as ``0x…`` in MySQL)."""
+        return f"X'{data.hex().upper()}'"
+
     def ddl_function_default(self, ctx: Context, d: m.Default, typ: m.Type) -> str | None:
         return {
             "current_timestamp": "CURRENT_TIMESTAMP",
@@ -373,6 +384,14 @@ class ColumnDDL(DDLCore):
     def ddl_inline_check_ok(self, ctx: Context, t: TableInfo, col: m.Column, chk: m.Check) -> bool:
         """Whether a column-level check is declared on its column (same engine)."""
         return True
+
+
+def _literal_bytes(source_family: str, value: str) -> bytes:
+    """The bytes of a binary column's literal default: PostgreSQL's documents hold bytea's text form
+    (``\\x6162``), MySQL's and SQLite's the bytes as text."""
+    if source_family == "postgresql" and re.fullmatch(r"\\x([0-9a-fA-F]{2})*", value):
+        return bytes.fromhex(value[2:])
+    return value.encode("utf-8", "surrogateescape")
 
 
 def _zero_date_dropped(ctx: Context, col: m.Column, target: m.Type, parts: ColumnParts, path: str) -> bool:

@@ -352,6 +352,28 @@ def _pg_nextval(tree: exp.Expression, schemas: dict[str, str | None], default_sc
     return tree.transform(fix)
 
 
+def _mariadb_nextval(
+    tree: exp.Expression, schemas: dict[str, str | None], default_schema: str | None
+) -> exp.Expression:
+    """MariaDB's ``NEXTVAL(s)`` / ``NEXTVAL(db.s)`` → PostgreSQL's ``nextval('schema.s')`` (the sequence
+    in its target schema)."""
+
+    def fix(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Anonymous) and str(node.name).lower() == "nextval" and len(node.expressions) == 1:
+            arg = node.expressions[0]
+            if isinstance(arg, (exp.Column, exp.Table)) and arg.name:
+                qualifier = arg.table if isinstance(arg, exp.Column) else arg.db
+                key = qualifier or default_schema
+                target = schemas.get(key) if key is not None and key in schemas else qualifier or None
+                quoted = '"' + arg.name.replace('"', '""') + '"'
+                if target:
+                    quoted = '"' + target.replace('"', '""') + '".' + quoted
+                return exp.Anonymous(this="nextval", expressions=[exp.Literal.string(quoted)])
+        return node
+
+    return tree.transform(fix)
+
+
 def generator_default(sql: str, source: str) -> str | None:
     """``uuid`` when the whole expression is a call of a PostgreSQL UUID generator (the ``function``
     default a target without that function spells its own way), else None."""
@@ -454,6 +476,8 @@ def translate(
             return None, f"PostgreSQL's special date/time input {special!r} has no counterpart"
     if read == "postgres" and write == "mysql" and "nextval" in functions:
         tree = _pg_nextval(tree, schemas or {}, default_schema)
+    if read == "mysql" and write == "postgres" and "nextval" in functions:
+        tree = _mariadb_nextval(tree, schemas or {}, default_schema)
     tree = _simplify(tree)
     if read in ("mysql", "sqlite") and write == "postgres":  # no boolean type there: numbers are conditions
         tree = _mysql_truth(tree)

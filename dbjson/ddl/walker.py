@@ -406,6 +406,10 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
         """Statements right after CREATE TABLE (partitions, comments)."""
         return []
 
+    def ddl_keeps_partitioning(self, ctx: Context, t: TableInfo) -> bool:
+        """Whether this target writes the table's partitioning as it is (another engine of the family)."""
+        return False
+
     def ddl_report_table_options(self, ctx: Context, t: TableInfo) -> None:
         table = t.table
         for fam, opts in sorted(table.options.items()):
@@ -420,7 +424,7 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
                     "foreign-option",
                     "approximation",
                 )
-        if table.partitioning is not None and not ctx.same:
+        if table.partitioning is not None and not ctx.same and not self.ddl_keeps_partitioning(ctx, t):
             ctx.report.add(
                 f"{t.path}/partitioning",
                 "partitioning not translated (the table is created unpartitioned)",

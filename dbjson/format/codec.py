@@ -241,9 +241,14 @@ class RowEncoder:
     def values(self, row: Sequence[Any]) -> dict[str, Any]:
         """The JSON-ready object of one row."""
         out: dict[str, Any] = {}
-        for i, name, enc in self._plan:
-            v = row[i]
-            out[name] = None if v is None else enc(v) if enc is not None else v
+        name = ""
+        try:
+            for i, name, enc in self._plan:
+                v = row[i]
+                out[name] = None if v is None else enc(v) if enc is not None else v
+        except DataError as e:  # a per-row check (not wrapped, for speed) does not name its column
+            e.column = e.column or name
+            raise
         return out
 
     def line(self, row: Sequence[Any]) -> bytes:

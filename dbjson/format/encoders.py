@@ -35,9 +35,14 @@ def _fail(kind: str, value: Any, why: str = "") -> DataError:
 
 
 def _fraction(micro: int, fsp: int) -> str:
+    """The fraction of a driver's time value with ``fsp`` digits; non-zero digits beyond them are kept,
+    as :func:`_fix_fraction` keeps them in text (a DATETIME(6) column's values checked under a source
+    type of unspecified precision, SQLite's, were cut to whole seconds and failed verify)."""
+    if micro:
+        return _fix_fraction("." + f"{micro:06d}", max(fsp, 0))
     if fsp <= 0:
         return ""
-    return "." + f"{micro:06d}"[:fsp].ljust(fsp, "0")
+    return "." + "0" * fsp
 
 
 def _fix_fraction(frac: str | None, fsp: int) -> str:

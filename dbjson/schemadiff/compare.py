@@ -252,6 +252,57 @@ def _sibling_spelling(d: dict[str, Any]) -> None:
         ]
 
 
+_INTRODUCER = re.compile(r"_(?!binary\b)[A-Za-z0-9]+\s*(?=')")
+
+
+def _without_introducers(sql: str) -> str:
+    """MySQL/MariaDB expression text without the character set introducers of its string literals
+    (``_utf8mb3'x'``, ``_ascii''``): the server writes the charset of the session that created the
+    check or default, so a copy made over a utf8mb4 session differs only there. ``_binary`` is kept."""
+    out: list[str] = []
+    i = 0
+    while i < len(sql):
+        ch = sql[i]
+        if ch in "'\"`":  # copy a quoted string or name whole
+            j = i + 1
+            while j < len(sql):
+                if sql[j] == "\\" and ch != "`":
+                    j += 2
+                    continue
+                if sql[j] == ch:
+                    if j + 1 < len(sql) and sql[j + 1] == ch:
+                        j += 2
+                        continue
+                    break
+                j += 1
+            out.append(sql[i : j + 1])
+            i = j + 1
+            continue
+        mo = (
+            _INTRODUCER.match(sql, i)
+            if ch == "_" and (i == 0 or not (sql[i - 1].isalnum() or sql[i - 1] in "_$"))
+            else None
+        )
+        if mo is not None:
+            i = mo.end()
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _sibling_expressions(d: dict[str, Any]) -> None:
+    """Same family: compare check, generated and default expressions without charset introducers."""
+    if isinstance(d.get("expression"), str):
+        d["expression"] = _without_introducers(d["expression"])
+    gen = d.get("generated")
+    if isinstance(gen, dict) and isinstance(gen.get("expression"), str):
+        gen["expression"] = _without_introducers(gen["expression"])
+    default = d.get("default")
+    if isinstance(default, dict) and default.get("kind") == "expression" and isinstance(default.get("value"), str):
+        default["value"] = _without_introducers(default["value"])
+
+
 class _Comparer:
     """Walks both models and collects :class:`Change` records."""
 
@@ -293,6 +344,8 @@ class _Comparer:
                         eng.pop("definer", None)  # an account, like users and grants
         if self.same_family and self.cross_engine:
             _sibling_spelling(d)
+        if self.same_family and engine_family(self.a.source.engine) == "mysql":
+            _sibling_expressions(d)
         return d
 
     # -- walking -------------------------------------------------------------------------------------

@@ -238,13 +238,10 @@ ALTER TABLE `features` AUTO_INCREMENT = 43;
 ALTER TABLE `ints` AUTO_INCREMENT = 1000;
 ALTER TABLE `nums` AUTO_INCREMENT = 1;
 
--- translation report: 19 item(s)
+-- translation report: 16 item(s)
 -- loss: /schemas/0/sequences/0: sequence 'seq_order' not created (mysql has no sequences) [sequence-dropped]
 -- loss: /schemas/0/sequences/1: sequence 'seq_plain' not created (mysql has no sequences) [sequence-dropped]
--- approximation: /schemas/0/tables/4/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
--- approximation: /schemas/0/tables/5/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
 -- loss: /schemas/0/tables/9/columns/0/default: default expression uses a sequence (mysql has none); dropped [sequence-expression]
--- approximation: /schemas/0/tables/11/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
 -- approximation: /schemas/0/tables/12/columns/24/type: JSON text (key order, duplicate keys, whitespace, number spelling) normalized by MySQL's binary JSON [json-text-binary]
 -- approximation: /schemas/0/tables/12/columns/25/type: JSON text (key order, duplicate keys, whitespace, number spelling) normalized by MySQL's binary JSON [json-text-binary]
 -- approximation: /schemas/0/tables/12/columns/26/type: uuid kept as CHAR(36) [uuid-char36]

@@ -87,7 +87,7 @@ CREATE TABLE "public"."odd name`s" (
   PRIMARY KEY ("co""l")
 );
 CREATE TABLE "public"."orders" (
-  "id" bigint NOT NULL,
+  "id" bigint DEFAULT NEXTVAL('"seq_order"') NOT NULL,
   PRIMARY KEY ("id")
 );
 CREATE TABLE "public"."parent" (
@@ -118,8 +118,8 @@ CREATE TABLE "public"."strs" (
   "nul" character varying(5),
   "num_str" character varying(5) DEFAULT '42',
   "bn" bytea,
-  "bt" bytea DEFAULT 'ab',
-  "bd" bytea,
+  "bt" bytea DEFAULT '\x6162'::bytea,
+  "bd" bytea DEFAULT '\x00ff'::bytea,
   "vb" bytea,
   "tb" bytea,
   "bl" bytea,
@@ -224,7 +224,7 @@ ALTER TABLE "public"."features" ALTER COLUMN "id" RESTART WITH 43;
 ALTER TABLE "public"."ints" ALTER COLUMN "id" RESTART WITH 1000;
 ALTER TABLE "public"."nums" ALTER COLUMN "id" RESTART WITH 1;
 
--- translation report: 101 item(s)
+-- translation report: 99 item(s)
 -- approximation: /schemas/0/tables/1/columns/4/generated/stored: VIRTUAL generated column made STORED [virtual-stored]
 -- approximation: /schemas/0/tables/1/columns/4/collation: collation 'utf8mb4_general_ci' replaced by the database default (case- and accent-sensitive: stricter, no data loss) [collation-default]
 -- approximation: /schemas/0/tables/1/columns/5/collation: collation 'utf8mb4_general_ci' replaced by the database default (case- and accent-sensitive: stricter, no data loss) [collation-default]
@@ -259,7 +259,6 @@ ALTER TABLE "public"."nums" ALTER COLUMN "id" RESTART WITH 1;
 -- approximation: /schemas/0/tables/7/columns/2/type: UNSIGNED decimal kept as numeric + CHECK (>= 0) [udecimal-check]
 -- approximation: /schemas/0/tables/7/columns/6/type: UNSIGNED float kept as real + CHECK (>= 0) [ufloat32-check]
 -- approximation: /schemas/0/tables/8/columns/1/collation: collation 'utf8mb4_general_ci' replaced by the database default (case- and accent-sensitive: stricter, no data loss) [collation-default]
--- loss: /schemas/0/tables/9/columns/0/default: default expression not translated from mariadb (function nextval() is not known to translate); dropped [expression-guard]
 -- approximation: /schemas/0/tables/11/columns/1/type: zero dates ('0000-00-00') cannot be stored; the import policy applies [date-zero]
 -- approximation: /schemas/0/tables/11/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
 -- approximation: /schemas/0/tables/12/columns/1/collation: collation 'utf8mb4_general_ci' replaced by the database default (case- and accent-sensitive: stricter, no data loss) [collation-default]
@@ -284,7 +283,6 @@ ALTER TABLE "public"."nums" ALTER COLUMN "id" RESTART WITH 1;
 -- approximation: /schemas/0/tables/12/columns/14/type: fixed length BINARY(n) (right-padding with 0x00) kept as bytea [binary-bytea]
 -- approximation: /schemas/0/tables/12/columns/15/type: fixed length BINARY(n) (right-padding with 0x00) kept as bytea [binary-bytea]
 -- approximation: /schemas/0/tables/12/columns/16/type: maximum length of VARBINARY(n) not enforced [varbinary-bytea]
--- loss: /schemas/0/tables/12/columns/16/default: default expression not translated from mariadb (unsupported construct HexString); dropped [expression-guard]
 -- approximation: /schemas/0/tables/12/columns/17/type: maximum length of VARBINARY(n) not enforced [varbinary-bytea]
 -- approximation: /schemas/0/tables/12/columns/18/type: BLOB tier limit not enforced [blob-bytea]
 -- approximation: /schemas/0/tables/12/columns/19/type: BLOB tier limit not enforced [blob-bytea]

@@ -220,7 +220,7 @@ DO UPDATE parent SET a = a + 1;
 ALTER TABLE `features` AUTO_INCREMENT = 43;
 ALTER TABLE `ints` AUTO_INCREMENT = 1000;
 
--- translation report: 40 item(s)
+-- translation report: 37 item(s)
 -- approximation: /schemas/0/tables/0/options/mysql/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]
 -- approximation: /schemas/0/tables/1/checks/0/enforced: NOT ENFORCED check dropped [check-not-enforced-dropped]
 -- approximation: /schemas/0/tables/1/columns/4/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]
@@ -237,10 +237,8 @@ ALTER TABLE `ints` AUTO_INCREMENT = 1000;
 -- approximation: /schemas/0/tables/3/options/mysql/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]
 -- approximation: /schemas/0/tables/4/options/mysql/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]
 -- approximation: /schemas/0/tables/5/options/mysql/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]
--- approximation: /schemas/0/tables/5/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
 -- approximation: /schemas/0/tables/6/columns/1/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]
 -- approximation: /schemas/0/tables/6/options/mysql/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]
--- approximation: /schemas/0/tables/6/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
 -- approximation: /schemas/0/tables/7/columns/1/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]
 -- approximation: /schemas/0/tables/7/options/mysql/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]
 -- approximation: /schemas/0/tables/8/options/mysql/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]
@@ -248,7 +246,6 @@ ALTER TABLE `ints` AUTO_INCREMENT = 1000;
 -- approximation: /schemas/0/tables/9/options/mysql/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]
 -- approximation: /schemas/0/tables/10/options/mysql/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]
 -- approximation: /schemas/0/tables/11/options/mysql/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]
--- approximation: /schemas/0/tables/11/partitioning: partitioning not translated (the table is created unpartitioned) [partitioning-dropped]
 -- approximation: /schemas/0/tables/12/columns/1/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]
 -- approximation: /schemas/0/tables/12/columns/2/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]
 -- approximation: /schemas/0/tables/12/columns/7/collation: collation 'utf8mb4_0900_ai_ci' replaced by 'utf8mb4_uca1400_ai_ci' [collation-map]

@@ -114,8 +114,8 @@ CREATE TABLE "public"."strs" (
   "lt" text,
   "txd" text DEFAULT 'dflt',
   "bn" bytea,
-  "bt" bytea DEFAULT 'ab',
-  "bd" bytea,
+  "bt" bytea DEFAULT '\x6162'::bytea,
+  "bd" bytea DEFAULT '\x00ff'::bytea,
   "vb" bytea,
   "tb" bytea,
   "bl" bytea,
@@ -200,7 +200,7 @@ CREATE VIEW "public"."v_plain" ("id", "email") AS SELECT "f"."id" AS "id", "f"."
 ALTER TABLE "public"."features" ALTER COLUMN "id" RESTART WITH 43;
 ALTER TABLE "public"."ints" ALTER COLUMN "id" RESTART WITH 1000;
 
--- translation report: 91 item(s)
+-- translation report: 90 item(s)
 -- approximation: /schemas/0/tables/1/checks/0/enforced: NOT ENFORCED check dropped [check-not-enforced-dropped]
 -- approximation: /schemas/0/tables/1/columns/4/generated/stored: VIRTUAL generated column made STORED [virtual-stored]
 -- approximation: /schemas/0/tables/1/columns/4/collation: collation 'utf8mb4_0900_ai_ci' replaced by the database default (case- and accent-sensitive: stricter, no data loss) [collation-default]
@@ -261,7 +261,6 @@ ALTER TABLE "public"."ints" ALTER COLUMN "id" RESTART WITH 1000;
 -- approximation: /schemas/0/tables/12/columns/12/type: fixed length BINARY(n) (right-padding with 0x00) kept as bytea [binary-bytea]
 -- approximation: /schemas/0/tables/12/columns/13/type: fixed length BINARY(n) (right-padding with 0x00) kept as bytea [binary-bytea]
 -- approximation: /schemas/0/tables/12/columns/14/type: maximum length of VARBINARY(n) not enforced [varbinary-bytea]
--- loss: /schemas/0/tables/12/columns/14/default: default expression not translated from mysql (unsupported construct HexString); dropped [expression-guard]
 -- approximation: /schemas/0/tables/12/columns/15/type: maximum length of VARBINARY(n) not enforced [varbinary-bytea]
 -- approximation: /schemas/0/tables/12/columns/16/type: BLOB tier limit not enforced [blob-bytea]
 -- approximation: /schemas/0/tables/12/columns/17/type: BLOB tier limit not enforced [blob-bytea]

@@ -121,8 +121,8 @@ CREATE TABLE "strs" (
   "lt" TEXT,
   "txd" TEXT DEFAULT 'dflt',
   "bn" BINARY(16),
-  "bt" BINARY(2) DEFAULT 'ab',
-  "bd" VARBINARY(4),
+  "bt" BINARY(2) DEFAULT X'6162',
+  "bd" VARBINARY(4) DEFAULT X'00FF',
   "vb" VARBINARY(300),
   "tb" BLOB,
   "bl" BLOB,
@@ -175,7 +175,7 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'features', 42 WHERE NOT EXISTS (
 DELETE FROM sqlite_sequence WHERE name = 'ints' AND seq < 999;
 INSERT INTO sqlite_sequence (name, seq) SELECT 'ints', 999 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'ints');
 
--- translation report: 113 item(s)
+-- translation report: 112 item(s)
 -- approximation: /schemas/0/tables/1/checks/0/enforced: NOT ENFORCED check dropped [check-not-enforced-dropped]
 -- approximation: /schemas/0/tables/1/columns/0/type: widened to SQLite's signed 64-bit INTEGER (the rowid) [int-identity-rowid]
 -- approximation: /schemas/0/tables/1/columns/1/type: decimal values with more than 15 significant digits are stored inexactly (NUMERIC affinity) [decimal]
@@ -253,7 +253,6 @@ INSERT INTO sqlite_sequence (name, seq) SELECT 'ints', 999 WHERE NOT EXISTS (SEL
 -- approximation: /schemas/0/tables/12/columns/12/type: length not enforced [binary]
 -- approximation: /schemas/0/tables/12/columns/13/type: length not enforced [binary]
 -- approximation: /schemas/0/tables/12/columns/14/type: length not enforced [varbinary]
--- loss: /schemas/0/tables/12/columns/14/default: default expression not translated from mysql (unsupported construct HexString); dropped [expression-guard]
 -- approximation: /schemas/0/tables/12/columns/15/type: length not enforced [varbinary]
 -- approximation: /schemas/0/tables/12/columns/16/type: byte limit of the blob tier not enforced [blob-tier]
 -- approximation: /schemas/0/tables/12/columns/17/type: byte limit of the blob tier not enforced [blob-tier]

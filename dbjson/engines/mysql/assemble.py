@@ -206,6 +206,9 @@ class TableAssembler:
             return None if raw == "NULL" else self.expression_default(raw, r["tschema"])
         if "default_generated" in (r["extra"] or "").lower():
             return self.expression_default(unescape_is(raw), r["tschema"])
+        if typ.kind in ("enum", "set") and re.fullmatch(r"0x([0-9A-Fa-f]{2})*", raw) and raw not in typ.values:
+            # an ENUM/SET of a binary-charset table (MediaWiki's): MySQL shows its default's bytes in hex
+            return m.Default(kind="literal", value=bytes.fromhex(raw[2:]).decode("utf-8", "surrogateescape"))
         if typ.kind in ("date", "time", "timestamp") and not raw[:1].isdigit():  # CURRENT_TIMESTAMP on old tables
             return self.expression_default(raw, r["tschema"])
         return m.Default(kind="literal", value=raw)

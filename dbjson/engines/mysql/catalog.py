@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ... import model as m
-from .sqltext import NUMBER_RE, quote_name, unqualify
+from .sqltext import NUMBER_RE, parse_string_literal, quote_name, unqualify
 from .typemap import BINARY_TYPES, GEOMETRY_TYPES
 
 Row = dict[str, Any]  # one catalog row, keyed by the query's (lower-case) column aliases
@@ -292,9 +292,25 @@ class CatalogReader:
             return
         exprs = ", ".join(f"HEX(DEFAULT(t.{quote_name(r['name'])}))" for r in wanted)
         cur.execute(f"SELECT {exprs} FROM (SELECT 1) AS d LEFT JOIN {quote_name(schema)}.{quote_name(table)} AS t ON 0")
+        missing = []
         for r, value in zip(wanted, cur.fetchone()):
             if value is not None:
                 r["binary_default"] = bytes.fromhex(decode_text(value))
+            elif r["nullable"] == "NO":
+                missing.append(r)
+        if missing:  # DEFAULT() of a NOT NULL column is NULL in that outer-joined row: read the DDL instead
+            # as bytes: MariaDB writes a default's bytes raw there, which need not be valid UTF-8
+            cur.execute("SET @dbjson_results = @@character_set_results, character_set_results = binary")
+            try:
+                cur.execute(f"SHOW CREATE TABLE {quote_name(schema)}.{quote_name(table)}")
+                raw = cur.fetchone()[1]
+            finally:
+                cur.execute("SET character_set_results = @dbjson_results")
+            ddl = raw.decode("utf-8", "surrogateescape") if isinstance(raw, bytes | bytearray) else raw
+            for r in missing:
+                value = _ddl_binary_default(ddl, r["name"])
+                if value is not None:
+                    r["binary_default"] = value
 
     def _has_literal_default(self, r: Row) -> bool:
         """The column's default is a literal (not NULL, not an expression)."""
@@ -483,6 +499,26 @@ class CatalogReader:
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+
+
+def _ddl_binary_default(ddl: str, column: str) -> bytes | None:
+    """The literal default of ``column`` in SHOW CREATE TABLE's text (``'\\0\\0'`` or ``0x00FF``), as bytes."""
+    name = "`" + column.replace("`", "``") + "`"
+    for line in ddl.splitlines():
+        body = line.strip()
+        if not body.startswith(name + " "):
+            continue
+        found = re.search(r"\sDEFAULT\s+(0x[0-9A-Fa-f]*|')", body)
+        if found is None:
+            return None
+        if found.group(1) != "'":
+            return bytes.fromhex(found.group(1)[2:])
+        try:
+            value, _end = parse_string_literal(body, found.start(1))
+        except ValueError:
+            return None
+        return value.encode("utf-8", "surrogateescape")
+    return None
 
 
 def decode_text(value: Any) -> Any:

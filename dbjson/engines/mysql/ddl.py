@@ -761,6 +761,10 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
             return None
         return str(engine)
 
+    def ddl_keeps_partitioning(self, ctx: Context, t: TableInfo) -> bool:
+        p = t.table.partitioning
+        return p is not None and ctx.same_family and (self.is_mariadb or p.method.upper() != "SYSTEM_TIME")
+
     def _ddl_partitioning(self, ctx: Context, t: TableInfo) -> str:
         p = t.table.partitioning
         if p is None or not ctx.same_family:

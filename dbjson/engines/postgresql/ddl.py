@@ -403,6 +403,9 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
     def ddl_bit_literal(self, bits: str) -> str:
         return f"B'{bits}'"
 
+    def ddl_bytes_literal(self, data: bytes) -> str:
+        return f"'\\x{data.hex()}'::bytea"
+
     def ddl_expression_default(self, sql: str, typ: m.Type) -> str:
         return sql
 

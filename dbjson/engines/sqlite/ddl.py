@@ -109,6 +109,13 @@ class SQLiteDDL(BaseDDL):
 
     def ddl_table_suffix(self, ctx: Context, t: TableInfo) -> str:
         opts = t.table.options.get("sqlite", {}) if ctx.same else {}
+        if opts.get("virtual"):  # other engines report the option they lack (foreign-option)
+            ctx.report.add(
+                f"{t.path}/options/sqlite/virtual",
+                f"virtual table USING {opts['virtual']} created as a plain table holding its rows "
+                "(its full-text or R-Tree index is not rebuilt)",
+                "virtual-table-plain",
+            )
         words = [w for key, w in (("without_rowid", "WITHOUT ROWID"), ("strict", "STRICT")) if opts.get(key)]
         return " " + ", ".join(words) if words else ""
 

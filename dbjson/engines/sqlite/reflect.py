@@ -15,6 +15,7 @@ mapped by :mod:`.typemap`). Decisions (docs/format.md, "SQLite"):
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import PurePath
@@ -127,6 +128,13 @@ class SQLiteReflector:
         )
         if parsed.virtual is not None:
             return m.Table(name=name, columns=columns, options={ENGINE: {"virtual": parsed.virtual}})
+        if parsed.strict:  # only ANY holds values of every storage class there
+            columns = tuple(
+                dataclasses.replace(c, type=m.Type(kind="opaque")) if c.native.raw.upper() == "ANY" else c
+                for c in columns
+            )
+        else:
+            columns = _untyped_where_values_differ(conn, q, columns)
         names = _Names(
             iter(
                 [
@@ -267,7 +275,7 @@ class SQLiteReflector:
         out = [
             m.Check(
                 name=name or names.make(table, [column] if column else [], "check"),
-                expression=expr,
+                expression=_unwrapped(expr),
                 dialect=ENGINE,
                 column=column,
             )
@@ -312,6 +320,76 @@ class SQLiteReflector:
             when=p.when,
             options=opts,
         )
+
+
+# The values a column of a standard kind can hold as that kind (SQLite keeps any value in any column of a
+# table that is not STRICT: '' or 'n/a' in an INTEGER column, Unix times in a DATETIME column, 'yes' in a
+# BOOLEAN one). ``{c}`` is the quoted column.
+_FITS: dict[str, str] = {
+    "integer": "typeof({c}) = 'integer' OR (typeof({c}) = 'real' AND {c} = CAST({c} AS INTEGER))",
+    "float": "typeof({c}) IN ('integer', 'real') OR (typeof({c}) = 'text'"
+    " AND lower(trim({c})) IN ('nan', 'inf', '+inf', '-inf', 'infinity', '+infinity', '-infinity'))",
+    "decimal": "typeof({c}) IN ('integer', 'real') OR (typeof({c}) = 'text' AND trim({c}) GLOB '*[0-9]*'"
+    " AND trim({c}) NOT GLOB '*[^0-9eE.+-]*')",  # digits SQLite keeps as text: too precise for a REAL
+    "boolean": "(typeof({c}) = 'integer' AND {c} IN (0, 1))"
+    " OR (typeof({c}) = 'text' AND lower({c}) IN ('t', 'f', 'true', 'false', '0', '1'))",
+    "date": "typeof({c}) = 'text'",
+    "time": "typeof({c}) = 'text'",
+    "timestamp": "typeof({c}) = 'text'",
+    "blob": "typeof({c}) IN ('blob', 'text')",
+    "binary": "typeof({c}) IN ('blob', 'text')",
+    "varbinary": "typeof({c}) IN ('blob', 'text')",
+}
+
+
+def _unwrapped(expr: str) -> str:
+    """``((a OR b))`` → ``a OR b``: parentheses around the whole expression do not change it (Django
+    writes ``CHECK ((...))``, dbjson writes ``CHECK (...)``; without this a copy differed from its source)."""
+    s = expr.strip()
+    while s.startswith("(") and s.endswith(")"):
+        depth, quote, closes_at = 0, "", -1
+        for i, ch in enumerate(s):
+            if quote:
+                quote = "" if ch == quote else quote
+            elif ch in "'\"`":
+                quote = ch
+            elif ch == "[":
+                quote = "]"
+            elif ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth == 0:
+                    closes_at = i
+                    break
+        if closes_at != len(s) - 1:
+            break
+        s = s[1:-1].strip()
+    return s
+
+
+def _fits_kind(t: m.Type) -> str:
+    """The kind whose values a column must hold (a numeric-affinity name such as ``MONEY`` is an
+    opaque type over decimal)."""
+    return t.base.kind if t.kind == "opaque" and t.base is not None else t.kind
+
+
+def _untyped_where_values_differ(
+    conn: sqlite3.Connection, qtable: str, columns: tuple[m.Column, ...]
+) -> tuple[m.Column, ...]:
+    """Columns holding values their declared type cannot hold (a storage class of another kind) become
+    untyped (``opaque``: values travel as text, the declared type is kept on SQLite, other engines get
+    text and report it), instead of an export that stops at the first such value. One scan of the table."""
+    checked = [c for c in columns if _fits_kind(c.type) in _FITS and c.identity is None]
+    if not checked:
+        return columns
+    tests = [(_quote(c.name), _FITS[_fits_kind(c.type)].format(c=_quote(c.name))) for c in checked]
+    exprs = ", ".join(f"COALESCE(MAX({q} IS NOT NULL AND NOT ({fits})), 0)" for q, fits in tests)
+    row = conn.execute(f"SELECT {exprs} FROM main.{qtable}").fetchone()
+    differ = {c.name for c, bad in zip(checked, row) if bad}
+    if not differ:
+        return columns
+    return tuple(dataclasses.replace(c, type=m.Type(kind="opaque")) if c.name in differ else c for c in columns)
 
 
 def _pc(parsed: ParsedTable, column: str) -> ParsedColumn:
