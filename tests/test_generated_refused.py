@@ -35,7 +35,9 @@ def _translation(report: Any) -> list[str]:
 def test_enum_generated_columns_to_postgresql(source: str, fresh_db: Any) -> None:
     src = fresh_db(source)
     # MySQL: a functional index over the enum; MariaDB (no functional index): an index on the VIRTUAL column
-    src.execute(MYSQL_TABLE.format(index=", KEY ix_e ((CONCAT(status, '!')))" if source == "mysql" else ", KEY ix_v (v)"))
+    src.execute(
+        MYSQL_TABLE.format(index=", KEY ix_e ((CONCAT(status, '!')))" if source == "mysql" else ", KEY ix_v (v)")
+    )
     src.execute(ROWS)
     assert [tuple(r) for r in src.query("SELECT id, g, v, s FROM t ORDER BY id")] == EXPECTED
     dst = fresh_db("postgresql")
@@ -44,7 +46,9 @@ def test_enum_generated_columns_to_postgresql(source: str, fresh_db: Any) -> Non
     assert [tuple(r) for r in dst.query("SELECT id, g, v, s FROM public.t ORDER BY id")] == EXPECTED
     notes = _translation(report)
     for i in (3, 4, 5):  # g, v, s: each named by its pointer
-        assert any(n.startswith(f"/schemas/0/tables/0/columns/{i}/generated:") and "generated-refused" in n for n in notes), notes
+        assert any(
+            n.startswith(f"/schemas/0/tables/0/columns/{i}/generated:") and "generated-refused" in n for n in notes
+        ), notes
     if source == "mysql":  # the functional index: refused by the target, skipped and reported
         assert any(n.startswith("/schemas/0/tables/0/indexes/") and "refused" in n for n in notes), notes
 
@@ -65,7 +69,9 @@ def test_sqlite_generated_text_of_a_date_to_postgresql(fresh_db: Any) -> None:
         (3, None, "-2!"),
     ]
     notes = _translation(report)
-    assert any(n.startswith("/schemas/0/tables/0/columns/3/generated:") and "generated-refused" in n for n in notes), notes
+    assert any(n.startswith("/schemas/0/tables/0/columns/3/generated:") and "generated-refused" in n for n in notes), (
+        notes
+    )
     # bigint || text is immutable (int8out is): that one stays a generated column
     assert not any("columns/4/generated:" in n for n in notes), notes
     kinds = dict(dst.query("SELECT column_name, is_generated FROM information_schema.columns WHERE table_name = 't'"))

@@ -600,7 +600,9 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
             tree = sqlglot.parse_one(sql, read="postgres")
         except Exception:  # noqa: BLE001 - unparsable here: leave the verdict to the server
             return None
-        kinds = {t.col(c.name): (t.types[c.name].type.kind if c.name in t.types else c.type.kind) for c in t.table.columns}
+        kinds = {
+            t.col(c.name): (t.types[c.name].type.kind if c.name in t.types else c.type.kind) for c in t.table.columns
+        }
         for node in tree.walk():
             kind = kinds.get(node.name) if isinstance(node, exp.Column) else None
             if kind in ("enum", "set") and not isinstance(node.parent, (exp.EQ, exp.NEQ, exp.In, exp.Is)):
