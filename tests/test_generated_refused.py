@@ -76,3 +76,24 @@ def test_sqlite_generated_text_of_a_date_to_postgresql(fresh_db: Any) -> None:
     assert not any("columns/4/generated:" in n for n in notes), notes
     kinds = dict(dst.query("SELECT column_name, is_generated FROM information_schema.columns WHERE table_name = 't'"))
     assert kinds["g"] == "NEVER" and kinds["h"] == "ALWAYS"
+
+
+@pytest.mark.parametrize("source", ["mysql", "mariadb", "sqlite"])
+def test_generated_column_over_a_generated_column_to_postgresql(source: str, fresh_db: Any) -> None:
+    """MySQL, MariaDB and SQLite take a generated column over an earlier one; PostgreSQL does not
+    ("cannot use generated column in column generation expression")."""
+    src = fresh_db(source)
+    key = "INTEGER" if source == "sqlite" else "INT"
+    src.execute(
+        f"CREATE TABLE t (id {key} PRIMARY KEY, a INT, b INT GENERATED ALWAYS AS (a * 2) STORED,"
+        " c INT GENERATED ALWAYS AS (b + 1) VIRTUAL)"
+    )
+    src.execute("INSERT INTO t (id, a) VALUES (1, 3), (2, NULL)")
+    dst = fresh_db("postgresql")
+    report = migrate(src.url, dst.url, threads=1)
+    assert report.load.verify is not None and report.load.verify.ok, report.load.verify.problems
+    assert [tuple(r) for r in dst.query("SELECT id, b, c FROM public.t ORDER BY id")] == [(1, 6, 7), (2, None, None)]
+    notes = _translation(report)
+    assert any(n.startswith("/schemas/0/tables/0/columns/3/generated:") and "generated-refused" in n for n in notes)
+    kinds = dict(dst.query("SELECT column_name, is_generated FROM information_schema.columns WHERE table_name = 't'"))
+    assert kinds["b"] == "ALWAYS" and kinds["c"] == "NEVER"

@@ -260,7 +260,7 @@ class ColumnDDL(DDLCore):
             ctx.report.add(f"{path}/generated", "generated column created as a plain column", "generated-dropped")
             ctx.plain_generated.add((t.schema.name, t.table.name, col.name))
             return
-        refused = None if ctx.same else self.ddl_generated_refused(t, sql)
+        refused = None if ctx.same else self.ddl_generated_refused(ctx, t, sql)
         if refused:
             ctx.report.add(
                 f"{path}/generated",
@@ -277,7 +277,7 @@ class ColumnDDL(DDLCore):
                 f"{path}/generated/stored", "VIRTUAL generated column made STORED", "virtual-stored", "approximation"
             )
 
-    def ddl_generated_refused(self, t: TableInfo, sql: str) -> str | None:
+    def ddl_generated_refused(self, ctx: Context, t: TableInfo, sql: str) -> str | None:
         """Why the target would refuse ``sql`` (a generation expression translated from another
         engine) in a generated column of ``t``, or None: the column is then created as a plain
         column whose values the rows load (reported, never a failed load)."""

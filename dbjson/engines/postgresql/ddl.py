@@ -587,12 +587,13 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
             )
         return out
 
-    def ddl_generated_refused(self, t: TableInfo, sql: str) -> str | None:
+    def ddl_generated_refused(self, ctx: Context, t: TableInfo, sql: str) -> str | None:
         """PostgreSQL takes only IMMUTABLE functions and operators in a generation expression: the
         text of an enum, a date, a timestamp, an interval (a cast, ``||``) and the clock,
         formatting and random functions are not; an operator over an enum the source took as a
-        number (MySQL's ``status + 0``) does not exist. Conservative: an enum column anywhere but in
-        a comparison makes the column plain (its values still come from the source)."""
+        number (MySQL's ``status + 0``) does not exist; nor may it use another generated column.
+        Conservative: an enum anywhere but in a comparison makes the column plain (its values
+        still come from the source)."""
         import sqlglot
         from sqlglot import exp
 
@@ -603,8 +604,12 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
         kinds = {
             t.col(c.name): (t.types[c.name].type.kind if c.name in t.types else c.type.kind) for c in t.table.columns
         }
+        plain = {t.col(c) for s, tb, c in ctx.plain_generated if (s, tb) == (t.schema.name, t.table.name)}
+        generated = {t.col(c.name) for c in t.table.columns if c.generated is not None} - plain
         for node in tree.walk():
             kind = kinds.get(node.name) if isinstance(node, exp.Column) else None
+            if isinstance(node, exp.Column) and node.name in generated:
+                return f"its expression uses the generated column {node.name!r} (PostgreSQL takes none)"
             if kind in ("enum", "set") and not isinstance(node.parent, (exp.EQ, exp.NEQ, exp.In, exp.Is)):
                 return f"its expression uses the {kind} column {node.name!r} other than in a comparison"
             if kind in _STABLE_TEXT_KINDS and isinstance(node.parent, (exp.DPipe, exp.Concat, exp.Cast)):
