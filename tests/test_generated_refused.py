@@ -97,3 +97,25 @@ def test_generated_column_over_a_generated_column_to_postgresql(source: str, fre
     assert any(n.startswith("/schemas/0/tables/0/columns/3/generated:") and "generated-refused" in n for n in notes)
     kinds = dict(dst.query("SELECT column_name, is_generated FROM information_schema.columns WHERE table_name = 't'"))
     assert kinds["b"] == "ALWAYS" and kinds["c"] == "NEVER"
+
+
+@pytest.mark.parametrize("source", ["mysql", "mariadb", "sqlite"])
+def test_generated_comparison_in_a_number_column_to_postgresql(source: str, fresh_db: Any) -> None:
+    """A comparison is a number in MySQL, MariaDB and SQLite and a boolean in PostgreSQL, which
+    refused it in an integer generated column ("is of type integer but default expression is of
+    type boolean"): it is cast to integer, and stays a generated column (an enum in a comparison
+    too: enum = label is immutable)."""
+    src = fresh_db(source)
+    if source == "sqlite":
+        src.execute(
+            "CREATE TABLE t (id INTEGER PRIMARY KEY, status TEXT, y INT GENERATED ALWAYS AS (status = 'new') STORED)"
+        )
+    else:
+        src.execute("CREATE TABLE t (id INT PRIMARY KEY, status ENUM('new','done'), y INT AS (status = 'new') VIRTUAL)")
+    src.execute("INSERT INTO t (id, status) VALUES (1, 'new'), (2, 'done'), (3, NULL)")
+    dst = fresh_db("postgresql")
+    report = migrate(src.url, dst.url, threads=1)
+    assert report.load.verify is not None and report.load.verify.ok, report.load.verify.problems
+    assert [tuple(r) for r in dst.query("SELECT id, y FROM public.t ORDER BY id")] == [(1, 1), (2, 0), (3, None)]
+    kinds = dict(dst.query("SELECT column_name, is_generated FROM information_schema.columns WHERE table_name = 't'"))
+    assert kinds["y"] == "ALWAYS"
