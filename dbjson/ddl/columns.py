@@ -265,6 +265,15 @@ class ColumnDDL(DDLCore):
             ctx.report.add(f"{path}/generated", "generated column created as a plain column", "generated-dropped")
             ctx.plain_generated.add((t.schema.name, t.table.name, col.name))
             return
+        refused = None if ctx.same else self.ddl_generated_refused(ctx, t, sql)
+        if refused:
+            ctx.report.add(
+                f"{path}/generated",
+                f"generated column created as a plain column loaded from the source's values ({refused})",
+                "generated-refused",
+            )
+            ctx.plain_generated.add((t.schema.name, t.table.name, col.name))
+            return
         parts.generated = sql
         parts.generated_stored = g.stored
         if not g.stored and not self.table.get("capabilities", {}).get("generated_virtual"):
@@ -272,6 +281,12 @@ class ColumnDDL(DDLCore):
             ctx.report.add(
                 f"{path}/generated/stored", "VIRTUAL generated column made STORED", "virtual-stored", "approximation"
             )
+
+    def ddl_generated_refused(self, ctx: Context, t: TableInfo, sql: str) -> str | None:
+        """Why the target would refuse ``sql`` (a generation expression translated from another
+        engine) in a generated column of ``t``, or None: the column is then created as a plain
+        column whose values the rows load (reported, never a failed load)."""
+        return None
 
     def ddl_identity(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> list[Statement]:
         """Identity/auto-increment clause on the column; returns the restart statements."""

@@ -68,6 +68,22 @@ def extension_package(name: str, server_version: str) -> str:
     return f"package {package} on Debian/Ubuntu, or the extension's own distribution"
 
 
+# Generation expressions (ddl_generated_refused): column kinds whose text (a cast, ``||``) is
+# STABLE in PostgreSQL (their output functions read DateStyle, IntervalStyle, lc_monetary), and
+# the functions PostgreSQL marks STABLE or VOLATILE that translations produce.
+_STABLE_TEXT_KINDS = frozenset({"date", "timestamp", "interval", "money", "range", "enum", "set"})
+_NOT_IMMUTABLE = frozenset(
+    "now clock_timestamp statement_timestamp transaction_timestamp timeofday current_timestamp current_date "
+    "current_time localtime localtimestamp random gen_random_uuid uuid_generate_v1 uuid_generate_v1mc "
+    "uuid_generate_v4 nextval currval to_char to_date to_timestamp age current_user session_user "
+    "current_schema current_database version txid_current pg_backend_pid".split()
+)
+_NOT_IMMUTABLE_NODES = (
+    "CurrentTimestamp CurrentDate CurrentTime CurrentDatetime CurrentUser Rand TimeToStr StrToTime StrToDate "
+    "Uuid GenerateUUID"
+).split()
+
+
 class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
     """PostgreSQL rendering of the DDL plan."""
 
@@ -571,6 +587,61 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
                 " WITH (" + ", ".join(ctx.storage_parameters(opts["with"], f"{t.path}/options/postgresql/with")) + ")"
             )
         return out
+
+    def ddl_generated(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> None:
+        """A comparison is a number in MySQL and SQLite (``AS (status = 'new')`` in an INT column)
+        and a boolean in PostgreSQL, which refuses it in a column of another type: it is cast to
+        integer (``bool::integer`` is immutable; NULL stays NULL), as the source computed it."""
+        super().ddl_generated(ctx, t, col, parts, path)
+        if ctx.same or not parts.generated:
+            return
+        target = t.types[col.name].type.kind if col.name in t.types else col.type.kind
+        if target in ("boolean", "bit"):
+            return
+        import sqlglot
+        from sqlglot import exp
+
+        try:
+            tree = sqlglot.parse_one(parts.generated, read="postgres").unnest()
+        except Exception:  # noqa: BLE001 - unparsable here: leave the verdict to the server
+            return
+        if isinstance(tree, (exp.Predicate, exp.Connector, exp.Not)):
+            parts.generated = f"CAST({parts.generated} AS integer)"
+
+    def ddl_generated_refused(self, ctx: Context, t: TableInfo, sql: str) -> str | None:
+        """PostgreSQL takes only IMMUTABLE functions and operators in a generation expression: the
+        text of an enum, a date, a timestamp, an interval (a cast, ``||``) and the clock,
+        formatting and random functions are not; an operator over an enum the source took as a
+        number (MySQL's ``status + 0``) does not exist; nor may it use another generated column.
+        Conservative: an enum anywhere but in a comparison makes the column plain (its values
+        still come from the source)."""
+        import sqlglot
+        from sqlglot import exp
+
+        try:
+            tree = sqlglot.parse_one(sql, read="postgres")
+        except Exception:  # noqa: BLE001 - unparsable here: leave the verdict to the server
+            return None
+        kinds = {
+            t.col(c.name): (t.types[c.name].type.kind if c.name in t.types else c.type.kind) for c in t.table.columns
+        }
+        plain = {t.col(c) for s, tb, c in ctx.plain_generated if (s, tb) == (t.schema.name, t.table.name)}
+        generated = {t.col(c.name) for c in t.table.columns if c.generated is not None} - plain
+        for node in tree.walk():
+            kind = kinds.get(node.name) if isinstance(node, exp.Column) else None
+            if isinstance(node, exp.Column) and node.name in generated:
+                return f"its expression uses the generated column {node.name!r} (PostgreSQL takes none)"
+            if kind in ("enum", "set") and not isinstance(node.parent, (exp.EQ, exp.NEQ, exp.In, exp.Is)):
+                return f"its expression uses the {kind} column {node.name!r} other than in a comparison"
+            if kind in _STABLE_TEXT_KINDS and isinstance(node.parent, (exp.DPipe, exp.Concat, exp.Cast)):
+                return f"the text of the {kind} column {node.name!r} depends on the session (a STABLE cast)"
+            if isinstance(node, exp.Func):
+                stable = tuple(getattr(exp, n) for n in _NOT_IMMUTABLE_NODES if hasattr(exp, n))
+                name = node.name.lower() if isinstance(node, exp.Anonymous) else ""
+                if name in _NOT_IMMUTABLE or isinstance(node, stable):
+                    shown = node.sql(dialect="postgres").split("(")[0]
+                    return f"{shown} is not immutable in PostgreSQL"
+        return None
 
     def ddl_column_parts(
         self, ctx: Context, t: TableInfo, col: m.Column, path: str
