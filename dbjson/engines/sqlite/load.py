@@ -17,7 +17,7 @@ import orjson
 
 from ...connect import sqlite_connect_args
 from ...errors import ConnectionFailed, DataError, UnsupportedError
-from ...format.decoders import is_date_text, is_zero_date_text
+from ...format.decoders import dec_opaque, is_date_text, is_zero_date_text
 from ..shared.loading import in_savepoint, row_batches
 
 if TYPE_CHECKING:
@@ -125,6 +125,8 @@ class SQLiteLoad:
     def load_converter(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> Callable[[Any], Any] | None:
         """JSON value (non-null) → a Python value for sqlite3 (None: the JSON value as is)."""
         sk = src.kind
+        if sk == "opaque":  # an untyped value keeps its storage class: int, float, str or bytes (typeof())
+            return dec_opaque
         if sk in ("char", "varchar", "text", "enum", "uuid", "decimal", "time", "interval"):
             return None
         if sk in ("date", "timestamp"):
