@@ -19,7 +19,7 @@ import orjson
 import xxhash
 
 from .. import speedups
-from ..errors import DocumentError
+from ..errors import DataError, DocumentError
 from .jsontext import semantic_line_function
 
 MASK64 = (1 << 64) - 1
@@ -248,7 +248,10 @@ def _opaque_as_text(names: tuple[str, ...], then: Callable[[bytes], bytes]) -> C
         for n in names:
             v = obj.get(n)
             if v is not None and type(v) is not str:
-                obj[n] = opaque_text(v)
+                try:
+                    obj[n] = opaque_text(v)
+                except DataError:  # no text (a blob that is not UTF-8): the load stops on it, naming it
+                    continue
                 changed = True
         return then(orjson.dumps(obj) if changed else raw)
 
