@@ -101,7 +101,9 @@ def opaque_text(v: Any) -> str:
         try:
             return d.decode("utf-8")
         except UnicodeDecodeError:
-            raise DataError("a blob that is not UTF-8 in an untyped column: the target column holds text", value=v) from None
+            raise DataError(
+                "a blob that is not UTF-8 in an untyped column: the target column holds text", value=v
+            ) from None
     return str(d)
 
 
