@@ -208,7 +208,9 @@ class SQLiteLoad:
         yield from conn.execute(f"SELECT {cols} FROM {self._name(tp.tschema, tp.tname)}")
 
     def verify_adapters(self, tp: TablePlan) -> dict[str, Callable[[Any], Any]]:
-        out: dict[str, Callable[[Any], Any]] = {}
+        from .export import stored_blobs
+
+        out: dict[str, Callable[[Any], Any]] = stored_blobs([c for c, _n, _t in tp.verify_columns])
         for src, _name, tgt in tp.verify_columns:
             if src.type.kind in ("array", "vector") or (src.type.kind == "set" and tgt.kind == "json"):
                 out[src.name] = lambda v: orjson.loads(v) if isinstance(v, (str, bytes)) else v
