@@ -43,6 +43,7 @@ import orjson
 from . import model as m
 from .format.datafiles import DataFile, iter_lines, open_data
 from .format.decoders import is_date_text, is_zero_date_text
+from .format.encoders import DOUBLE_DIGITS, significant_digits
 
 if TYPE_CHECKING:
     from .engines import Engine
@@ -105,6 +106,17 @@ def _int_range(t: m.Type) -> tuple[int, int] | None:
 def is_zero_date(v: Any) -> bool:
     """Whether an encoded date/timestamp value is a MySQL zero date (year, month or day zero)."""
     return isinstance(v, str) and len(v) >= 10 and is_zero_date_text(v)
+
+
+def may_be_infinite(col: m.Column) -> bool:
+    """Whether a date/timestamp column can hold 'infinity': one read from PostgreSQL (or of unknown
+    origin). Only those get the pre-flight check, so that other imports into MySQL scan nothing more."""
+    return col.type.kind in ("date", "timestamp") and (col.native is None or col.native.engine == "postgresql")
+
+
+def is_infinite_date(v: Any) -> bool:
+    """Whether an encoded date/timestamp value is PostgreSQL's ``infinity`` or ``-infinity``."""
+    return isinstance(v, str) and v in ("infinity", "-infinity")
 
 
 def has_nul(v: Any) -> bool:
@@ -176,20 +188,48 @@ def nul_sensitive(engine: Engine, src: m.Type, tgt: m.Type) -> bool:
     return src.kind in _NUL_KINDS
 
 
+def decimal_as_double(engine: Engine, src: m.Type, tgt: m.Type) -> bool:
+    """Whether an unconstrained decimal column is stored as a double on this target (SQLite's NUMERIC
+    affinity keeps 15 significant digits): values with more are a pre-flight warning, and verify
+    compares the column at 15 digits (value rule ``decimal-double``)."""
+    return (
+        engine.capabilities.decimals_as_float
+        and src.kind == "decimal"
+        and src.scale is None
+        and tgt.kind == "decimal"
+        and tgt.precision is None
+    )
+
+
 def value_rules(engine: Engine, columns: list[tuple[m.Column, str, m.Type]], nul: str | None) -> dict[str, str]:
     """Source column name → how the load changes its values on purpose on this target.
 
     ``zero-null``: zero dates load as NULL (a target without zero dates; under ``--zero-dates error``
     an import with zero dates stops before loading, so the rule holds for every loaded table);
+    ``infinity-null``: PostgreSQL's infinite dates load as NULL on a target without them
+    (:func:`is_infinite_date`; ``zero-null`` nulls them too): added by the import only for the
+    columns whose pre-flight found such values (a standing rule would keep every PostgreSQL date
+    column from the export proof);
     ``nul-strip`` / ``nul-replace``: U+0000 removed / replaced by U+FFFD (``--nul``);
-    ``nul-unknown``: either of the two (``dbjson verify`` of an import whose policy is not known).
-    Under ``--nul error`` nothing with a NUL loads, so no rule is needed.
+    ``nul-unknown``: either of the two (``dbjson verify`` of an import whose policy is not known);
+    ``offset-drop``: a ``time with time zone`` keeps its local time, without the offset;
+    ``decimal-double``: an unconstrained decimal kept as a double (:func:`decimal_as_double`). Under ``--nul error`` nothing with a NUL loads, so no rule is needed.
     """
     rules: dict[str, str] = {}
     for col, _name, tgt in columns:
         st = col.type
         if st.kind in ("date", "timestamp") and st.allows_zero and not holds_zero_dates(engine):
-            rules[col.name] = "zero-null"
+            rules[col.name] = "zero-null"  # (and infinite dates, where the target has none either)
+        elif decimal_as_double(engine, st, tgt):
+            rules[col.name] = "decimal-double"  # more than 15 digits: compared at a double's precision
+        elif (
+            st.kind == "time"
+            and st.with_timezone
+            and tgt.kind == "time"
+            and not tgt.with_timezone
+            and not engine.capabilities.dates_as_text  # SQLite keeps the text, offset and all
+        ):
+            rules[col.name] = "offset-drop"  # time with time zone kept as its local time (timetz-time)
         elif nul != "error" and nul_sensitive(engine, st, tgt):
             rules[col.name] = f"nul-{nul}" if nul in NUL_REPLACEMENT else "nul-unknown"
     return rules
@@ -219,8 +259,8 @@ def is_insensitive(collation: str | None) -> bool:
 
 Check = Callable[[Any], str | None]
 # What every value failing a check satisfies, engine-neutral (a source engine turns it into SQL,
-# ``preflight_condition``): ("int_outside", lo, hi) | ("zero_date",) | ("nul",) | ("elapsed_time",) |
-# ("chars_over", characters) | ("bytes_over", UTF-8 bytes) | ("binary_over", bytes).
+# ``preflight_condition``): ("int_outside", lo, hi) | ("zero_date",) | ("infinite_date",) | ("nul",) | ("elapsed_time",) |
+# ("chars_over", characters) | ("bytes_over", UTF-8 bytes) | ("binary_over", bytes) | ("digits_over", digits).
 Condition = tuple[Any, ...]
 
 
@@ -287,6 +327,35 @@ def column_rules(
         else:
             sev, msg = "warning", "zero date: the target cannot hold it; it loads as NULL (--zero-dates null)"
         out.append((sev, lambda v: msg if is_zero_date(v) else None, ("zero_date",)))
+    if may_be_infinite(src) and not engine.capabilities.holds_infinite_dates:
+        if not_null:
+            sev, msg = (
+                "error",
+                (
+                    "infinite date ('infinity'): the target cannot hold it, and the target column is NOT NULL "
+                    "so it cannot load as NULL either (exclude the table, or change the value in the source)"
+                ),
+            )
+        elif zero_dates == "error":
+            sev, msg = "error", "infinite date ('infinity'): the target cannot hold it (--zero-dates error)"
+        else:
+            sev, msg = (
+                "warning",
+                "infinite date ('infinity'): the target cannot hold it; it loads as NULL (--zero-dates null)",
+            )
+        out.append((sev, lambda v: msg if is_infinite_date(v) else None, ("infinite_date",)))
+    if decimal_as_double(engine, st, tgt):
+        msg_digits = (
+            f"more than {DOUBLE_DIGITS} significant digits: the target stores this unconstrained decimal as a"
+            f" double, so it keeps the first {DOUBLE_DIGITS} (as the numeric item of the report says)"
+        )
+        out.append(
+            (
+                "warning",
+                lambda v: msg_digits if v is not None and significant_digits(v) > DOUBLE_DIGITS else None,
+                ("digits_over", DOUBLE_DIGITS),
+            )
+        )
     if nul_sensitive(engine, st, tgt):
         if nul == "error":
             out.append(
@@ -523,7 +592,9 @@ def _may_hold_nul(path: Any) -> bool:
 def _not_null_columns(engine: Engine, conn: Any, tp: TablePlan) -> set[str]:
     """Target names of the NOT NULL columns of ``tp`` (as created), when the engine can tell
     (only needed where zero dates load as NULL); else those NOT NULL in the source."""
-    if holds_zero_dates(engine) or not any(c.type.allows_zero for c in tp.columns):
+    if (holds_zero_dates(engine) or not any(c.type.allows_zero for c in tp.columns)) and (
+        engine.capabilities.holds_infinite_dates or not any(c.type.kind in ("date", "timestamp") for c in tp.columns)
+    ):
         return set()
     try:
         return set(engine.load_not_null_columns(conn, tp.tschema, tp.tname))

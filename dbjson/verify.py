@@ -29,6 +29,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import IO, Any
 
 import orjson
@@ -43,13 +44,14 @@ from .events import EventHandler, Finished, Started, TableVerified, Warning
 from .format.checksum import Checksum, SemanticLines
 from .format.codec import RowEncoder
 from .format.datafiles import DataFile, iter_lines, open_data
+from .format.encoders import round_significant
 from .format.journal import Journal, journal_path
 from .format.manifest import read_export
 from .format.storage import ObjectPath, local_state_dir, location
 from .importer.options import ImportOptions, default_load_threads, parse_assignments
 from .importer.plan import plan_import
 from .importer.session import TargetSession, connect_target, target_identity
-from .preflight import NUL_POLICIES, NUL_REPLACEMENT, is_zero_date, replace_nul
+from .preflight import NUL_POLICIES, NUL_REPLACEMENT, is_infinite_date, is_zero_date, replace_nul
 
 
 @dataclass
@@ -631,7 +633,9 @@ def rules_line_transform(
 # A zero date's canonical text (what preflight.is_zero_date sees: year, month or day 00), as a JSON
 # string; dates and timestamps are written in plain digits, so this finds every one a rule nulls
 # (more matches, in other columns, only cost a parse).
-_ZERO_DATE_TEXT = re.compile(rb'"(?:0000-|[0-9]{4}-00-|[0-9]{4}-[0-9]{2}-00)')
+# the offset of a time with time zone's text (10:00:00+02, 10:00:00.5-05:30, 10:00:00Z)
+_TIME_OFFSET = re.compile(r"(?:[+-][0-9]{2}(?::?[0-9]{2}){0,2}|Z)$")
+_ZERO_DATE_TEXT = re.compile(rb'"(?:0000-|[0-9]{4}-00-|[0-9]{4}-[0-9]{2}-00|-?infinity")')
 
 
 def _may_hold_zero_date(text: bytes) -> bool:
@@ -649,14 +653,21 @@ def _rules_functions(
     if not rules:
         return None
     zero = [n for n, r in rules.items() if r == "zero-null"]
+    infinite = [n for n, r in rules.items() if r in ("zero-null", "infinity-null")]
+    offsets = [n for n, r in rules.items() if r == "offset-drop"]
+    doubles = [n for n, r in rules.items() if r == "decimal-double"]
     nuls = {n: r[4:] for n, r in rules.items() if r.startswith("nul-")}
     unknown = "unknown" in nuls.values()
     fffd = "\ufffd".encode()
 
     def touched(line: bytes) -> bool:
         return bool(
-            zero
+            offsets
+            or doubles
+            or zero
             and _may_hold_zero_date(line)
+            and _ZERO_DATE_TEXT.search(line)
+            or infinite
             and _ZERO_DATE_TEXT.search(line)
             or nuls
             and (b"\\u0000" in line or unknown and fffd in line)
@@ -669,6 +680,18 @@ def _rules_functions(
         for name in zero:
             if is_zero_date(obj.get(name)):
                 obj[name] = None
+        for name in infinite:
+            if is_infinite_date(obj.get(name)):
+                obj[name] = None
+        for name in doubles:
+            v = obj.get(name)
+            if v is not None:
+                r = round_significant(v)
+                obj[name] = format(r, "f") if isinstance(r, Decimal) else r
+        for name in offsets:
+            v = obj.get(name)
+            if isinstance(v, str):
+                obj[name] = _TIME_OFFSET.sub("", v)
         for name, how in nuls.items():
             v = obj.get(name)
             if v is None:

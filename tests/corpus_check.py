@@ -367,7 +367,8 @@ def _sqlite_catalog(conn: sqlite3.Connection) -> dict[str, Tab]:
     for table in tables:
         tab = out[table] = Tab()
         q = table.replace('"', '""')
-        info = conn.execute(f'PRAGMA table_info("{q}")').fetchall()
+        # table_xinfo, not table_info: the latter hides generated columns (hidden 2 or 3)
+        info = [r[:6] for r in conn.execute(f'PRAGMA table_xinfo("{q}")').fetchall() if r[6] in (0, 2, 3)]
         pk = sorted((r[5], r[1]) for r in info if r[5])
         tab.pk = tuple(name.lower() for _, name in pk)
         for _cid, name, declared, notnull, _default, pkpos in info:

@@ -130,7 +130,7 @@ def test_postgresql_to_mysql_types() -> None:
 
 def test_postgresql_to_mariadb_native_types_and_collation() -> None:
     users = _table_sql(to_ddl(postgresql_document(), "mariadb"), "users")
-    assert "`uid` uuid NOT NULL" in users and "`ip` inet6 NULL" in users and "COLLATE=utf8mb4_nopad_bin" in users
+    assert "`uid` uuid NOT NULL" in users and "`ip` varchar(43) NULL" in users and "COLLATE=utf8mb4_nopad_bin" in users
 
 
 def test_mysql_to_mariadb_maps_collations() -> None:

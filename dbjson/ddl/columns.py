@@ -176,7 +176,12 @@ class ColumnDDL(DDLCore):
         if col.identity is not None:
             restarts += self.ddl_identity(ctx, t, col, parts, path)
         elif (
-            col.default is not None and col.generated is None and _zero_date_dropped(ctx, col, choice.type, parts, path)
+            col.default is not None
+            and col.generated is None
+            and (
+                _zero_date_dropped(ctx, col, choice.type, parts, path)
+                or _infinite_date_dropped(ctx, col, choice.type, parts, path)
+            )
         ):
             pass
         elif col.default is not None and col.generated is None:
@@ -405,6 +410,32 @@ def _zero_date_dropped(ctx: Context, col: m.Column, target: m.Type, parts: Colum
     if parts.not_null:
         parts.not_null = False
         ctx.report.add(f"{path}/nullable", "NOT NULL dropped: zero dates are imported as NULL", "zero-date-not-null")
+    return True
+
+
+def _infinite_date_dropped(ctx: Context, col: m.Column, target: m.Type, parts: ColumnParts, path: str) -> bool:
+    """PostgreSQL's ``DEFAULT 'infinity'`` / ``'-infinity'`` (a validity period's open end) on a target
+    whose dates cannot be infinite: no default (its values load as NULL under ``--zero-dates null``,
+    as zero dates do, so NOT NULL goes too), reported. PostgreSQL itself turns 'epoch' into a date."""
+    d = col.default
+    if (
+        d is None
+        or d.kind != "literal"
+        or ctx.engine.capabilities.holds_infinite_dates
+        or target.kind not in ("date", "timestamp")
+        or d.value.strip().lower() not in ("infinity", "-infinity")
+    ):
+        return False
+    ctx.report.add(
+        f"{path}/default",
+        f"default {d.value!r} dropped ({ctx.engine.name} dates cannot be infinite)",
+        "infinite-date-default",
+    )
+    if parts.not_null:
+        parts.not_null = False
+        ctx.report.add(
+            f"{path}/nullable", "NOT NULL dropped: infinite dates are imported as NULL", "infinite-date-not-null"
+        )
     return True
 
 

@@ -283,14 +283,16 @@ class Context:
             )
         return out
 
-    def verbatim(self, sql: str, path: str, what: str, *, statement: bool = False, lists: bool = False) -> str:
+    def verbatim(
+        self, sql: str, path: str, what: str, *, statement: bool = False, lists: bool = False, actions: bool = False
+    ) -> str:
         """``sql`` copied as written into a statement for this engine, after the guard of
         :func:`~dbjson.ddl.expr.verbatim_problem`; text that could leave its slot is refused."""
         if plain_text(sql):  # a type such as varchar(100): nothing to tokenize
             return sql
         from .expr import verbatim_problem  # lazy: sqlglot (see expr above)
 
-        reason = verbatim_problem(sql, self.engine.name, statement=statement, lists=lists)
+        reason = verbatim_problem(sql, self.engine.name, statement=statement, lists=lists, actions=actions)
         reason = reason or self._untrusted_problem(sql, self.engine.name)
         if reason:
             raise TranslationError(

@@ -485,6 +485,10 @@ def translate(
         tree = _group_concat_text(tree)
     if read == "postgres" and write != "postgres":
         tree = _uuid_generators(tree, functions)
+    if read == "postgres" and write == "mysql":
+        tree = tree.transform(_null_ignoring_extremum)
+    if read in ("mysql", "sqlite") and write == "postgres":
+        tree = tree.transform(_null_propagating_extremum)
     if read == "mysql" and write != "mysql":
         tree, refused = _byte_length(tree, write)
         if refused:
@@ -511,7 +515,38 @@ def translate(
     return out, ""
 
 
-def verbatim_problem(sql: str, engine_name: str, *, statement: bool = False, lists: bool = False) -> str | None:
+def _null_ignoring_extremum(node: exp.Expression) -> exp.Expression:
+    """PostgreSQL's LEAST/GREATEST ignore NULL arguments (NULL only when all are); MySQL's and
+    MariaDB's return NULL when any is: ``LEAST(a, b)`` becomes ``LEAST(COALESCE(a, b), COALESCE(b, a))``
+    (each argument, or another that is not NULL), as sqlglot writes SQLite's MIN/MAX. Supabase's
+    ``auth.users.confirmed_at`` is ``LEAST(email_confirmed_at, phone_confirmed_at)``."""
+    if isinstance(node, (exp.Least, exp.Greatest)) and node.args.get("ignore_nulls"):
+        args = [node.this, *node.expressions]
+        if len(args) > 1:
+            rotated = [
+                exp.Coalesce(this=args[i].copy(), expressions=[a.copy() for a in args[i + 1 :] + args[:i]])
+                for i in range(len(args))
+            ]
+            return type(node)(this=rotated[0], expressions=rotated[1:])
+    return node
+
+
+def _null_propagating_extremum(node: exp.Expression) -> exp.Expression:
+    """The other way (MySQL, MariaDB, SQLite's multi-argument MIN/MAX → PostgreSQL): NULL when any
+    argument is NULL, as the source computed it: ``CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE
+    LEAST(a, b) END``."""
+    if isinstance(node, (exp.Least, exp.Greatest)) and not node.args.get("ignore_nulls"):
+        args = [node.this, *node.expressions]
+        if len(args) > 1:
+            cond = exp.or_(*[exp.Is(this=a.copy(), expression=exp.Null()) for a in args])
+            inner = type(node)(this=args[0].copy(), expressions=[a.copy() for a in args[1:]], ignore_nulls=True)
+            return exp.Case(ifs=[exp.If(this=cond, true=exp.Null())], default=inner)
+    return node
+
+
+def verbatim_problem(
+    sql: str, engine_name: str, *, statement: bool = False, lists: bool = False, actions: bool = False
+) -> str | None:
     """Why ``sql`` (document text copied verbatim into a statement for ``engine_name``) is refused, or None.
 
     Expressions are SQL by design, so a same-engine document's defaults, checks, generated columns,
@@ -520,7 +555,8 @@ def verbatim_problem(sql: str, engine_name: str, *, statement: bool = False, lis
     that the text did not open (or left open), and, for scalar expressions (not ``statement``),
     no comment (which could swallow the rest of the line) and no top-level comma (which could add
     a column or a constraint) unless ``lists`` (a partition key). Quoting follows the engine's
-    tokenizer (sqlglot), so ``';'`` inside a string literal or a quoted name is fine.
+    tokenizer (sqlglot), so ``';'`` inside a string literal or a quoted name is fine. ``actions``: a
+    rule's parenthesized action list (``DO INSTEAD (INSERT ...; UPDATE ...)``) may hold ``;``.
     """
     try:
         tokens = Dialect.get_or_raise(_SQLGLOT[engine_name]).tokenize(sql)
@@ -528,7 +564,7 @@ def verbatim_problem(sql: str, engine_name: str, *, statement: bool = False, lis
         return f"cannot be tokenized ({str(e).splitlines()[0][:80]})"
     depth = 0
     for tok in tokens:
-        if tok.token_type == TokenType.SEMICOLON:
+        if tok.token_type == TokenType.SEMICOLON and not (actions and depth > 0):
             return "contains ';' outside quotes (a second statement)"
         if tok.comments and not statement:
             return "contains a comment"

@@ -7,8 +7,22 @@ import re
 from .. import model as m
 
 
+def _row_type_tables(t: m.Table) -> list[str]:
+    """Names a column of ``t`` uses as its type (PostgreSQL: every table is also a composite type,
+    ``st public.todos`` or ``items todos[]``): the bare names of opaque column types."""
+    out = []
+    for c in t.columns:
+        if c.type.kind == "opaque" and c.native is not None:
+            raw = c.native.raw.strip()
+            while raw.endswith("[]"):
+                raw = raw[:-2].rstrip()
+            out.append(raw.rsplit(".", 1)[-1].strip('"'))
+    return out
+
+
 def table_order(tables: tuple[m.Table, ...]) -> list[int]:
-    """Table indexes with inheritance and partition parents before their children."""
+    """Table indexes with inheritance and partition parents before their children, and a table
+    whose row type a column uses before that column's table."""
     index = {t.name: i for i, t in enumerate(tables)}
     order: list[int] = []
     seen: set[int] = set()
@@ -22,6 +36,10 @@ def table_order(tables: tuple[m.Table, ...]) -> list[int]:
             # "parent" or "schema.parent"; a name may itself hold a dot ("d.o.t")
             j = index.get(parent, index.get(parent.split(".", 1)[-1], index.get(parent.split(".")[-1])))
             if j is not None:
+                visit(j)
+        for name in _row_type_tables(t):
+            j = index.get(name)
+            if j is not None and j != i:
                 visit(j)
         order.append(i)
 

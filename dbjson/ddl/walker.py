@@ -78,7 +78,10 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
         objects = self.ddl_schema_objects(ctx)
         extensions = self.ddl_extensions(ctx)
         plan.pre_data = schemas + extensions + ctx.types + sequences + tables
-        plan.post_data = ctx.post_functions + post + fks + objects + restarts
+        # row-level security policies and rewrite rules may call routines or read views: after them
+        late = [s for s in post if s.kind in ("policy", "rule")]
+        post = [s for s in post if s.kind not in ("policy", "rule")]
+        plan.post_data = ctx.post_functions + post + fks + objects + late + restarts
         plan.table_names = {  # the tables created (not the partitions merged into their parent)
             key: name for key, name in ctx.table_names.items() if ctx.same or not _is_partition(db, key)
         }
@@ -545,6 +548,12 @@ class BaseDDL(ColumnDDL, ConstraintDDL, AlterDDL, PrivilegeDDL):
         cols = f" ({', '.join(self.quote(c) for c in view.columns)})" if view.columns else ""
         if view.comment and not ctx.same:
             ctx.report.add(f"{path}/comment", "view comment dropped", "comment-dropped", "approximation")
+        for fam, opts in view.options.items():
+            if fam != self.family and isinstance(opts, dict) and opts.get("rules"):  # ON INSERT ... DO INSTEAD
+                names = ", ".join(str(r.get("name")) for r in opts["rules"] if isinstance(r, dict))
+                ctx.report.add(
+                    f"{path}/options/{fam}/rules", f"{fam} rules of the view not created: {names}", "view-rule-dropped"
+                )
         return [
             Statement(
                 self.ddl_view_sql(ctx, view, qname, cols, body, path), "view", qname, optional=not ctx.same, path=path

@@ -197,6 +197,9 @@ class Capabilities:
     bulk_text: BulkText | None
     # -- verify (VerifyReader)
     verify_parts: bool  # verify_select takes ``part=``: big tables are read back in parts
+    # dates and timestamps can be PostgreSQL's 'infinity' / '-infinity' (as they are, or as text);
+    # else such values load as NULL or stop the import (--zero-dates), and such defaults are dropped
+    holds_infinite_dates: bool = True
 
 
 # -- the roles -----------------------------------------------------------------------------------

@@ -136,6 +136,34 @@ def _decimal_text(d: Decimal, scale: int | None) -> str:
     return format(d, "f")
 
 
+DOUBLE_DIGITS = 15  # significant decimal digits a double keeps (SQLite: "only the first 15 ... are preserved")
+
+
+def significant_digits(v: Any) -> int:
+    """How many significant digits the decimal text or number ``v`` has (0 for zero and non-numbers)."""
+    try:
+        d = v if isinstance(v, Decimal) else Decimal(str(v).strip())
+    except InvalidOperation:
+        return 0
+    if not d.is_finite() or d == 0:
+        return 0
+    return len(d.normalize().as_tuple().digits)
+
+
+def round_significant(v: Any, digits: int = DOUBLE_DIGITS) -> Any:
+    """``v`` (decimal text, Decimal or number) rounded to ``digits`` significant digits, as a Decimal;
+    anything else (None, NaN text) as it is. Verify compares a decimal stored as a double so."""
+    if v is None or isinstance(v, bool):
+        return v
+    try:
+        d = v if isinstance(v, Decimal) else Decimal(repr(v) if isinstance(v, float) else str(v).strip())
+    except InvalidOperation:
+        return v
+    if not d.is_finite() or d == 0:
+        return d
+    return d.quantize(Decimal(1).scaleb(d.adjusted() - digits + 1)).normalize()
+
+
 def make_enc_decimal(scale: int | None) -> Encoder:
     def enc(v: Any) -> str:
         if isinstance(v, Decimal):

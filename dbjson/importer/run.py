@@ -301,10 +301,17 @@ class Importer(TargetSession):
             )
             self.report.findings = findings
             found = {(f.table, f.column) for f in findings}
+            infinite = {(f.table, f.column) for f in findings if str(f.problem).startswith("infinite date")}
             for f in findings:
                 self.emit(PreflightFinding(str(f), f.table, f.column, f.severity))
             for tp in tables:  # a rule no value triggers changes nothing: verify by the manifest's checksum
-                tp.value_rules = {c: r for c, r in tp.value_rules.items() if (tp.display, c) in found}
+                # (offset-drop changes every value: no finding names it)
+                tp.value_rules = {
+                    c: r for c, r in tp.value_rules.items() if (tp.display, c) in found or r == "offset-drop"
+                }
+                for c in tp.columns:  # infinite dates found: they load as NULL (preflight.value_rules)
+                    if (tp.display, c.name) in infinite and c.name not in tp.value_rules:
+                        tp.value_rules[c.name] = "infinity-null"
             errors = [f for f in findings if f.severity == "error"]
             if errors:
                 raise DataError(

@@ -16,7 +16,7 @@ CREATE TABLE `users` (
   `login` longtext NOT NULL,
   `mood` enum('sad', 'ok', 'happy') NULL DEFAULT 'ok',
   `tags` json NULL,
-  `ip` inet6 NULL,
+  `ip` varchar(43) NULL,
   `net` varchar(43) NULL,
   `settings` json NOT NULL DEFAULT ('{}'),
   `seen_at` datetime(6) NULL DEFAULT CURRENT_TIMESTAMP(6),
@@ -46,7 +46,7 @@ ALTER TABLE `users` AUTO_INCREMENT = 42;
 -- loss: /schemas/0/tables/1/checks/2: check constraint not translated from postgresql (unsupported construct RegexpLike); dropped [expression-guard]
 -- approximation: /schemas/0/tables/1/columns/0/identity/always: GENERATED ALWAYS made AUTO_INCREMENT (explicit values allowed) [identity-auto-increment]
 -- approximation: /schemas/0/tables/1/columns/4/type: array kept as a JSON array (element type not enforced) [array-json]
--- loss: /schemas/0/tables/1/columns/5/type: inet kept as INET6 (IPv4 as ::ffff:a.b.c.d; a netmask cannot be stored) [inet-inet6]
+-- approximation: /schemas/0/tables/1/columns/5/type: network address (IPv4 or IPv6, maybe with a netmask) kept as VARCHAR(43) text [inet-varchar43]
 -- approximation: /schemas/0/tables/1/columns/6/type: network (cidr) kept as VARCHAR(43) text [cidr-varchar43]
 -- approximation: /schemas/0/tables/1/columns/8/type: timestamp with time zone kept as DATETIME holding UTC (not TIMESTAMP: no 2038 limit) [timestamptz-datetime-utc]
 -- loss: /schemas/0/tables/1/columns/9/type: unconstrained numeric limited to DECIMAL(65,30) (35 integer and 30 fraction digits; NaN/Infinity rejected) [numeric-unconstrained]

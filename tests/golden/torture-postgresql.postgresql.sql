@@ -177,10 +177,7 @@ ALTER TABLE "public"."customer" ADD CONSTRAINT "customer_email_key" UNIQUE ("ema
 ALTER TABLE "public"."customer" ADD CONSTRAINT "customer_email_phone_key" UNIQUE NULLS NOT DISTINCT ("email", "phone");
 COMMENT ON COLUMN "public"."customer"."mood" IS 'shares the enum with all_types';
 CREATE INDEX "measurement_peak" ON "public"."measurement" ("peak");
-ALTER TABLE "public"."scratch" ENABLE ROW LEVEL SECURITY;
 ALTER TABLE "public"."scratch" REPLICA IDENTITY FULL;
-CREATE POLICY "scratch_guard" ON "public"."scratch" AS RESTRICTIVE FOR ALL TO PUBLIC USING (v IS NOT NULL);
-CREATE POLICY "scratch_own" ON "public"."scratch" FOR UPDATE TO PUBLIC USING (k = CURRENT_USER) WITH CHECK (k <> ''::text);
 ALTER TABLE "public"."staff" ADD CONSTRAINT "staff_salary_check" CHECK (salary > 0::numeric);
 CREATE INDEX "staff_active_partial" ON "public"."staff" ("store_id") WHERE active;
 CREATE UNIQUE INDEX "staff_email_lower" ON "public"."staff" ((lower(email)));
@@ -290,6 +287,9 @@ CREATE UNIQUE INDEX "store_headcount_store" ON "public"."store_headcount" ("stor
 CREATE TRIGGER staff_touch BEFORE INSERT OR UPDATE OF name ON public.staff FOR EACH ROW WHEN ((new.name IS NOT NULL)) EXECUTE FUNCTION public.touch_staff();
 COMMENT ON TRIGGER "staff_touch" ON "public"."staff" IS 'normalise names';
 CREATE TRIGGER store_audit AFTER INSERT OR DELETE ON public.store FOR EACH STATEMENT EXECUTE FUNCTION public.audit_store();
+ALTER TABLE "public"."scratch" ENABLE ROW LEVEL SECURITY;
+CREATE POLICY "scratch_guard" ON "public"."scratch" AS RESTRICTIVE FOR ALL TO PUBLIC USING (v IS NOT NULL);
+CREATE POLICY "scratch_own" ON "public"."scratch" FOR UPDATE TO PUBLIC USING (k = CURRENT_USER) WITH CHECK (k <> ''::text);
 SELECT setval('"public"."invoice_no"', 1050, false);
 ALTER SEQUENCE "public"."staff_badge_seq" OWNED BY "public"."staff"."name";
 SELECT setval('"public"."staff_badge_seq"', 1, false);

@@ -38,6 +38,7 @@ class MySQL(MySQLReflector, MySQLDDL, MySQLExport, MySQLLoad, MySQLPreflight, En
         integer_limit=None,
         bulk_text=LOAD_DATA_TEXT,
         verify_parts=True,
+        holds_infinite_dates=False,  # 'infinity' loads as NULL or stops the import (MySQLLoader)
     )
 
     @property

@@ -372,8 +372,17 @@ class MySQLDDL(MySQLPrivileges, BaseDDL):
     def ddl_identity(self, ctx: Context, t: TableInfo, col: m.Column, parts: ColumnParts, path: str) -> list[Statement]:
         ident = col.identity
         assert ident is not None
-        parts.identity = "AUTO_INCREMENT"
         table = t.table
+        if _auto_increment_column(table) != col.name:
+            # PostgreSQL allows any number of identity/serial columns; MySQL one AUTO_INCREMENT per table
+            ctx.report.add(
+                f"{path}/identity",
+                "a second identity column of the table: MySQL allows one AUTO_INCREMENT per table; kept as a"
+                " plain column (an insert must give its value)",
+                "identity-second-dropped",
+            )
+            return []
+        parts.identity = "AUTO_INCREMENT"
         if not (table.primary_key and table.primary_key.columns[:1] == (col.name,)):
             self._ddl_auto_increment_key(ctx, t, col, path)
         if not ctx.same_family:
@@ -1090,3 +1099,14 @@ def _check_columns(chk: m.Check, table: m.Table) -> set[str]:
         if word in names:
             used.add(word)
     return used & names
+
+
+def _auto_increment_column(table: m.Table) -> str | None:
+    """The one column of ``table`` that gets AUTO_INCREMENT: its primary key's identity column, else
+    its first identity column (in column order)."""
+    idents = [c.name for c in table.columns if c.identity is not None and c.generated is None]
+    if table.primary_key:
+        for name in table.primary_key.columns:
+            if name in idents:
+                return name
+    return idents[0] if idents else None

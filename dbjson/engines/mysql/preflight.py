@@ -30,6 +30,8 @@ class MySQLPreflight:
             return f"{q} + 0 < {int(cond[1])} OR {q} + 0 > {int(cond[2])}"
         if kind == "zero_date":  # dbjson.preflight.is_zero_date: year, month or day zero
             return f"YEAR({q}) = 0 OR MONTH({q}) = 0 OR DAYOFMONTH({q}) = 0"
+        if kind == "infinite_date":  # MySQL has no infinite dates
+            return "FALSE"
         if kind == "elapsed_time":
             return f"LEFT({text}, 1) = '-' OR HOUR({q}) > 23"
         if kind == "nul":  # compared as bytes: MySQL's _0900_ collations ignore U+0000 (it would match anywhere)

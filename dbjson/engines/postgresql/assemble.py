@@ -171,6 +171,10 @@ class Assembler:
                     "row_security": rel["row_security"],
                     "force_row_security": rel["force_row_security"],
                     "policies": [_policy(p) for p in self.cat.policies.get(oid, [])],
+                    "rules": [
+                        _compact({"name": r["name"], "definition": r["definition"], "comment": r["comment"]})
+                        for r in self.cat.rules.get(oid, [])
+                    ],
                     "replica_identity": _REPLICA_IDENTITY[rel["replica_identity"]],
                     "replica_identity_index": rel["replica_identity_index"] if rel["replica_identity"] == "i" else None,
                     "exclusions": [
@@ -319,6 +323,10 @@ class Assembler:
                     "with": opts,
                     "tablespace": rel["tablespace"],
                     "with_no_data": materialized and not rel["populated"],
+                    "rules": [
+                        _compact({"name": r["name"], "definition": r["definition"], "comment": r["comment"]})
+                        for r in self.cat.rules.get(oid, [])
+                    ],
                 }
             ),
         )

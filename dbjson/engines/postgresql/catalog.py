@@ -235,6 +235,17 @@ WHERE c.relnamespace = ANY(%(nsp)s::int8[]::oid[])
 ORDER BY pol.polname
 """
 
+# Rewrite rules (CREATE RULE) of tables, but a view's own ``_RETURN``: the definition as
+# pg_get_ruledef prints it (schema-qualified under the empty search_path), without its ';'.
+Q_RULES = """
+SELECT r.ev_class AS rel, r.rulename AS name, rtrim(pg_get_ruledef(r.oid), ';') AS definition,
+       obj_description(r.oid, 'pg_rewrite') AS comment
+FROM pg_rewrite r
+JOIN pg_class c ON c.oid = r.ev_class
+WHERE c.relnamespace = ANY(%(nsp)s::int8[]::oid[]) AND r.rulename <> '_RETURN'
+ORDER BY r.rulename
+"""
+
 # Per-schema objects the model has no class for: collations and range types (kept in Schema.options).
 Q_COLLATIONS = f"""
 SELECT c.collnamespace AS nsp, c.collname AS name, c.collprovider::text AS provider,
@@ -358,6 +369,7 @@ class Catalog:
     routines: list[Row]
     triggers: list[Row]
     policies: dict[int, list[Row]]
+    rules: dict[int, list[Row]]
     collations: list[Row]
     range_types: list[Row]
 
@@ -428,6 +440,9 @@ def read_catalog(conn: Any, options: Any) -> Catalog:
     policies: dict[int, list[Row]] = defaultdict(list)
     for r in fetch(conn, Q_POLICIES, params):
         policies[r["rel"]].append(r)
+    rules: dict[int, list[Row]] = defaultdict(list)
+    for r in fetch(conn, Q_RULES, params):
+        rules[r["rel"]].append(r)
     return Catalog(
         schemas=schemas,
         relations={r["oid"]: r for r in fetch(conn, Q_RELATIONS, params)},
@@ -441,6 +456,7 @@ def read_catalog(conn: Any, options: Any) -> Catalog:
         routines=fetch(conn, Q_ROUTINES, params),
         triggers=fetch(conn, Q_TRIGGERS, params),
         policies=policies,
+        rules=rules,
         collations=fetch(conn, Q_COLLATIONS, params),
         range_types=fetch(conn, Q_RANGE_TYPES, params),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ... import model as m
@@ -630,7 +631,37 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
             post.append(Statement(f"ALTER TABLE {tname} REPLICA IDENTITY {identity.upper()}", "table", tname, tname))
         for pol in opts.get("policies", []):
             post.append(Statement(self._ddl_policy(tname, pol), "policy", pol["name"], tname))
+        for ri, rule in enumerate(opts.get("rules", [])):
+            post.extend(self._ddl_rule(ctx, tname, rule, f"{path}/options/postgresql/rules/{ri}"))
         return pre, post, restarts
+
+    def _ddl_rule(
+        self, ctx: Context, table: str, rule: dict[str, Any], path: str, *, on_table: bool = True
+    ) -> list[Statement]:
+        """A rewrite rule (``CREATE RULE``, as pg_get_ruledef printed it): after the data, since an
+        ``ON INSERT ... DO INSTEAD`` rule would redirect the load's own rows. Its actions are code:
+        not created under ``--untrusted``."""
+        if ctx.untrusted_code(path, f"rule {rule.get('name')!r}"):
+            return []
+        definition = ctx.verbatim(
+            str(rule.get("definition", "")), f"{path}/definition", "rule", statement=True, actions=True
+        )
+        if not re.match(r"\s*CREATE\s+RULE\s", definition, re.IGNORECASE):
+            raise TranslationError(
+                "rule refused: it is not CREATE RULE ...", pointer=f"{path}/definition", value=definition
+            )
+        owner = table if on_table else None
+        out = [Statement(definition, "rule", rule["name"], owner)]
+        if rule.get("comment"):
+            out.append(
+                Statement(
+                    f"COMMENT ON RULE {self.quote(rule['name'])} ON {table} IS {self.literal(rule['comment'])}",
+                    "rule",  # with its rule, after the routines (walker)
+                    rule["name"],
+                    owner,
+                )
+            )
+        return out
 
     def _ddl_policy(self, table: str, pol: dict[str, Any]) -> str:
         sql = f"CREATE POLICY {self.quote(pol['name'])} ON {table}"
@@ -689,6 +720,9 @@ class PostgreSQLDDL(PostgreSQLPrivileges, BaseDDL):
         if not out or not ctx.same:
             return out
         q = out[0].object
+        for ri, rule in enumerate(view.options.get("postgresql", {}).get("rules", [])):
+            # no table: a view's statements are not among the tables this import loads
+            out.extend(self._ddl_rule(ctx, q, rule, f"{path}/options/postgresql/rules/{ri}", on_table=False))
         kind = "MATERIALIZED VIEW" if view.materialized else "VIEW"
         if view.comment:
             out.append(Statement(f"COMMENT ON {kind} {q} IS {self.literal(view.comment)}", "comment", q))

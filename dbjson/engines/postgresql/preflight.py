@@ -37,6 +37,10 @@ class PostgreSQLPreflight:
             return f"{q} + 0 < {int(cond[1])} OR {q} + 0 > {int(cond[2])}"
         if kind == "zero_date":  # PostgreSQL has no zero dates
             return "FALSE"
+        if kind == "digits_over" and t.kind == "decimal":  # counts every digit (leading zeros too: more rows)
+            return f"length(regexp_replace({q}::text, '[^0-9]', '', 'g')) > {int(cond[1])}"
+        if kind == "infinite_date" and t.kind in ("date", "timestamp"):
+            return f"NOT isfinite({q})"
         if kind == "nul":
             if t.kind == "json" and not t.binary:  # json keeps its text: the escape \u0000 may be in it
                 return f"strpos({q}::text, '\\u0000') > 0"

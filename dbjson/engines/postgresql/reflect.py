@@ -29,8 +29,8 @@ Choices made here (the document format leaves them to the engine):
 * A reference to an object in another schema is ``schema.name``, to one in the same schema (or in
   ``pg_catalog``) the bare name: ``partition_of``, ``inherits``, collations, operator classes, trigger functions.
 * Engine-only objects the model has no class for live in ``options["postgresql"]``: a table's
-  ``exclusions``, ``policies`` (row-level security), ``unlogged``, ``with`` (storage parameters as
-  PostgreSQL lists them), ``tablespace``, ``replica_identity``; a schema's ``collations`` and
+  ``exclusions``, ``policies`` (row-level security), ``rules`` (``CREATE RULE`` as pg_get_ruledef
+  prints it), ``unlogged``, ``with`` (storage parameters as PostgreSQL lists them), ``tablespace``, ``replica_identity``; a schema's ``collations`` and
   ``range_types`` (each with its ``definition``). Expressions are stored without outer parentheses.
 * ``Database.options["postgresql"]`` holds the database's ``encoding``, ``collate`` and ``ctype``, the
   installed ``extensions`` (but ``plpgsql``; the objects that belong to an extension are left out) and

@@ -18,6 +18,7 @@ import orjson
 from ...connect import sqlite_connect_args
 from ...errors import ConnectionFailed, DataError, UnsupportedError
 from ...format.decoders import dec_opaque, is_date_text, is_zero_date_text
+from ...format.encoders import round_significant
 from ..shared.loading import in_savepoint, row_batches
 
 if TYPE_CHECKING:
@@ -140,7 +141,13 @@ class SQLiteLoad:
         if sk == "integer" or sk == "year":
             return int
         if sk == "float":
-            return lambda v: float(v) if type(v) is str else v
+
+            def double(v: Any) -> Any:
+                if v == "NaN":  # SQLite has no NaN: it would store NULL without a word
+                    raise DataError("NaN does not fit a SQLite number (it would be stored as NULL)")
+                return float(v) if type(v) is str else v
+
+            return double
         if sk == "set":
             if tgt.kind == "json":  # SET kept as a JSON array (the set-json rule): the array as JSON text
                 return lambda v: orjson.dumps(v).decode()
@@ -214,4 +221,6 @@ class SQLiteLoad:
         for src, _name, tgt in tp.verify_columns:
             if src.type.kind in ("array", "vector") or (src.type.kind == "set" and tgt.kind == "json"):
                 out[src.name] = lambda v: orjson.loads(v) if isinstance(v, (str, bytes)) else v
+            elif tp.value_rules.get(src.name) == "decimal-double":  # the export's lines are rounded alike
+                out[src.name] = round_significant
         return out
