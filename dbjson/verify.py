@@ -605,10 +605,12 @@ def semantic_line_normalizer(
         and (t.scale is not None or (float_decimals and t.kind == "decimal" and t.precision is None))
     )
     jsons = tuple(c.name for c, _n, _t in tp.verify_columns if c.type.kind == "json")
-    if not decimals and not jsons:
+    # untyped values (SQLite: any storage class) in a target column of a type: the target holds their text
+    opaque = tuple(c.name for c, _n, t in tp.verify_columns if c.type.kind == "opaque" and t.kind != "opaque")
+    if not decimals and not jsons and not opaque:
         return None
     texts = tp.json_text if json_text is None else json_text
-    return SemanticLines(jsons, decimals, tuple(n for n in jsons if n in texts))
+    return SemanticLines(jsons, decimals, tuple(n for n in jsons if n in texts), opaque)
 
 
 def _then(first: Callable[[Any], Any] | None, then: Callable[[Any], Any]) -> Callable[[Any], Any]:

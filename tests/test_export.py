@@ -40,7 +40,7 @@ def check_files(out: Path) -> dict[str, Any]:
     """Every file matches its manifest entry (size, sha256, rows, checksum); returns the manifest doc."""
     doc = orjson.loads((out / "manifest.json").read_bytes())
     assert validate(doc, "manifest") == []
-    assert (doc["format_version"], doc["checksum_algorithm"]) == ("1.3", "xxh3-64-sum")
+    assert (doc["format_version"], doc["checksum_algorithm"]) == ("1.4", "xxh3-64-sum")
     listed = set()
     for t in doc["tables"]:
         total = Checksum()

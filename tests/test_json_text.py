@@ -96,7 +96,7 @@ def test_same_engine_copy_is_byte_exact(
     assert report.verify is not None and report.verify.ok, report.verify.problems
     assert _texts(dst, engine) == [*DOCS, None]  # byte for byte
     manifest = read_manifest(out)
-    assert manifest.format_version == "1.3" and manifest.tables[0].json_text == ["body"]
+    assert manifest.format_version == "1.4" and manifest.tables[0].json_text == ["body"]
     lines = sorted((out / "data").glob("*docs*"))[0].read_bytes().splitlines()
     assert [orjson.loads(raw_values(ln)["body"]) for ln in lines] == [*DOCS, None]  # the text, as a string
     check = verify(out, dst.url)

@@ -101,7 +101,8 @@ def test_sqlite_values_of_another_storage_class_migrate(fresh_db: Any, tmp_path:
 
 def test_sqlite_bytes_in_an_untyped_column_stop_naming_table_and_column(fresh_db: Any, tmp_path: Path) -> None:
     """Bytes that are not UTF-8 in an untyped column mixed with text (Firefox's ``moz_meta.value``) have no
-    single JSON form: the run stops, naming the table and the column (the message named neither)."""
+    text for a target column of text: the run stops, naming the table and the column (the message named
+    neither). SQLite keeps them as blobs (data format 1.4: tests/test_sqlite_storage_class.py)."""
     from dbjson.errors import DataError
 
     src = fresh_db("sqlite")

@@ -15,10 +15,11 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import orjson
 import xxhash
 
 from .. import speedups
-from ..errors import DocumentError
+from ..errors import DataError, DocumentError
 from .jsontext import semantic_line_function
 
 MASK64 = (1 << 64) - 1
@@ -176,10 +177,21 @@ class SemanticLines:
     (``_cchecksum.semantic_sum_block`` / ``semantic_sum_lines``) — the same sums as hashing each
     ``self(line)``, which is what they do without the speedup or for a batch the C code refuses."""
 
-    def __init__(self, jsons: tuple[str, ...], decimals: tuple[str, ...], json_texts: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        jsons: tuple[str, ...],
+        decimals: tuple[str, ...],
+        json_texts: tuple[str, ...] = (),
+        opaque_texts: tuple[str, ...] = (),
+    ) -> None:
         """``jsons``: the json columns; ``json_texts``: those of them written as the JSON string of
-        their text (data format 1.3); ``decimals``: the decimal columns compared by value."""
-        self.line = semantic_line_function(jsons, decimals, json_texts)
+        their text (data format 1.3); ``decimals``: the decimal columns compared by value;
+        ``opaque_texts``: untyped columns compared by their text (a target without storage classes
+        holds an untyped number or blob as text: :func:`dbjson.format.decoders.opaque_text`)."""
+        self.line = semantic_line_function(jsons, decimals, json_texts) if jsons or decimals else _same_line
+        self._opaque = opaque_texts
+        if opaque_texts:
+            self.line = _opaque_as_text(opaque_texts, self.line)
         self._jsons = tuple(n.encode() for n in jsons)
         self._decimals = tuple(n.encode() for n in decimals)
         self._texts = tuple(n.encode() for n in json_texts)
@@ -189,7 +201,7 @@ class SemanticLines:
 
     def add_block(self, total: Checksum, block: bytes) -> None:
         """Add the by-meaning forms of ``block``'s lines (split as :meth:`Checksum.add_block` does)."""
-        fast = speedups.load("_cchecksum")
+        fast = speedups.load("_cchecksum") if not self._opaque else None
         if fast is not None:
             try:
                 value, rows = fast.semantic_sum_block(
@@ -207,7 +219,7 @@ class SemanticLines:
 
     def add_lines(self, total: Checksum, lines: list[bytes]) -> None:
         """Add the by-meaning forms of ``lines``."""
-        fast = speedups.load("_cchecksum")
+        fast = speedups.load("_cchecksum") if not self._opaque else None
         if fast is not None:
             try:
                 value = fast.semantic_sum_lines(
@@ -219,3 +231,28 @@ class SemanticLines:
                 total.merge(Checksum(value, len(lines), total.algorithm))
                 return
         total.add_lines([self.line(ln) for ln in lines])
+
+
+def _same_line(line: bytes) -> bytes:
+    return line
+
+
+def _opaque_as_text(names: tuple[str, ...], then: Callable[[bytes], bytes]) -> Callable[[bytes], bytes]:
+    """``then`` after the values of the untyped columns ``names`` are replaced by their text (a line
+    whose values there are all strings or null is passed on as it is)."""
+    from .decoders import opaque_text
+
+    def line(raw: bytes) -> bytes:
+        obj = orjson.loads(raw)
+        changed = False
+        for n in names:
+            v = obj.get(n)
+            if v is not None and type(v) is not str:
+                try:
+                    obj[n] = opaque_text(v)
+                except DataError:  # no text (a blob that is not UTF-8): the load stops on it, naming it
+                    continue
+                changed = True
+        return then(orjson.dumps(obj) if changed else raw)
+
+    return line

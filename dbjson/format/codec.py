@@ -34,6 +34,7 @@ from .decoders import (
     dec_geometry,
     dec_int,
     dec_json,
+    dec_opaque,
     dec_text,
     dec_uuid,
     dec_vector,
@@ -46,6 +47,7 @@ from .decoders import (
 from .encoders import (
     Encoder,
     checked_int,
+    checked_opaque,
     checked_text,
     enc_binary,
     enc_boolean,
@@ -58,6 +60,7 @@ from .encoders import (
     enc_interval,
     enc_json,
     enc_json_text,
+    enc_opaque,
     enc_text,
     enc_uuid,
     enc_vector,
@@ -158,7 +161,8 @@ KIND_CODECS: dict[str, KindCodec] = {
     "range": _TEXT,
     "xml": _VERBATIM_TEXT,
     "vector": KindCodec(_same(enc_vector), _same(dec_vector)),
-    "opaque": _VERBATIM_TEXT,
+    # an untyped value keeps its storage class (SQLite): string, number, {"$blob": ...} (format 1.4)
+    "opaque": KindCodec(_same(enc_opaque), _same(dec_opaque), _same(checked_opaque)),
 }
 
 

@@ -74,6 +74,39 @@ def dec_text(v: Any) -> str:
     raise _bad("string", v)
 
 
+def dec_opaque(v: Any) -> str | int | float | bytes:
+    """An untyped value with its storage class (see :func:`dbjson.format.encoders.enc_opaque`):
+    string → str, integer number → int, other number → float, ``{"$blob": base64}`` → bytes,
+    ``{"$real": "Infinity"}`` → float."""
+    t = type(v)
+    if t is str or t is int or t is float:
+        return v  # type: ignore[no-any-return]
+    if t is dict and len(v) == 1:
+        if "$blob" in v:
+            return dec_binary(v["$blob"])
+        r = v.get("$real")
+        if r in ("NaN", "Infinity", "-Infinity"):
+            return float(r)
+    raise _bad("untyped (string, number, $blob or $real)", v)
+
+
+def opaque_text(v: Any) -> str:
+    """An untyped value (a JSON value of an opaque column) as the text an engine without storage
+    classes receives: a string as is, a number as Python prints it (``1``, ``1.0``, ``1e+300``: the
+    text exports wrote before data format 1.4), a blob as its UTF-8 text (else an error, as before)."""
+    if type(v) is str:
+        return v
+    d = dec_opaque(v)
+    if isinstance(d, bytes):
+        try:
+            return d.decode("utf-8")
+        except UnicodeDecodeError:
+            raise DataError(
+                "a blob that is not UTF-8 in an untyped column: the target column holds text", value=v
+            ) from None
+    return str(d)
+
+
 def dec_binary(v: Any) -> bytes:
     if isinstance(v, str):
         try:

@@ -247,6 +247,36 @@ def enc_text(v: Any) -> str:
     return str(v)
 
 
+def enc_opaque(v: Any) -> Any:
+    """An untyped value (an SQLite column without a declared type, ``ANY``, or one holding values of
+    several storage classes) keeping its storage class: text → string, integer → number, finite real →
+    number (always with a fraction or an exponent, so it reads back as a real: ``1.0``, ``-0.0``),
+    other reals → ``{"$real": "Infinity"}``, blob (a :class:`StoredBlob`) → ``{"$blob": base64}``;
+    anything else (other engines' opaque values) → its text, as before."""
+    t = type(v)
+    if t is str:
+        return v
+    if t is int:
+        return v
+    if t is float:
+        return v if math.isfinite(v) else {"$real": "NaN" if v != v else "Infinity" if v > 0 else "-Infinity"}
+    if t is StoredBlob:
+        return {"$blob": base64.b64encode(v).decode("ascii")}
+    return enc_text(v)  # other engines' bytes: their UTF-8 text, as before
+
+
+class StoredBlob(bytes):
+    """A value an engine with storage classes holds as a blob (SQLite ``typeof() = 'blob'``), marked
+    by its export's adapter: :func:`enc_opaque` writes it ``{"$blob": base64}`` (other engines'
+    opaque bytes are their text)."""
+
+    __slots__ = ()
+
+
+def checked_opaque(v: Any) -> Any:
+    return v if type(v) is str else enc_opaque(v)
+
+
 def enc_uuid(v: Any) -> str:
     if isinstance(v, uuid.UUID):
         return str(v)

@@ -39,7 +39,10 @@ CHECKSUM_ALGORITHM = DEFAULT_CHECKSUM  # what exports write; readers accept code
 # 1.3: a json column the source engine stores as text (MariaDB JSON, PostgreSQL json, SQLite) is
 # written as the JSON string of its exact text, and its table lists it in "json_text"; every other
 # value is written as in 1.2, so a 1.2 export (no "json_text": every json value nested) still loads.
-DATA_FORMAT_VERSION = "1.3"
+# 1.4: an untyped (opaque) value keeps its storage class: a number for an integer or a real, {"$blob":
+# base64} for a blob, {"$real": "Infinity"} for an infinite real; text is a string as before, so a
+# 1.3 export still loads (every untyped value as text).
+DATA_FORMAT_VERSION = "1.4"
 
 
 @dataclass

@@ -32,7 +32,7 @@ import orjson
 from ...connect import close_quietly, connection_error, mysql_connect_args
 from ...ddl.plan import Statement
 from ...errors import ConnectionFailed, DataError
-from ...format.decoders import is_zero_date_text
+from ...format.decoders import is_zero_date_text, opaque_text
 from ..shared.bulktext import LOAD_DATA_TEXT, encode_rows
 from ..shared.bulktext import scalar_text as _text
 from ..shared.loading import error_column_value, row_batches
@@ -320,6 +320,9 @@ class MySQLLoad:
         None means "as is": the JSON string or number is already the input text.
         """
         sk, tk = src.kind, tgt.kind
+        if sk == "opaque" and tk not in ("boolean", "geometry", "binary", "varbinary", "blob"):
+            # an untyped value of any storage class: its text (the bulk op "pass" does the same)
+            return opaque_text
         if (
             sk in _PASS_KINDS
             and tk in _PASS_KINDS

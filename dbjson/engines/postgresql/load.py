@@ -20,7 +20,7 @@ import orjson
 
 from ...connect import connection_error, postgresql_connect_args
 from ...errors import ConnectionFailed, DataError, UsageError, first_line
-from ...format.decoders import is_date_text, is_zero_date_text
+from ...format.decoders import is_date_text, is_zero_date_text, opaque_text
 from ..shared.batches import byte_batches
 from ..shared.bulktext import COPY_TEXT, encode_rows
 from ..shared.bulktext import scalar_text as _text
@@ -225,6 +225,8 @@ class PostgreSQLLoad:
         None means "as is": the JSON string or number is already the input text.
         """
         sk, tk = src.kind, tgt.kind
+        if sk == "opaque" and tk in _PASS_KINDS:  # an untyped value of any storage class: its text
+            return opaque_text
         if sk in _PASS_KINDS and tk in _PASS_KINDS:
             return None
         if sk in _DATE_KINDS and tk == sk and not src.allows_zero:

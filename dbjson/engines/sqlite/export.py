@@ -24,6 +24,7 @@ from ... import model as m
 from ...connect import Target, check_sqlite_exists, sqlite_connect_args
 from ...errors import DataError
 from ...format.codec import RowEncoder
+from ...format.encoders import StoredBlob
 from ...format.manifest import SnapshotInfo
 from ..interface import ExportUnit as Unit
 from ..shared.sqlexport import SQLExportBase, encoded_blocks
@@ -102,11 +103,23 @@ class SQLiteExport(SQLExportBase):
         cond, params = self.export_conditions(unit)
         cols = ", ".join(self.quote(c.name) for c in unit.table.columns)
         cur = conn.execute(f"SELECT {cols} FROM {self.export_qualify(unit.schema, unit.table)}{cond}", tuple(params))
-        enc = RowEncoder(unit.table.columns, _json_checks(unit.table), unit.json_text)
+        enc = RowEncoder(
+            unit.table.columns, {**_json_checks(unit.table), **stored_blobs(unit.table.columns)}, unit.json_text
+        )
         try:
             yield from encoded_blocks(cur.fetchmany, enc, stop, FETCH_ROWS)
         finally:
             cur.close()
+
+
+def stored_blobs(columns: Sequence[m.Column]) -> dict[str, Callable[[Any], Any]]:
+    """Adapters that mark the blobs of untyped columns (:class:`~dbjson.format.encoders.StoredBlob`),
+    so that they are written as blobs (``{"$blob": ...}``), not as text: each value keeps its storage class."""
+    return {c.name: _mark_blob for c in columns if c.type.kind == "opaque"}
+
+
+def _mark_blob(v: Any) -> Any:
+    return StoredBlob(v) if type(v) is bytes else v
 
 
 def _json_checks(table: m.Table) -> dict[str, Callable[[Any], Any]]:

@@ -17,7 +17,7 @@ import orjson
 
 from ...connect import sqlite_connect_args
 from ...errors import ConnectionFailed, DataError, UnsupportedError
-from ...format.decoders import is_date_text, is_zero_date_text
+from ...format.decoders import dec_opaque, is_date_text, is_zero_date_text
 from ...format.encoders import round_significant
 from ..shared.loading import in_savepoint, row_batches
 
@@ -126,6 +126,8 @@ class SQLiteLoad:
     def load_converter(self, src: m.Type, tgt: m.Type, *, zero_dates: str = "null") -> Callable[[Any], Any] | None:
         """JSON value (non-null) → a Python value for sqlite3 (None: the JSON value as is)."""
         sk = src.kind
+        if sk == "opaque":  # an untyped value keeps its storage class: int, float, str or bytes (typeof())
+            return dec_opaque
         if sk in ("char", "varchar", "text", "enum", "uuid", "decimal", "time", "interval"):
             return None
         if sk in ("date", "timestamp"):
@@ -213,7 +215,9 @@ class SQLiteLoad:
         yield from conn.execute(f"SELECT {cols} FROM {self._name(tp.tschema, tp.tname)}")
 
     def verify_adapters(self, tp: TablePlan) -> dict[str, Callable[[Any], Any]]:
-        out: dict[str, Callable[[Any], Any]] = {}
+        from .export import stored_blobs
+
+        out: dict[str, Callable[[Any], Any]] = stored_blobs([c for c, _n, _t in tp.verify_columns])
         for src, _name, tgt in tp.verify_columns:
             if src.type.kind in ("array", "vector") or (src.type.kind == "set" and tgt.kind == "json"):
                 out[src.name] = lambda v: orjson.loads(v) if isinstance(v, (str, bytes)) else v
