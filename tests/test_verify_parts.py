@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
 
-from dbjson.importer import encoders, import_database
+from dbjson.importer import import_database
 from dbjson.importer.session import connect_target
 
 V = importlib.import_module("dbjson.verify")  # the module (dbjson.verify is also the function's name)
@@ -62,21 +62,45 @@ def _marked(*args: Any) -> tuple[int, int]:
     return _ORIGINAL_CHECK_PART(*args)  # type: ignore[no-any-return]
 
 
-def test_verify_in_worker_processes(fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+_IN_WORKERS = r"""
+import importlib, os, sys
+from pathlib import Path
+sys.path.insert(0, os.environ["DBJSON_TEST_DIR"])
+import test_verify_parts as T
+from dbjson.importer import encoders
+V = importlib.import_module("dbjson.verify")
+encoders.PROCESS_MIN_BYTES = 0
+V.PART_MIN_ROWS = 0
+V._check_part = T._marked
+V.exact_check = lambda *a, **k: None  # the full check, in parts
+report = V.verify(sys.argv[1], sys.argv[2], threads=2)
+print("ok" if report.ok else "FAILED " + "; ".join(report.problems))
+"""
+
+
+def _verify_in_a_process_of_its_own(export: Path, url: str, marker: Path) -> str:
+    """Verify in a new interpreter: a thread another test left in this one (a Dask client's, an
+    object store's event loop) rightly keeps verify from forking its worker processes."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, DBJSON_TEST_PARTS=str(marker), DBJSON_TEST_DIR=str(Path(__file__).parent))
+    proc = subprocess.run(
+        [sys.executable, "-c", _IN_WORKERS, str(export), url], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def test_verify_in_worker_processes(fresh_db: Any, tmp_path: Path) -> None:
     export, target = _loaded(fresh_db, "postgresql", tmp_path)
-    monkeypatch.setattr(encoders, "PROCESS_MIN_BYTES", 0)
-    monkeypatch.setattr(V, "PART_MIN_ROWS", 0)
     marker = tmp_path / "parts"
     marker.mkdir()
-    monkeypatch.setenv("DBJSON_TEST_PARTS", str(marker))
-    monkeypatch.setattr(V, "_check_part", _marked)
-    monkeypatch.setattr(V, "exact_check", lambda *a, **k: None)  # the full check, in parts
-    report = V.verify(export, target.url, threads=2)
-    assert report.ok, report.problems
+    assert _verify_in_a_process_of_its_own(export, target.url, marker) == "ok"
     assert sorted(p.name for p in marker.iterdir()) == ["0", "1"]  # both parts were read by workers
     target.execute("UPDATE items SET name = 'changed' WHERE id = 8")
-    report = V.verify(export, target.url, threads=2)
-    assert not report.ok and "checksum" in report.problems[0]
+    out = _verify_in_a_process_of_its_own(export, target.url, marker)
+    assert out.startswith("FAILED") and "checksum" in out
 
 
 @pytest.mark.parametrize("engine", ["postgresql", "mariadb", "mysql", "sqlite"])
