@@ -609,7 +609,12 @@ class Importer(TargetSession):
     def _serial_per_tree(self, pairs: list[tuple[Any, Callable[[], None]]]) -> list[tuple[int, Callable[[], None]]]:
         """Jobs for ``run_parallel``: one per statement, except that the statements on the tables of
         one partition tree become one job that runs them in plan order."""
+        if not any(tp.table.partition_of or tp.table.partitioning for tp in self._tables):
+            return [(0, fn) for _st, fn in pairs]
         parent = {(tp.schema, tp.name): tp.table.partition_of for tp in self._tables}
+        # a statement's table by its quoted name (as ``_table_of``, the first table of a name wins),
+        # looked up once per statement instead of a scan of every table
+        by_name = {name: tp for tp in reversed(self._tables) for name in _names(self.engine, [tp])}
 
         def root(tp: TablePlan) -> tuple[str, str] | None:
             key: tuple[str, str] = (tp.schema, tp.name)
@@ -629,7 +634,7 @@ class Importer(TargetSession):
         out: list[tuple[int, Callable[[], None]]] = []
         trees: dict[tuple[str, str], list[Callable[[], None]]] = {}
         for st, fn in pairs:
-            tp = self._table_of(st)
+            tp = by_name.get(st.table) if getattr(st, "table", None) else None
             key = root(tp) if tp is not None else None
             if key is None:
                 out.append((0, fn))
