@@ -42,6 +42,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "common/buf.h"
@@ -59,6 +60,64 @@ enum { ST_OK = 0, ST_UNSUPPORTED = 1, ST_NOMEM = 2 };
 
 /* COPY text bytes that end a field (1) or start an escape (2) */
 static const unsigned char FIELD_CLASS[256] = {['\t'] = 1, ['\n'] = 1, ['\\'] = 2};
+
+/* The bytes of w that are a tab, a newline or a backslash, as their high bits (word-at-a-time
+ * "has zero byte" tests on w xor each byte repeated): the lowest set bit always marks a real one
+ * (a higher one may be a false alarm after it), zero when there is none. */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+static inline uint64_t zero_byte(uint64_t y) { return (y - ONES) & ~y & HIGHS; }
+static inline uint64_t word_specials(uint64_t w)
+{
+    return zero_byte(w ^ (ONES * '\t')) | zero_byte(w ^ (ONES * '\n')) | zero_byte(w ^ (ONES * '\\'));
+}
+
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FIRST_SPECIAL(m) ((Py_ssize_t)(__builtin_ctzll(m) >> 3))
+#endif
+
+/* The end of the field starting at blk[i]: the index of its tab or newline (len if none), with
+ * *escaped set when a backslash comes before it. Reads 8 bytes at a time. */
+static inline Py_ssize_t field_end(const char *blk, Py_ssize_t i, Py_ssize_t len, int *escaped)
+{
+    int esc = 0;
+    while (i + 8 <= len) {
+        uint64_t w;
+        memcpy(&w, blk + i, 8);
+        uint64_t m = word_specials(w);
+        if (m == 0) {
+            i += 8;
+            continue;
+        }
+#ifdef FIRST_SPECIAL
+        i += FIRST_SPECIAL(m);
+        if (blk[i] != '\\') {
+            *escaped = esc;
+            return i;
+        }
+        esc = 2;
+        i++;
+#else
+        Py_ssize_t stop = i + 8;
+        for (; i < stop; i++) {
+            unsigned char cls = FIELD_CLASS[(unsigned char)blk[i]];
+            if (cls & 1) {
+                *escaped = esc;
+                return i;
+            }
+            esc |= cls;
+        }
+#endif
+    }
+    for (; i < len; i++) { /* the block's last bytes */
+        unsigned char cls = FIELD_CLASS[(unsigned char)blk[i]];
+        if (cls & 1)
+            break;
+        esc |= cls;
+    }
+    *escaped = esc;
+    return i;
+}
 
 /* The 4 hex digits s[i..i+4) as a number, or -1 (not hex, or past the end). */
 static int hex4(const char *s, Py_ssize_t n, Py_ssize_t i)
@@ -568,13 +627,7 @@ static int convert(const char *blk, Py_ssize_t len, const Plan *pl, Buf *o, char
         for (Py_ssize_t c = 0; c < pl->ncols; c++) {
             Py_ssize_t a = i;
             int escaped = 0;
-            while (i < len) {
-                unsigned char cls = FIELD_CLASS[(unsigned char)blk[i]];
-                if (cls & 1)
-                    break;
-                escaped |= cls;
-                i++;
-            }
+            i = field_end(blk, i, len, &escaped);
             if (i >= len)
                 return ST_UNSUPPORTED; /* incomplete row */
             char sep = blk[i];

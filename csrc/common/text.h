@@ -49,11 +49,30 @@ static inline char *b64_quad(char *d, uint32_t v, int take)
     return d + 4;
 }
 
+/* Whether none of the 8 bytes of w needs a JSON escape (< 0x20, '"', '\\'): word-at-a-time tests,
+ * exact about whether such a byte is there. */
+static inline int json_word_plain(uint64_t w)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    uint64_t hit = ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b);
+    return (hit & highs) == 0;
+}
+
 static inline char *json_quote(char *d, const unsigned char *s, Py_ssize_t n)
 {
     *d++ = '"';
     Py_ssize_t run = 0; /* start of the bytes not written yet */
     for (Py_ssize_t i = 0; i < n; i++) {
+        while (i + 8 <= n) { /* skip 8 plain bytes at a time */
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if (!json_word_plain(w))
+                break;
+            i += 8;
+        }
+        if (i >= n)
+            break;
         unsigned char c = s[i];
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
