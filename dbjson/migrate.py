@@ -42,6 +42,7 @@ import orjson
 import xxhash
 
 from . import model as m
+from . import speedups
 from .casts import parse_casts
 from .connect import Target, close_quietly, connection_error, parse_url
 from .engines import detect_engine
@@ -69,6 +70,7 @@ from .format.layout import DATA_DIR, WrittenFiles, prepare_export_dir, safe_name
 from .format.manifest import Manifest, ManifestTable, SnapshotInfo, write_manifest, write_schema
 from .format.paths import inside
 from .format.savedstate import Unencodable, decode_values, encode_values, read_state, write_state
+from .importer.encoders import INLINE, c_block_plan
 from .importer.options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads
 from .importer.plan import ImportPlan
 from .importer.reader import LoadUnit
@@ -384,6 +386,16 @@ class _MigrateImporter(Importer):
             else:
                 self.row_streams[tp.display] = f"lines ({reason})"
                 log.debug("migrate: %s moves as canonical lines: %s", tp.display, reason)
+
+    def _encoder_pool(self, conn: Any, tp: TablePlan) -> Any:
+        """A table whose lines the C block encoder converts (``_cimport.jsonl_to_bulk``, which runs
+        without the interpreter lock) is encoded inline in its loading thread: the lines come from a
+        socket, not a file a worker process could re-read by its byte range, so the process pool
+        would only add two pipe copies of every block (and their pickling) to the same C work."""
+        pool = super()._encoder_pool(conn, tp)
+        if pool is None or pool is INLINE or speedups.load("_cimport") is None:
+            return pool
+        return INLINE if c_block_plan(self.engine, tp, self.opts.zero_dates) is not None else pool
 
     def _unit_finished(self, unit: Any, loaded: int, rejected: int) -> None:
         """A unit committed; when it was its table's last, verify the table now, in this loading
