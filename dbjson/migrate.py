@@ -315,6 +315,10 @@ class _MigrateImporter(Importer):
     row_streams: dict[str, str]  # table → how its rows move: a native format's name, or "lines (why)"
     plans: dict[str, TablePlan]  # data file rel → its table
     filters: dict[str, str | None]  # table → the pre-flight's filter on the source (None: every row)
+    _ddl_plan: Any  # the import plan's DDL (None: no DDL to run)
+    _post_cache: list[Any] | None  # the post-data statements (computed once, see _post_statements)
+    _state: Any  # the journal's state of this run (its done steps, the early post-data's included)
+    _early: dict[str, list[tuple[str, Any]]]  # table → post-data statements run when its last unit commits
 
     def open_file(self, f: DataFile) -> IO[bytes]:
         """The unit's lines from the source (and its kept file, with ``keep``)."""
@@ -347,7 +351,64 @@ class _MigrateImporter(Importer):
         """The import's plan; each unit's data file mapped to its table (for :meth:`scan_file`)."""
         planned = super().plan(db, mtables)
         self.plans = {f.rel: tp for tp in planned.tables for f in tp.files}
+        self._ddl_plan = planned.ddl
         return planned
+
+    def _post_statements(self, plan: Any, tables: list[TablePlan]) -> list[Any]:
+        """The post-data statements, computed once: the early ones (:meth:`_post_data_now`) are
+        journaled under their place in this list, which the post-data phase then skips."""
+        if self._post_cache is None:
+            self._post_cache = super()._post_statements(plan, tables)
+        return self._post_cache
+
+    def _early_post_data(self, tables: list[TablePlan]) -> dict[str, list[tuple[str, Any]]]:
+        """table → the post-data statements about it alone (its deferred primary key, indexes,
+        unique and check constraints) with their journal steps: they run as soon as the table's last
+        unit commits (:meth:`_post_data_now`), while other tables still load. Foreign keys (they
+        lock the referenced table too), views and the rest stay in the post-data phase; nothing
+        runs early into a partitioned tree, on a target with a single writer, or without post-data."""
+        if (
+            self.opts.data_only
+            or self.opts.schema_only
+            or self._ddl_plan is None
+            or not self.engine.capabilities.parallel_writers
+            or any(tp.table.partition_of or tp.table.partitioning for tp in tables)
+        ):
+            return {}
+        post = self.engine.load_merge_indexes(self._post_statements(self._ddl_plan, tables))
+        out: dict[str, list[tuple[str, Any]]] = {}
+        for i, st in enumerate(post):
+            if st.kind not in ("primary_key", "index", "unique", "check"):
+                continue
+            tp = self._table_of(st)
+            if tp is None or tp.skipped or tp.ddl_only:
+                continue
+            # the step _run_ddl gives the statement in the post-data phase (same list, same place)
+            step = f"ddl:post:{i}:{hashlib.blake2b(st.sql.encode(), digest_size=6).hexdigest()}"
+            out.setdefault(tp.display, []).append((step, st))
+        return out
+
+    def _post_data_now(self, tp: TablePlan) -> None:
+        """Run ``tp``'s early post-data statements in this loading thread, now that its rows are all
+        committed, journaled as the post-data phase journals them (that phase then skips them). A
+        statement that fails is left to the post-data phase, which runs it again and reports it."""
+        assert self.journal is not None
+        state = self._state
+        for step, st in self._early.pop(tp.display, []):
+            if self.cancel.is_set():
+                return
+            if state is None or step in state.done:
+                continue
+            self.journal.begin(step)
+            try:
+                self._apply_statement(st, tolerate_exists=step in state.begun or st in self._exists_ok)
+            except Cancelled:
+                raise
+            except Exception as e:  # noqa: BLE001 - reported by the post-data phase, which runs it again
+                log.debug("migrate: %s left to the post-data phase: %s", st.object, e)
+                return
+            self.journal.done(step)
+            state.done[step] = {}
 
     def native_blocks(self, unit: LoadUnit) -> tuple[str, Iterable[bytes]] | None:
         """A unit of a table copied in the native row format: its rows straight from the source."""
@@ -406,7 +467,10 @@ class _MigrateImporter(Importer):
         tp = unit.table
         with self._lock:
             last = self._units_left.get(tp.display) == 0 and not self._rejected_by_table.get(tp.display)
-        if not last or not self.opts.verify or rejected or self.cancel.is_set():
+        if not last or rejected or self.cancel.is_set():
+            return
+        self._post_data_now(tp)
+        if not self.opts.verify or self.cancel.is_set():
             return
         assert self.journal is not None
         expected_totals([tp], self.journal.read().done)
@@ -422,6 +486,8 @@ class _MigrateImporter(Importer):
     def load_data(self, tables: list[TablePlan], state: Any) -> None:
         """The import's data phase, then each table's expected rows and checksum (:func:`expected_totals`)."""
         self.choose_streams(tables, state.done)
+        self._state = state
+        self._early = self._early_post_data(tables)
         super().load_data(tables, state)
         assert self.journal is not None
         expected_totals(tables, self.journal.read().done)
@@ -912,6 +978,7 @@ def _load(
     imp.source = source
     imp.filters = {}
     imp.native, imp.row_streams = {}, {}
+    imp._ddl_plan, imp._post_cache, imp._state, imp._early = None, None, None, {}
     if importer_hook is not None:
         importer_hook(imp)
     try:
