@@ -247,6 +247,79 @@ class _Filtered(io.BufferedReader):
     filtered = True
 
 
+class _FilteredRead(io.BytesIO):
+    """A unit's filtered lines read ahead into memory (see :meth:`_MigrateImporter.scan_file`)."""
+
+    filtered = True
+
+
+PREFLIGHT_AHEAD_BYTES = 64 << 20  # filtered pre-flight lines held in memory at once, read ahead
+
+
+class _PreflightAhead:
+    """The pre-flight's reads of a table's other units, on the source's other snapshot connections,
+    while the pre-flight reads its first: the source server evaluates the filter over each unit's
+    key range (a scan), and the pre-flight itself goes one unit after the other. What a read-ahead
+    keeps is bounded (``PREFLIGHT_AHEAD_BYTES`` in all): a unit whose filtered lines do not fit is
+    read again, as it would have been, when the pre-flight comes to it."""
+
+    def __init__(self, source: _Source) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.source = source
+        self.pool = ThreadPoolExecutor(max_workers=max(1, len(source.conns) - 1), thread_name_prefix="dbjson-preflight")
+        self.futures: dict[str, Any] = {}  # data file rel → Future of its lines (None: read it again)
+        self.tables: set[str] = set()
+        self.left = PREFLIGHT_AHEAD_BYTES
+        self.lock = threading.Lock()
+
+    def start(self, table: str, files: Sequence[DataFile], columns: set[str], where: str | None) -> None:
+        """Read ``files`` (a table's units after the one being read) ahead, once per table."""
+        if table in self.tables:
+            return
+        self.tables.add(table)
+        for f in files:
+            self.futures[f.rel] = self.pool.submit(self._read, f, columns, where)
+
+    def _read(self, f: DataFile, columns: set[str], where: str | None) -> bytes | None:
+        parts: list[bytes] = []
+        taken = 0
+        try:
+            with self.source.open(f, keep=False, columns=columns, where=where) as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    with self.lock:
+                        if len(chunk) > self.left:
+                            return None
+                        self.left -= len(chunk)
+                    taken += len(chunk)
+                    parts.append(chunk)
+            data = b"".join(parts)
+            taken = 0  # kept until taken by the pre-flight
+            return data
+        finally:
+            if taken:
+                with self.lock:
+                    self.left += taken
+
+    def take(self, f: DataFile) -> IO[bytes] | None:
+        """The unit's filtered lines if they were read ahead (None: read them now)."""
+        fut = self.futures.pop(f.rel, None)
+        if fut is None:
+            return None
+        data = fut.result()  # (its error, as the read would have raised it)
+        if data is None:
+            return None
+        with self.lock:
+            self.left += len(data)
+        return _FilteredRead(data)
+
+    def close(self) -> None:
+        for fut in self.futures.values():
+            fut.cancel()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.futures.clear()
+
+
 class _UnitStream(BlockReader):
     """A readable stream of one unit's lines, straight from a snapshot connection."""
 
@@ -319,6 +392,7 @@ class _MigrateImporter(Importer):
     _post_cache: list[Any] | None  # the post-data statements (computed once, see _post_statements)
     _state: Any  # the journal's state of this run (its done steps, the early post-data's included)
     _early: dict[str, list[tuple[str, Any]]]  # table → post-data statements run when its last unit commits
+    _ahead: _PreflightAhead | None  # the pre-flight's reads ahead (see scan_file)
 
     def open_file(self, f: DataFile) -> IO[bytes]:
         """The unit's lines from the source (and its kept file, with ``keep``)."""
@@ -340,12 +414,28 @@ class _MigrateImporter(Importer):
                 zero_dates=self.opts.zero_dates,
                 nul=self.opts.nul or "error",
             )
-        return self.source.open(
-            f,
-            keep=False,
-            columns=preflight_columns(self.engine, tp, self.opts.zero_dates),
-            where=self.filters[tp.display],
-        )
+        columns = preflight_columns(self.engine, tp, self.opts.zero_dates)
+        where = self.filters[tp.display]
+        if len(self.source.conns) > 1 and len(tp.files) > 1:
+            if self._ahead is None:
+                self._ahead = _PreflightAhead(self.source)
+            ahead = self._ahead.take(f)
+            if ahead is not None:
+                return ahead
+            self._ahead.start(tp.display, [o for o in tp.files if o.rel != f.rel], columns, where)
+        return self.source.open(f, keep=False, columns=columns, where=where)
+
+    def _end_read_ahead(self) -> None:
+        if self._ahead is not None:
+            self._ahead.close()
+            self._ahead = None
+
+    def close_all(self) -> None:
+        """The pre-flight's read-ahead stopped, then what the importer closes."""
+        try:
+            self._end_read_ahead()
+        finally:
+            super().close_all()
 
     def plan(self, db: m.Database, mtables: list[ManifestTable]) -> ImportPlan:
         """The import's plan; each unit's data file mapped to its table (for :meth:`scan_file`)."""
@@ -485,6 +575,7 @@ class _MigrateImporter(Importer):
 
     def load_data(self, tables: list[TablePlan], state: Any) -> None:
         """The import's data phase, then each table's expected rows and checksum (:func:`expected_totals`)."""
+        self._end_read_ahead()  # (the pre-flight read every unit it reads ahead)
         self.choose_streams(tables, state.done)
         self._state = state
         self._early = self._early_post_data(tables)
@@ -979,6 +1070,7 @@ def _load(
     imp.filters = {}
     imp.native, imp.row_streams = {}, {}
     imp._ddl_plan, imp._post_cache, imp._state, imp._early = None, None, None, {}
+    imp._ahead = None
     if importer_hook is not None:
         importer_hook(imp)
     try:
