@@ -393,6 +393,8 @@ class _MigrateImporter(Importer):
     _state: Any  # the journal's state of this run (its done steps, the early post-data's included)
     _early: dict[str, list[tuple[str, Any]]]  # table → post-data statements run when its last unit commits
     _ahead: _PreflightAhead | None  # the pre-flight's reads ahead (see scan_file)
+    _early_fks: list[tuple[str, Any, str, str]]  # (step, statement, table, referenced table) not yet run
+    _ready: set[str]  # tables loaded with their early post-data made (their foreign keys may follow)
 
     def open_file(self, f: DataFile) -> IO[bytes]:
         """The unit's lines from the source (and its kept file, with ``keep``)."""
@@ -454,9 +456,10 @@ class _MigrateImporter(Importer):
     def _early_post_data(self, tables: list[TablePlan]) -> dict[str, list[tuple[str, Any]]]:
         """table → the post-data statements about it alone (its deferred primary key, indexes,
         unique and check constraints) with their journal steps: they run as soon as the table's last
-        unit commits (:meth:`_post_data_now`), while other tables still load. Foreign keys (they
-        lock the referenced table too), views and the rest stay in the post-data phase; nothing
-        runs early into a partitioned tree, on a target with a single writer, or without post-data."""
+        unit commits (:meth:`_post_data_now`), while other tables still load. A foreign key runs
+        once both its tables are loaded and keyed (``_early_fks``); views and the rest stay in the
+        post-data phase; nothing runs early into a partitioned tree, on a target with a single
+        writer, or without post-data."""
         if (
             self.opts.data_only
             or self.opts.schema_only
@@ -467,38 +470,61 @@ class _MigrateImporter(Importer):
             return {}
         post = self.engine.load_merge_indexes(self._post_statements(self._ddl_plan, tables))
         out: dict[str, list[tuple[str, Any]]] = {}
+        loading = [tp for tp in tables if not tp.skipped and not tp.ddl_only]
         for i, st in enumerate(post):
-            if st.kind not in ("primary_key", "index", "unique", "check"):
+            if st.kind not in ("primary_key", "index", "unique", "check", "foreign_key"):
                 continue
             tp = self._table_of(st)
             if tp is None or tp.skipped or tp.ddl_only:
                 continue
             # the step _run_ddl gives the statement in the post-data phase (same list, same place)
             step = f"ddl:post:{i}:{hashlib.blake2b(st.sql.encode(), digest_size=6).hexdigest()}"
-            out.setdefault(tp.display, []).append((step, st))
+            if st.kind != "foreign_key":
+                out.setdefault(tp.display, []).append((step, st))
+                continue
+            # a foreign key waits for both its tables (it locks the referenced one too, and checks
+            # every row against it): the referenced table named in the statement, when only one fits
+            parents = [p for p in loading if f" REFERENCES {self.engine.qualify(p.tschema, p.tname)} (" in st.sql]
+            if len(parents) == 1:
+                self._early_fks.append((step, st, tp.display, parents[0].display))
         return out
 
     def _post_data_now(self, tp: TablePlan) -> None:
         """Run ``tp``'s early post-data statements in this loading thread, now that its rows are all
         committed, journaled as the post-data phase journals them (that phase then skips them). A
         statement that fails is left to the post-data phase, which runs it again and reports it."""
+        for step, st in self._early.pop(tp.display, []):
+            if not self._run_early(step, st):
+                return
+        # the table's keys are made: its foreign keys, and those that reference it, whose other
+        # table is ready too
+        with self._lock:
+            self._ready.add(tp.display)
+            now = [fk for fk in self._early_fks if fk[2] in self._ready and fk[3] in self._ready]
+            self._early_fks = [fk for fk in self._early_fks if fk not in now]
+        for step, st, _child, _parent in now:
+            self._run_early(step, st)
+
+    def _run_early(self, step: str, st: Any) -> bool:
+        """One post-data statement run now, journaled as the post-data phase would; False when it
+        was not run (cancelled) or failed (the post-data phase runs it again and reports it)."""
         assert self.journal is not None
         state = self._state
-        for step, st in self._early.pop(tp.display, []):
-            if self.cancel.is_set():
-                return
-            if state is None or step in state.done:
-                continue
-            self.journal.begin(step)
-            try:
-                self._apply_statement(st, tolerate_exists=step in state.begun or st in self._exists_ok)
-            except Cancelled:
-                raise
-            except Exception as e:  # noqa: BLE001 - reported by the post-data phase, which runs it again
-                log.debug("migrate: %s left to the post-data phase: %s", st.object, e)
-                return
-            self.journal.done(step)
-            state.done[step] = {}
+        if self.cancel.is_set() or state is None:
+            return False
+        if step in state.done:
+            return True
+        self.journal.begin(step)
+        try:
+            self._apply_statement(st, tolerate_exists=step in state.begun or st in self._exists_ok)
+        except Cancelled:
+            raise
+        except Exception as e:  # noqa: BLE001 - reported by the post-data phase, which runs it again
+            log.debug("migrate: %s left to the post-data phase: %s", st.object, e)
+            return False
+        self.journal.done(step)
+        state.done[step] = {}
+        return True
 
     def native_blocks(self, unit: LoadUnit) -> tuple[str, Iterable[bytes]] | None:
         """A unit of a table copied in the native row format: its rows straight from the source."""
@@ -578,6 +604,7 @@ class _MigrateImporter(Importer):
         self._end_read_ahead()  # (the pre-flight read every unit it reads ahead)
         self.choose_streams(tables, state.done)
         self._state = state
+        self._early_fks, self._ready = [], set()
         self._early = self._early_post_data(tables)
         super().load_data(tables, state)
         assert self.journal is not None
@@ -1071,6 +1098,7 @@ def _load(
     imp.native, imp.row_streams = {}, {}
     imp._ddl_plan, imp._post_cache, imp._state, imp._early = None, None, None, {}
     imp._ahead = None
+    imp._early_fks, imp._ready = [], set()
     if importer_hook is not None:
         importer_hook(imp)
     try:
