@@ -42,6 +42,7 @@ import orjson
 import xxhash
 
 from . import model as m
+from . import speedups
 from .casts import parse_casts
 from .connect import Target, close_quietly, connection_error, parse_url
 from .engines import detect_engine
@@ -69,6 +70,7 @@ from .format.layout import DATA_DIR, WrittenFiles, prepare_export_dir, safe_name
 from .format.manifest import Manifest, ManifestTable, SnapshotInfo, write_manifest, write_schema
 from .format.paths import inside
 from .format.savedstate import Unencodable, decode_values, encode_values, read_state, write_state
+from .importer.encoders import INLINE, c_block_plan
 from .importer.options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads
 from .importer.plan import ImportPlan
 from .importer.reader import LoadUnit
@@ -245,6 +247,79 @@ class _Filtered(io.BufferedReader):
     filtered = True
 
 
+class _FilteredRead(io.BytesIO):
+    """A unit's filtered lines read ahead into memory (see :meth:`_MigrateImporter.scan_file`)."""
+
+    filtered = True
+
+
+PREFLIGHT_AHEAD_BYTES = 64 << 20  # filtered pre-flight lines held in memory at once, read ahead
+
+
+class _PreflightAhead:
+    """The pre-flight's reads of a table's other units, on the source's other snapshot connections,
+    while the pre-flight reads its first: the source server evaluates the filter over each unit's
+    key range (a scan), and the pre-flight itself goes one unit after the other. What a read-ahead
+    keeps is bounded (``PREFLIGHT_AHEAD_BYTES`` in all): a unit whose filtered lines do not fit is
+    read again, as it would have been, when the pre-flight comes to it."""
+
+    def __init__(self, source: _Source) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.source = source
+        self.pool = ThreadPoolExecutor(max_workers=max(1, len(source.conns) - 1), thread_name_prefix="dbjson-preflight")
+        self.futures: dict[str, Any] = {}  # data file rel → Future of its lines (None: read it again)
+        self.tables: set[str] = set()
+        self.left = PREFLIGHT_AHEAD_BYTES
+        self.lock = threading.Lock()
+
+    def start(self, table: str, files: Sequence[DataFile], columns: set[str], where: str | None) -> None:
+        """Read ``files`` (a table's units after the one being read) ahead, once per table."""
+        if table in self.tables:
+            return
+        self.tables.add(table)
+        for f in files:
+            self.futures[f.rel] = self.pool.submit(self._read, f, columns, where)
+
+    def _read(self, f: DataFile, columns: set[str], where: str | None) -> bytes | None:
+        parts: list[bytes] = []
+        taken = 0
+        try:
+            with self.source.open(f, keep=False, columns=columns, where=where) as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    with self.lock:
+                        if len(chunk) > self.left:
+                            return None
+                        self.left -= len(chunk)
+                    taken += len(chunk)
+                    parts.append(chunk)
+            data = b"".join(parts)
+            taken = 0  # kept until taken by the pre-flight
+            return data
+        finally:
+            if taken:
+                with self.lock:
+                    self.left += taken
+
+    def take(self, f: DataFile) -> IO[bytes] | None:
+        """The unit's filtered lines if they were read ahead (None: read them now)."""
+        fut = self.futures.pop(f.rel, None)
+        if fut is None:
+            return None
+        data = fut.result()  # (its error, as the read would have raised it)
+        if data is None:
+            return None
+        with self.lock:
+            self.left += len(data)
+        return _FilteredRead(data)
+
+    def close(self) -> None:
+        for fut in self.futures.values():
+            fut.cancel()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.futures.clear()
+
+
 class _UnitStream(BlockReader):
     """A readable stream of one unit's lines, straight from a snapshot connection."""
 
@@ -313,6 +388,13 @@ class _MigrateImporter(Importer):
     row_streams: dict[str, str]  # table → how its rows move: a native format's name, or "lines (why)"
     plans: dict[str, TablePlan]  # data file rel → its table
     filters: dict[str, str | None]  # table → the pre-flight's filter on the source (None: every row)
+    _ddl_plan: Any  # the import plan's DDL (None: no DDL to run)
+    _post_cache: list[Any] | None  # the post-data statements (computed once, see _post_statements)
+    _state: Any  # the journal's state of this run (its done steps, the early post-data's included)
+    _early: dict[str, list[tuple[str, Any]]]  # table → post-data statements run when its last unit commits
+    _ahead: _PreflightAhead | None  # the pre-flight's reads ahead (see scan_file)
+    _early_fks: list[tuple[str, Any, str, str]]  # (step, statement, table, referenced table) not yet run
+    _ready: set[str]  # tables loaded with their early post-data made (their foreign keys may follow)
 
     def open_file(self, f: DataFile) -> IO[bytes]:
         """The unit's lines from the source (and its kept file, with ``keep``)."""
@@ -334,18 +416,115 @@ class _MigrateImporter(Importer):
                 zero_dates=self.opts.zero_dates,
                 nul=self.opts.nul or "error",
             )
-        return self.source.open(
-            f,
-            keep=False,
-            columns=preflight_columns(self.engine, tp, self.opts.zero_dates),
-            where=self.filters[tp.display],
-        )
+        columns = preflight_columns(self.engine, tp, self.opts.zero_dates)
+        where = self.filters[tp.display]
+        if len(self.source.conns) > 1 and len(tp.files) > 1:
+            if self._ahead is None:
+                self._ahead = _PreflightAhead(self.source)
+            ahead = self._ahead.take(f)
+            if ahead is not None:
+                return ahead
+            self._ahead.start(tp.display, [o for o in tp.files if o.rel != f.rel], columns, where)
+        return self.source.open(f, keep=False, columns=columns, where=where)
+
+    def _end_read_ahead(self) -> None:
+        if self._ahead is not None:
+            self._ahead.close()
+            self._ahead = None
+
+    def close_all(self) -> None:
+        """The pre-flight's read-ahead stopped, then what the importer closes."""
+        try:
+            self._end_read_ahead()
+        finally:
+            super().close_all()
 
     def plan(self, db: m.Database, mtables: list[ManifestTable]) -> ImportPlan:
         """The import's plan; each unit's data file mapped to its table (for :meth:`scan_file`)."""
         planned = super().plan(db, mtables)
         self.plans = {f.rel: tp for tp in planned.tables for f in tp.files}
+        self._ddl_plan = planned.ddl
         return planned
+
+    def _post_statements(self, plan: Any, tables: list[TablePlan]) -> list[Any]:
+        """The post-data statements, computed once: the early ones (:meth:`_post_data_now`) are
+        journaled under their place in this list, which the post-data phase then skips."""
+        if self._post_cache is None:
+            self._post_cache = super()._post_statements(plan, tables)
+        return self._post_cache
+
+    def _early_post_data(self, tables: list[TablePlan]) -> dict[str, list[tuple[str, Any]]]:
+        """table → the post-data statements about it alone (its deferred primary key, indexes,
+        unique and check constraints) with their journal steps: they run as soon as the table's last
+        unit commits (:meth:`_post_data_now`), while other tables still load. A foreign key runs
+        once both its tables are loaded and keyed (``_early_fks``); views and the rest stay in the
+        post-data phase; nothing runs early into a partitioned tree, on a target with a single
+        writer, or without post-data."""
+        if (
+            self.opts.data_only
+            or self.opts.schema_only
+            or self._ddl_plan is None
+            or not self.engine.capabilities.parallel_writers
+            or any(tp.table.partition_of or tp.table.partitioning for tp in tables)
+        ):
+            return {}
+        post = self.engine.load_merge_indexes(self._post_statements(self._ddl_plan, tables))
+        out: dict[str, list[tuple[str, Any]]] = {}
+        loading = [tp for tp in tables if not tp.skipped and not tp.ddl_only]
+        for i, st in enumerate(post):
+            if st.kind not in ("primary_key", "index", "unique", "check", "foreign_key"):
+                continue
+            tp = self._table_of(st)
+            if tp is None or tp.skipped or tp.ddl_only:
+                continue
+            # the step _run_ddl gives the statement in the post-data phase (same list, same place)
+            step = f"ddl:post:{i}:{hashlib.blake2b(st.sql.encode(), digest_size=6).hexdigest()}"
+            if st.kind != "foreign_key":
+                out.setdefault(tp.display, []).append((step, st))
+                continue
+            # a foreign key waits for both its tables (it locks the referenced one too, and checks
+            # every row against it): the referenced table named in the statement, when only one fits
+            parents = [p for p in loading if f" REFERENCES {self.engine.qualify(p.tschema, p.tname)} (" in st.sql]
+            if len(parents) == 1:
+                self._early_fks.append((step, st, tp.display, parents[0].display))
+        return out
+
+    def _post_data_now(self, tp: TablePlan) -> None:
+        """Run ``tp``'s early post-data statements in this loading thread, now that its rows are all
+        committed, journaled as the post-data phase journals them (that phase then skips them). A
+        statement that fails is left to the post-data phase, which runs it again and reports it."""
+        for step, st in self._early.pop(tp.display, []):
+            if not self._run_early(step, st):
+                return
+        # the table's keys are made: its foreign keys, and those that reference it, whose other
+        # table is ready too
+        with self._lock:
+            self._ready.add(tp.display)
+            now = [fk for fk in self._early_fks if fk[2] in self._ready and fk[3] in self._ready]
+            self._early_fks = [fk for fk in self._early_fks if fk not in now]
+        for step, st, _child, _parent in now:
+            self._run_early(step, st)
+
+    def _run_early(self, step: str, st: Any) -> bool:
+        """One post-data statement run now, journaled as the post-data phase would; False when it
+        was not run (cancelled) or failed (the post-data phase runs it again and reports it)."""
+        assert self.journal is not None
+        state = self._state
+        if self.cancel.is_set() or state is None:
+            return False
+        if step in state.done:
+            return True
+        self.journal.begin(step)
+        try:
+            self._apply_statement(st, tolerate_exists=step in state.begun or st in self._exists_ok)
+        except Cancelled:
+            raise
+        except Exception as e:  # noqa: BLE001 - reported by the post-data phase, which runs it again
+            log.debug("migrate: %s left to the post-data phase: %s", st.object, e)
+            return False
+        self.journal.done(step)
+        state.done[step] = {}
+        return True
 
     def native_blocks(self, unit: LoadUnit) -> tuple[str, Iterable[bytes]] | None:
         """A unit of a table copied in the native row format: its rows straight from the source."""
@@ -385,6 +564,16 @@ class _MigrateImporter(Importer):
                 self.row_streams[tp.display] = f"lines ({reason})"
                 log.debug("migrate: %s moves as canonical lines: %s", tp.display, reason)
 
+    def _encoder_pool(self, conn: Any, tp: TablePlan) -> Any:
+        """A table whose lines the C block encoder converts (``_cimport.jsonl_to_bulk``, which runs
+        without the interpreter lock) is encoded inline in its loading thread: the lines come from a
+        socket, not a file a worker process could re-read by its byte range, so the process pool
+        would only add two pipe copies of every block (and their pickling) to the same C work."""
+        pool = super()._encoder_pool(conn, tp)
+        if pool is None or pool is INLINE or speedups.load("_cimport") is None:
+            return pool
+        return INLINE if c_block_plan(self.engine, tp, self.opts.zero_dates) is not None else pool
+
     def _unit_finished(self, unit: Any, loaded: int, rejected: int) -> None:
         """A unit committed; when it was its table's last, verify the table now, in this loading
         thread, while other tables still load (the rows are final: post-data DDL adds keys and
@@ -394,7 +583,10 @@ class _MigrateImporter(Importer):
         tp = unit.table
         with self._lock:
             last = self._units_left.get(tp.display) == 0 and not self._rejected_by_table.get(tp.display)
-        if not last or not self.opts.verify or rejected or self.cancel.is_set():
+        if not last or rejected or self.cancel.is_set():
+            return
+        self._post_data_now(tp)
+        if not self.opts.verify or self.cancel.is_set():
             return
         assert self.journal is not None
         expected_totals([tp], self.journal.read().done)
@@ -409,7 +601,11 @@ class _MigrateImporter(Importer):
 
     def load_data(self, tables: list[TablePlan], state: Any) -> None:
         """The import's data phase, then each table's expected rows and checksum (:func:`expected_totals`)."""
+        self._end_read_ahead()  # (the pre-flight read every unit it reads ahead)
         self.choose_streams(tables, state.done)
+        self._state = state
+        self._early_fks, self._ready = [], set()
+        self._early = self._early_post_data(tables)
         super().load_data(tables, state)
         assert self.journal is not None
         expected_totals(tables, self.journal.read().done)
@@ -900,6 +1096,9 @@ def _load(
     imp.source = source
     imp.filters = {}
     imp.native, imp.row_streams = {}, {}
+    imp._ddl_plan, imp._post_cache, imp._state, imp._early = None, None, None, {}
+    imp._ahead = None
+    imp._early_fks, imp._ready = [], set()
     if importer_hook is not None:
         importer_hook(imp)
     try:

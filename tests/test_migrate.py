@@ -230,3 +230,58 @@ def test_cross_engine_verify_uses_the_sums_taken_while_loading(
         "plain": ("checksum", "export"),
     }
     assert sorted(during_load) == ["docs", "plain"]
+
+
+@pytest.mark.parametrize("fail_early", [False, True])
+def test_a_tables_keys_and_indexes_are_made_when_its_last_unit_commits(
+    fresh_db: Any, tmp_path: Path, fail_early: bool
+) -> None:
+    """A table's deferred primary key, indexes and unique constraints are made by its loading
+    thread as soon as its last unit commits (while other tables may still load), a foreign key
+    once both its tables are loaded and keyed, journaled under the post-data phase's steps: that
+    phase runs each of them no second time. An early statement that fails is run again (and
+    would be reported) by the post-data phase."""
+    src = fresh_db("mariadb")
+    src.execute(
+        "CREATE TABLE parent (id INT PRIMARY KEY, code VARCHAR(10) NOT NULL, UNIQUE KEY parent_code (code));\n"
+        "INSERT INTO parent VALUES (1, 'a'), (2, 'b'), (3, 'c');\n"
+        "CREATE TABLE child (id INT PRIMARY KEY, parent_id INT, qty INT, KEY child_qty (qty),\n"
+        " CONSTRAINT child_parent FOREIGN KEY (parent_id) REFERENCES parent (id));\n"
+        "INSERT INTO child VALUES (1, 1, 5), (2, 2, 6), (3, NULL, 7), (4, 3, 5);\n"
+    )
+    dst = fresh_db("postgresql")
+    ran: list[tuple[str, str, str]] = []  # (phase, kind, sql) of every statement run after the pre-data
+    failed: list[str] = []
+
+    def hook(imp: Importer) -> None:
+        apply = imp._apply_statement
+
+        def recording(st: Any, *, tolerate_exists: bool) -> None:
+            if imp.phase in ("data", "post-data"):
+                if fail_early and imp.phase == "data" and not failed and st.kind == "index":
+                    failed.append(st.sql)
+                    raise RuntimeError("refused once")
+                ran.append((imp.phase, st.kind, st.sql))
+            apply(st, tolerate_exists=tolerate_exists)
+
+        imp._apply_statement = recording  # type: ignore[method-assign]
+
+    report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "state", importer_hook=hook)
+    assert report.load.verify is not None and report.load.verify.ok
+    sqls = [sql for _p, _k, sql in ran]
+    assert len(sqls) == len(set(sqls)), "a post-data statement ran twice"
+    early = {(k, sql) for p, k, sql in ran if p == "data"}
+    late = {(k, sql) for p, k, sql in ran if p == "post-data"}
+    if fail_early:  # the table's statements after it wait for the post-data phase too
+        assert ("index", failed[0]) in late and {k for k, _s in early} >= {"primary_key", "unique"}
+    else:  # the foreign key too, once both tables were loaded and keyed
+        assert {k for k, _s in early} == {"primary_key", "index", "unique", "foreign_key"}
+        assert not late
+    keys = dst.query(
+        "SELECT conname, contype FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace"
+        " WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') ORDER BY conname"
+    )
+    assert {(str(n), str(t)) for n, t in keys} >= {("child_parent", "f"), ("parent_code", "u")}
+    assert len([t for _n, t in keys if str(t) == "p"]) == 2
+    indexes = dst.query("SELECT indexname FROM pg_indexes WHERE tablename IN ('parent', 'child')")
+    assert "child_qty" in {str(r[0]) for r in indexes}
