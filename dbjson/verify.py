@@ -375,7 +375,14 @@ def _target_sum(
     return total
 
 
-def native_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0, parts: int = 1) -> TableCheck | None:
+def native_check(
+    engine: Engine,
+    target: Target,
+    tp: TablePlan,
+    rejected: int = 0,
+    parts: int = 1,
+    seal: dict[str, int] | None = None,
+) -> TableCheck | None:
     """The check of a table whose rows a same-engine migrate moved in the engine's native row
     format (``tp.checksum_kind``, the sum of the source's native rows in ``tp.checksum``): the
     target's rows read back in that format on a session set up as the export's
@@ -384,12 +391,17 @@ def native_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 
     (a real difference is then reported as any other; two servers whose output functions spell a
     value differently, as across major versions, are then compared by content). ``parts`` > 1: a
     big table with a one-column integer key is read in that many parts at once (key modulo
-    ``parts``, one connection each; the sums add up)."""
+    ``parts``, one connection each; the sums add up). ``seal`` (read in one piece): filled with
+    what ``engine.verify_native_unchanged`` needs to prove later that no row changed since."""
     if _counts_only(tp, rejected) or not tp.checksum or tp.rows is None:
         return None
-    key = part_key(engine, tp) if parts > 1 and tp.rows >= PART_MIN_ROWS else None
+    key = part_key(engine, tp) if parts > 1 and tp.rows >= PART_MIN_ROWS and seal is None else None
     if key is None:
-        total = engine.verify_native_checksum(target, tp)
+        total = (
+            engine.verify_native_checksum(target, tp)
+            if seal is None
+            else engine.verify_native_checksum(target, tp, seal=seal)
+        )
     else:
         sums: list[Any] = [None] * parts
 
