@@ -395,6 +395,7 @@ class _MigrateImporter(Importer):
         tp = unit.table
         with self._lock:
             last = self._units_left.get(tp.display) == 0 and not self._rejected_by_table.get(tp.display)
+            alone = not any(self._units_left.values())  # no other table still loading
         if not last or not self.opts.verify or rejected or self.cancel.is_set():
             return
         assert self.journal is not None
@@ -403,7 +404,9 @@ class _MigrateImporter(Importer):
             # a native row stream: read the target's rows back now, with a seal of the snapshot,
             # so that the verify phase need only prove that no row changed since (early_checks)
             seal: dict[str, int] = {}
-            native = native_check(self.engine, self.target, tp, 0, seal=seal)
+            # in parts when no other table loads any more (the threads would be idle otherwise)
+            parts = self.opts.threads if alone else 1
+            native = native_check(self.engine, self.target, tp, 0, parts=parts, seal=seal)
             if native is not None and native.ok and seal:
                 with self._lock:
                     self.verified[tp.display] = native
@@ -421,12 +424,25 @@ class _MigrateImporter(Importer):
         are provably the ones read back then (``engine.verify_native_unchanged``, a scan without
         the values' output): otherwise the verify phase reads it back again and reports."""
         early = super().early_checks(checked)
-        for tp in checked:
-            seal = self._seals.get(tp.display)
-            if seal is not None and tp.display in early:
+        changed: list[str] = []
+
+        def prove(tp: TablePlan, seal: dict[str, int]) -> Callable[[], None]:
+            def go() -> None:
                 if not self.engine.verify_native_unchanged(self.target, tp, seal):
-                    del early[tp.display]
-                    log.debug("migrate: %s changed after its read-back: read again", tp.display)
+                    with self._lock:
+                        changed.append(tp.display)
+
+            return go
+
+        jobs = [
+            (tp.rows or 0, prove(tp, self._seals[tp.display]))
+            for tp in checked
+            if tp.display in self._seals and tp.display in early
+        ]
+        self.run_parallel(jobs, self.opts.threads)  # one scan per table, without output functions
+        for display in changed:
+            del early[display]
+            log.debug("migrate: %s changed after its read-back: read again", display)
         return early
 
     def load_data(self, tables: list[TablePlan], state: Any) -> None:

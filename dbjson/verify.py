@@ -391,11 +391,13 @@ def native_check(
     (a real difference is then reported as any other; two servers whose output functions spell a
     value differently, as across major versions, are then compared by content). ``parts`` > 1: a
     big table with a one-column integer key is read in that many parts at once (key modulo
-    ``parts``, one connection each; the sums add up). ``seal`` (read in one piece): filled with
-    what ``engine.verify_native_unchanged`` needs to prove later that no row changed since."""
+    ``parts``, one connection each; the sums add up). ``seal``: filled with what
+    ``engine.verify_native_unchanged`` needs to prove later that no row changed since (of the
+    whole table, in the snapshot of the first part: a row changed before another part's snapshot
+    shows in that part's sum, one changed after it breaks the seal)."""
     if _counts_only(tp, rejected) or not tp.checksum or tp.rows is None:
         return None
-    key = part_key(engine, tp) if parts > 1 and tp.rows >= PART_MIN_ROWS and seal is None else None
+    key = part_key(engine, tp) if parts > 1 and tp.rows >= PART_MIN_ROWS else None
     if key is None:
         total = (
             engine.verify_native_checksum(target, tp)
@@ -406,7 +408,10 @@ def native_check(
         sums: list[Any] = [None] * parts
 
         def read(k: int) -> None:
-            sums[k] = engine.verify_native_checksum(target, tp, part=(key, k, parts))
+            if k == 0 and seal is not None:
+                sums[k] = engine.verify_native_checksum(target, tp, part=(key, k, parts), seal=seal)
+            else:
+                sums[k] = engine.verify_native_checksum(target, tp, part=(key, k, parts))
 
         readers = [threading.Thread(target=read, args=(k,), name="verify-part", daemon=True) for k in range(parts)]
         for t in readers:

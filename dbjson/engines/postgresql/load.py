@@ -384,7 +384,7 @@ class PostgreSQLLoad:
         set up as the export's (:meth:`export_session`, a read-only transaction), or None;
         ``part`` = (integer key column, k, n): only the rows whose key is k modulo n. ``seal``:
         filled, in the same snapshot (the transaction is REPEATABLE READ), with the number of
-        rows per ``xmin`` (:meth:`verify_native_unchanged`)."""
+        rows per ``xmin`` of the whole table (:meth:`verify_native_unchanged`)."""
         import dataclasses
         import threading
 
@@ -408,7 +408,7 @@ class PostgreSQLLoad:
             unit = ExportUnit(schema, dataclasses.replace(tp.table, name=tp.tname), where=where)
             for block in engine.export_native_stream(conn, unit, tp.target_names, threading.Event()):
                 total.add_block(block)
-            if seal is not None:
+            if seal is not None:  # of the whole table, even when reading a part
                 seal.update(_rows_by_xmin(conn, engine.export_qualify(schema, unit.table), tp.target_names))
         except Exception:  # noqa: BLE001 - the full check reads the table its own way (and reports)
             return None
