@@ -80,7 +80,7 @@ from .importer.session import connect_target, target_identity
 from .model import now_utc
 from .preflight import preflight_columns, source_filter
 from .ratelimit import parse_rate
-from .verify import exact_check, expected_lines, verify_error
+from .verify import TableCheck, exact_check, expected_lines, native_check, verify_error
 
 log = logging.getLogger(__name__)  # debug lines only (the library never prints): which tables move natively
 
@@ -395,6 +395,7 @@ class _MigrateImporter(Importer):
     _ahead: _PreflightAhead | None  # the pre-flight's reads ahead (see scan_file)
     _early_fks: list[tuple[str, Any, str, str]]  # (step, statement, table, referenced table) not yet run
     _ready: set[str]  # tables loaded with their early post-data made (their foreign keys may follow)
+    _seals: dict[str, dict[str, int]]  # table → its rows per xmin at its early read-back (early_checks)
 
     def open_file(self, f: DataFile) -> IO[bytes]:
         """The unit's lines from the source (and its kept file, with ``keep``)."""
@@ -583,6 +584,7 @@ class _MigrateImporter(Importer):
         tp = unit.table
         with self._lock:
             last = self._units_left.get(tp.display) == 0 and not self._rejected_by_table.get(tp.display)
+            alone = not any(self._units_left.values())  # no other table still loading
         if not last or rejected or self.cancel.is_set():
             return
         self._post_data_now(tp)
@@ -591,13 +593,49 @@ class _MigrateImporter(Importer):
         assert self.journal is not None
         expected_totals([tp], self.journal.read().done)
         if tp.checksum_kind != "lines":
-            return  # a native row stream: verify compares the target's native rows in its phase
+            # a native row stream: read the target's rows back now, with a seal of the snapshot,
+            # so that the verify phase need only prove that no row changed since (early_checks)
+            seal: dict[str, int] = {}
+            # in parts when no other table loads any more (the threads would be idle otherwise)
+            parts = self.opts.threads if alone else 1
+            native = native_check(self.engine, self.target, tp, 0, parts=parts, seal=seal)
+            if native is not None and native.ok and seal:
+                with self._lock:
+                    self.verified[tp.display] = native
+                    self._seals[tp.display] = seal
+            return
         if expected_lines(tp, self.engine.capabilities.decimals_as_float) is not None and tp.expected_semantic is None:
             return  # the proof would read the source again (this thread still holds a source connection)
         check = exact_check(self.engine, self.target, tp, 0, _no_source)
         if check is not None and check.ok:
             with self._lock:
                 self.verified[tp.display] = check
+
+    def early_checks(self, checked: list[TablePlan]) -> dict[str, TableCheck]:
+        """The tables verified during the data phase; a natively copied one only when its rows
+        are provably the ones read back then (``engine.verify_native_unchanged``, a scan without
+        the values' output): otherwise the verify phase reads it back again and reports."""
+        early = super().early_checks(checked)
+        changed: list[str] = []
+
+        def prove(tp: TablePlan, seal: dict[str, int]) -> Callable[[], None]:
+            def go() -> None:
+                if not self.engine.verify_native_unchanged(self.target, tp, seal):
+                    with self._lock:
+                        changed.append(tp.display)
+
+            return go
+
+        jobs = [
+            (tp.rows or 0, prove(tp, self._seals[tp.display]))
+            for tp in checked
+            if tp.display in self._seals and tp.display in early
+        ]
+        self.run_parallel(jobs, self.opts.threads)  # one scan per table, without output functions
+        for display in changed:
+            del early[display]
+            log.debug("migrate: %s changed after its read-back: read again", display)
+        return early
 
     def load_data(self, tables: list[TablePlan], state: Any) -> None:
         """The import's data phase, then each table's expected rows and checksum (:func:`expected_totals`)."""
@@ -1095,7 +1133,7 @@ def _load(
     imp = _MigrateImporter(state, target, tengine, opts, on_event)
     imp.source = source
     imp.filters = {}
-    imp.native, imp.row_streams = {}, {}
+    imp.native, imp.row_streams, imp._seals = {}, {}, {}
     imp._ddl_plan, imp._post_cache, imp._state, imp._early = None, None, None, {}
     imp._ahead = None
     imp._early_fks, imp._ready = [], set()

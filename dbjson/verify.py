@@ -375,7 +375,14 @@ def _target_sum(
     return total
 
 
-def native_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 0, parts: int = 1) -> TableCheck | None:
+def native_check(
+    engine: Engine,
+    target: Target,
+    tp: TablePlan,
+    rejected: int = 0,
+    parts: int = 1,
+    seal: dict[str, int] | None = None,
+) -> TableCheck | None:
     """The check of a table whose rows a same-engine migrate moved in the engine's native row
     format (``tp.checksum_kind``, the sum of the source's native rows in ``tp.checksum``): the
     target's rows read back in that format on a session set up as the export's
@@ -384,17 +391,27 @@ def native_check(engine: Engine, target: Target, tp: TablePlan, rejected: int = 
     (a real difference is then reported as any other; two servers whose output functions spell a
     value differently, as across major versions, are then compared by content). ``parts`` > 1: a
     big table with a one-column integer key is read in that many parts at once (key modulo
-    ``parts``, one connection each; the sums add up)."""
+    ``parts``, one connection each; the sums add up). ``seal``: filled with what
+    ``engine.verify_native_unchanged`` needs to prove later that no row changed since (of the
+    whole table, in the snapshot of the first part: a row changed before another part's snapshot
+    shows in that part's sum, one changed after it breaks the seal)."""
     if _counts_only(tp, rejected) or not tp.checksum or tp.rows is None:
         return None
     key = part_key(engine, tp) if parts > 1 and tp.rows >= PART_MIN_ROWS else None
     if key is None:
-        total = engine.verify_native_checksum(target, tp)
+        total = (
+            engine.verify_native_checksum(target, tp)
+            if seal is None
+            else engine.verify_native_checksum(target, tp, seal=seal)
+        )
     else:
         sums: list[Any] = [None] * parts
 
         def read(k: int) -> None:
-            sums[k] = engine.verify_native_checksum(target, tp, part=(key, k, parts))
+            if k == 0 and seal is not None:
+                sums[k] = engine.verify_native_checksum(target, tp, part=(key, k, parts), seal=seal)
+            else:
+                sums[k] = engine.verify_native_checksum(target, tp, part=(key, k, parts))
 
         readers = [threading.Thread(target=read, args=(k,), name="verify-part", daemon=True) for k in range(parts)]
         for t in readers:

@@ -361,9 +361,9 @@ def test_a_big_table_verifies_in_parts_and_a_changed_row_still_shows(fresh_db: A
         def hook(imp: Importer) -> None:
             read = imp.engine.verify_native_checksum
 
-            def reading(target: Any, tp: Any, part: Any = None) -> Any:
-                parts.append(part)
-                return read(target, tp, part=part)
+            def reading(target: Any, tp: Any, part: Any = None, seal: Any = None) -> Any:
+                parts.append((part, seal is not None))
+                return read(target, tp, part=part, seal=seal)
 
             imp.engine.verify_native_checksum = reading  # type: ignore[method-assign]
             if tamper is not None:
@@ -374,10 +374,78 @@ def test_a_big_table_verifies_in_parts_and_a_changed_row_still_shows(fresh_db: A
     report = migrate(src.url, fresh_db("postgresql").url, threads=2, importer_hook=record_parts())
     assert report.load.verify is not None and report.load.verify.ok
     assert [c.mode for c in report.load.verify.tables] == ["checksum-native"]
-    assert sorted(p[1:] for p in parts) == [(0, 2), (1, 2)]
+    # read back once, in parts, right after the table's last unit (no other table loads any
+    # more; the first part seals the table), and not again: unchanged
+    assert sorted((p[0][1:], p[1]) for p in parts) == [((0, 2), True), ((1, 2), False)]
+    parts.clear()
     dst = fresh_db("postgresql")
     with pytest.raises(VerifyError, match="big"):
         migrate(src.url, dst.url, threads=2, importer_hook=record_parts(_tamper_big(dst)))
+    # the seal no longer holds: the verify phase reads the table back again, in parts
+    assert sorted((p[0][1:], p[1]) for p in parts[2:]) == [((0, 2), False), ((1, 2), False)]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "DELETE FROM big WHERE id = 12345",
+        "INSERT INTO big VALUES (30001, 'new')",
+        "DELETE FROM big WHERE id = 5; INSERT INTO big VALUES (5, md5('5'))",  # same content, new row version
+        "BEGIN; SAVEPOINT s; UPDATE big SET pad = 'y' WHERE id = 9; RELEASE s; COMMIT",
+        "ALTER TABLE big ALTER COLUMN pad TYPE varchar(8) USING left(pad, 8)",  # a rewrite
+    ],
+)
+def test_a_change_after_the_early_read_back_is_read_again(fresh_db: Any, change: str) -> None:
+    """A natively copied table is read back as soon as its last unit commits; the verify phase
+    then proves it unchanged (rows per xmin) or reads it again, which reports the difference."""
+    src = fresh_db("postgresql")
+    src.execute(
+        "CREATE TABLE big (id bigint PRIMARY KEY, pad text);"
+        "INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, 30000) g"
+    )
+    dst = fresh_db("postgresql")
+
+    def hook(imp: Importer) -> None:
+        load = imp.load_data
+
+        def load_then_change(tables: Any, state: Any) -> None:
+            load(tables, state)
+            assert "public.big" in imp.verified  # read back and proven during the data phase
+            dst.execute(change)
+
+        imp.load_data = load_then_change  # type: ignore[method-assign]
+
+    if change.startswith("DELETE FROM big WHERE id = 5;"):
+        # same content: the table is read again (the seal no longer holds) and found equal
+        report = migrate(src.url, dst.url, threads=2, importer_hook=hook)
+        assert report.load.verify is not None and report.load.verify.ok
+        return
+    with pytest.raises(VerifyError, match="big"):
+        migrate(src.url, dst.url, threads=2, importer_hook=hook)
+
+
+def test_an_unchanged_table_is_proven_by_its_seal(fresh_db: Any) -> None:
+    src = fresh_db("postgresql")
+    src.execute(
+        "CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t SELECT g, g::text FROM generate_series(1, 500) g"
+    )
+    dst = fresh_db("postgresql")
+    calls: list[bool] = []
+
+    def hook(imp: Importer) -> None:
+        unchanged = imp.engine.verify_native_unchanged
+
+        def check(target: Any, tp: Any, seal: Any) -> bool:
+            ok = unchanged(target, tp, seal)
+            calls.append(ok)
+            return ok
+
+        imp.engine.verify_native_unchanged = check  # type: ignore[method-assign]
+
+    report = migrate(src.url, dst.url, threads=2, importer_hook=hook)
+    assert report.load.verify is not None and report.load.verify.ok
+    assert calls == [True]
+    assert [c.mode for c in report.load.verify.tables] == ["checksum-native"]
 
 
 def _tamper_big(dst: Any) -> Any:

@@ -153,9 +153,19 @@ class Engine(Reflector, DdlDialect, Exporter, Loader, VerifyReader):
         """Unsupported without ``capabilities.native_stream``."""
         raise UnsupportedError(f"{self.name} loads no native row stream")
 
-    def verify_native_checksum(self, target: Target, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Any:
+    def verify_native_checksum(
+        self,
+        target: Target,
+        tp: TablePlan,
+        part: tuple[str, int, int] | None = None,
+        seal: dict[str, int] | None = None,
+    ) -> Any:
         """None: no native row format to read back."""
         return None
+
+    def verify_native_unchanged(self, target: Target, tp: TablePlan, seal: dict[str, int]) -> bool:
+        """False: nothing to prove it with."""
+        return False
 
     def load_error_detail(self, exc: BaseException) -> tuple[str | None, str | None]:
         """Neither a constraint nor a detail line (the server's message says it all)."""

@@ -530,12 +530,25 @@ class VerifyReader(Protocol):
     def verify_adapters(self, tp: TablePlan) -> dict[str, Callable[[Any], Any]]:
         """Per source column: the target driver's value → a value the source kind's encoder takes."""
 
-    def verify_native_checksum(self, target: Target, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Any:
+    def verify_native_checksum(
+        self,
+        target: Target,
+        tp: TablePlan,
+        part: tuple[str, int, int] | None = None,
+        seal: dict[str, int] | None = None,
+    ) -> Any:
         """The :class:`~dbjson.format.checksum.Checksum` (``tp.checksum_algorithm``) of the target
         table's rows of ``tp.target_names`` in the native row format, one line per row, as
         ``export_native_stream`` writes them under the same session settings; None when it cannot
         be read. ``part`` = (integer key column, k, n): only the rows whose key is k modulo n.
+        ``seal`` (a dict, filled): in the same snapshot as the rows, what
+        :meth:`verify_native_unchanged` compares later to prove that no row changed since.
         Optional (``capabilities.native_stream``)."""
+
+    def verify_native_unchanged(self, target: Target, tp: TablePlan, seal: dict[str, int]) -> bool:
+        """True when the target table's rows are provably the ones read when ``seal`` was filled
+        by :meth:`verify_native_checksum` (no row inserted, updated or deleted since); False
+        when they changed or it cannot tell. Optional (``capabilities.native_stream``)."""
 
     def verify_export_column(self, source: m.Column, target: m.Type) -> m.Column:
         """The column under which this engine's own export (``export_stream``) of a loaded column

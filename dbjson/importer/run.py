@@ -348,7 +348,7 @@ class Importer(TargetSession):
             self.start_phase(
                 "verify", "verify", tables=len(checked), rows=None if None in rows else sum(r or 0 for r in rows)
             )
-            early = {t.display: self.verified[t.display] for t in checked if t.display in self.verified}
+            early = self.early_checks(checked)
             for check in early.values():
                 self.emit(TableVerified(check.table, check.rows, check.problem()))
             report = verify_tables(
@@ -371,6 +371,11 @@ class Importer(TargetSession):
         self.report.seconds = time.monotonic() - start  # every phase, verify included
         self.phase = "done"
         return self.report
+
+    def early_checks(self, checked: list[TablePlan]) -> dict[str, TableCheck]:
+        """The checks made during the data phase that still hold (``self.verified``): the verify
+        phase reports them and checks the other tables."""
+        return {t.display: self.verified[t.display] for t in checked if t.display in self.verified}
 
     def rehearse(self, db: m.Database, mtables: list[ManifestTable]) -> ImportReport:
         """A dry run of :meth:`run`: the same plan, decisions, DDL, pre-flight and units, reported in

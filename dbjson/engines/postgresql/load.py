@@ -373,10 +373,18 @@ class PostgreSQLLoad:
         conn.execute("SET LOCAL client_encoding = 'UTF8'")
         return self.load_unit_encoded(conn, tp, blocks)
 
-    def verify_native_checksum(self, target: Target, tp: TablePlan, part: tuple[str, int, int] | None = None) -> Any:
+    def verify_native_checksum(
+        self,
+        target: Target,
+        tp: TablePlan,
+        part: tuple[str, int, int] | None = None,
+        seal: dict[str, int] | None = None,
+    ) -> Any:
         """The checksum of ``COPY (SELECT target_names FROM the table) TO STDOUT`` on a connection
         set up as the export's (:meth:`export_session`, a read-only transaction), or None;
-        ``part`` = (integer key column, k, n): only the rows whose key is k modulo n."""
+        ``part`` = (integer key column, k, n): only the rows whose key is k modulo n. ``seal``:
+        filled, in the same snapshot (the transaction is REPEATABLE READ), with the number of
+        rows per ``xmin`` of the whole table (:meth:`verify_native_unchanged`)."""
         import dataclasses
         import threading
 
@@ -400,6 +408,8 @@ class PostgreSQLLoad:
             unit = ExportUnit(schema, dataclasses.replace(tp.table, name=tp.tname), where=where)
             for block in engine.export_native_stream(conn, unit, tp.target_names, threading.Event()):
                 total.add_block(block)
+            if seal is not None:  # of the whole table, even when reading a part
+                seal.update(_rows_by_xmin(conn, engine.export_qualify(schema, unit.table), tp.target_names))
         except Exception:  # noqa: BLE001 - the full check reads the table its own way (and reports)
             return None
         finally:
@@ -408,6 +418,40 @@ class PostgreSQLLoad:
             except Exception:  # noqa: BLE001
                 pass
         return total
+
+    def verify_native_unchanged(self, target: Target, tp: TablePlan, seal: dict[str, int]) -> bool:
+        """The rows per ``xmin`` now equal to ``seal`` (taken with the read-back, see
+        :meth:`verify_native_checksum`): then no row changed since. Every insert or update writes a
+        row version whose ``xmin`` is its transaction's (or subtransaction's) id, and a transaction
+        whose rows were visible to the read-back had committed before it, so it writes nothing
+        later: a new or updated row brings an ``xmin`` the seal lacks, a deleted one lowers a
+        count. (``xmin`` is kept by VACUUM, freezing, CLUSTER and VACUUM FULL, which change no
+        content; a rewrite by ALTER TABLE writes new row versions.) The column list is named so
+        that a dropped or renamed column fails here too. A scan of the table's rows without
+        their values' output functions: a fraction of reading them back."""
+        engine: Any = self
+        if not seal:
+            return False
+        try:
+            conn = engine.export_connect(target)
+        except Exception:  # noqa: BLE001 - the full check connects and reports its own way
+            return False
+        try:
+            engine.export_session(conn)
+            engine.export_snapshot(None, [conn], lambda _m: None)
+            schema = tp.tschema if tp.tschema is not None else engine.export_current_schema(conn)
+            import dataclasses
+
+            table = dataclasses.replace(tp.table, name=tp.tname)
+            now = _rows_by_xmin(conn, engine.export_qualify(schema, table), tp.target_names)
+        except Exception:  # noqa: BLE001 - cannot tell: the caller reads the table back again
+            return False
+        finally:
+            try:
+                conn.close()
+            except Exception:  # noqa: BLE001
+                pass
+        return now == seal
 
     def load_row_safely(self, conn: Any, tp: TablePlan, row: tuple[Any, ...]) -> None:
         """Load one row under a savepoint (rolled back to on failure, then re-raised)."""
@@ -518,3 +562,13 @@ class PostgreSQLLoad:
             elif src.type.kind == "geometry" and tgt.kind != "geometry":
                 out[src.name] = lambda v: bytes(v).hex() if isinstance(v, (bytes, memoryview)) else v
         return out
+
+
+def _rows_by_xmin(conn: Any, qualified: str, columns: Sequence[str]) -> dict[str, int]:
+    """How many rows of the table each ``xmin`` (transaction id) wrote, as the snapshot sees them;
+    ``columns`` are named (not read) so that the query fails when one was dropped or renamed."""
+    named = ", ".join(_quote(c) for c in columns)
+    rows = conn.execute(
+        f"SELECT x, count(*) FROM (SELECT xmin::text AS x, {named} FROM {qualified}) s GROUP BY x"
+    ).fetchall()
+    return {str(x): int(n) for x, n in rows}
