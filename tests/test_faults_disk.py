@@ -161,8 +161,15 @@ def test_mariadb_import_into_a_full_disk_then_resume(tmp_path: Path) -> None:
         export = make_export(tmp_path / "export", database(ITEMS), {"items": item_rows(n)}, chunks=4)
         url = my.url("target")
         run = fl.dbjson("import", str(export), url, "--data-only", "--threads", "2")
-        _clean_failure(run)
-        _blames_the_server_not_the_data(run.stderr, "items")
+        assert my.proc is not None
+        if my.proc.poll() is not None and "full" not in run.stderr.lower():
+            # MariaDB 10.11 may abort on the full disk before any client is told the table is full:
+            # then dbjson can only see a server that went away; it must still fail cleanly
+            assert run.returncode == 6, f"exit {run.returncode}: {run.stderr}"
+            assert "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr
+        else:
+            _clean_failure(run)
+            _blames_the_server_not_the_data(run.stderr, "items")
         assert "--resume" in run.stderr, run.stderr
         _grow(tiny)
         assert my.proc is not None
