@@ -75,7 +75,7 @@ from .importer.options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_
 from .importer.plan import ImportPlan
 from .importer.reader import LoadUnit
 from .importer.report import ImportReport
-from .importer.run import Importer
+from .importer.run import Importer, ddl_step
 from .importer.session import connect_target, target_identity
 from .model import now_utc
 from .preflight import preflight_columns, source_filter
@@ -479,7 +479,7 @@ class _MigrateImporter(Importer):
             if tp is None or tp.skipped or tp.ddl_only:
                 continue
             # the step _run_ddl gives the statement in the post-data phase (same list, same place)
-            step = f"ddl:post:{i}:{hashlib.blake2b(st.sql.encode(), digest_size=6).hexdigest()}"
+            step = ddl_step("post", i, st)
             if st.kind != "foreign_key":
                 out.setdefault(tp.display, []).append((step, st))
                 continue

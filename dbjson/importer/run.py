@@ -86,6 +86,12 @@ MAX_ATTEMPTS = 6  # rounds of deciding units whose COMMIT lost its connection (s
 RECHECKED_KINDS = frozenset({"table", "primary_key", "index", "unique", "foreign_key", "check"})
 
 
+def ddl_step(phase: str, i: int, st: Any) -> str:
+    """The journal step of the ``i``-th statement of a DDL phase (``pre`` or ``post``): its place
+    and a hash of its text, so that a resumed run skips exactly the statements already made."""
+    return f"ddl:{phase}:{i}:{hashlib.blake2b(st.sql.encode(), digest_size=6).hexdigest()}"
+
+
 class Importer(TargetSession):
     """One import run (see :func:`import_database`): a :class:`~.session.TargetSession` with the
     import's options, journal, report and phase; :meth:`run` does the phases.
@@ -553,9 +559,7 @@ class Importer(TargetSession):
         journal = self.journal
 
         def job(i: int, st: Any) -> Callable[[], None]:
-            step = (
-                f"ddl:{'post' if parallel else 'pre'}:{i}:{hashlib.blake2b(st.sql.encode(), digest_size=6).hexdigest()}"
-            )
+            step = ddl_step("post" if parallel else "pre", i, st)
 
             def go() -> None:
                 if step in state.done:
@@ -578,7 +582,7 @@ class Importer(TargetSession):
                 for i, (st, fn) in enumerate(zip(statements, jobs)):
                     if self.cancel.is_set():
                         raise Cancelled("import cancelled")
-                    step = f"ddl:pre:{i}:{hashlib.blake2b(st.sql.encode(), digest_size=6).hexdigest()}"
+                    step = ddl_step("pre", i, st)
                     fresh = step not in state.done
                     fn()
                     if fresh:
