@@ -1008,6 +1008,20 @@ class Bench:
         self.check_import(dst, r, self.imp, schema=self.db, source=src)
         if r.status in ("failed", "wrong rows"):  # pgloader exits 0 when it cannot connect to the source
             r.note = (r.note + "; " if r.note else "") + pgloader_error(self.pgloader_cmd(src, dst)(), dst)
+        if r.status == "failed" and "Heap exhausted" in r.note:
+            # pgloader's defaults (prefetch rows = 100000) exhaust SBCL's heap on wide rows; its
+            # documented remedy is fewer rows in flight. The failed default run stays in the report.
+            again = self.run(
+                e,
+                "migrate",
+                "pgloader",
+                "pgloader (prefetch rows = 10000: its defaults ran out of heap)",
+                self.pgloader_cmd(src, dst, "prefetch rows = 10000"),
+                env={**client_env(dst), **client_env(src)},
+                baseline=True,
+                prepare=lambda: self.new_target(dst),
+            )
+            self.check_import(dst, again, self.imp, schema=self.db, source=src)
 
     def sling(self, src: ds.Server, dst: ds.Server) -> None:
         """Sling (``sling run -r``: a replication of every table, full refresh, defaults)."""
@@ -1080,8 +1094,9 @@ class Bench:
         )
         self.check_import(dst, r, self.imp, schema="dlt_bench", source=src)
 
-    def pgloader_cmd(self, src: ds.Server, dst: ds.Server) -> Callable[[], list[str]]:
-        return lambda: ["pgloader", my_uri(src, self.db), pg_uri(dst, self.imp)]
+    def pgloader_cmd(self, src: ds.Server, dst: ds.Server, with_: str = "") -> Callable[[], list[str]]:
+        extra = ["--with", with_] if with_ else []
+        return lambda: ["pgloader", *extra, my_uri(src, self.db), pg_uri(dst, self.imp)]
 
 
 VERIFY_PAIRS = (("mariadb", "postgresql"), ("postgresql", "mariadb"))
@@ -1345,7 +1360,8 @@ deterministic datasets into MariaDB, MySQL 9 and PostgreSQL 15 and times, on the
   against a cross-engine import of it (MariaDB's export into MariaDB and into PostgreSQL, and back).
 - **moves between servers**, each into a new empty database: `dbjson migrate --threads 2` with its
   defaults (verify on) and with `--no-verify`; PostgreSQL → PostgreSQL against `pgcopydb clone
-  --table-jobs 2 --index-jobs 2`; MariaDB/MySQL 9 → PostgreSQL against pgloader (defaults), Sling
+  --table-jobs 2 --index-jobs 2`; MariaDB/MySQL 9 → PostgreSQL against pgloader (defaults; when
+  they exhaust its heap, as on the wide data, again with `--with "prefetch rows = 10000"`), Sling
   (`sling run`, full refresh) and dlt (`sql_database` source → `postgres` destination, defaults);
   PostgreSQL → MariaDB/MySQL 9 (no peer).
 
