@@ -105,14 +105,18 @@ def measure(
     stdout: Path | None = None,
     timeout: float = 3600,
     env: dict[str, str] | None = None,
+    give_up: re.Pattern[str] | None = None,
 ) -> Proc:
     """Run ``cmd`` (cwd = the repository), timing it and reading its peak RSS.
 
     The RSS comes from GNU time (``%M``: the largest process of the step) when /usr/bin/time is
     installed, else from ``wait4``, which also counts the forked copy of this Python process.
+    ``give_up``: a pattern that, once the step has printed it on stderr, means it has failed; the
+    step is killed 5 s later if it has not exited by then (a peer that reports an error and then
+    waits forever is not given the whole ``timeout``).
     """
     with (
-        tempfile.TemporaryFile() as err,
+        tempfile.NamedTemporaryFile() as err,
         tempfile.NamedTemporaryFile("r") as rss,
         open(stdin, "rb") if stdin else open(os.devnull, "rb") as fin,
         open(stdout, "wb") if stdout else open(os.devnull, "wb") as fout,
@@ -133,8 +137,12 @@ def measure(
             return Proc(0.0, 0, 0.0, 127, str(e))
         timer = threading.Timer(timeout, lambda: os.killpg(p.pid, signal.SIGKILL))
         timer.start()
+        done = threading.Event()
+        if give_up is not None:
+            threading.Thread(target=_give_up_on, args=(give_up, err.name, p.pid, done), daemon=True).start()
         _, status, usage = os.wait4(p.pid, 0)
         seconds = time.perf_counter() - t0
+        done.set()
         timer.cancel()
         p.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
@@ -145,6 +153,19 @@ def measure(
         else:
             maxrss, cpu = int(usage.ru_maxrss), usage.ru_utime + usage.ru_stime
     return Proc(seconds, maxrss, cpu, p.returncode, " | ".join(tail))
+
+
+def _give_up_on(pattern: re.Pattern[str], err: str, pid: int, done: threading.Event) -> None:
+    """Kill ``pid``'s process group 5 s after ``pattern`` appears in the file ``err`` (see measure)."""
+    while not done.wait(0.5):
+        with open(err, "rb") as f:
+            if pattern.search(ANSI.sub("", f.read().decode("utf-8", "replace"))):
+                break
+    else:
+        return
+    if not done.wait(5.0):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
 
 
 def precompile() -> str:
@@ -294,6 +315,7 @@ class Bench:
         baseline: bool = False,
         prepare: Callable[[], object] | None = None,
         timeout: float | None = None,
+        give_up: re.Pattern[str] | None = None,
     ) -> Result:
         """Measure one step ``--repeat`` times (``prepare`` before each) and keep the median.
 
@@ -316,6 +338,7 @@ class Bench:
                 stdout=stdout,
                 timeout=timeout or self.args.timeout,
                 env=env() if callable(env) else env,
+                give_up=give_up,
             )
             if p.returncode != 0:
                 r.status, r.note, r.seconds, r.maxrss_kb = "failed", f"exit {p.returncode}: {p.err[-600:]}", None, None
@@ -1058,6 +1081,8 @@ class Bench:
             prepare=prepare,
             # Sling stops after a server error without exiting: do not wait --timeout for it
             timeout=min(self.args.timeout, max(120.0, self.rows / 2000)),
+            # (it logs the server's error as a warning, then waits: seen on the wide data's bytea)
+            give_up=re.compile(r'execution failed|fatal:|"Severity":"(?:ERROR|FATAL)"'),
         )
         self.check_import(dst, r, self.imp, schema="public", source=src)
 
