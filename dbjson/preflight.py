@@ -587,7 +587,8 @@ def _may_hold_nul(path: Any) -> bool:
     view = memoryview(buf)
     try:
         with open_data(path) as fh:
-            while n := fh.readinto(buf):
+            reader: Any = fh  # (every reader open_data gives is a BufferedIOBase: readinto)
+            while n := reader.readinto(buf):
                 if needle in tail + bytes(view[: min(n, keep)]):
                     return True
                 if cmod.has_nul_escape(view[:n]) if cmod is not None else buf.find(needle, 0, n) >= 0:
