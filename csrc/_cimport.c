@@ -81,7 +81,20 @@ static int put_bulk_escaped(Buf *b, const unsigned char *s, Py_ssize_t n, int fl
     if (n > (PY_SSIZE_T_MAX - 16) / 2 || buf_reserve(b, 2 * n) < 0)
         return -1;
     char *o = b->p + b->len;
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
     for (Py_ssize_t i = 0; i < n; i++) {
+        while (i + 8 <= n) { /* copy 8 bytes at a time while none is < 0x0E or a backslash */
+            uint64_t w, k;
+            memcpy(&w, s + i, 8);
+            k = w ^ (ones * '\\');
+            if ((((w - ones * 0x0E) & ~w) | ((k - ones) & ~k)) & highs)
+                break;
+            memcpy(o, s + i, 8);
+            o += 8;
+            i += 8;
+        }
+        if (i >= n)
+            break;
         unsigned char c = s[i];
         switch (c) {
         case '\\': *o++ = '\\'; *o++ = '\\'; break;
@@ -188,8 +201,15 @@ static int json_string(const unsigned char **pp, const unsigned char *end, Buf *
     const unsigned char *p = *pp + 1;
     int fl = 0;
     for (;;) {
-        /* a run of plain bytes */
+        /* a run of plain bytes: 8 at a time while none needs a look (json_word_plain, ASCII) */
         const unsigned char *run = p;
+        while (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            if ((w & UINT64_C(0x8080808080808080)) || !json_word_plain(w))
+                break;
+            p += 8;
+        }
         while (p < end && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80)
             p++;
         if (out && p > run && buf_put(out, (const char *)run, p - run) < 0)
