@@ -890,9 +890,7 @@ SPECIALS = ["\t", "\n", "\r", "\\", '"', "\x01", "\x0d", "\x0e", "\x1f", "é", "
 
 
 @pytest.mark.parametrize("engine_name", FLAVORS)
-def test_special_characters_at_every_position_of_long_strings(
-    cmod: Any, python_path: None, engine_name: str
-) -> None:
+def test_special_characters_at_every_position_of_long_strings(cmod: Any, python_path: None, engine_name: str) -> None:
     """Strings are scanned and escaped 8 bytes at a time: a character that needs a look (an
     escape in the line, a bulk-text escape in the output, a non-ASCII byte) at every offset of
     strings up to 40 bytes long, alone and in pairs, converts as the Python path does."""
