@@ -75,7 +75,7 @@ from .importer.options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_
 from .importer.plan import ImportPlan
 from .importer.reader import LoadUnit
 from .importer.report import ImportReport
-from .importer.run import Importer, ddl_step
+from .importer.run import Importer
 from .importer.session import connect_target, target_identity
 from .model import now_utc
 from .preflight import preflight_columns, source_filter
@@ -388,13 +388,7 @@ class _MigrateImporter(Importer):
     row_streams: dict[str, str]  # table → how its rows move: a native format's name, or "lines (why)"
     plans: dict[str, TablePlan]  # data file rel → its table
     filters: dict[str, str | None]  # table → the pre-flight's filter on the source (None: every row)
-    _ddl_plan: Any  # the import plan's DDL (None: no DDL to run)
-    _post_cache: list[Any] | None  # the post-data statements (computed once, see _post_statements)
-    _state: Any  # the journal's state of this run (its done steps, the early post-data's included)
-    _early: dict[str, list[tuple[str, Any]]]  # table → post-data statements run when its last unit commits
     _ahead: _PreflightAhead | None  # the pre-flight's reads ahead (see scan_file)
-    _early_fks: list[tuple[str, Any, str, str]]  # (step, statement, table, referenced table) not yet run
-    _ready: set[str]  # tables loaded with their early post-data made (their foreign keys may follow)
     _seals: dict[str, dict[str, int]]  # table → its rows per xmin at its early read-back (early_checks)
 
     def open_file(self, f: DataFile) -> IO[bytes]:
@@ -444,88 +438,7 @@ class _MigrateImporter(Importer):
         """The import's plan; each unit's data file mapped to its table (for :meth:`scan_file`)."""
         planned = super().plan(db, mtables)
         self.plans = {f.rel: tp for tp in planned.tables for f in tp.files}
-        self._ddl_plan = planned.ddl
         return planned
-
-    def _post_statements(self, plan: Any, tables: list[TablePlan]) -> list[Any]:
-        """The post-data statements, computed once: the early ones (:meth:`_post_data_now`) are
-        journaled under their place in this list, which the post-data phase then skips."""
-        if self._post_cache is None:
-            self._post_cache = super()._post_statements(plan, tables)
-        return self._post_cache
-
-    def _early_post_data(self, tables: list[TablePlan]) -> dict[str, list[tuple[str, Any]]]:
-        """table → the post-data statements about it alone (its deferred primary key, indexes,
-        unique and check constraints) with their journal steps: they run as soon as the table's last
-        unit commits (:meth:`_post_data_now`), while other tables still load. A foreign key runs
-        once both its tables are loaded and keyed (``_early_fks``); views and the rest stay in the
-        post-data phase; nothing runs early into a partitioned tree, on a target with a single
-        writer, or without post-data."""
-        if (
-            self.opts.data_only
-            or self.opts.schema_only
-            or self._ddl_plan is None
-            or not self.engine.capabilities.parallel_writers
-            or any(tp.table.partition_of or tp.table.partitioning for tp in tables)
-        ):
-            return {}
-        post = self.engine.load_merge_indexes(self._post_statements(self._ddl_plan, tables))
-        out: dict[str, list[tuple[str, Any]]] = {}
-        loading = [tp for tp in tables if not tp.skipped and not tp.ddl_only]
-        for i, st in enumerate(post):
-            if st.kind not in ("primary_key", "index", "unique", "check", "foreign_key"):
-                continue
-            tp = self._table_of(st)
-            if tp is None or tp.skipped or tp.ddl_only:
-                continue
-            # the step _run_ddl gives the statement in the post-data phase (same list, same place)
-            step = ddl_step("post", i, st)
-            if st.kind != "foreign_key":
-                out.setdefault(tp.display, []).append((step, st))
-                continue
-            # a foreign key waits for both its tables (it locks the referenced one too, and checks
-            # every row against it): the referenced table named in the statement, when only one fits
-            parents = [p for p in loading if f" REFERENCES {self.engine.qualify(p.tschema, p.tname)} (" in st.sql]
-            if len(parents) == 1:
-                self._early_fks.append((step, st, tp.display, parents[0].display))
-        return out
-
-    def _post_data_now(self, tp: TablePlan) -> None:
-        """Run ``tp``'s early post-data statements in this loading thread, now that its rows are all
-        committed, journaled as the post-data phase journals them (that phase then skips them). A
-        statement that fails is left to the post-data phase, which runs it again and reports it."""
-        for step, st in self._early.pop(tp.display, []):
-            if not self._run_early(step, st):
-                return
-        # the table's keys are made: its foreign keys, and those that reference it, whose other
-        # table is ready too
-        with self._lock:
-            self._ready.add(tp.display)
-            now = [fk for fk in self._early_fks if fk[2] in self._ready and fk[3] in self._ready]
-            self._early_fks = [fk for fk in self._early_fks if fk not in now]
-        for step, st, _child, _parent in now:
-            self._run_early(step, st)
-
-    def _run_early(self, step: str, st: Any) -> bool:
-        """One post-data statement run now, journaled as the post-data phase would; False when it
-        was not run (cancelled) or failed (the post-data phase runs it again and reports it)."""
-        assert self.journal is not None
-        state = self._state
-        if self.cancel.is_set() or state is None:
-            return False
-        if step in state.done:
-            return True
-        self.journal.begin(step)
-        try:
-            self._apply_statement(st, tolerate_exists=step in state.begun or st in self._exists_ok)
-        except Cancelled:
-            raise
-        except Exception as e:  # noqa: BLE001 - reported by the post-data phase, which runs it again
-            log.debug("migrate: %s left to the post-data phase: %s", st.object, e)
-            return False
-        self.journal.done(step)
-        state.done[step] = {}
-        return True
 
     def native_blocks(self, unit: LoadUnit) -> tuple[str, Iterable[bytes]] | None:
         """A unit of a table copied in the native row format: its rows straight from the source."""
@@ -580,15 +493,14 @@ class _MigrateImporter(Importer):
         thread, while other tables still load (the rows are final: post-data DDL adds keys and
         indexes, not content). Only a proof counts here (:func:`dbjson.verify.exact_check`); a table
         it cannot prove is checked in the verify phase, which also reports any difference."""
-        super()._unit_finished(unit, loaded, rejected)
+        super()._unit_finished(unit, loaded, rejected)  # (its early post-data made when it was the last)
         tp = unit.table
         with self._lock:
             last = self._units_left.get(tp.display) == 0 and not self._rejected_by_table.get(tp.display)
             alone = not any(self._units_left.values())  # no other table still loading
         if not last or rejected or self.cancel.is_set():
             return
-        self._post_data_now(tp)
-        if not self.opts.verify or self.cancel.is_set():
+        if not self.opts.verify:
             return
         assert self.journal is not None
         expected_totals([tp], self.journal.read().done)
@@ -641,9 +553,6 @@ class _MigrateImporter(Importer):
         """The import's data phase, then each table's expected rows and checksum (:func:`expected_totals`)."""
         self._end_read_ahead()  # (the pre-flight read every unit it reads ahead)
         self.choose_streams(tables, state.done)
-        self._state = state
-        self._early_fks, self._ready = [], set()
-        self._early = self._early_post_data(tables)
         super().load_data(tables, state)
         assert self.journal is not None
         expected_totals(tables, self.journal.read().done)
@@ -1134,9 +1043,7 @@ def _load(
     imp.source = source
     imp.filters = {}
     imp.native, imp.row_streams, imp._seals = {}, {}, {}
-    imp._ddl_plan, imp._post_cache, imp._state, imp._early = None, None, None, {}
     imp._ahead = None
-    imp._early_fks, imp._ready = [], set()
     if importer_hook is not None:
         importer_hook(imp)
     try:

@@ -881,3 +881,71 @@ def test_import_end_to_end_c_on_and_off(
         assert len(dumps[off]) == E2E_ROWS
     assert calls["answered"] > 0  # the C path loaded the blocks when on ...
     assert dumps[""] == dumps["1"]  # ... and the tables are the same either way
+
+
+# -- word-at-a-time scans, the pre-flight's U+0000 scan, line counts ---------------------------
+
+
+SPECIALS = ["\t", "\n", "\r", "\\", '"', "\x01", "\x0d", "\x0e", "\x1f", "é", "\u2028", "\x00", "𝄞", "/"]
+
+
+@pytest.mark.parametrize("engine_name", FLAVORS)
+def test_special_characters_at_every_position_of_long_strings(cmod: Any, python_path: None, engine_name: str) -> None:
+    """Strings are scanned and escaped 8 bytes at a time: a character that needs a look (an
+    escape in the line, a bulk-text escape in the output, a non-ASCII byte) at every offset of
+    strings up to 40 bytes long, alone and in pairs, converts as the Python path does."""
+    tp = plan_for(engine_name, ["i32", "txt"])
+    lines = []
+    for n in range(0, 41):
+        for ch in SPECIALS:
+            for at in range(0, n + 1):
+                s = "a" * at + ch + "b" * (n - at)
+                lines.append(dumps({"i32": n, "txt": s}))
+            lines.append(dumps({"i32": n, "txt": ch * n}))
+            lines.append(dumps({"i32": n, "txt": ("x" * 7 + ch) * (n // 8 + 1)}))
+    answered = check_lines(cmod, engine_name, tp, lines)
+    assert answered >= len(lines) // 2
+
+
+@pytest.mark.parametrize("engine_name", FLAVORS)
+def test_blocks_without_line_sums_agree(monkeypatch: pytest.MonkeyPatch, engine_name: str) -> None:
+    """``encode(block, first, None)`` (a file checked by its bytes: no line sums) hands the whole
+    block to C without splitting it: the same text and row count as the Python path, and the
+    blocks C refuses (blank lines, CR line ends, a bad value) still go the Python way."""
+    tp = plan_for(engine_name, ["i32", "txt", "dec"])
+    rows = [{"i32": i, "txt": f"t\t{i}é\\", "dec": f"{i}.50"} for i in range(50)]
+    good = b"".join(dumps(r) + b"\n" for r in rows)
+    blocks = [good, good.replace(b"\n", b"\r\n"), good + b"\n" + good, good + b'{"i32":"x","txt":"a","dec":"1"}\n']
+    engine = get_engine(engine_name, VERSIONS[engine_name])
+    for block in blocks:
+        monkeypatch.setenv("DBJSON_NO_SPEEDUPS", "1")
+        try:
+            want: Any = build_block_encoder(engine, tp, "null", "f.jsonl")(block, 1, None)
+        except DataError as e:
+            want = str(e)
+        monkeypatch.delenv("DBJSON_NO_SPEEDUPS")
+        try:
+            got: Any = build_block_encoder(engine, tp, "null", "f.jsonl")(block, 1, None)
+        except DataError as e:
+            got = str(e)
+        assert got == want
+
+
+def test_nul_escape_scan_is_a_substring_test(cmod: Any) -> None:
+    rnd = random.Random(7)
+    needle = b"\\u0000"
+    cases = [b"", b"\\", b"\\u000", needle, b"x" * 9 + needle, b"\\\\u0000", b"\\u0001\\u0000", b"\\u00\\u0000"]
+    for _ in range(3000):
+        cases.append(bytes(rnd.choice(b"\\u0a1") for _ in range(rnd.randrange(0, 24))))
+    for data in cases:
+        assert cmod.has_nul_escape(data) is (needle in data), data
+        assert cmod.has_nul_escape(memoryview(data)) is (needle in data)
+
+
+def test_count_lines_is_bytes_count(cmod: Any) -> None:
+    rnd = random.Random(8)
+    for _ in range(2000):
+        data = bytes(rnd.choice(b"\nab") for _ in range(rnd.randrange(0, 40)))
+        assert cmod.count_lines(data) == data.count(b"\n")
+    big = b"x" * 1000 + b"\n" * 5 + b"y" * 3
+    assert cmod.count_lines(big) == 5 == encoders.count_lines(big)

@@ -1,7 +1,8 @@
 """PostgreSQL import: primary keys of the tables the import creates are added after the data
 (``capabilities.defers_primary_key``, as pg_restore does), with the plan's name and columns, before the
-foreign keys that need them; duplicate keys in the data fail at ADD PRIMARY KEY with the table,
-the constraint and the duplicated value; a kill before post-data, then --resume, ends with the keys."""
+foreign keys that need them — each table's as soon as its rows are in, while other tables still load
+(the early post-data); duplicate keys in the data fail at ADD PRIMARY KEY with the table,
+the constraint and the duplicated value; a kill before the keys are made, then --resume, ends with the keys."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from test_import import ITEMS, database, item_rows, make_export
 
 from dbjson.engines import get_engine
 from dbjson.errors import ApplyError
-from dbjson.events import Event, PhaseStarted
+from dbjson.events import Event, PhaseStarted, TableFinished
 from dbjson.export import export_database
 from dbjson.format.codec import RowEncoder
 from dbjson.importer import import_database
@@ -83,15 +84,22 @@ def test_plan_option_moves_the_key_to_the_front_of_post_data(fresh_db: Any) -> N
 def test_keys_are_added_after_the_data_with_their_names(fresh_db: Any, tmp_path: Path) -> None:
     exp = _source_export(fresh_db, tmp_path)
     target = fresh_db("postgresql")
-    at_post_data: list[list[tuple[Any, ...]]] = []
+    at_finish: dict[str, list[tuple[Any, ...]]] = {}
+    at_post_data: list[tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]] = []
 
     def on_event(ev: Event) -> None:
+        if isinstance(ev, TableFinished):  # its last unit committed, its keys not made yet
+            at_finish[ev.table] = [k for k in _keys(target) if f"public.{k[0]}" == ev.table]
         if isinstance(ev, PhaseStarted) and ev.phase == "post-data":
-            at_post_data.append(_keys(target))
+            at_post_data.append((_keys(target), _keys(target, "f")))
 
     report = import_database(exp, target.url, threads=2, on_event=on_event)
     assert report.verify is not None and report.verify.ok, report.verify.problems
-    assert at_post_data == [[]]  # the rows went into tables without keys
+    # the rows went into tables without keys
+    assert at_finish == {"public.child": [], "public.parent": [], "public.ser": []}
+    # each table's key was made as soon as its rows were in, the foreign key once both its tables
+    # were keyed: all before the post-data phase (the early post-data)
+    assert [(len(pk), len(fk)) for pk, fk in at_post_data] == [(3, 1)]
     assert _keys(target) == [
         ("child", "child_pk", ["id"]),
         ("parent", "parent_key_custom", ["a", "b"]),
@@ -124,24 +132,24 @@ def test_duplicate_keys_fail_at_add_primary_key_with_the_value(fresh_db: Any, tm
     assert _keys(target) == []
 
 
-KILL_AT_POST_DATA = """
+KILL_BEFORE_KEYS = """
 import os, signal, sys
-from dbjson.events import PhaseStarted
+from dbjson.events import TableFinished
 from dbjson.importer import import_database
 
-def on_event(ev):
-    if isinstance(ev, PhaseStarted) and ev.phase == "post-data":
+def on_event(ev):  # child (the largest table, loaded first): its rows are in, no key made yet
+    if isinstance(ev, TableFinished) and ev.table == "public.child":
         os.kill(os.getpid(), signal.SIGKILL)
 
-import_database(sys.argv[1], sys.argv[2], threads=2, on_event=on_event)
+import_database(sys.argv[1], sys.argv[2], threads=1, on_event=on_event)
 """
 
 
-def test_kill_before_post_data_then_resume_adds_the_keys(fresh_db: Any, tmp_path: Path) -> None:
+def test_kill_before_the_keys_then_resume_adds_the_keys(fresh_db: Any, tmp_path: Path) -> None:
     exp = _source_export(fresh_db, tmp_path)
     target = fresh_db("postgresql")
     proc = subprocess.run(
-        [sys.executable, "-c", KILL_AT_POST_DATA, str(exp), target.url], capture_output=True, timeout=120
+        [sys.executable, "-c", KILL_BEFORE_KEYS, str(exp), target.url], capture_output=True, timeout=120
     )
     assert proc.returncode == -signal.SIGKILL, proc.stderr.decode()
     assert target.query("SELECT count(*) FROM child")[0][0] == 2000

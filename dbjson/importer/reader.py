@@ -25,7 +25,7 @@ from ..format.checksum import Checksum
 from ..format.datafiles import DataFile, iter_lines, line_too_long, max_line_bytes
 from ..ratelimit import RateLimit
 from .convert import build_row_converter
-from .encoders import INLINE, encode_block, encode_file_range
+from .encoders import INLINE, count_lines, encode_block, encode_file_range
 
 CANCEL_CHECK_EVERY = 2000
 PROGRESS_EVERY = 0.25  # seconds between a unit's UnitProgress events
@@ -277,7 +277,7 @@ class UnitReader:
                     pending.append(pool.submit(encode_block, *args, block, None if by_bytes else f.algorithm))
                 if expected is not None:  # (C, without the interpreter lock) while the pool encodes
                     expected.add_block(self.expected_sum, block)
-                lines_in_block = block.count(b"\n")
+                lines_in_block = count_lines(block)
                 first_line += lines_in_block
                 offset += len(block)
                 if self.limit is not None:  # --max-rate: this block's turn

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import os
 import threading
 import time
@@ -30,6 +31,7 @@ from typing import IO, Any
 import orjson
 
 from .. import model as m
+from .. import speedups
 from ..casts import parse_casts
 from ..connect import Target
 from ..engines import Engine
@@ -62,7 +64,7 @@ from ..format.storage import Location, ObjectPath, local_state_dir, location
 from ..preflight import preflight
 from ..ratelimit import RateLimit, parse_rate
 from ..verify import TableCheck, expected_lines, verify_error, verify_tables
-from .encoders import INLINE
+from .encoders import INLINE, c_block_plan
 from .options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads, int_option, parse_assignments
 from .plan import (
     SHARED_KINDS,
@@ -84,6 +86,10 @@ MAX_ATTEMPTS = 6  # rounds of deciding units whose COMMIT lost its connection (s
 # DDL statements whose objects --resume checks for (by applying them again: "already exists" is the
 # answer when they are there); the others are not idempotent or not worth it.
 RECHECKED_KINDS = frozenset({"table", "primary_key", "index", "unique", "foreign_key", "check"})
+# post-data statements about one table alone, made as soon as its rows are in (see _early_post_data)
+EARLY_KINDS = frozenset({"primary_key", "index", "unique", "check"})
+
+log = logging.getLogger(__name__)  # debug lines only (the library never prints)
 
 
 def ddl_step(phase: str, i: int, st: Any) -> str:
@@ -133,6 +139,14 @@ class Importer(TargetSession):
         # table → its verification, made while the other tables were loading (dbjson migrate:
         # see :meth:`dbjson.migrate._MigrateImporter._unit_finished`); verify checks the others
         self.verified: dict[str, TableCheck] = {}
+        # The early post-data (see _early_post_data): a table's keys and indexes are made by its
+        # loading thread as soon as its last unit commits, while other tables still load.
+        self._ddl_plan: Any = None  # the import plan's DDL (None: no DDL to run)
+        self._post_cache: list[Any] | None = None  # the post-data statements (computed once)
+        self._state: Any = None  # the journal's state of this run (its done steps, the early post-data's included)
+        self._early: dict[str, list[tuple[str, Any]]] = {}  # table → post-data statements run when it is loaded
+        self._early_fks: list[tuple[str, Any, str, str]] = []  # (step, statement, table, referenced table) to run
+        self._ready: set[str] = set()  # tables loaded with their early post-data made (their foreign keys may follow)
 
     # -- events ---------------------------------------------------------------------------------
     def emit(self, event: Event) -> None:
@@ -462,7 +476,7 @@ class Importer(TargetSession):
 
     def plan(self, db: m.Database, mtables: list[ManifestTable]) -> ImportPlan:
         """The DDL plan and the tables of this run (see :func:`.plan.plan_import`)."""
-        return plan_import(
+        planned = plan_import(
             db,
             mtables,
             self.engine,
@@ -470,6 +484,8 @@ class Importer(TargetSession):
             manifest_file=str(self.dir / "manifest.json"),
             warn=lambda message: self.emit(Warning(message)),
         )
+        self._ddl_plan = planned.ddl
+        return planned
 
     def _record_policies(self, state: Any) -> None:
         """Journal the value policies (``dbjson verify`` reads the ``policies`` step back, see
@@ -538,11 +554,91 @@ class Importer(TargetSession):
         return out
 
     def _post_statements(self, plan: Any, tables: list[TablePlan]) -> list[Any]:
-        """Post-data statements of this run (see :func:`post_data_statements`)."""
-        out = post_data_statements(plan, tables, self.engine, self.opts)
-        if self.opts.if_exists in ("skip", "truncate"):  # views over kept tables stay as they are
-            self._exists_ok.update(st for st in out if st.kind == "view")
+        """Post-data statements of this run (see :func:`post_data_statements`), computed once: the
+        early ones (:meth:`_post_data_now`) are journaled under their place in this list, which the
+        post-data phase then skips."""
+        if self._post_cache is None:
+            out = post_data_statements(plan, tables, self.engine, self.opts)
+            if self.opts.if_exists in ("skip", "truncate"):  # views over kept tables stay as they are
+                self._exists_ok.update(st for st in out if st.kind == "view")
+            self._post_cache = out
+        return self._post_cache
+
+    def _early_post_data(self, tables: list[TablePlan]) -> dict[str, list[tuple[str, Any]]]:
+        """table → the post-data statements about it alone (its deferred primary key, indexes,
+        unique and check constraints) with their journal steps: they run as soon as the table's last
+        unit commits (:meth:`_post_data_now`), while other tables still load (the index builds of
+        one table overlap the loads of the others, as ``pg_restore -j`` does). A foreign key runs
+        once both its tables are loaded and keyed (``_early_fks``); views and the rest stay in the
+        post-data phase; nothing runs early into a partitioned tree, on a target with a single
+        writer, or without post-data."""
+        if (
+            self.opts.data_only
+            or self.opts.schema_only
+            or self._ddl_plan is None
+            or not self.engine.capabilities.parallel_writers
+            or any(tp.table.partition_of or tp.table.partitioning for tp in tables)
+        ):
+            return {}
+        post = self.engine.load_merge_indexes(self._post_statements(self._ddl_plan, tables))
+        out: dict[str, list[tuple[str, Any]]] = {}
+        loading = [tp for tp in tables if not tp.skipped and not tp.ddl_only]
+        for i, st in enumerate(post):
+            if st.kind not in EARLY_KINDS and st.kind != "foreign_key":
+                continue
+            tp = self._table_of(st)
+            if tp is None or tp.skipped or tp.ddl_only:
+                continue
+            # the step _run_ddl gives the statement in the post-data phase (same list, same place)
+            step = ddl_step("post", i, st)
+            if st.kind != "foreign_key":
+                out.setdefault(tp.display, []).append((step, st))
+                continue
+            # a foreign key waits for both its tables (it locks the referenced one too, and checks
+            # every row against it): the referenced table named in the statement, when only one fits
+            parents = [p for p in loading if f" REFERENCES {self.engine.qualify(p.tschema, p.tname)} (" in st.sql]
+            if len(parents) == 1:
+                self._early_fks.append((step, st, tp.display, parents[0].display))
         return out
+
+    def _post_data_now(self, tp: TablePlan) -> None:
+        """Run ``tp``'s early post-data statements in this loading thread, now that its rows are all
+        committed, journaled as the post-data phase journals them (that phase then skips them). A
+        statement that fails is left to the post-data phase, which runs it again and reports it."""
+        with self._lock:
+            mine = self._early.pop(tp.display, [])
+        for step, st in mine:
+            if not self._run_early(step, st):
+                return
+        # the table's keys are made: its foreign keys, and those that reference it, whose other
+        # table is ready too
+        with self._lock:
+            self._ready.add(tp.display)
+            now = [fk for fk in self._early_fks if fk[2] in self._ready and fk[3] in self._ready]
+            self._early_fks = [fk for fk in self._early_fks if fk not in now]
+        for step, st, _child, _parent in now:
+            self._run_early(step, st)
+
+    def _run_early(self, step: str, st: Any) -> bool:
+        """One post-data statement run now, journaled as the post-data phase would; False when it
+        was not run (cancelled) or failed (the post-data phase runs it again and reports it)."""
+        assert self.journal is not None
+        state = self._state
+        if self.cancel.is_set() or state is None:
+            return False
+        if step in state.done:
+            return True
+        self.journal.begin(step)
+        try:
+            self._apply_statement(st, tolerate_exists=step in state.begun or st in self._exists_ok)
+        except Cancelled:
+            raise
+        except Exception as e:  # noqa: BLE001 - reported by the post-data phase, which runs it again
+            log.debug("import: %s left to the post-data phase: %s", st.object, e)
+            return False
+        self.journal.done(step)
+        state.done[step] = {}
+        return True
 
     # -- DDL ------------------------------------------------------------------------------------
     def apply_privileges(self, statements: list[Any]) -> None:
@@ -822,6 +918,9 @@ class Importer(TargetSession):
             if left:
                 rows = [u.file.rows for u in left]
                 self.emit(TableStarted(tp.display, len(left), None if None in rows else sum(r or 0 for r in rows)))
+        self._state = state
+        self._early_fks, self._ready = [], set()
+        self._early = self._early_post_data(tables)
         threads = self.opts.threads if self.engine.capabilities.parallel_writers else 1
         for wave in foreign_key_waves(self.engine, todo):
             self.run_parallel([(u.size, self.unit_job(u)) for u in wave], threads)
@@ -1088,7 +1187,15 @@ class Importer(TargetSession):
         inline in this thread, or None (row by row through ``engine.load_unit``)."""
         if tp.increments or self.engine.capabilities.bulk_text is None or not self.engine.load_can_encode(conn, tp):
             return None
-        return self.procs if self.procs is not None else INLINE
+        if self.procs is None:
+            return INLINE
+        # A table whose lines the C block encoder converts (``_cimport.jsonl_to_bulk``, which runs
+        # without the interpreter lock) is encoded in its loading thread: the process pool would
+        # only add a second read of every block, its CRC, and a pipe copy of the encoded text back
+        # (with its pickling) to the same C work. The pool keeps the tables that need Python.
+        if speedups.load("_cimport") is not None and c_block_plan(self.engine, tp, self.opts.zero_dates) is not None:
+            return INLINE
+        return self.procs
 
     def _rollback(self, conn: Any) -> None:
         try:
@@ -1187,6 +1294,10 @@ class Importer(TargetSession):
         self.emit(UnitLoaded(unit.table.display, unit.file.rel, loaded, unit.size))
         if left == 0:
             self.emit(TableFinished(unit.table.display, table_rows))
+            with self._lock:
+                clean = not self._rejected_by_table.get(unit.table.display)
+            if clean and not rejected and not self.cancel.is_set():
+                self._post_data_now(unit.table)  # its keys and indexes, while other tables load
 
 
 def import_database(
