@@ -225,7 +225,7 @@ def test_code_cache_ignores_a_bad_file(tmp_path: Path) -> None:
     path.write_bytes(b"not marshal at all")
     cache = codecache.CodeCache(path)
     cache.load()
-    assert cache.codes == {}
+    assert cache.stored == {}
     _with_cache(cache)
     cache.save()
     assert isinstance(marshal.loads(path.read_bytes()), dict)

@@ -29,7 +29,7 @@ from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
 
-MAX_ENTRIES = 4096  # beyond this the file starts again from what this process used
+MAX_ENTRIES = 4096  # beyond this the file starts again from what this process compiled
 
 
 def default_path() -> Path:
@@ -43,27 +43,40 @@ class CodeCache:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.codes: dict[str, CodeType] = {}
+        self.stored: dict[str, bytes] = {}
         self.new: dict[str, CodeType] = {}
         self._module: ModuleType | None = None
 
     def load(self) -> None:
+        """Read the file: source text → the marshalled code, unmarshalled on first use (a command
+        uses a few hundred of the entries; ``marshal.load`` on the file object itself reads it in
+        small pieces: 10x slower than ``loads`` of its bytes)."""
         try:
             with open(self.path, "rb") as f:
                 if os.fstat(f.fileno()).st_uid != os.getuid():
                     return
-                data = marshal.load(f)
+                data = marshal.loads(f.read())
         except Exception:  # noqa: BLE001 - missing, unreadable or corrupt: compile as before
             return
         if isinstance(data, dict):
-            self.codes = {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, CodeType)}
+            self.stored = {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, bytes)}
+
+    def _cached(self, source: str) -> CodeType | None:
+        blob = self.stored.get(source)
+        if blob is None:
+            return None
+        try:
+            code = marshal.loads(blob)
+        except Exception:  # noqa: BLE001 - a corrupt entry: compiled again (and rewritten)
+            return None
+        return code if isinstance(code, CodeType) else None
 
     def exec(self, source: Any, globals: Any = None, locals: Any = None, /, **kw: Any) -> None:  # noqa: A002
         if isinstance(source, str) and not kw:
-            code = self.codes.get(source)
+            code = self._cached(source)
             if code is None:
                 code = compile(source, "<string>", "exec", dont_inherit=True)
-                self.codes[source] = self.new[source] = code
+                self.new[source] = code
             source = code
         builtins.exec(source, globals, locals, **kw)
 
@@ -82,11 +95,12 @@ class CodeCache:
         """Write the file when this process compiled something (atomically; errors ignored)."""
         if not self.new:
             return
-        codes = self.codes if len(self.codes) <= MAX_ENTRIES else self.new
+        fresh = {k: marshal.dumps(v) for k, v in self.new.items()}
+        entries = {**self.stored, **fresh} if len(self.stored) + len(fresh) <= MAX_ENTRIES else fresh
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.partial")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(marshal.dumps(codes))
+            tmp.write_bytes(marshal.dumps(entries))
             tmp.replace(self.path)
         except (OSError, ValueError):
             try:
@@ -94,6 +108,7 @@ class CodeCache:
             except OSError:
                 pass
             return
+        self.stored = entries
         self.new = {}
 
 
