@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +60,8 @@ def find_config(explicit: str | os.PathLike[str] | None, cwd: Path | None = None
 def read_config(path: str | os.PathLike[str], commands: Mapping[str, Mapping[str, Param]]) -> dict[str, dict[str, Any]]:
     """The file's settings as ``{command: {parameter name: value}}``, checked against ``commands``
     (each command's parameters by the names the file may use) and with ``${VAR}`` substituted."""
+    import tomllib  # lazy: only with a configuration file (start-up time)
+
     p = Path(path)
     try:
         raw = tomllib.loads(p.read_text(encoding="utf-8"))

@@ -163,6 +163,9 @@ def mysql_connect_args(url: URL) -> dict[str, Any]:
     ``read_timeout``; ``ssl_*`` gathered into PyMySQL's ``ssl`` dict, so a CA file means a verified
     certificate and host name unless ``ssl_check_hostname=false``; the ``FOUND_ROWS`` client flag),
     then dbjson's settings: utf8mb4, LOCAL INFILE allowed, a 10 s connect timeout."""
+    from .drivers import import_pymysql
+
+    import_pymysql()  # without cryptography (start-up time)
     from pymysql.constants import CLIENT
 
     opts = url.translate_connect_args(username="user")
@@ -341,12 +344,14 @@ class Target:
             filename, kw = sqlite_connect_args(self.url, read_only=read_only)
             args = (filename,)
         elif family == "mysql":
-            import pymysql as driver  # type: ignore[no-redef]
+            from .drivers import import_pymysql
 
+            driver = import_pymysql()
             kw = mysql_connect_args(self.url)
         else:
-            import psycopg as driver  # type: ignore[no-redef]
+            from .drivers import import_psycopg
 
+            driver = import_psycopg()
             kw = postgresql_connect_args(self.url)
         try:
             return driver.connect(*args, **kw)

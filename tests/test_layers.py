@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "dbjson.model",
             "dbjson.url",
             "dbjson.connect",
+            "dbjson.drivers",
             "dbjson.resources",
             "dbjson.validate",
             "dbjson.speedups",

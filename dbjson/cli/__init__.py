@@ -3,26 +3,32 @@
 Each command (one module per command, named after it) parses its arguments, calls one library
 function, and renders the events (:mod:`.progress`) and the report that come back. Errors from the
 library are printed on stderr (never a traceback, never a password) and turned into the
-documented exit codes (docs/cli.md). Every command module is imported when ``dbjson`` starts, so
-each imports its library modules inside the command function ("lazy: start-up time").
+documented exit codes (docs/cli.md).
+
+The console script (:func:`main`) imports and builds only the command it runs
+(:data:`.common.COMMANDS`: "lazy: start-up time"); ``app``, the whole command tree (what
+``dbjson --help``, the generated docs and the tests use), is assembled on first access. Command
+modules still import their library modules inside the command function.
 """
 
 from __future__ import annotations
 
-from .common import app, main
+from typing import TYPE_CHECKING, Any
 
-# Command modules register themselves on ``app``, in this order: the order of ``dbjson --help``.
-# isort: off
-from . import schema_dump as _schema_dump  # noqa: F401
-from . import validate as _validate  # noqa: F401
-from . import schema_load as _schema_load  # noqa: F401
-from . import export as _export  # noqa: F401
-from . import import_ as _import  # noqa: F401
-from . import verify as _verify  # noqa: F401
-from . import diff as _diff  # noqa: F401
-from . import migrate as _migrate  # noqa: F401
-from . import sql as _sql  # noqa: F401
+from .common import main
 
-# isort: on
+if TYPE_CHECKING:
+    from .common import app
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # every command registered on the typer app, in the order of ``dbjson --help``
+        from .common import app, load_commands
+
+        load_commands()
+        globals()["app"] = app
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["app", "main"]

@@ -231,15 +231,13 @@ class MySQLExport(SQLExportBase):
         return target.connect_raw()
 
     def export_session(self, conn: Any) -> None:
-        """UTC for TIMESTAMP, utf8mb4, room for long lines and slow readers."""
+        """UTC for TIMESTAMP, utf8mb4, room for long lines and slow readers (one SET for the
+        variables: a round trip per connection instead of six)."""
         with conn.cursor() as cur:
             for stmt in (
-                "SET NAMES utf8mb4",
-                "SET SESSION time_zone = '+00:00'",
-                "SET SESSION net_write_timeout = 3600",
-                "SET SESSION net_read_timeout = 3600",
-                "SET SESSION lock_wait_timeout = 60",
-                "SET SESSION group_concat_max_len = @@max_allowed_packet",
+                "SET NAMES utf8mb4, SESSION time_zone = '+00:00', SESSION net_write_timeout = 3600, "
+                "SESSION net_read_timeout = 3600, SESSION lock_wait_timeout = 60, "
+                "SESSION group_concat_max_len = @@max_allowed_packet",
                 "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
             ):
                 cur.execute(stmt)
