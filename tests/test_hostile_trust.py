@@ -36,6 +36,29 @@ from dbjson.migrate import migrate
 # ---------------------------------------------------------------------------------------------
 
 
+def test_no_module_reads_code_or_pickles_from_a_file() -> None:
+    """Nothing on disk becomes code: no ``marshal``, no ``pickle.load`` of a file, no ``exec``/``eval``
+    of read text anywhere in the package (``pickle.loads`` stays for in-memory hand-offs to worker
+    processes, whose bytes this process made itself)."""
+    import ast
+
+    root = Path(__file__).resolve().parent.parent / "dbjson"
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) else [])
+                if any(n and n.split(".")[0] in ("marshal", "shelve", "dill", "cloudpickle") for n in names):
+                    found.append(f"{path.relative_to(root)}:{node.lineno} imports {names}")
+            elif isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+                owner = f.value.id if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) else ""
+                if name in ("exec", "eval") and not owner or (owner == "pickle" and name == "load"):
+                    found.append(f"{path.relative_to(root)}:{node.lineno} calls {owner + '.' if owner else ''}{name}")
+    assert not found, found
+
+
 class _Plant:
     """A pickle that, when loaded, creates the file ``marker`` (what a planted state file could do)."""
 

@@ -1,12 +1,10 @@
 """Start-up guards (bench/analysis.md, "Start-up"): the console script builds only the command it
 runs, a command imports only its engine's driver, PyMySQL comes without ``cryptography`` until a
 password needs RSA (MySQL's caching_sha2_password full authentication without TLS), psycopg without
-``importlib.metadata``, and the dataclasses' generated methods are compiled once per Python."""
+``importlib.metadata``."""
 
 from __future__ import annotations
 
-import dataclasses
-import marshal
 import os
 import sqlite3
 import subprocess
@@ -18,7 +16,6 @@ from typing import Any
 import pytest
 from conftest import _mysql_connect, server_url
 
-from dbjson.cli import codecache
 from dbjson.cli.common import COMMANDS, invoked_commands
 from dbjson.url import make_url
 
@@ -173,71 +170,3 @@ def test_mysql9_caching_sha2_full_authentication_without_tls_loads_cryptography_
         with conn.cursor() as cur:
             cur.execute(f"DROP USER IF EXISTS '{user}'@'%'")
         conn.close()
-
-
-# -- the dataclasses' code cache ---------------------------------------------------------------------
-
-
-def _make_class() -> type:
-    @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-    class Probe:
-        kind: str
-        bits: int | None = None
-        tags: tuple[str, ...] = ()
-
-    return Probe
-
-
-def _with_cache(cache: codecache.CodeCache) -> type:
-    cache.install(dataclasses)
-    try:
-        return _make_class()
-    finally:
-        cache.uninstall()
-
-
-def test_code_cache_gives_the_methods_exec_would(tmp_path: Path) -> None:
-    plain = _make_class()
-    path = tmp_path / "c.marshal"
-    first = codecache.CodeCache(path)
-    cold = _with_cache(first)
-    assert "exec" not in vars(dataclasses) and first.new
-    first.save()
-    second = codecache.CodeCache(path)
-    second.load()
-    warm = _with_cache(second)
-    assert not second.new, "a warm cache compiled again"
-    for cls in (cold, warm):
-        for name in ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__"):
-            ours, theirs = getattr(cls, name), getattr(plain, name)
-            assert ours.__code__.co_code == theirs.__code__.co_code, name
-            assert ours.__code__.co_consts == theirs.__code__.co_consts, name
-            assert ours.__annotations__ == theirs.__annotations__, name  # no __future__ flags leaked
-        a, b = cls(kind="x", bits=8), plain(kind="x", bits=8)
-        assert repr(a).split("(", 1)[1] == repr(b).split("(", 1)[1] and a == cls(kind="x", bits=8)
-        assert hash(a) == hash(cls(kind="x", bits=8))
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            a.kind = "y"  # type: ignore[misc]
-
-
-def test_code_cache_ignores_a_bad_file(tmp_path: Path) -> None:
-    path = tmp_path / "c.marshal"
-    path.write_bytes(b"not marshal at all")
-    cache = codecache.CodeCache(path)
-    cache.load()
-    assert cache.stored == {}
-    _with_cache(cache)
-    cache.save()
-    assert isinstance(marshal.loads(path.read_bytes()), dict)
-
-
-def test_the_console_script_writes_and_reuses_the_cache(tmp_path: Path) -> None:
-    db = tmp_path / "s.db"
-    sqlite3.connect(db).execute("CREATE TABLE t (id INTEGER PRIMARY KEY)").connection.commit()
-    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
-    modules_of("schema-dump", f"sqlite:///{db}", "-o", str(tmp_path / "a.json"), env=env)
-    files = list((tmp_path / "cache" / "dbjson").glob("dataclasses.*.marshal"))
-    assert len(files) == 1
-    before = files[0].stat().st_mtime_ns
-    modules_of("schema-dump", f"sqlite:///{db}", "-o", str(tmp_path / "b.json"), env=env)
-    assert files[0].stat().st_mtime_ns == before, "a warm cache was written again"

@@ -434,9 +434,6 @@ def main() -> None:
     if gc.isenabled():
         gc.disable()
         _startup_gc = True
-    from .codecache import install
-
-    code_cache = install()  # the dataclasses' generated methods, compiled once (see codecache)
     apply_color_policy()
     load_commands(invoked_commands(sys.argv[1:]))
     try:
@@ -446,6 +443,4 @@ def main() -> None:
         sys.exit(130)
     finally:
         _startup_done()
-        code_cache.uninstall()
-        code_cache.save()
         gc.freeze()  # the exit's final collection has nothing left to scan

@@ -157,7 +157,6 @@ Every line is masked like every message: no password reaches a log. `DBJSON_PROG
 | `NO_COLOR` | any non-empty value turns off colours on stderr and stdout |
 | `DBJSON_DEBUG` | any non-empty value shows the Python traceback of an internal error instead of the one-line message |
 | `DBJSON_NO_SPEEDUPS` | `1` turns off the optional C speedups (same output, slower; for comparison or to rule them out, see [data-format.md](data-format.md#how-rows-are-produced)) |
-| `XDG_CACHE_HOME` | where `dbjson` keeps the code Python generates for its data classes, compiled once per Python version (`$XDG_CACHE_HOME/dbjson/dataclasses.*.marshal`, default `~/.cache/dbjson`: 0.05-0.1 s of every start; deleting it is harmless) |
 """
 
 _EXAMPLES = re.compile(r"^\s*Examples?:\s*$")
