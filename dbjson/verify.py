@@ -22,12 +22,13 @@ by count only (expected = manifest rows − rejected rows + rows that were there
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import pickle
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import IO, Any
@@ -39,11 +40,11 @@ from .connect import Target, close_quietly, parse_url
 from .engines import Engine, get_engine
 from .engines.interface import ExportUnit, TablePlan
 from .engines.shared.batches import FETCH_BYTES
-from .errors import UsageError, VerifyError
+from .errors import DataError, UsageError, VerifyError
 from .events import EventHandler, Finished, Started, TableVerified, Warning
-from .format.checksum import Checksum, SemanticLines
+from .format.checksum import Checksum, SemanticLines, format_checksum, line_hash
 from .format.codec import RowEncoder
-from .format.datafiles import DataFile, iter_lines, open_data
+from .format.datafiles import DataFile, iter_lines, line_too_long, max_line_bytes, open_data
 from .format.encoders import round_significant
 from .format.journal import Journal, journal_path
 from .format.manifest import read_export
@@ -201,9 +202,11 @@ def exact_check(
     wanted: list[str | None] = []
     if expected_line is not None and tp.expected_semantic is not None:
         wanted.append(tp.expected_semantic)
+    # (the export's side is needed whenever there are value rules, even when the lines are hashed
+    # as they are: the rules may change a line, so it runs alongside the target's export too)
     side = (
         _expected_side(tp, expected_line, open_file, wanted)
-        if first is not None and not wanted and expected_line is not None
+        if (first is not None or tp.value_rules) and not wanted and expected_line is not None
         else None
     )
     total = _target_sum(engine, target, tp, unit_of, first)
@@ -221,7 +224,7 @@ def exact_check(
         return None
     got: Checksum | None = total
     if first is None:  # the lines differ in bytes: both sides by meaning, again side by side
-        if not wanted:
+        if not wanted and side is None:
             side = _expected_side(tp, expected_line, open_file, wanted)
         got = _target_sum(engine, target, tp, unit_of, semantic) if semantic is not None else total
         if side is not None:
@@ -504,8 +507,11 @@ class _Expected:
 
     def add_block(self, total: Checksum, block: bytes) -> None:
         """Add a block of whole export lines (each ending in a newline)."""
-        if self.semantic is not None and (self.rules is None or not self.rules[0](block)):
-            self.semantic.add_block(total, block)
+        if self.rules is None or not self.rules[0](block):  # no line to change: one C call
+            if self.semantic is not None:
+                self.semantic.add_block(total, block)
+            else:
+                total.add_block(block)
             return
         lines = block.split(b"\n")
         if lines and not lines[-1]:
@@ -647,19 +653,19 @@ def rules_line_transform(
     return None if fns is None else fns[1]
 
 
-# A zero date's canonical text (what preflight.is_zero_date sees: year, month or day 00), as a JSON
-# string; dates and timestamps are written in plain digits, so this finds every one a rule nulls
-# (more matches, in other columns, only cost a parse).
 # the offset of a time with time zone's text (10:00:00+02, 10:00:00.5-05:30, 10:00:00Z)
 _TIME_OFFSET = re.compile(r"(?:[+-][0-9]{2}(?::?[0-9]{2}){0,2}|Z)$")
-_ZERO_DATE_TEXT = re.compile(rb'"(?:0000-|[0-9]{4}-00-|[0-9]{4}-[0-9]{2}-00|-?infinity")')
+# The value of a date/timestamp that a zero-null or infinity-null rule may change, as a JSON string
+# right after its member's name: every text preflight.is_zero_date (year 0000, month or day 00)
+# or is_infinite_date sees (more matches only cost a parse).
+_ZERO_DATE_VALUE = rb'\s*:\s*"(?:0000-|[^"\\]{4}-00-|[^"\\]{7}-00|-?infinity")'
 
 
-def _may_hold_zero_date(text: bytes) -> bool:
-    """A byte test (no regular expression: a JSON document's every quote would start a match
-    attempt) that every zero date's text passes: year 0000, month 00, or day 00 before the end of
-    the string or the time."""
-    return b'"0000-' in text or b"-00-" in text or b'-00"' in text or b"-00T" in text
+def _zero_date_search(name: str) -> Callable[[bytes], Any]:
+    """A search for a value of member ``name`` that is a zero or infinite date: anchored on the
+    member's name (a literal the regular expression engine finds fast, against every quote of
+    a JSON document for an unanchored pattern), for a line or a block of lines."""
+    return re.compile(re.escape(orjson.dumps(name)) + _ZERO_DATE_VALUE).search
 
 
 def _rules_functions(
@@ -675,17 +681,14 @@ def _rules_functions(
     doubles = [n for n, r in rules.items() if r == "decimal-double"]
     nuls = {n: r[4:] for n, r in rules.items() if r.startswith("nul-")}
     unknown = "unknown" in nuls.values()
+    dates = [_zero_date_search(n) for n in infinite]  # (every zero-null column is one: zero ⊆ infinite)
     fffd = "\ufffd".encode()
 
     def touched(line: bytes) -> bool:
         return bool(
             offsets
             or doubles
-            or zero
-            and _may_hold_zero_date(line)
-            and _ZERO_DATE_TEXT.search(line)
-            or infinite
-            and _ZERO_DATE_TEXT.search(line)
+            or any(search(line) for search in dates)
             or nuls
             and (b"\\u0000" in line or unknown and fffd in line)
         )
@@ -728,21 +731,80 @@ def _files_checksum(
     tp: TablePlan, normalize: Callable[[bytes], bytes], open_file: Callable[[DataFile], IO[bytes]] | None = None
 ) -> str:
     """The checksum of the export's own data files for ``tp``, each line through ``normalize``."""
+    if isinstance(normalize, _Expected) and normalize.semantic is None and normalize.rules is not None:
+        if tp.checksum and tp.checksum_kind == "lines":
+            return _rules_checksum(tp, normalize.rules, open_file)
     total = Checksum(algorithm=tp.checksum_algorithm)
     for f in tp.files:
         with open_file(f) if open_file is not None else open_data(f.path) as fh:
-            if not isinstance(normalize, (_Expected, SemanticLines)):
-                for _number, raw in iter_lines(fh, f.rel):
-                    total.add(normalize(raw))
+            if isinstance(normalize, (_Expected, SemanticLines)):
+                _add_file_blocks(fh, f.rel, normalize, total)
                 continue
-            batch: list[bytes] = []
             for _number, raw in iter_lines(fh, f.rel):
-                batch.append(raw)
-                if len(batch) >= _HASH_BATCH:
-                    normalize.add_lines(total, batch)
-                    batch = []
-            normalize.add_lines(total, batch)
+                total.add(normalize(raw))
     return total.hexdigest()
+
+
+def _rules_checksum(
+    tp: TablePlan,
+    rules: tuple[Callable[[bytes], bool], Callable[[bytes], bytes]],
+    open_file: Callable[[DataFile], IO[bytes]] | None = None,
+) -> str:
+    """The checksum of ``tp``'s export lines through value rules alone (``rules``: touched,
+    transform), from the manifest's checksum of the lines as they are: the checksum is a sum of
+    line hashes, so only the lines a rule changes are hashed, before and after (the others add
+    what the manifest already counts). The files are read in blocks and a block in which no rule
+    can change anything (``touched``: a byte or regular expression search) is not split into
+    lines. As the manifest is the reference, a data file changed after the export makes the
+    target differ, as it does for a table without rules."""
+    assert tp.checksum is not None
+    algorithm = tp.checksum_algorithm
+    value = int(tp.checksum, 16)
+    touched, transform = rules
+    for f in tp.files:
+        with open_file(f) if open_file is not None else open_data(f.path) as fh:
+            for block in _file_blocks(fh, f.rel):
+                if not touched(block):
+                    continue
+                for _number, raw in iter_lines(io.BytesIO(block), f.rel):
+                    new = transform(raw)
+                    if new != raw:
+                        value += line_hash(new, algorithm) - line_hash(raw, algorithm)
+    return format_checksum(value)
+
+
+_READ_BYTES = 1 << 20
+
+
+def _file_blocks(fh: IO[bytes], rel: str) -> Iterator[bytes]:
+    """A data file's content in blocks of whole lines (each ending in a newline), with the errors
+    :func:`iter_lines` gives for a truncated file or a line over :func:`max_line_bytes`."""
+    limit = max_line_bytes()
+    rest = b""
+    while chunk := fh.read(_READ_BYTES):
+        data = rest + chunk if rest else chunk
+        cut = data.rfind(b"\n") + 1
+        block, rest = data[:cut], data[cut:]
+        if len(rest) > limit:
+            raise line_too_long(rel, 0, limit)
+        if block:
+            yield block
+    if rest:
+        raise DataError("truncated file: the last line has no newline", file=rel)
+
+
+def _add_file_blocks(fh: IO[bytes], rel: str, normalize: _Expected | SemanticLines, total: Checksum) -> None:
+    """Add a data file's lines through ``normalize`` a block of whole lines at a time (one
+    ``add_block`` call each: no Python object per line): the same lines as :func:`iter_lines`
+    gives, and the same errors for a truncated file or a line over :func:`max_line_bytes`. A block
+    with an empty line or a carriage return (which :func:`iter_lines` drops) goes line by line."""
+    for block in _file_blocks(fh, rel):
+        if block[0] == 0x0A or b"\n\n" in block or b"\r" in block:
+            lines = [raw for _number, raw in iter_lines(io.BytesIO(block), rel)]
+            if lines:
+                normalize.add_lines(total, lines)
+        else:
+            normalize.add_block(total, block)
 
 
 def verify_tables(
