@@ -269,6 +269,26 @@ typedef struct {
 
 enum { OK = 0, BAD = -1, NOMEM = -2 };
 
+/* a byte a JSON string holds as it is (not '"', '\\', nor a control character) */
+static inline int plain_byte(unsigned char c) { return c >= 0x20 && c != '"' && c != '\\'; }
+
+/* Scratch byte buffers kept per thread (see Scratch below), each used by one function that
+   calls nothing else using it; large ones are given back after use. */
+static _Thread_local Buf t_string, t_value, t_text, t_tmp;
+#define SCRATCH_KEEP (64 * 1024)
+
+static Buf *buf_take(Buf *b)
+{
+    b->len = 0;
+    return b;
+}
+
+static void buf_give(Buf *b)
+{
+    if (b->cap > SCRATCH_KEEP)
+        buf_free(b);
+}
+
 static void skip_ws(Src *s)
 {
     while (s->i < s->n && (s->p[s->i] == ' ' || s->p[s->i] == '\t' || s->p[s->i] == '\n' || s->p[s->i] == '\r'))
@@ -336,7 +356,7 @@ static int decode_string(Src *s, Buf *out)
     s->i++;
     for (;;) {
         size_t start = s->i;
-        while (s->i < s->n && s->p[s->i] != '"' && s->p[s->i] != '\\' && s->p[s->i] >= 0x20)
+        while (s->i < s->n && plain_byte(s->p[s->i]))
             s->i++;
         if (buf_put(out, s->p + start, (Py_ssize_t)(s->i - start)) < 0)
             return NOMEM;
@@ -475,10 +495,19 @@ static int canonical_number(const unsigned char *p, size_t n, Buf *out)
     }
     if (i != n)
         return BAD;
+    if (frac_end == frac_start && exp == 0 && i == int_end) { /* an integer: as written, but zero */
+        if (int_end - int_start == 1 && p[int_start] == '0')
+            return buf_put(out, "0", 1) < 0 ? NOMEM : OK;
+        return buf_put(out, p, (Py_ssize_t)n) < 0 ? NOMEM : OK;
+    }
     /* the significant digits: integer part then fraction, value = digits * 10^(exp - frac digits) */
     size_t total = (int_end - int_start) + (frac_end - frac_start);
+    char small[128];
     Buf dg = {0};
-    if (buf_reserve(&dg, (Py_ssize_t)total + 1) < 0)
+    if (total + 1 <= sizeof small) { /* on the stack (never grown: reserved below) */
+        dg.p = small;
+        dg.cap = (Py_ssize_t)sizeof small;
+    } else if (buf_reserve(&dg, (Py_ssize_t)total + 1) < 0)
         return NOMEM;
     buf_put_unchecked(&dg, p + int_start, (Py_ssize_t)(int_end - int_start));
     buf_put_unchecked(&dg, p + frac_start, (Py_ssize_t)(frac_end - frac_start));
@@ -493,7 +522,8 @@ static int canonical_number(const unsigned char *p, size_t n, Buf *out)
     int rc = OK;
     if (a == z) {
         rc = buf_put(out, "0", 1) < 0 ? NOMEM : OK;
-        buf_free(&dg);
+        if (dg.p != small)
+            buf_free(&dg);
         return rc;
     }
     Py_ssize_t nd = z - a;
@@ -528,7 +558,8 @@ static int canonical_number(const unsigned char *p, size_t n, Buf *out)
             buf_put_unchecked(out, d, nd);
         }
     }
-    buf_free(&dg);
+    if (dg.p != small)
+        buf_free(&dg);
     return rc;
 }
 
@@ -619,7 +650,6 @@ typedef struct {
     Py_ssize_t cap;
 } Scratch;
 
-#define SCRATCH_KEEP (64 * 1024)
 static _Thread_local Scratch scratch[MAX_DEPTH + 2];
 
 static Scratch *scratch_take(int depth)
@@ -737,7 +767,7 @@ static int canon_value(Src *s, Buf *out, int depth)
     }
     if (c == '"') {
         size_t j = s->i + 1;
-        while (j < s->n && s->p[j] != '"' && s->p[j] != '\\' && s->p[j] >= 0x20)
+        while (j < s->n && plain_byte(s->p[j]))
             j++;
         if (j < s->n && s->p[j] == '"') { /* no escape: decoded and re-escaped it is the token itself */
             if (buf_put(out, s->p + s->i, (Py_ssize_t)(j + 1 - s->i)) < 0)
@@ -745,11 +775,11 @@ static int canon_value(Src *s, Buf *out, int depth)
             s->i = j + 1;
             return OK;
         }
-        Buf t = {0};
-        int r = decode_string(s, &t);
+        Buf *t = buf_take(&t_string);
+        int r = decode_string(s, t);
         if (r == OK)
-            r = emit_string(out, (const unsigned char *)t.p, (size_t)t.len);
-        buf_free(&t);
+            r = emit_string(out, (const unsigned char *)t->p, (size_t)t->len);
+        buf_give(t);
         return r;
     }
     if (match_word(s, "true"))
@@ -765,8 +795,12 @@ static int canon_value(Src *s, Buf *out, int depth)
     if (match_word(s, "-Infinity"))
         return buf_put(out, "-Infinity", 9) < 0 ? NOMEM : OK;
     size_t start = s->i;
-    while (s->i < s->n && (strchr("+-.eE", s->p[s->i]) != NULL || (s->p[s->i] >= '0' && s->p[s->i] <= '9')))
+    while (s->i < s->n) {
+        unsigned char d = s->p[s->i];
+        if (!((d >= '0' && d <= '9') || d == '-' || d == '+' || d == '.' || d == 'e' || d == 'E'))
+            break;
         s->i++;
+    }
     if (s->i == start)
         return BAD;
     return canonical_number(s->p + start, s->i - start, out);
@@ -781,7 +815,7 @@ static int skip_string(Src *s)
         return BAD;
     s->i++;
     for (;;) {
-        while (s->i < s->n && s->p[s->i] != '"' && s->p[s->i] != '\\' && s->p[s->i] >= 0x20)
+        while (s->i < s->n && plain_byte(s->p[s->i]))
             s->i++;
         if (s->i >= s->n || s->p[s->i] < 0x20)
             return BAD;
@@ -827,9 +861,9 @@ static int skip_value(Src *s)
         return skip_string(s);
     if (match_word(s, "null") || match_word(s, "true") || match_word(s, "false"))
         return OK;
-    Buf t = {0};
-    int r = canon_value(s, &t, 0); /* validates as the twin's raw_values + later parse would */
-    buf_free(&t);
+    Buf *t = buf_take(&t_value); /* (numbers, arrays, objects: canon_value does not use t_value) */
+    int r = canon_value(s, t, 0); /* validates as the twin's raw_values + later parse would */
+    buf_give(t);
     return r;
 }
 
@@ -849,7 +883,7 @@ static int in_names(const unsigned char *k, Py_ssize_t n, PyObject *names)
 static int canon_json_text(const Buf *t, Buf *out)
 {
     Src in = {(const unsigned char *)(t->p ? t->p : ""), (size_t)t->len, 0};
-    Buf c = {0};
+    Buf c = *buf_take(&t_text); /* (canon_value does not use t_text) */
     int r = canon_value(&in, &c, 0);
     if (r == OK) {
         skip_ws(&in);
@@ -881,7 +915,8 @@ static int canon_json_text(const Buf *t, Buf *out)
                 r = NOMEM;
         }
     }
-    buf_free(&c);
+    t_text = c;
+    buf_give(&t_text);
     return r;
 }
 
@@ -892,7 +927,7 @@ static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals, PyObj
         return BAD;
     s->i++;
     Scratch *x = scratch_take(0); /* the line's members; its JSON values' objects use 1 and up */
-    Buf keys = x->keys, vals = x->vals, tmp = {0};
+    Buf keys = x->keys, vals = x->vals, tmp = *buf_take(&t_tmp); /* (nothing called uses t_tmp) */
     Member *ms = x->ms;
     Py_ssize_t count = 0, cap = x->cap;
     int rc = OK;
@@ -981,7 +1016,8 @@ static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals, PyObj
     x->ms = ms;
     x->cap = cap;
     scratch_give(x);
-    buf_free(&tmp);
+    t_tmp = tmp;
+    buf_give(&t_tmp);
     return rc;
 }
 
