@@ -270,7 +270,15 @@ typedef struct {
 enum { OK = 0, BAD = -1, NOMEM = -2 };
 
 /* a byte a JSON string holds as it is (not '"', '\\', nor a control character) */
-static inline int plain_byte(unsigned char c) { return c >= 0x20 && c != '"' && c != '\\'; }
+static unsigned char plain_table[256]; /* filled by plain_init() when the module loads */
+
+static void plain_init(void)
+{
+    for (int c = 0; c < 256; c++)
+        plain_table[c] = c >= 0x20 && c != '"' && c != '\\';
+}
+
+static inline int plain_byte(unsigned char c) { return plain_table[c]; }
 
 /* Scratch byte buffers kept per thread (see Scratch below), each used by one function that
    calls nothing else using it; large ones are given back after use. */
@@ -322,89 +330,106 @@ static int read_hex4(Src *s, unsigned *out)
     return OK;
 }
 
-static int put_utf8(Buf *b, unsigned cp)
+/* ``cp`` (a code point) as UTF-8 at d; the number of bytes written (at most 4). */
+static int utf8_at(char *d, unsigned cp)
 {
-    char t[4];
-    Py_ssize_t k;
     if (cp < 0x80) {
-        t[0] = (char)cp;
-        k = 1;
-    } else if (cp < 0x800) {
-        t[0] = (char)(0xC0 | (cp >> 6));
-        t[1] = (char)(0x80 | (cp & 0x3F));
-        k = 2;
-    } else if (cp < 0x10000) {
-        t[0] = (char)(0xE0 | (cp >> 12));
-        t[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        t[2] = (char)(0x80 | (cp & 0x3F));
-        k = 3;
-    } else {
-        t[0] = (char)(0xF0 | (cp >> 18));
-        t[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        t[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        t[3] = (char)(0x80 | (cp & 0x3F));
-        k = 4;
+        d[0] = (char)cp;
+        return 1;
     }
-    return buf_put(b, t, k) < 0 ? NOMEM : OK;
+    if (cp < 0x800) {
+        d[0] = (char)(0xC0 | (cp >> 6));
+        d[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        d[0] = (char)(0xE0 | (cp >> 12));
+        d[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        d[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    d[0] = (char)(0xF0 | (cp >> 18));
+    d[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    d[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    d[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
 }
 
-/* The string token at s->i (a '"'), its content decoded (UTF-8) appended to ``out``. */
+/* The string token at s->i (a '"'), its content decoded (UTF-8) appended to ``out``. The
+   decoded text is never longer than the rest of the input (an escape is longer than what it
+   stands for: \uXXXX, 6 bytes, gives at most 3; a surrogate pair, 12, gives 4), so the room is
+   reserved once and written without further checks. */
 static int decode_string(Src *s, Buf *out)
 {
     if (s->i >= s->n || s->p[s->i] != '"')
         return BAD;
     s->i++;
+    if (buf_reserve(out, (Py_ssize_t)(s->n - s->i)) < 0)
+        return NOMEM;
+    char *d = out->p + out->len;
+    int rc = OK;
     for (;;) {
-        size_t start = s->i;
-        while (s->i < s->n && plain_byte(s->p[s->i]))
-            s->i++;
-        if (buf_put(out, s->p + start, (Py_ssize_t)(s->i - start)) < 0)
-            return NOMEM;
-        if (s->i >= s->n || s->p[s->i] < 0x20)
-            return BAD; /* unterminated, or a raw control character (json.loads rejects both) */
+        const unsigned char *p = s->p;
+        size_t start = s->i, i = start, n = s->n;
+        while (i < n && plain_byte(p[i]))
+            i++;
+        s->i = i;
+        memcpy(d, p + start, i - start);
+        d += i - start;
+        if (s->i >= s->n || s->p[s->i] < 0x20) {
+            rc = BAD; /* unterminated, or a raw control character (json.loads rejects both) */
+            break;
+        }
         if (s->p[s->i] == '"') {
             s->i++;
-            return OK;
+            break;
         }
         s->i++; /* backslash */
-        if (s->i >= s->n)
-            return BAD;
+        if (s->i >= s->n) {
+            rc = BAD;
+            break;
+        }
         unsigned char c = s->p[s->i++];
-        char e;
         switch (c) {
-        case '"': e = '"'; break;
-        case '\\': e = '\\'; break;
-        case '/': e = '/'; break;
-        case 'b': e = '\b'; break;
-        case 'f': e = '\f'; break;
-        case 'n': e = '\n'; break;
-        case 'r': e = '\r'; break;
-        case 't': e = '\t'; break;
+        case '"': *d++ = '"'; continue;
+        case '\\': *d++ = '\\'; continue;
+        case '/': *d++ = '/'; continue;
+        case 'b': *d++ = '\b'; continue;
+        case 'f': *d++ = '\f'; continue;
+        case 'n': *d++ = '\n'; continue;
+        case 'r': *d++ = '\r'; continue;
+        case 't': *d++ = '\t'; continue;
         case 'u': {
             unsigned cp, lo;
-            if (read_hex4(s, &cp) < 0)
-                return BAD;
+            if (read_hex4(s, &cp) < 0) {
+                rc = BAD;
+                break;
+            }
             if (cp >= 0xD800 && cp < 0xDC00) {
-                if (s->i + 6 > s->n || s->p[s->i] != '\\' || s->p[s->i + 1] != 'u')
-                    return BAD; /* a lone high surrogate: orjson cannot write it */
+                if (s->i + 6 > s->n || s->p[s->i] != '\\' || s->p[s->i + 1] != 'u') {
+                    rc = BAD; /* a lone high surrogate: orjson cannot write it */
+                    break;
+                }
                 s->i += 2;
-                if (read_hex4(s, &lo) < 0 || lo < 0xDC00 || lo >= 0xE000)
-                    return BAD;
+                if (read_hex4(s, &lo) < 0 || lo < 0xDC00 || lo >= 0xE000) {
+                    rc = BAD;
+                    break;
+                }
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             } else if (cp >= 0xDC00 && cp < 0xE000) {
-                return BAD;
+                rc = BAD;
+                break;
             }
-            int r = put_utf8(out, cp);
-            if (r < 0)
-                return r;
+            d += utf8_at(d, cp);
             continue;
         }
         default:
-            return BAD;
+            rc = BAD;
         }
-        if (buf_put(out, &e, 1) < 0)
-            return NOMEM;
+        break; /* (only an error leaves the switch without continue) */
     }
+    out->len = d - out->p;
+    return rc;
 }
 
 /* ``u`` (UTF-8) as a JSON string with orjson's escapes: \" \\ \b \f \n \r \t, \u00xx for the
@@ -920,6 +945,108 @@ static int canon_json_text(const Buf *t, Buf *out)
     return r;
 }
 
+/* The order in which a line's members are written, kept per thread from the line before: the
+   lines of a table have the same keys in the same order, so the sort and the keys' escapes are
+   done once per block rather than once per line. Used only when a line's keys (decoded, in line
+   order, with their lengths) are exactly the previous line's; otherwise rebuilt. */
+typedef struct {
+    Buf keys;       /* the decoded keys of the line it was built for, in line order */
+    Buf ekeys;      /* the written keys in written order: ["," for all but the first] "key": */
+    Member *sorted; /* scratch for the sort */
+    Py_ssize_t *idx; /* lens[0..count): key lengths in line order; perm[0..nemit): the line index
+                        of each written member; eoff[0..nemit]: offsets in ekeys */
+    Py_ssize_t count, nemit, cap;
+    int valid;
+} LineOrder;
+
+#define LINE_ORDER_MAX 4096 /* members; a line with more is written without keeping its order */
+static _Thread_local LineOrder line_order;
+
+static int line_order_same(const LineOrder *o, const Member *ms, Py_ssize_t count, const Buf *keys)
+{
+    if (!o->valid || o->count != count || o->keys.len != keys->len)
+        return 0;
+    if (keys->len && memcmp(o->keys.p, keys->p, (size_t)keys->len) != 0)
+        return 0;
+    for (Py_ssize_t k = 0; k < count; k++)
+        if (o->idx[k] != ms[k].keylen)
+            return 0;
+    return 1;
+}
+
+/* Build o for members ms[0..count) (in line order: ms[k].order == k), as emit_members writes them. */
+static int line_order_build(LineOrder *o, const Member *ms, Py_ssize_t count, const Buf *keys)
+{
+    o->valid = 0;
+    if (count > o->cap) {
+        Py_ssize_t nc = count < 16 ? 16 : count;
+        Member *m = PyMem_RawRealloc(o->sorted, (size_t)nc * sizeof(Member));
+        if (m == NULL)
+            return NOMEM;
+        o->sorted = m;
+        Py_ssize_t *ix = PyMem_RawRealloc(o->idx, (size_t)(3 * nc + 1) * sizeof(Py_ssize_t));
+        if (ix == NULL)
+            return NOMEM;
+        o->idx = ix;
+        o->cap = nc;
+    }
+    o->keys.len = 0;
+    if (buf_put(&o->keys, keys->p ? keys->p : "", keys->len) < 0)
+        return NOMEM;
+    Py_ssize_t *perm = o->idx + count, *eoff = perm + count;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        o->idx[k] = ms[k].keylen;
+        o->sorted[k] = ms[k];
+    }
+    sort_members(o->sorted, count, keys->p);
+    o->ekeys.len = 0;
+    Py_ssize_t nemit = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        const Member *a = &o->sorted[k];
+        if (k + 1 < count && o->sorted[k + 1].keylen == a->keylen &&
+            memcmp(keys->p + o->sorted[k + 1].key, keys->p + a->key, (size_t)a->keylen) == 0)
+            continue; /* a later member has the same key */
+        eoff[nemit] = o->ekeys.len;
+        if (nemit > 0 && buf_put(&o->ekeys, ",", 1) < 0)
+            return NOMEM;
+        int r = emit_string(&o->ekeys, (const unsigned char *)keys->p + a->key, (size_t)a->keylen);
+        if (r < 0)
+            return r;
+        if (buf_put(&o->ekeys, ":", 1) < 0)
+            return NOMEM;
+        perm[nemit++] = a->order;
+    }
+    eoff[nemit] = o->ekeys.len;
+    o->count = count;
+    o->nemit = nemit;
+    o->valid = 1;
+    return OK;
+}
+
+/* A line's members (ms[0..count) in line order) written as emit_members writes them. */
+static int emit_line_members(Buf *out, Member *ms, Py_ssize_t count, const Buf *keys, const Buf *vals)
+{
+    LineOrder *o = &line_order;
+    if (count > LINE_ORDER_MAX)
+        return emit_members(out, ms, count, keys, vals);
+    if (!line_order_same(o, ms, count, keys)) {
+        int r = line_order_build(o, ms, count, keys);
+        if (r < 0)
+            return r;
+    }
+    if (buf_reserve(out, 2 + o->ekeys.len + vals->len) < 0)
+        return NOMEM;
+    const Py_ssize_t *perm = o->idx + count, *eoff = perm + count;
+    buf_putc_unchecked(out, '{');
+    for (Py_ssize_t j = 0; j < o->nemit; j++) {
+        const Member *m = &ms[perm[j]];
+        buf_put_unchecked(out, o->ekeys.p + eoff[j], eoff[j + 1] - eoff[j]);
+        buf_put_unchecked(out, vals->p + m->val, m->vallen);
+    }
+    buf_putc_unchecked(out, '}');
+    return OK;
+}
+
 static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals, PyObject *texts)
 {
     skip_ws(s);
@@ -1009,7 +1136,7 @@ static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals, PyObj
         if (s->i != s->n)
             rc = BAD;
         else
-            rc = emit_members(out, ms, count, &keys, &vals);
+            rc = emit_line_members(out, ms, count, &keys, &vals);
     }
     x->keys = keys;
     x->vals = vals;
@@ -1187,6 +1314,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cchecksum", "Line c
 
 PyMODINIT_FUNC PyInit__cchecksum(void)
 {
+    plain_init();
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
