@@ -32,6 +32,8 @@
  *   semantic_sum_block(block, jsons, decimals, algorithm=0, json_texts=()) -> (value, rows)
  *   semantic_sum_lines(lines, jsons, decimals, algorithm=0, json_texts=()) -> value
  *       sum_block / sum_lines of the lines' by-meaning forms (ValueError as semantic_line).
+ *   date_values(text, keys) -> bool
+ *       Whether a member named by keys holds a zero or infinite date (verify's value rules).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1296,6 +1298,100 @@ static PyObject *py_semantic_sum_lines(PyObject *self, PyObject *args)
     return PyLong_FromUnsignedLongLong(total);
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * date_values(text: bytes, keys: tuple[bytes, ...]) -> bool
+ *
+ * Whether ``text`` (a line or a block of lines) has a member named by one of ``keys`` (each the
+ * JSON string token of a name, quotes included, as orjson writes it) whose value is a JSON string
+ * that starts as a zero date (year 0000, month or day 00) or is (-)infinity: verify's pre-test of
+ * the zero-null and infinity-null value rules, without the interpreter lock. The twin is the
+ * regular expression of dbjson.verify._zero_date_search (key, \s*:\s*", then 0000- | 4 bytes
+ * that are not '"' or '\' and -00- | 7 such bytes and -00 | -?infinity"); tests/test_verify.py
+ * compares the two.
+ * ---------------------------------------------------------------------------------------------- */
+
+static int re_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+static int no_quote(const unsigned char *v, size_t k)
+{
+    for (size_t j = 0; j < k; j++)
+        if (v[j] == '"' || v[j] == '\\')
+            return 0;
+    return 1;
+}
+
+/* i: just past a key token */
+static int date_value_at(const unsigned char *p, size_t n, size_t i)
+{
+    while (i < n && re_space(p[i]))
+        i++;
+    if (i >= n || p[i] != ':')
+        return 0;
+    i++;
+    while (i < n && re_space(p[i]))
+        i++;
+    if (i >= n || p[i] != '"')
+        return 0;
+    i++;
+    const unsigned char *v = p + i;
+    size_t r = n - i;
+    return (r >= 5 && memcmp(v, "0000-", 5) == 0) || (r >= 8 && no_quote(v, 4) && memcmp(v + 4, "-00-", 4) == 0) ||
+           (r >= 10 && no_quote(v, 7) && memcmp(v + 7, "-00", 3) == 0) || (r >= 9 && memcmp(v, "infinity\"", 9) == 0) ||
+           (r >= 10 && memcmp(v, "-infinity\"", 10) == 0);
+}
+
+static int has_date_value(const unsigned char *p, size_t n, const unsigned char *key, size_t k)
+{
+    if (k < 2)
+        return 0;
+    size_t i = 0;
+    while (i + k <= n) {
+#if defined(__GLIBC__) /* memmem (a GNU extension, declared under pyconfig.h's _GNU_SOURCE) */
+        const unsigned char *q = memmem(p + i, n - i, key, k);
+        if (q == NULL)
+            return 0;
+        i = (size_t)(q - p);
+        if (date_value_at(p, n, i + k))
+            return 1;
+#else
+        const unsigned char *q = memchr(p + i, key[0], n - i - k + 1);
+        if (q == NULL)
+            return 0;
+        i = (size_t)(q - p);
+        if (p[i + 1] == key[1] && memcmp(p + i, key, k) == 0 && date_value_at(p, n, i + k))
+            return 1;
+#endif
+        i++;
+    }
+    return 0;
+}
+
+static PyObject *py_date_values(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    PyObject *keys;
+    if (!PyArg_ParseTuple(args, "y*O!:date_values", &view, &PyTuple_Type, &keys))
+        return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(keys);
+    for (Py_ssize_t j = 0; j < count; j++)
+        if (!PyBytes_Check(PyTuple_GET_ITEM(keys, j))) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_TypeError, "date_values() keys must be a tuple of bytes");
+            return NULL;
+        }
+    int found = 0;
+    /* the tuple and the buffer are held by the call's arguments and not changed */
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t j = 0; j < count && !found; j++) {
+        PyObject *o = PyTuple_GET_ITEM(keys, j);
+        found = has_date_value(view.buf, (size_t)view.len, (const unsigned char *)PyBytes_AS_STRING(o),
+                               (size_t)PyBytes_GET_SIZE(o));
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(found);
+}
+
 static PyMethodDef methods[] = {
     {"sum_block", py_sum_block, METH_VARARGS, "sum_block(block, algorithm=0) -> (value, rows): checksum of the block's lines"},
     {"sum_lines", py_sum_lines, METH_VARARGS, "sum_lines(lines, algorithm=0) -> value: checksum of a list of lines"},
@@ -1306,6 +1402,8 @@ static PyMethodDef methods[] = {
      "semantic_sum_block(block, jsons, decimals, algorithm=0, json_texts=()) -> (value, rows): checksum of the by-meaning lines"},
     {"semantic_sum_lines", py_semantic_sum_lines, METH_VARARGS,
      "semantic_sum_lines(lines, jsons, decimals, algorithm=0, json_texts=()) -> value: checksum of the by-meaning lines"},
+    {"date_values", py_date_values, METH_VARARGS,
+     "date_values(text, keys) -> bool: a member named by keys holds a zero or infinite date (verify's value rules)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -36,6 +36,7 @@ from typing import IO, Any
 import orjson
 
 from . import model as m
+from . import speedups
 from .connect import Target, close_quietly, parse_url
 from .engines import Engine, get_engine
 from .engines.interface import ExportUnit, TablePlan
@@ -664,8 +665,23 @@ _ZERO_DATE_VALUE = rb'\s*:\s*"(?:0000-|[^"\\]{4}-00-|[^"\\]{7}-00|-?infinity")'
 def _zero_date_search(name: str) -> Callable[[bytes], Any]:
     """A search for a value of member ``name`` that is a zero or infinite date: anchored on the
     member's name (a literal the regular expression engine finds fast, against every quote of
-    a JSON document for an unanchored pattern), for a line or a block of lines."""
+    a JSON document for an unanchored pattern), for a line or a block of lines. The twin of
+    ``_cchecksum.date_values`` (:func:`_date_values`)."""
     return re.compile(re.escape(orjson.dumps(name)) + _ZERO_DATE_VALUE).search
+
+
+def _date_values(names: Sequence[str]) -> Callable[[bytes], bool]:
+    """``text -> whether a member named in names holds a zero or infinite date`` (line or block):
+    one C call without the interpreter lock (``_cchecksum.date_values``), else the regular
+    expressions of :func:`_zero_date_search`."""
+    if not names:
+        return lambda _text: False
+    fast = speedups.load("_cchecksum")
+    if fast is not None:
+        keys = tuple(orjson.dumps(n) for n in names)
+        return lambda text: bool(fast.date_values(text, keys))
+    searches = [_zero_date_search(n) for n in names]
+    return lambda text: any(search(text) for search in searches)
 
 
 def _rules_functions(
@@ -681,17 +697,11 @@ def _rules_functions(
     doubles = [n for n, r in rules.items() if r == "decimal-double"]
     nuls = {n: r[4:] for n, r in rules.items() if r.startswith("nul-")}
     unknown = "unknown" in nuls.values()
-    dates = [_zero_date_search(n) for n in infinite]  # (every zero-null column is one: zero ⊆ infinite)
+    dates = _date_values(infinite)  # (every zero-null column is one: zero ⊆ infinite)
     fffd = "\ufffd".encode()
 
     def touched(line: bytes) -> bool:
-        return bool(
-            offsets
-            or doubles
-            or any(search(line) for search in dates)
-            or nuls
-            and (b"\\u0000" in line or unknown and fffd in line)
-        )
+        return bool(offsets or doubles or dates(line) or nuls and (b"\\u0000" in line or unknown and fffd in line))
 
     def transform(line: bytes) -> bytes:
         if not touched(line):
