@@ -372,12 +372,10 @@ static int decode_string(Src *s, Buf *out)
     int rc = OK;
     for (;;) {
         const unsigned char *p = s->p;
-        size_t start = s->i, i = start, n = s->n;
-        while (i < n && plain_byte(p[i]))
-            i++;
+        size_t i = s->i, n = s->n;
+        while (i < n && plain_byte(p[i])) /* copied as scanned: the runs between escapes are short */
+            *d++ = (char)p[i++];
         s->i = i;
-        memcpy(d, p + start, i - start);
-        d += i - start;
         if (s->i >= s->n || s->p[s->i] < 0x20) {
             rc = BAD; /* unterminated, or a raw control character (json.loads rejects both) */
             break;
