@@ -697,6 +697,8 @@ static void scratch_give(Scratch *x)
     }
 }
 
+static int emit_object_members(Buf *out, Member *ms, Py_ssize_t count, const Buf *keys, const Buf *vals);
+
 static int canon_object(Src *s, Buf *out, int depth)
 {
     s->i++; /* { */
@@ -739,7 +741,7 @@ static int canon_object(Src *s, Buf *out, int depth)
         }
         if (s->i < s->n && s->p[s->i] == '}') {
             s->i++;
-            rc = emit_members(out, ms, count, &keys, &vals);
+            rc = emit_object_members(out, ms, count, &keys, &vals);
             break;
         }
         rc = BAD;
@@ -1023,12 +1025,10 @@ static int line_order_build(LineOrder *o, const Member *ms, Py_ssize_t count, co
     return OK;
 }
 
-/* A line's members (ms[0..count) in line order) written as emit_members writes them. */
-static int emit_line_members(Buf *out, Member *ms, Py_ssize_t count, const Buf *keys, const Buf *vals)
+/* Members ms[0..count) (in their order in the text) written as emit_members writes them, in the
+   order kept in o (rebuilt for these keys when it was built for others). */
+static int emit_ordered(LineOrder *o, Buf *out, Member *ms, Py_ssize_t count, const Buf *keys, const Buf *vals)
 {
-    LineOrder *o = &line_order;
-    if (count > LINE_ORDER_MAX)
-        return emit_members(out, ms, count, keys, vals);
     if (!line_order_same(o, ms, count, keys)) {
         int r = line_order_build(o, ms, count, keys);
         if (r < 0)
@@ -1045,6 +1045,31 @@ static int emit_line_members(Buf *out, Member *ms, Py_ssize_t count, const Buf *
     }
     buf_putc_unchecked(out, '}');
     return OK;
+}
+
+/* A line's members (ms[0..count) in line order) written as emit_members writes them. */
+static int emit_line_members(Buf *out, Member *ms, Py_ssize_t count, const Buf *keys, const Buf *vals)
+{
+    if (count > LINE_ORDER_MAX)
+        return emit_members(out, ms, count, keys, vals);
+    return emit_ordered(&line_order, out, ms, count, keys, vals);
+}
+
+/* The members of an object inside a JSON value, the same way: the objects of a table's documents
+   have a few shapes (a document's sibling objects differ, so one kept order per depth would be
+   rebuilt each time), so the orders are kept in OBJECT_ORDERS slots per thread chosen by a hash of
+   the keys; a slot is used only for exactly the same keys, else rebuilt. Small objects only. */
+#define OBJECT_ORDERS 32
+#define OBJECT_ORDER_MAX 64        /* members */
+#define OBJECT_ORDER_KEYS 2048     /* bytes of keys */
+static _Thread_local LineOrder object_orders[OBJECT_ORDERS];
+
+static int emit_object_members(Buf *out, Member *ms, Py_ssize_t count, const Buf *keys, const Buf *vals)
+{
+    if (count > OBJECT_ORDER_MAX || keys->len > OBJECT_ORDER_KEYS)
+        return emit_members(out, ms, count, keys, vals);
+    uint64_t h = XXH3_64bits_withSeed(keys->p ? keys->p : "", (size_t)keys->len, (uint64_t)count);
+    return emit_ordered(&object_orders[h % OBJECT_ORDERS], out, ms, count, keys, vals);
 }
 
 static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals, PyObject *texts)
