@@ -32,6 +32,8 @@
  *   semantic_sum_block(block, jsons, decimals, algorithm=0, json_texts=()) -> (value, rows)
  *   semantic_sum_lines(lines, jsons, decimals, algorithm=0, json_texts=()) -> value
  *       sum_block / sum_lines of the lines' by-meaning forms (ValueError as semantic_line).
+ *   date_values(text, keys) -> bool
+ *       Whether a member named by keys holds a zero or infinite date (verify's value rules).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -269,6 +271,34 @@ typedef struct {
 
 enum { OK = 0, BAD = -1, NOMEM = -2 };
 
+/* a byte a JSON string holds as it is (not '"', '\\', nor a control character) */
+static unsigned char plain_table[256]; /* filled by plain_init() when the module loads */
+
+static void plain_init(void)
+{
+    for (int c = 0; c < 256; c++)
+        plain_table[c] = c >= 0x20 && c != '"' && c != '\\';
+}
+
+static inline int plain_byte(unsigned char c) { return plain_table[c]; }
+
+/* Scratch byte buffers kept per thread (see Scratch below), each used by one function that
+   calls nothing else using it; large ones are given back after use. */
+static _Thread_local Buf t_string, t_value, t_text, t_tmp;
+#define SCRATCH_KEEP (64 * 1024)
+
+static Buf *buf_take(Buf *b)
+{
+    b->len = 0;
+    return b;
+}
+
+static void buf_give(Buf *b)
+{
+    if (b->cap > SCRATCH_KEEP)
+        buf_free(b);
+}
+
 static void skip_ws(Src *s)
 {
     while (s->i < s->n && (s->p[s->i] == ' ' || s->p[s->i] == '\t' || s->p[s->i] == '\n' || s->p[s->i] == '\r'))
@@ -302,89 +332,104 @@ static int read_hex4(Src *s, unsigned *out)
     return OK;
 }
 
-static int put_utf8(Buf *b, unsigned cp)
+/* ``cp`` (a code point) as UTF-8 at d; the number of bytes written (at most 4). */
+static int utf8_at(char *d, unsigned cp)
 {
-    char t[4];
-    Py_ssize_t k;
     if (cp < 0x80) {
-        t[0] = (char)cp;
-        k = 1;
-    } else if (cp < 0x800) {
-        t[0] = (char)(0xC0 | (cp >> 6));
-        t[1] = (char)(0x80 | (cp & 0x3F));
-        k = 2;
-    } else if (cp < 0x10000) {
-        t[0] = (char)(0xE0 | (cp >> 12));
-        t[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        t[2] = (char)(0x80 | (cp & 0x3F));
-        k = 3;
-    } else {
-        t[0] = (char)(0xF0 | (cp >> 18));
-        t[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        t[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        t[3] = (char)(0x80 | (cp & 0x3F));
-        k = 4;
+        d[0] = (char)cp;
+        return 1;
     }
-    return buf_put(b, t, k) < 0 ? NOMEM : OK;
+    if (cp < 0x800) {
+        d[0] = (char)(0xC0 | (cp >> 6));
+        d[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        d[0] = (char)(0xE0 | (cp >> 12));
+        d[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        d[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    d[0] = (char)(0xF0 | (cp >> 18));
+    d[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    d[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    d[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
 }
 
-/* The string token at s->i (a '"'), its content decoded (UTF-8) appended to ``out``. */
+/* The string token at s->i (a '"'), its content decoded (UTF-8) appended to ``out``. The
+   decoded text is never longer than the rest of the input (an escape is longer than what it
+   stands for: \uXXXX, 6 bytes, gives at most 3; a surrogate pair, 12, gives 4), so the room is
+   reserved once and written without further checks. */
 static int decode_string(Src *s, Buf *out)
 {
     if (s->i >= s->n || s->p[s->i] != '"')
         return BAD;
     s->i++;
+    if (buf_reserve(out, (Py_ssize_t)(s->n - s->i)) < 0)
+        return NOMEM;
+    char *d = out->p + out->len;
+    int rc = OK;
     for (;;) {
-        size_t start = s->i;
-        while (s->i < s->n && s->p[s->i] != '"' && s->p[s->i] != '\\' && s->p[s->i] >= 0x20)
-            s->i++;
-        if (buf_put(out, s->p + start, (Py_ssize_t)(s->i - start)) < 0)
-            return NOMEM;
-        if (s->i >= s->n || s->p[s->i] < 0x20)
-            return BAD; /* unterminated, or a raw control character (json.loads rejects both) */
+        const unsigned char *p = s->p;
+        size_t i = s->i, n = s->n;
+        while (i < n && plain_byte(p[i])) /* copied as scanned: the runs between escapes are short */
+            *d++ = (char)p[i++];
+        s->i = i;
+        if (s->i >= s->n || s->p[s->i] < 0x20) {
+            rc = BAD; /* unterminated, or a raw control character (json.loads rejects both) */
+            break;
+        }
         if (s->p[s->i] == '"') {
             s->i++;
-            return OK;
+            break;
         }
         s->i++; /* backslash */
-        if (s->i >= s->n)
-            return BAD;
+        if (s->i >= s->n) {
+            rc = BAD;
+            break;
+        }
         unsigned char c = s->p[s->i++];
-        char e;
         switch (c) {
-        case '"': e = '"'; break;
-        case '\\': e = '\\'; break;
-        case '/': e = '/'; break;
-        case 'b': e = '\b'; break;
-        case 'f': e = '\f'; break;
-        case 'n': e = '\n'; break;
-        case 'r': e = '\r'; break;
-        case 't': e = '\t'; break;
+        case '"': *d++ = '"'; continue;
+        case '\\': *d++ = '\\'; continue;
+        case '/': *d++ = '/'; continue;
+        case 'b': *d++ = '\b'; continue;
+        case 'f': *d++ = '\f'; continue;
+        case 'n': *d++ = '\n'; continue;
+        case 'r': *d++ = '\r'; continue;
+        case 't': *d++ = '\t'; continue;
         case 'u': {
             unsigned cp, lo;
-            if (read_hex4(s, &cp) < 0)
-                return BAD;
+            if (read_hex4(s, &cp) < 0) {
+                rc = BAD;
+                break;
+            }
             if (cp >= 0xD800 && cp < 0xDC00) {
-                if (s->i + 6 > s->n || s->p[s->i] != '\\' || s->p[s->i + 1] != 'u')
-                    return BAD; /* a lone high surrogate: orjson cannot write it */
+                if (s->i + 6 > s->n || s->p[s->i] != '\\' || s->p[s->i + 1] != 'u') {
+                    rc = BAD; /* a lone high surrogate: orjson cannot write it */
+                    break;
+                }
                 s->i += 2;
-                if (read_hex4(s, &lo) < 0 || lo < 0xDC00 || lo >= 0xE000)
-                    return BAD;
+                if (read_hex4(s, &lo) < 0 || lo < 0xDC00 || lo >= 0xE000) {
+                    rc = BAD;
+                    break;
+                }
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             } else if (cp >= 0xDC00 && cp < 0xE000) {
-                return BAD;
+                rc = BAD;
+                break;
             }
-            int r = put_utf8(out, cp);
-            if (r < 0)
-                return r;
+            d += utf8_at(d, cp);
             continue;
         }
         default:
-            return BAD;
+            rc = BAD;
         }
-        if (buf_put(out, &e, 1) < 0)
-            return NOMEM;
+        break; /* (only an error leaves the switch without continue) */
     }
+    out->len = d - out->p;
+    return rc;
 }
 
 /* ``u`` (UTF-8) as a JSON string with orjson's escapes: \" \\ \b \f \n \r \t, \u00xx for the
@@ -475,10 +520,19 @@ static int canonical_number(const unsigned char *p, size_t n, Buf *out)
     }
     if (i != n)
         return BAD;
+    if (frac_end == frac_start && exp == 0 && i == int_end) { /* an integer: as written, but zero */
+        if (int_end - int_start == 1 && p[int_start] == '0')
+            return buf_put(out, "0", 1) < 0 ? NOMEM : OK;
+        return buf_put(out, p, (Py_ssize_t)n) < 0 ? NOMEM : OK;
+    }
     /* the significant digits: integer part then fraction, value = digits * 10^(exp - frac digits) */
     size_t total = (int_end - int_start) + (frac_end - frac_start);
+    char small[128];
     Buf dg = {0};
-    if (buf_reserve(&dg, (Py_ssize_t)total + 1) < 0)
+    if (total + 1 <= sizeof small) { /* on the stack (never grown: reserved below) */
+        dg.p = small;
+        dg.cap = (Py_ssize_t)sizeof small;
+    } else if (buf_reserve(&dg, (Py_ssize_t)total + 1) < 0)
         return NOMEM;
     buf_put_unchecked(&dg, p + int_start, (Py_ssize_t)(int_end - int_start));
     buf_put_unchecked(&dg, p + frac_start, (Py_ssize_t)(frac_end - frac_start));
@@ -493,7 +547,8 @@ static int canonical_number(const unsigned char *p, size_t n, Buf *out)
     int rc = OK;
     if (a == z) {
         rc = buf_put(out, "0", 1) < 0 ? NOMEM : OK;
-        buf_free(&dg);
+        if (dg.p != small)
+            buf_free(&dg);
         return rc;
     }
     Py_ssize_t nd = z - a;
@@ -528,7 +583,8 @@ static int canonical_number(const unsigned char *p, size_t n, Buf *out)
             buf_put_unchecked(out, d, nd);
         }
     }
-    buf_free(&dg);
+    if (dg.p != small)
+        buf_free(&dg);
     return rc;
 }
 
@@ -619,7 +675,6 @@ typedef struct {
     Py_ssize_t cap;
 } Scratch;
 
-#define SCRATCH_KEEP (64 * 1024)
 static _Thread_local Scratch scratch[MAX_DEPTH + 2];
 
 static Scratch *scratch_take(int depth)
@@ -641,6 +696,8 @@ static void scratch_give(Scratch *x)
         x->cap = 0;
     }
 }
+
+static int emit_object_members(Buf *out, Member *ms, Py_ssize_t count, const Buf *keys, const Buf *vals);
 
 static int canon_object(Src *s, Buf *out, int depth)
 {
@@ -684,7 +741,7 @@ static int canon_object(Src *s, Buf *out, int depth)
         }
         if (s->i < s->n && s->p[s->i] == '}') {
             s->i++;
-            rc = emit_members(out, ms, count, &keys, &vals);
+            rc = emit_object_members(out, ms, count, &keys, &vals);
             break;
         }
         rc = BAD;
@@ -737,7 +794,7 @@ static int canon_value(Src *s, Buf *out, int depth)
     }
     if (c == '"') {
         size_t j = s->i + 1;
-        while (j < s->n && s->p[j] != '"' && s->p[j] != '\\' && s->p[j] >= 0x20)
+        while (j < s->n && plain_byte(s->p[j]))
             j++;
         if (j < s->n && s->p[j] == '"') { /* no escape: decoded and re-escaped it is the token itself */
             if (buf_put(out, s->p + s->i, (Py_ssize_t)(j + 1 - s->i)) < 0)
@@ -745,11 +802,11 @@ static int canon_value(Src *s, Buf *out, int depth)
             s->i = j + 1;
             return OK;
         }
-        Buf t = {0};
-        int r = decode_string(s, &t);
+        Buf *t = buf_take(&t_string);
+        int r = decode_string(s, t);
         if (r == OK)
-            r = emit_string(out, (const unsigned char *)t.p, (size_t)t.len);
-        buf_free(&t);
+            r = emit_string(out, (const unsigned char *)t->p, (size_t)t->len);
+        buf_give(t);
         return r;
     }
     if (match_word(s, "true"))
@@ -765,8 +822,12 @@ static int canon_value(Src *s, Buf *out, int depth)
     if (match_word(s, "-Infinity"))
         return buf_put(out, "-Infinity", 9) < 0 ? NOMEM : OK;
     size_t start = s->i;
-    while (s->i < s->n && (strchr("+-.eE", s->p[s->i]) != NULL || (s->p[s->i] >= '0' && s->p[s->i] <= '9')))
+    while (s->i < s->n) {
+        unsigned char d = s->p[s->i];
+        if (!((d >= '0' && d <= '9') || d == '-' || d == '+' || d == '.' || d == 'e' || d == 'E'))
+            break;
         s->i++;
+    }
     if (s->i == start)
         return BAD;
     return canonical_number(s->p + start, s->i - start, out);
@@ -781,7 +842,7 @@ static int skip_string(Src *s)
         return BAD;
     s->i++;
     for (;;) {
-        while (s->i < s->n && s->p[s->i] != '"' && s->p[s->i] != '\\' && s->p[s->i] >= 0x20)
+        while (s->i < s->n && plain_byte(s->p[s->i]))
             s->i++;
         if (s->i >= s->n || s->p[s->i] < 0x20)
             return BAD;
@@ -827,9 +888,9 @@ static int skip_value(Src *s)
         return skip_string(s);
     if (match_word(s, "null") || match_word(s, "true") || match_word(s, "false"))
         return OK;
-    Buf t = {0};
-    int r = canon_value(s, &t, 0); /* validates as the twin's raw_values + later parse would */
-    buf_free(&t);
+    Buf *t = buf_take(&t_value); /* (numbers, arrays, objects: canon_value does not use t_value) */
+    int r = canon_value(s, t, 0); /* validates as the twin's raw_values + later parse would */
+    buf_give(t);
     return r;
 }
 
@@ -849,7 +910,7 @@ static int in_names(const unsigned char *k, Py_ssize_t n, PyObject *names)
 static int canon_json_text(const Buf *t, Buf *out)
 {
     Src in = {(const unsigned char *)(t->p ? t->p : ""), (size_t)t->len, 0};
-    Buf c = {0};
+    Buf c = *buf_take(&t_text); /* (canon_value does not use t_text) */
     int r = canon_value(&in, &c, 0);
     if (r == OK) {
         skip_ws(&in);
@@ -881,8 +942,134 @@ static int canon_json_text(const Buf *t, Buf *out)
                 r = NOMEM;
         }
     }
-    buf_free(&c);
+    t_text = c;
+    buf_give(&t_text);
     return r;
+}
+
+/* The order in which a line's members are written, kept per thread from the line before: the
+   lines of a table have the same keys in the same order, so the sort and the keys' escapes are
+   done once per block rather than once per line. Used only when a line's keys (decoded, in line
+   order, with their lengths) are exactly the previous line's; otherwise rebuilt. */
+typedef struct {
+    Buf keys;       /* the decoded keys of the line it was built for, in line order */
+    Buf ekeys;      /* the written keys in written order: ["," for all but the first] "key": */
+    Member *sorted; /* scratch for the sort */
+    Py_ssize_t *idx; /* lens[0..count): key lengths in line order; perm[0..nemit): the line index
+                        of each written member; eoff[0..nemit]: offsets in ekeys */
+    Py_ssize_t count, nemit, cap;
+    int valid;
+} LineOrder;
+
+#define LINE_ORDER_MAX 4096 /* members; a line with more is written without keeping its order */
+static _Thread_local LineOrder line_order;
+
+static int line_order_same(const LineOrder *o, const Member *ms, Py_ssize_t count, const Buf *keys)
+{
+    if (!o->valid || o->count != count || o->keys.len != keys->len)
+        return 0;
+    if (keys->len && memcmp(o->keys.p, keys->p, (size_t)keys->len) != 0)
+        return 0;
+    for (Py_ssize_t k = 0; k < count; k++)
+        if (o->idx[k] != ms[k].keylen)
+            return 0;
+    return 1;
+}
+
+/* Build o for members ms[0..count) (in line order: ms[k].order == k), as emit_members writes them. */
+static int line_order_build(LineOrder *o, const Member *ms, Py_ssize_t count, const Buf *keys)
+{
+    o->valid = 0;
+    if (count > o->cap) {
+        Py_ssize_t nc = count < 16 ? 16 : count;
+        Member *m = PyMem_RawRealloc(o->sorted, (size_t)nc * sizeof(Member));
+        if (m == NULL)
+            return NOMEM;
+        o->sorted = m;
+        Py_ssize_t *ix = PyMem_RawRealloc(o->idx, (size_t)(3 * nc + 1) * sizeof(Py_ssize_t));
+        if (ix == NULL)
+            return NOMEM;
+        o->idx = ix;
+        o->cap = nc;
+    }
+    o->keys.len = 0;
+    if (buf_put(&o->keys, keys->p ? keys->p : "", keys->len) < 0)
+        return NOMEM;
+    Py_ssize_t *perm = o->idx + count, *eoff = perm + count;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        o->idx[k] = ms[k].keylen;
+        o->sorted[k] = ms[k];
+    }
+    sort_members(o->sorted, count, keys->p);
+    o->ekeys.len = 0;
+    Py_ssize_t nemit = 0;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        const Member *a = &o->sorted[k];
+        if (k + 1 < count && o->sorted[k + 1].keylen == a->keylen &&
+            memcmp(keys->p + o->sorted[k + 1].key, keys->p + a->key, (size_t)a->keylen) == 0)
+            continue; /* a later member has the same key */
+        eoff[nemit] = o->ekeys.len;
+        if (nemit > 0 && buf_put(&o->ekeys, ",", 1) < 0)
+            return NOMEM;
+        int r = emit_string(&o->ekeys, (const unsigned char *)keys->p + a->key, (size_t)a->keylen);
+        if (r < 0)
+            return r;
+        if (buf_put(&o->ekeys, ":", 1) < 0)
+            return NOMEM;
+        perm[nemit++] = a->order;
+    }
+    eoff[nemit] = o->ekeys.len;
+    o->count = count;
+    o->nemit = nemit;
+    o->valid = 1;
+    return OK;
+}
+
+/* Members ms[0..count) (in their order in the text) written as emit_members writes them, in the
+   order kept in o (rebuilt for these keys when it was built for others). */
+static int emit_ordered(LineOrder *o, Buf *out, Member *ms, Py_ssize_t count, const Buf *keys, const Buf *vals)
+{
+    if (!line_order_same(o, ms, count, keys)) {
+        int r = line_order_build(o, ms, count, keys);
+        if (r < 0)
+            return r;
+    }
+    if (buf_reserve(out, 2 + o->ekeys.len + vals->len) < 0)
+        return NOMEM;
+    const Py_ssize_t *perm = o->idx + count, *eoff = perm + count;
+    buf_putc_unchecked(out, '{');
+    for (Py_ssize_t j = 0; j < o->nemit; j++) {
+        const Member *m = &ms[perm[j]];
+        buf_put_unchecked(out, o->ekeys.p + eoff[j], eoff[j + 1] - eoff[j]);
+        buf_put_unchecked(out, vals->p + m->val, m->vallen);
+    }
+    buf_putc_unchecked(out, '}');
+    return OK;
+}
+
+/* A line's members (ms[0..count) in line order) written as emit_members writes them. */
+static int emit_line_members(Buf *out, Member *ms, Py_ssize_t count, const Buf *keys, const Buf *vals)
+{
+    if (count > LINE_ORDER_MAX)
+        return emit_members(out, ms, count, keys, vals);
+    return emit_ordered(&line_order, out, ms, count, keys, vals);
+}
+
+/* The members of an object inside a JSON value, the same way: the objects of a table's documents
+   have a few shapes (a document's sibling objects differ, so one kept order per depth would be
+   rebuilt each time), so the orders are kept in OBJECT_ORDERS slots per thread chosen by a hash of
+   the keys; a slot is used only for exactly the same keys, else rebuilt. Small objects only. */
+#define OBJECT_ORDERS 32
+#define OBJECT_ORDER_MAX 64        /* members */
+#define OBJECT_ORDER_KEYS 2048     /* bytes of keys */
+static _Thread_local LineOrder object_orders[OBJECT_ORDERS];
+
+static int emit_object_members(Buf *out, Member *ms, Py_ssize_t count, const Buf *keys, const Buf *vals)
+{
+    if (count > OBJECT_ORDER_MAX || keys->len > OBJECT_ORDER_KEYS)
+        return emit_members(out, ms, count, keys, vals);
+    uint64_t h = XXH3_64bits_withSeed(keys->p ? keys->p : "", (size_t)keys->len, (uint64_t)count);
+    return emit_ordered(&object_orders[h % OBJECT_ORDERS], out, ms, count, keys, vals);
 }
 
 static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals, PyObject *texts)
@@ -892,7 +1079,7 @@ static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals, PyObj
         return BAD;
     s->i++;
     Scratch *x = scratch_take(0); /* the line's members; its JSON values' objects use 1 and up */
-    Buf keys = x->keys, vals = x->vals, tmp = {0};
+    Buf keys = x->keys, vals = x->vals, tmp = *buf_take(&t_tmp); /* (nothing called uses t_tmp) */
     Member *ms = x->ms;
     Py_ssize_t count = 0, cap = x->cap;
     int rc = OK;
@@ -974,14 +1161,15 @@ static int semantic(Src *s, Buf *out, PyObject *jsons, PyObject *decimals, PyObj
         if (s->i != s->n)
             rc = BAD;
         else
-            rc = emit_members(out, ms, count, &keys, &vals);
+            rc = emit_line_members(out, ms, count, &keys, &vals);
     }
     x->keys = keys;
     x->vals = vals;
     x->ms = ms;
     x->cap = cap;
     scratch_give(x);
-    buf_free(&tmp);
+    t_tmp = tmp;
+    buf_give(&t_tmp);
     return rc;
 }
 
@@ -1133,6 +1321,100 @@ static PyObject *py_semantic_sum_lines(PyObject *self, PyObject *args)
     return PyLong_FromUnsignedLongLong(total);
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * date_values(text: bytes, keys: tuple[bytes, ...]) -> bool
+ *
+ * Whether ``text`` (a line or a block of lines) has a member named by one of ``keys`` (each the
+ * JSON string token of a name, quotes included, as orjson writes it) whose value is a JSON string
+ * that starts as a zero date (year 0000, month or day 00) or is (-)infinity: verify's pre-test of
+ * the zero-null and infinity-null value rules, without the interpreter lock. The twin is the
+ * regular expression of dbjson.verify._zero_date_search (key, \s*:\s*", then 0000- | 4 bytes
+ * that are not '"' or '\' and -00- | 7 such bytes and -00 | -?infinity"); tests/test_verify.py
+ * compares the two.
+ * ---------------------------------------------------------------------------------------------- */
+
+static int re_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+static int no_quote(const unsigned char *v, size_t k)
+{
+    for (size_t j = 0; j < k; j++)
+        if (v[j] == '"' || v[j] == '\\')
+            return 0;
+    return 1;
+}
+
+/* i: just past a key token */
+static int date_value_at(const unsigned char *p, size_t n, size_t i)
+{
+    while (i < n && re_space(p[i]))
+        i++;
+    if (i >= n || p[i] != ':')
+        return 0;
+    i++;
+    while (i < n && re_space(p[i]))
+        i++;
+    if (i >= n || p[i] != '"')
+        return 0;
+    i++;
+    const unsigned char *v = p + i;
+    size_t r = n - i;
+    return (r >= 5 && memcmp(v, "0000-", 5) == 0) || (r >= 8 && no_quote(v, 4) && memcmp(v + 4, "-00-", 4) == 0) ||
+           (r >= 10 && no_quote(v, 7) && memcmp(v + 7, "-00", 3) == 0) || (r >= 9 && memcmp(v, "infinity\"", 9) == 0) ||
+           (r >= 10 && memcmp(v, "-infinity\"", 10) == 0);
+}
+
+static int has_date_value(const unsigned char *p, size_t n, const unsigned char *key, size_t k)
+{
+    if (k < 2)
+        return 0;
+    size_t i = 0;
+    while (i + k <= n) {
+#if defined(__GLIBC__) /* memmem (a GNU extension, declared under pyconfig.h's _GNU_SOURCE) */
+        const unsigned char *q = memmem(p + i, n - i, key, k);
+        if (q == NULL)
+            return 0;
+        i = (size_t)(q - p);
+        if (date_value_at(p, n, i + k))
+            return 1;
+#else
+        const unsigned char *q = memchr(p + i, key[0], n - i - k + 1);
+        if (q == NULL)
+            return 0;
+        i = (size_t)(q - p);
+        if (p[i + 1] == key[1] && memcmp(p + i, key, k) == 0 && date_value_at(p, n, i + k))
+            return 1;
+#endif
+        i++;
+    }
+    return 0;
+}
+
+static PyObject *py_date_values(PyObject *self, PyObject *args)
+{
+    Py_buffer view;
+    PyObject *keys;
+    if (!PyArg_ParseTuple(args, "y*O!:date_values", &view, &PyTuple_Type, &keys))
+        return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(keys);
+    for (Py_ssize_t j = 0; j < count; j++)
+        if (!PyBytes_Check(PyTuple_GET_ITEM(keys, j))) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_TypeError, "date_values() keys must be a tuple of bytes");
+            return NULL;
+        }
+    int found = 0;
+    /* the tuple and the buffer are held by the call's arguments and not changed */
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t j = 0; j < count && !found; j++) {
+        PyObject *o = PyTuple_GET_ITEM(keys, j);
+        found = has_date_value(view.buf, (size_t)view.len, (const unsigned char *)PyBytes_AS_STRING(o),
+                               (size_t)PyBytes_GET_SIZE(o));
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(found);
+}
+
 static PyMethodDef methods[] = {
     {"sum_block", py_sum_block, METH_VARARGS, "sum_block(block, algorithm=0) -> (value, rows): checksum of the block's lines"},
     {"sum_lines", py_sum_lines, METH_VARARGS, "sum_lines(lines, algorithm=0) -> value: checksum of a list of lines"},
@@ -1143,6 +1425,8 @@ static PyMethodDef methods[] = {
      "semantic_sum_block(block, jsons, decimals, algorithm=0, json_texts=()) -> (value, rows): checksum of the by-meaning lines"},
     {"semantic_sum_lines", py_semantic_sum_lines, METH_VARARGS,
      "semantic_sum_lines(lines, jsons, decimals, algorithm=0, json_texts=()) -> value: checksum of the by-meaning lines"},
+    {"date_values", py_date_values, METH_VARARGS,
+     "date_values(text, keys) -> bool: a member named by keys holds a zero or infinite date (verify's value rules)"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1151,6 +1435,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cchecksum", "Line c
 
 PyMODINIT_FUNC PyInit__cchecksum(void)
 {
+    plain_init();
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;

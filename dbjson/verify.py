@@ -22,12 +22,13 @@ by count only (expected = manifest rows − rejected rows + rows that were there
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 import pickle
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import IO, Any
@@ -35,15 +36,16 @@ from typing import IO, Any
 import orjson
 
 from . import model as m
+from . import speedups
 from .connect import Target, close_quietly, parse_url
 from .engines import Engine, get_engine
 from .engines.interface import ExportUnit, TablePlan
 from .engines.shared.batches import FETCH_BYTES
-from .errors import UsageError, VerifyError
+from .errors import DataError, UsageError, VerifyError
 from .events import EventHandler, Finished, Started, TableVerified, Warning
-from .format.checksum import Checksum, SemanticLines
+from .format.checksum import Checksum, SemanticLines, format_checksum, line_hash
 from .format.codec import RowEncoder
-from .format.datafiles import DataFile, iter_lines, open_data
+from .format.datafiles import DataFile, iter_lines, line_too_long, max_line_bytes, open_data
 from .format.encoders import round_significant
 from .format.journal import Journal, journal_path
 from .format.manifest import read_export
@@ -201,9 +203,11 @@ def exact_check(
     wanted: list[str | None] = []
     if expected_line is not None and tp.expected_semantic is not None:
         wanted.append(tp.expected_semantic)
+    # (the export's side is needed whenever there are value rules, even when the lines are hashed
+    # as they are: the rules may change a line, so it runs alongside the target's export too)
     side = (
         _expected_side(tp, expected_line, open_file, wanted)
-        if first is not None and not wanted and expected_line is not None
+        if (first is not None or tp.value_rules) and not wanted and expected_line is not None
         else None
     )
     total = _target_sum(engine, target, tp, unit_of, first)
@@ -221,7 +225,7 @@ def exact_check(
         return None
     got: Checksum | None = total
     if first is None:  # the lines differ in bytes: both sides by meaning, again side by side
-        if not wanted:
+        if not wanted and side is None:
             side = _expected_side(tp, expected_line, open_file, wanted)
         got = _target_sum(engine, target, tp, unit_of, semantic) if semantic is not None else total
         if side is not None:
@@ -279,8 +283,10 @@ RANGES_PER_THREAD = 2
 def key_ranges(
     engine: Engine, conn: Any, tp: TablePlan, threads: int, rejected: int = 0
 ) -> list[tuple[tuple[Any, ...] | None, tuple[Any, ...] | None]] | None:
-    """Key ranges covering every row of a big same-engine table, to check in parallel
-    (:func:`exact_check` of each range, the checksums added), or None.
+    """Key ranges covering every row of a big table whose target lines are compared byte for byte
+    (same engine, or another engine without by-meaning columns: the lines then match under the
+    value rules alone), to check in parallel (the target's export of each range, the checksums
+    added: see :func:`verify_tables`), or None.
 
     The ranges are cut on the *target*: between its smallest and largest value of a one-column
     integer key, the first open below and the last open above, each next range starting where the
@@ -288,13 +294,17 @@ def key_ranges(
     every row of the target is read exactly once (NULL keys cannot occur in a primary key)."""
     if threads < 2 or not engine.capabilities.verify_parts or tp.rows is None:
         return None
-    if not _exact_checkable(tp, rejected) or tp.value_rules:
+    if not _exact_checkable(tp, rejected):
         return None
     size = sum(f.bytes or 0 for f in tp.files)
     if size < SPLIT_VERIFY_BYTES and tp.rows < SPLIT_VERIFY_ROWS:
         return None
-    if any(c.native.engine != engine.name for c, _n, _t in tp.verify_columns):
-        return None  # another engine spells values differently: the whole-table check compares by meaning
+    cross = any(c.native.engine != engine.name for c, _n, _t in tp.verify_columns)
+    semantic = semantic_line_normalizer(
+        tp, engine.capabilities.decimals_as_float, json_text=_target_table(tp, engine)[2]
+    )
+    if semantic is not None and (cross or tp.value_rules):
+        return None  # compared by meaning (another engine spells values its own way): the whole-table check
     key = part_key(engine, tp)
     schema = tp.tschema if tp.tschema is not None else engine.export_current_schema(conn)
     if key is None or schema is None:
@@ -504,8 +514,11 @@ class _Expected:
 
     def add_block(self, total: Checksum, block: bytes) -> None:
         """Add a block of whole export lines (each ending in a newline)."""
-        if self.semantic is not None and (self.rules is None or not self.rules[0](block)):
-            self.semantic.add_block(total, block)
+        if self.rules is None or not self.rules[0](block):  # no line to change: one C call
+            if self.semantic is not None:
+                self.semantic.add_block(total, block)
+            else:
+                total.add_block(block)
             return
         lines = block.split(b"\n")
         if lines and not lines[-1]:
@@ -647,19 +660,34 @@ def rules_line_transform(
     return None if fns is None else fns[1]
 
 
-# A zero date's canonical text (what preflight.is_zero_date sees: year, month or day 00), as a JSON
-# string; dates and timestamps are written in plain digits, so this finds every one a rule nulls
-# (more matches, in other columns, only cost a parse).
 # the offset of a time with time zone's text (10:00:00+02, 10:00:00.5-05:30, 10:00:00Z)
 _TIME_OFFSET = re.compile(r"(?:[+-][0-9]{2}(?::?[0-9]{2}){0,2}|Z)$")
-_ZERO_DATE_TEXT = re.compile(rb'"(?:0000-|[0-9]{4}-00-|[0-9]{4}-[0-9]{2}-00|-?infinity")')
+# The value of a date/timestamp that a zero-null or infinity-null rule may change, as a JSON string
+# right after its member's name: every text preflight.is_zero_date (year 0000, month or day 00)
+# or is_infinite_date sees (more matches only cost a parse).
+_ZERO_DATE_VALUE = rb'\s*:\s*"(?:0000-|[^"\\]{4}-00-|[^"\\]{7}-00|-?infinity")'
 
 
-def _may_hold_zero_date(text: bytes) -> bool:
-    """A byte test (no regular expression: a JSON document's every quote would start a match
-    attempt) that every zero date's text passes: year 0000, month 00, or day 00 before the end of
-    the string or the time."""
-    return b'"0000-' in text or b"-00-" in text or b'-00"' in text or b"-00T" in text
+def _zero_date_search(name: str) -> Callable[[bytes], Any]:
+    """A search for a value of member ``name`` that is a zero or infinite date: anchored on the
+    member's name (a literal the regular expression engine finds fast, against every quote of
+    a JSON document for an unanchored pattern), for a line or a block of lines. The twin of
+    ``_cchecksum.date_values`` (:func:`_date_values`)."""
+    return re.compile(re.escape(orjson.dumps(name)) + _ZERO_DATE_VALUE).search
+
+
+def _date_values(names: Sequence[str]) -> Callable[[bytes], bool]:
+    """``text -> whether a member named in names holds a zero or infinite date`` (line or block):
+    one C call without the interpreter lock (``_cchecksum.date_values``), else the regular
+    expressions of :func:`_zero_date_search`."""
+    if not names:
+        return lambda _text: False
+    fast = speedups.load("_cchecksum")
+    if fast is not None:
+        keys = tuple(orjson.dumps(n) for n in names)
+        return lambda text: bool(fast.date_values(text, keys))
+    searches = [_zero_date_search(n) for n in names]
+    return lambda text: any(search(text) for search in searches)
 
 
 def _rules_functions(
@@ -675,20 +703,11 @@ def _rules_functions(
     doubles = [n for n, r in rules.items() if r == "decimal-double"]
     nuls = {n: r[4:] for n, r in rules.items() if r.startswith("nul-")}
     unknown = "unknown" in nuls.values()
+    dates = _date_values(infinite)  # (every zero-null column is one: zero ⊆ infinite)
     fffd = "\ufffd".encode()
 
     def touched(line: bytes) -> bool:
-        return bool(
-            offsets
-            or doubles
-            or zero
-            and _may_hold_zero_date(line)
-            and _ZERO_DATE_TEXT.search(line)
-            or infinite
-            and _ZERO_DATE_TEXT.search(line)
-            or nuls
-            and (b"\\u0000" in line or unknown and fffd in line)
-        )
+        return bool(offsets or doubles or dates(line) or nuls and (b"\\u0000" in line or unknown and fffd in line))
 
     def transform(line: bytes) -> bytes:
         if not touched(line):
@@ -728,21 +747,85 @@ def _files_checksum(
     tp: TablePlan, normalize: Callable[[bytes], bytes], open_file: Callable[[DataFile], IO[bytes]] | None = None
 ) -> str:
     """The checksum of the export's own data files for ``tp``, each line through ``normalize``."""
+    if isinstance(normalize, _Expected) and normalize.semantic is None and normalize.rules is not None:
+        if tp.checksum and tp.checksum_kind == "lines":
+            return _rules_checksum(tp, normalize.rules, open_file)
     total = Checksum(algorithm=tp.checksum_algorithm)
     for f in tp.files:
         with open_file(f) if open_file is not None else open_data(f.path) as fh:
-            if not isinstance(normalize, (_Expected, SemanticLines)):
-                for _number, raw in iter_lines(fh, f.rel):
-                    total.add(normalize(raw))
+            if isinstance(normalize, (_Expected, SemanticLines)):
+                _add_file_blocks(fh, f.rel, normalize, total)
                 continue
-            batch: list[bytes] = []
             for _number, raw in iter_lines(fh, f.rel):
-                batch.append(raw)
-                if len(batch) >= _HASH_BATCH:
-                    normalize.add_lines(total, batch)
-                    batch = []
-            normalize.add_lines(total, batch)
+                total.add(normalize(raw))
     return total.hexdigest()
+
+
+def _rules_checksum(
+    tp: TablePlan,
+    rules: tuple[Callable[[bytes], bool], Callable[[bytes], bytes]],
+    open_file: Callable[[DataFile], IO[bytes]] | None = None,
+) -> str:
+    """The checksum of ``tp``'s export lines through value rules alone (``rules``: touched,
+    transform), from the manifest's checksum of the lines as they are: the checksum is a sum of
+    line hashes, so only the lines a rule changes are hashed, before and after (the others add
+    what the manifest already counts). The files are read in blocks and a block in which no rule
+    can change anything (``touched``: a byte or regular expression search) is not split into
+    lines. As the manifest is the reference, a data file changed after the export makes the
+    target differ, as it does for a table without rules."""
+    assert tp.checksum is not None
+    algorithm = tp.checksum_algorithm
+    value = int(tp.checksum, 16)
+    touched, transform = rules
+    for f in tp.files:
+        with open_file(f) if open_file is not None else open_data(f.path) as fh:
+            for block in _file_blocks(fh, f.rel):
+                if not touched(block):
+                    continue
+                for _number, raw in iter_lines(io.BytesIO(block), f.rel):
+                    new = transform(raw)
+                    if new != raw:
+                        value += line_hash(new, algorithm) - line_hash(raw, algorithm)
+    return format_checksum(value)
+
+
+_READ_BYTES = 1 << 20
+
+
+def _file_blocks(fh: IO[bytes], rel: str) -> Iterator[bytes]:
+    """A data file's content in blocks of whole lines (each ending in a newline), with the errors
+    :func:`iter_lines` gives for a truncated file or a line over :func:`max_line_bytes`."""
+    limit = max_line_bytes()
+    rest = b""
+    while chunk := fh.read(_READ_BYTES):
+        data = rest + chunk if rest else chunk
+        cut = data.rfind(b"\n") + 1
+        block, rest = data[:cut], data[cut:]
+        if len(rest) > limit:
+            raise line_too_long(rel, 0, limit)
+        if block:
+            yield block
+    if rest:
+        raise DataError("truncated file: the last line has no newline", file=rel)
+
+
+def _add_file_blocks(fh: IO[bytes], rel: str, normalize: _Expected | SemanticLines, total: Checksum) -> None:
+    """Add a data file's lines through ``normalize`` a block of whole lines at a time (one
+    ``add_block`` call each: no Python object per line): the same lines as :func:`iter_lines`
+    gives, and the same errors for a truncated file or a line over :func:`max_line_bytes`. A block
+    with a carriage return or an empty line (which :func:`iter_lines` drops) goes line by line:
+    an empty line is not a JSON object, so ``add_block`` refuses such a block without adding
+    anything (a byte search for two newlines would cost more than the by-meaning form's C pass)."""
+    for block in _file_blocks(fh, rel):
+        if block[0] != 0x0A and b"\r" not in block:
+            try:
+                normalize.add_block(total, block)
+                continue
+            except (ValueError, DataError):
+                pass  # an empty line, or a line to report: line by line below
+        lines = [raw for _number, raw in iter_lines(io.BytesIO(block), rel)]
+        if lines:
+            normalize.add_lines(total, lines)
 
 
 def verify_tables(
@@ -800,6 +883,21 @@ def verify_tables(
         check.rows, check.checksum = total.rows, total.hexdigest()
         return check
 
+    rules_sums: dict[str, str | None] = {}  # a ranged table with value rules → the export's side through them
+
+    def rules_job(tp: TablePlan) -> Callable[[], None]:
+        def go() -> None:
+            expected_line = _expected_line(tp, engine.capabilities.decimals_as_float)
+            if tp.expected_semantic is not None:  # summed while loading (dbjson migrate)
+                rules_sums[tp.display] = tp.expected_semantic
+                return
+            try:
+                rules_sums[tp.display] = _files_checksum(tp, expected_line, open_file) if expected_line else None
+            except Exception:  # noqa: BLE001 - the whole-table check reads the files again and reports
+                rules_sums[tp.display] = None
+
+        return go
+
     def range_job(
         tp: TablePlan,
         sums: list[Checksum | None],
@@ -854,6 +952,8 @@ def verify_tables(
         ranged[tp.display] = sums
         for i, bounds in enumerate(ranges):
             jobs.append((size(tp) // len(ranges), range_job(tp, sums, i, bounds)))
+        if tp.value_rules:  # the export's lines through the rules, alongside the ranges
+            jobs.append((size(tp) // len(ranges), rules_job(tp)))
     run_parallel(jobs)
     again = []
     for tp in tables:
@@ -866,9 +966,10 @@ def verify_tables(
                 break
             total.merge(part)
         else:
-            if total.rows == tp.rows and total.hexdigest() == tp.checksum:
+            want = rules_sums.get(tp.display) if tp.value_rules else tp.checksum
+            if want is not None and total.rows == tp.rows and total.hexdigest() == want:
                 name = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
-                check = TableCheck(tp.display, name, total.rows, total.rows, tp.checksum, tp.checksum)
+                check = TableCheck(tp.display, name, total.rows, total.rows, want, want, rules=dict(tp.value_rules))
                 results[tp.display] = check
                 if on_event is not None:
                     on_event(TableVerified(tp.display, check.rows, None))

@@ -220,3 +220,48 @@ def test_threads_rewriting_at_once_give_the_same_sums(fast) -> None:  # type: ig
         t.join()
     assert got == [want] * 80
     assert all(fast.semantic_line(ln, J, D) == semantic_line_py(ln, J, D) for ln in lines)
+
+
+NESTED = [  # objects inside documents: the C code keeps their written orders too, per shape
+    b'{"b":1,"a":[1.50]}',
+    b'{"a":1,"b":2}',
+    b'{"b":1,"a":2,"a":3}',
+    b'{"ab":1}',
+    b'{"a":1,"b":{"b":1,"a":2}}',
+    b'{"b":{"a":{"b":1,"a":2}},"a":{"a":1}}',
+    b'{"\\u0061":1,"b":2}',
+    b'{"a":1,"bb":2}',
+    b'{"aa":1,"b":2}',
+]
+
+
+def test_lines_of_a_block_with_changing_keys(fast) -> None:  # type: ignore[no-untyped-def]
+    """The C code keeps the written order of a line's members from the line before when the keys
+    are the same (the usual table), and of objects inside documents per shape: every change of keys — another order, a repeated key, a key
+    one byte longer or shorter, keys that join to the same bytes, an escaped key, fewer or more
+    members — must give the twin's bytes, line after line, as well as in one block."""
+    from dbjson.format.checksum import Checksum, SemanticLines
+
+    rng = random.Random(11)
+    shapes = [
+        [b'"id"', b'"doc"', b'"amount"', b'"name"'],
+        [b'"doc"', b'"id"', b'"amount"', b'"name"'],  # another order
+        [b'"id"', b'"doc"', b'"amount"', b'"name"', b'"id"'],  # a repeated key: its last value
+        [b'"id"', b'"doc"', b'"amount"', b'"names"'],  # a longer key
+        [b'"i"', b'"ddoc"', b'"amount"', b'"name"'],  # the same joined bytes, other lengths
+        [b'"id"', b'"d\\u006fc"', b'"amount"', b'"name"'],  # an escaped key ("doc")
+        [b'"id"', b'"doc"'],
+        [b'"\\u00e9"', b'"e"', b'"id"', b'"doc"', b'"amount"', b'"name"', b'"z"', b'"a"'],
+        [],
+    ]
+    lines = []
+    for _ in range(400):
+        keys = shapes[rng.randrange(len(shapes))] if rng.random() < 0.4 else shapes[0]
+        values = [rng.choice([b"1", b'"x"', b"null", b'"2.500"', b"-0", *NESTED]) for _k in keys]
+        lines.append(b"{" + b",".join(k + b":" + v for k, v in zip(keys, values)) + b"}")
+    for ln in lines:
+        assert fast.semantic_line(ln, J, D) == semantic_line_py(ln, J, D), ln
+    want, by_block = Checksum(), Checksum()
+    want.add_lines([semantic_line_py(ln, J, D) for ln in lines])
+    SemanticLines(("doc", "other"), ("amount",)).add_block(by_block, b"\n".join(lines) + b"\n")
+    assert (by_block.value, by_block.rows) == (want.value, want.rows)

@@ -206,3 +206,66 @@ def test_key_ranges_on_mysql_family(
     dst.execute("UPDATE ev SET body = 'changed' WHERE id = 7 * 500 - 500")
     report = V.verify(out, dst.url, threads=2)
     assert not report.ok and "content checksum" in report.problems[0]
+
+
+def test_cross_engine_table_under_value_rules_verified_in_key_ranges(
+    fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big MariaDB table loaded into PostgreSQL with zero dates as NULL, without by-meaning
+    columns: its lines match byte for byte under the rule, so it is checked in key ranges too, the
+    export's side through the rule alongside; a changed value (a date, or a zero date that is not
+    NULL) still fails it, reported by the whole-table check. A table with a JSON column (compared by
+    meaning across engines) is checked whole."""
+    from dbjson.export import export_database
+
+    monkeypatch.setattr(V, "SPLIT_VERIFY_ROWS", 100)
+    src = fresh_db("mariadb")
+    values = ", ".join(
+        f"({i * 7 - 500}, 'body {i}', {'NULL' if i % 3 else repr('0000-00-00' if i % 2 else '2024-02-29')})"
+        for i in range(1, 1001)
+    )
+    docs = ", ".join(f'({i}, \'{{"b": {i}, "a": [1.50]}}\')' for i in range(1, 301))
+    src.execute(
+        "SET SESSION sql_mode = '';\n"
+        f"CREATE TABLE ev (id bigint PRIMARY KEY, body text, d date NULL);\nINSERT INTO ev VALUES {values};\n"
+        f"CREATE TABLE docs (id int PRIMARY KEY, doc json);\nINSERT INTO docs VALUES {docs};"
+    )
+    out = tmp_path / "out"
+    export_database(src.url, out, threads=2)
+    dst = fresh_db("postgresql")
+    import_database(out, dst.url, threads=2, verify=False, zero_dates="null")
+    spans: list[tuple[str, Any]] = []
+    whole: list[str] = []
+    real_sum, real_check = V._target_sum, V.check_table
+
+    def ranged(*a: Any, **k: Any) -> Any:
+        spans.append((a[2].display, a[5] if len(a) > 5 else k.get("bounds")))
+        return real_sum(*a, **k)
+
+    def counting(eng: Any, conn: Any, tp: Any, *a: Any, **k: Any) -> Any:
+        whole.append(tp.display)
+        return real_check(eng, conn, tp, *a, **k)
+
+    monkeypatch.setattr(V, "_target_sum", ranged)
+    monkeypatch.setattr(V, "check_table", counting)
+    report = V.verify(out, dst.url, threads=2)
+    assert report.ok, report.problems
+    ev = next(t for t in report.tables if t.table.endswith(".ev"))
+    assert ev.rules == {"d": "zero-null"} and whole == []
+    assert len([b for name, b in spans if name.endswith(".ev") and b is not None]) == 2 * V.RANGES_PER_THREAD
+    assert all(b is None for name, b in spans if name.endswith(".docs"))  # by meaning: whole
+    changes = [  # (row i = 6 holds 2024-02-29; row i = 3 a zero date, NULL in the target)
+        (
+            "UPDATE ev SET d = '2024-03-01' WHERE id = 6 * 7 - 500",
+            "UPDATE ev SET d = '2024-02-29' WHERE id = 6 * 7 - 500",
+        ),
+        ("UPDATE ev SET d = '2000-01-01' WHERE id = 3 * 7 - 500", "UPDATE ev SET d = NULL WHERE id = 3 * 7 - 500"),
+    ]
+    for change, back in changes:
+        whole.clear()
+        dst.execute(change)
+        report = V.verify(out, dst.url, threads=2)
+        assert not report.ok and "content checksum" in report.problems[0], change
+        assert [w for w in whole if w.endswith(".ev")], change  # the ranges could not confirm it: the whole check
+        dst.execute(back)
+    assert V.verify(out, dst.url, threads=2).ok

@@ -48,6 +48,7 @@ def test_zero_dates_as_null_verify_by_content(source: str, fresh_db: Any, tmp_pa
     ]
     alone = verify(out, dst.url)  # standalone verify: the same rule, content compared
     assert alone.ok and alone.tables[0].mode == "checksum" and alone.tables[0].checksum, alone.problems
+    assert alone.tables[0].path == "export"  # proved by the target's export, the rules' lines from the manifest's sum
     # A changed value is a mismatch (the old built-in verify only counted such tables' rows).
     dst.execute("UPDATE public.events SET d = '2024-03-01' WHERE id = 2")
     bad = verify(out, dst.url)
