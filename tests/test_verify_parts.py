@@ -25,6 +25,25 @@ def _loaded(fresh_db: Any, engine: str, tmp_path: Path, n: int = 60) -> tuple[Pa
     return export, target
 
 
+def _spy_ranges(monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[str, Any]], list[str]]:
+    """Record verify's target reads: (table, key bounds or None) per sum, and each whole-table check."""
+    spans: list[tuple[str, Any]] = []
+    whole: list[str] = []
+    real_sum, real_check = V._target_sum, V.check_table
+
+    def ranged(*a: Any, **k: Any) -> Any:
+        spans.append((a[2].display, a[5] if len(a) > 5 else k.get("bounds")))
+        return real_sum(*a, **k)
+
+    def counting(eng: Any, conn: Any, tp: Any, *a: Any, **k: Any) -> Any:
+        whole.append(tp.display)
+        return real_check(eng, conn, tp, *a, **k)
+
+    monkeypatch.setattr(V, "_target_sum", ranged)
+    monkeypatch.setattr(V, "check_table", counting)
+    return spans, whole
+
+
 @pytest.mark.parametrize("engine", ["postgresql", "mysql"])
 def test_parts_add_up_to_the_whole(fresh_db: Any, tmp_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch) -> None:
     export, target = _loaded(fresh_db, engine, tmp_path)
@@ -149,24 +168,11 @@ def test_big_same_engine_table_verified_in_key_ranges(
     export_database(src.url, out, threads=2)
     dst = fresh_db("postgresql")
     import_database(out, dst.url, threads=2, verify=False)
-    spans: list[Any] = []
-    whole: list[str] = []
-    real_sum, real_check = V._target_sum, V.check_table
-
-    def ranged(*a: Any, **k: Any) -> Any:
-        spans.append(a[5] if len(a) > 5 else k.get("bounds"))
-        return real_sum(*a, **k)
-
-    def counting(eng: Any, conn: Any, tp: Any, *a: Any, **k: Any) -> Any:
-        whole.append(tp.display)
-        return real_check(eng, conn, tp, *a, **k)
-
-    monkeypatch.setattr(V, "_target_sum", ranged)
-    monkeypatch.setattr(V, "check_table", counting)
+    spans, whole = _spy_ranges(monkeypatch)
     report = V.verify(out, dst.url, threads=2)
     assert report.ok, report.problems
     assert [t.mode for t in report.tables] == ["checksum"] and whole == []
-    bounds = sorted((s for s in spans if s is not None), key=lambda b: (b[0] is not None, b[0] or (0,)))
+    bounds = sorted((b for _, b in spans if b is not None), key=lambda b: (b[0] is not None, b[0] or (0,)))
     assert len(bounds) == 2 * V.RANGES_PER_THREAD
     assert bounds[0][0] is None and bounds[-1][1] is None
     assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))  # contiguous: every key in one range
@@ -234,20 +240,7 @@ def test_cross_engine_table_under_value_rules_verified_in_key_ranges(
     export_database(src.url, out, threads=2)
     dst = fresh_db("postgresql")
     import_database(out, dst.url, threads=2, verify=False, zero_dates="null")
-    spans: list[tuple[str, Any]] = []
-    whole: list[str] = []
-    real_sum, real_check = V._target_sum, V.check_table
-
-    def ranged(*a: Any, **k: Any) -> Any:
-        spans.append((a[2].display, a[5] if len(a) > 5 else k.get("bounds")))
-        return real_sum(*a, **k)
-
-    def counting(eng: Any, conn: Any, tp: Any, *a: Any, **k: Any) -> Any:
-        whole.append(tp.display)
-        return real_check(eng, conn, tp, *a, **k)
-
-    monkeypatch.setattr(V, "_target_sum", ranged)
-    monkeypatch.setattr(V, "check_table", counting)
+    spans, whole = _spy_ranges(monkeypatch)
     report = V.verify(out, dst.url, threads=2)
     assert report.ok, report.problems
     ev = next(t for t in report.tables if t.table.endswith(".ev"))

@@ -6,7 +6,6 @@ lines hashed) is the checksum of the export's lines through the rules."""
 from __future__ import annotations
 
 import io
-import os
 import random
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,6 +13,7 @@ from typing import Any
 
 import orjson
 import pytest
+import test_csemantic
 
 from dbjson import speedups
 from dbjson.format.checksum import Checksum, SemanticLines
@@ -21,16 +21,7 @@ from dbjson.preflight import is_infinite_date, is_zero_date
 from dbjson.verify import _add_file_blocks, _files_checksum, _rules_functions, _zero_date_search  # noqa: PLC2701
 
 rules_functions: Any = _rules_functions
-
-
-@pytest.fixture(scope="module")
-def fast():  # type: ignore[no-untyped-def]
-    mod = speedups.load("_cchecksum")
-    if mod is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("dbjson._cchecksum is not built (hatch_build.py); CI must test the C path")
-        pytest.skip("dbjson._cchecksum is not built")
-    return mod
+fast = test_csemantic.fast  # the _cchecksum fixture (fails under CI when the module is not built)
 
 
 VALUES = [
