@@ -647,7 +647,7 @@ class Bench:
                 )
             )
         if self.wants("dbjson"):
-            for threads in (1, 2):
+            for threads in self.dbjson_threads():
                 label = f"dbjson export --threads {threads}"
                 if not self.have["export"]:
                     self.unavailable(e, "export", "dbjson", label, "dbjson export not in this checkout yet")
@@ -814,6 +814,8 @@ class Bench:
         made_by = next((t for t in (2, 1) if self.ok(e, "export", "dbjson", f"--threads {t}")), None)
         src = self.rdir(e) / f"dbjson-t{made_by}"
         for threads, verify in ((1, False), (2, False), (2, True)):
+            if threads not in self.dbjson_threads():
+                continue
             label = f"dbjson import --threads {threads}" + ("" if verify else " --no-verify")
             if not self.have["import"]:
                 self.unavailable(e, "import", "dbjson", label, "dbjson import not in this checkout yet")
@@ -828,6 +830,10 @@ class Bench:
                 return self.dbjson("import", str(src), server.db_url(db), "--threads", str(n), flags=flags)
 
             self.import_step(server, "dbjson", label, import_cmd)
+
+    def dbjson_threads(self) -> tuple[int, ...]:
+        """The ``--threads`` settings dbjson's own export and import steps are timed with."""
+        return (2,) if getattr(self.args, "no_single_thread", False) else (1, 2)
 
     def ok(self, engine: str, phase: str, tool: str, label_part: str = "") -> bool:
         return any(
@@ -1576,6 +1582,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--repeat", type=int, default=1, help="run every step N times and keep the median")
     p.add_argument("--timeout", type=float, default=3600, help="seconds per step before it is killed")
     p.add_argument("--keep", action="store_true", help="keep the exported files")
+    p.add_argument(
+        "--no-single-thread",
+        action="store_true",
+        help="time dbjson's export and import only with --threads 2 (the targets' setting), not also with 1",
+    )
     p.add_argument(
         "--concurrent",
         action="store_true",
