@@ -1539,20 +1539,34 @@ def _title(engine: str) -> str:
     return " → ".join(TITLES.get(part, part) for part in engine.split("->"))
 
 
-def render(b: Bench) -> str:
-    """The Markdown report."""
-    out = [PREAMBLE, "## This run", "", *machine(b), "", "## Targets (issue 19)", ""]
-    out += ["| dataset | engine | target | this run | status |", "|---|---|---|---|---|"]
-    out += [f"| {t.dataset} | {_title(t.engine)} | {t.goal} | {t.value} | {t.status} |" for t in targets(b)]
+def _sections(b: Bench, suffix: str = "") -> list[str]:
+    """Every dataset's per-engine, per-phase result tables of run ``b``."""
+    out: list[str] = []
     moves = [f"{a}->{c}" for a, c in MIGRATIONS] + [f"{a}->{a}" for a, _ in VERIFY_PAIRS]
     moves += [f"{a}->{c}" for a, c in VERIFY_PAIRS]
     for d in _datasets(b):
-        out += ["", f"## Dataset `{d.name}`"]
+        out += ["", f"## Dataset `{d.name}`{suffix}"]
         for engine in dict.fromkeys([*b.args.engines.split(","), *moves]):
             for phase in ("export", "import", "migrate", "verify"):
                 sec = _section(b, engine, phase, d.name)
                 if sec:
-                    out += ["", f"### {_title(engine)}: {phase} ({d.name})", "", *sec]
+                    out += ["", f"### {_title(engine)}: {phase} ({d.name}{suffix})", "", *sec]
+    return out
+
+
+def _targets(b: Bench) -> list[str]:
+    out = ["| dataset | engine | target | this run | status |", "|---|---|---|---|---|"]
+    return out + [f"| {t.dataset} | {_title(t.engine)} | {t.goal} | {t.value} | {t.status} |" for t in targets(b)]
+
+
+def render(b: Bench, beside: Sequence[Bench] = ()) -> str:
+    """The Markdown report of run ``b``; each run in ``beside`` (e.g. the same steps at 10M rows) follows it."""
+    out = [PREAMBLE, "## This run", "", *machine(b), "", "## Targets (issue 19)", "", *_targets(b)]
+    for other in beside:
+        out += ["", f"## Targets at {other.rows:,} rows (a separate run)", "", *machine(other), "", *_targets(other)]
+    out += _sections(b)
+    for other in beside:
+        out += _sections(other, f", {other.rows:,} rows")
     if ANALYSIS.exists():
         out += ["", ANALYSIS.read_text(encoding="utf-8").strip()]
     if LOAD_FIGURES.exists():  # written by bench/load.py (many tables, wide/long tables, big rows)
@@ -1593,6 +1607,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="do not wait for other benchmark runs on this machine (figures not comparable)",
     )
     p.add_argument("--from-json", default="", help="no run: write --out again from a previous run's --json")
+    p.add_argument(
+        "--beside",
+        action="append",
+        default=[],
+        metavar="JSON",
+        help="with --from-json: also show this run's targets and tables (e.g. the 10M-row run); repeatable",
+    )
     p.add_argument("--setup", action="store_true", help="run bench/setup.sh (apt-get install the tools) first")
     args = p.parse_args(argv)
     unknown = set(args.tools.split(",")) - set(TOOLS)
@@ -1619,15 +1640,21 @@ def exclusive(name: str, why: str) -> Iterator[None]:
         yield
 
 
-def rerender(path: Path, out: str) -> int:
-    """Write the Markdown report again from a run's ``--json`` results (e.g. after editing analysis.md)."""
+def load_run(path: Path) -> Bench:
+    """A finished run, read back from its ``--json`` results (data only: nothing is executed)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     b = Bench.__new__(Bench)
     b.args = argparse.Namespace(**data["args"])
     b.rows, b.info = data["rows"], data["info"]
     fields = {f.name for f in dataclasses.fields(Result)}
     b.results = [Result(**{k: v for k, v in r.items() if k in fields}) for r in data["results"]]
-    Path(out).write_text(render(b), encoding="utf-8")
+    return b
+
+
+def rerender(path: Path, out: str, beside: Sequence[str] = ()) -> int:
+    """Write the Markdown report again from a run's ``--json`` results (e.g. after editing analysis.md)."""
+    text = render(load_run(path), [load_run(Path(p)) for p in beside])
+    Path(out).write_text(text, encoding="utf-8")
     print(f"wrote {out}")
     return 0
 
@@ -1635,7 +1662,7 @@ def rerender(path: Path, out: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.from_json:
-        return rerender(Path(args.from_json), args.out)
+        return rerender(Path(args.from_json), args.out, args.beside)
     if args.setup:
         subprocess.run(["bash", str(REPO / "bench" / "setup.sh")], check=False)
     with contextlib.ExitStack() as locks:

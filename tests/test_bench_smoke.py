@@ -116,3 +116,27 @@ def test_benchmark_runs_at_tiny_scale_and_reports_ratios(tmp_path: Path) -> None
     text = report.read_text()
     assert "### PostgreSQL: export (wide)" in text and "× bold row" in text and "| 1.00 |" in text
     assert "comparable only within one run" in text
+    # a second run (the 10M-row one, say) is shown beside the first: its targets and its tables
+    both, run = tmp_path / "both.md", str(tmp_path / "results.json")
+    proc = subprocess.run(
+        [sys.executable, "-m", "bench.run", "--from-json", run, "--beside", run, "--out", str(both)],
+        check=False,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    text = both.read_text()
+    assert "## Targets at 2,000 rows (a separate run)" in text
+    assert "### PostgreSQL: export (wide, 2,000 rows)" in text and "### PostgreSQL: export (wide)" in text
+
+
+def test_no_single_thread_times_dbjson_with_two_threads_only() -> None:
+    from bench.run import Bench, parse_args
+
+    b = Bench.__new__(Bench)
+    b.args = parse_args(["--no-single-thread"])
+    assert b.dbjson_threads() == (2,)
+    b.args = parse_args([])
+    assert b.dbjson_threads() == (1, 2)
