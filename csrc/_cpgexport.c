@@ -140,10 +140,14 @@ static int copy_unescape(const char *s, Py_ssize_t n, char *dst, Py_ssize_t *out
 {
     Py_ssize_t j = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c != '\\') {
-            dst[j++] = c;
-            continue;
+        const char *bs = memchr(s + i, '\\', (size_t)(n - i));
+        Py_ssize_t e = bs ? bs - s : n;
+        if (e > i) { /* the bytes up to the next backslash in one copy */
+            memcpy(dst + j, s + i, (size_t)(e - i));
+            j += e - i;
+            i = e;
+            if (i >= n)
+                break;
         }
         if (i + 1 >= n)
             return ST_UNSUPPORTED;
@@ -295,6 +299,15 @@ static int json_compact(const char *s, Py_ssize_t n, char *dst, Py_ssize_t *outn
     for (Py_ssize_t i = 0; i < n; i++) {
         char c = s[i];
         if (in_str) {
+            Py_ssize_t e = next_quote_or_backslash((const unsigned char *)s, i, n);
+            if (e > i) { /* the string's plain bytes in one copy */
+                memcpy(dst + j, s + i, (size_t)(e - i));
+                j += e - i;
+                i = e;
+                if (i >= n)
+                    break; /* no closing quote: unsupported below */
+                c = s[i];
+            }
             dst[j++] = c;
             if (c == '\\') {
                 if (i + 1 >= n)
@@ -338,13 +351,14 @@ static int json_compact(const char *s, Py_ssize_t n, char *dst, Py_ssize_t *outn
 /* End of the string starting at s[i] == '"' (index just past the closing quote), or -1. */
 static Py_ssize_t json_skip_string(const char *s, Py_ssize_t n, Py_ssize_t i)
 {
-    for (i++; i < n; i++) {
-        if (s[i] == '\\')
-            i++;
-        else if (s[i] == '"')
+    for (i++;;) {
+        i = next_quote_or_backslash((const unsigned char *)s, i, n);
+        if (i >= n)
+            return -1;
+        if (s[i] == '"')
             return i + 1;
+        i += 2; /* a backslash and the character it escapes */
     }
-    return -1;
 }
 
 /* Does the JSON string s[a..b) (quotes included) decode to exactly "$json"? */
