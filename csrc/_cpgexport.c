@@ -140,10 +140,14 @@ static int copy_unescape(const char *s, Py_ssize_t n, char *dst, Py_ssize_t *out
 {
     Py_ssize_t j = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c != '\\') {
-            dst[j++] = c;
-            continue;
+        const char *bs = memchr(s + i, '\\', (size_t)(n - i));
+        Py_ssize_t e = bs ? bs - s : n;
+        if (e > i) { /* the bytes up to the next backslash in one copy */
+            memcpy(dst + j, s + i, (size_t)(e - i));
+            j += e - i;
+            i = e;
+            if (i >= n)
+                break;
         }
         if (i + 1 >= n)
             return ST_UNSUPPORTED;
@@ -289,48 +293,53 @@ static int emit_binary(Buf *o, const char *s, Py_ssize_t n)
  * *risky is set when a string holds a \u0000 or an unpaired surrogate escape (jsonb refuses those). */
 static int json_compact(const char *s, Py_ssize_t n, char *dst, Py_ssize_t *outn, int *risky)
 {
-    Py_ssize_t j = 0;
-    int in_str = 0;
+    Py_ssize_t j = 0, i = 0;
     *risky = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (in_str) {
-            dst[j++] = c;
-            if (c == '\\') {
-                if (i + 1 >= n)
-                    return ST_UNSUPPORTED;
-                c = s[++i];
-                dst[j++] = c;
-                if (c == 'u') {
-                    int v = hex4(s, n, i + 1);
-                    if (v < 0)
-                        return ST_UNSUPPORTED;
-                    if (v == 0 || (v >= 0xDC00 && v <= 0xDFFF)) {
-                        *risky = 1; /* \u0000, or a low surrogate without its high one */
-                    } else if (v >= 0xD800 && v <= 0xDBFF) {
-                        int lo = (i + 6 < n && s[i + 5] == '\\' && s[i + 6] == 'u') ? hex4(s, n, i + 7) : -1;
-                        if (lo >= 0xDC00 && lo <= 0xDFFF) { /* a pair: copy the second escape too */
-                            memcpy(dst + j, s + i + 1, 10);
-                            j += 10;
-                            i += 10;
-                            continue;
-                        }
-                        *risky = 1;
-                    }
-                }
-            } else if (c == '"') {
-                in_str = 0;
-            }
-        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        if (c != '"') { /* written, and kept unless it is whitespace (' ', \t, \n, \r: bits 32, 9, 10, 13) */
+            dst[j] = (char)c;
+            j += 1 - (Py_ssize_t)((UINT64_C(0x100002600) >> (c & 63)) & (c <= ' '));
+            i++;
             continue;
-        } else {
-            dst[j++] = c;
-            if (c == '"')
-                in_str = 1;
+        }
+        dst[j++] = '"';
+        i++;
+        for (;;) { /* in a string: its plain bytes in one copy, then a quote or an escape */
+            Py_ssize_t e = next_quote_or_backslash((const unsigned char *)s, i, n);
+            memcpy(dst + j, s + i, (size_t)(e - i));
+            j += e - i;
+            i = e;
+            if (i >= n)
+                return ST_UNSUPPORTED; /* no closing quote */
+            dst[j++] = s[i];
+            if (s[i] == '"') {
+                i++;
+                break;
+            }
+            if (i + 1 >= n) /* a backslash */
+                return ST_UNSUPPORTED;
+            c = (unsigned char)s[++i];
+            dst[j++] = (char)c;
+            if (c == 'u') {
+                int v = hex4(s, n, i + 1);
+                if (v < 0)
+                    return ST_UNSUPPORTED;
+                if (v == 0 || (v >= 0xDC00 && v <= 0xDFFF)) {
+                    *risky = 1; /* \u0000, or a low surrogate without its high one */
+                } else if (v >= 0xD800 && v <= 0xDBFF) {
+                    int lo = (i + 6 < n && s[i + 5] == '\\' && s[i + 6] == 'u') ? hex4(s, n, i + 7) : -1;
+                    if (lo >= 0xDC00 && lo <= 0xDFFF) { /* a pair: copy the second escape too */
+                        memcpy(dst + j, s + i + 1, 10);
+                        j += 10;
+                        i += 10;
+                    } else
+                        *risky = 1;
+                }
+            }
+            i++;
         }
     }
-    if (in_str)
-        return ST_UNSUPPORTED;
     *outn = j;
     return ST_OK;
 }
@@ -338,13 +347,14 @@ static int json_compact(const char *s, Py_ssize_t n, char *dst, Py_ssize_t *outn
 /* End of the string starting at s[i] == '"' (index just past the closing quote), or -1. */
 static Py_ssize_t json_skip_string(const char *s, Py_ssize_t n, Py_ssize_t i)
 {
-    for (i++; i < n; i++) {
-        if (s[i] == '\\')
-            i++;
-        else if (s[i] == '"')
+    for (i++;;) {
+        i = next_quote_or_backslash((const unsigned char *)s, i, n);
+        if (i >= n)
+            return -1;
+        if (s[i] == '"')
             return i + 1;
+        i += 2; /* a backslash and the character it escapes */
     }
-    return -1;
 }
 
 /* Does the JSON string s[a..b) (quotes included) decode to exactly "$json"? */

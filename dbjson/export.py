@@ -171,7 +171,9 @@ def plan_table(
     """Split one table into units: integer-key ranges, key-order boundaries, or one unit.
 
     A big table (by the catalog's estimate, no ``where``) is planned from the estimate: an exact
-    COUNT(*) scans it (0.1-0.2 s for 700k InnoDB rows) only to size the units. A query that fails
+    COUNT(*) scans it (0.1-0.2 s for 700k InnoDB rows) only to size the units. A small one with an
+    integer primary key is one unit when the key's MIN/MAX bound its rows below SPLIT_MIN_ROWS (no
+    COUNT either; its ``rows_estimate`` is then the catalog's estimate or that bound). A query that fails
     is a clear error: a bad ``where`` a UsageError, a table that cannot be read a DataError (a lost
     connection is raised as is).
     """
@@ -198,7 +200,22 @@ def _split_table(
     estimate, size = engine.export_stats(conn, schema, table) if where is None else (None, None)
     # a big table is planned from the estimate: an exact COUNT(*) scans it only to size the units
     big = estimate is not None and (estimate >= SPLIT_MIN_ROWS or (estimate > 0 and (size or 0) >= SPLIT_MIN_BYTES))
-    rows = estimate if big and estimate is not None else engine.export_count(conn, schema, table, where)
+    ikey = _integer_key(table)
+    key_bounds: tuple[Any, Any] | None = None
+    rows: int | None = estimate if big else None
+    if rows is None and where is None and chunk_rows is None and ikey is not None and (size or 0) < SPLIT_MIN_BYTES:
+        # A small table with an integer primary key: MIN/MAX of the key (two index lookups) bound
+        # its rows. Below SPLIT_MIN_ROWS it is one unit whatever its exact count, so the COUNT(*)
+        # that read all of it before the first row was streamed (18-84 ms for 50k rows) is skipped.
+        key_bounds = engine.export_key_bounds(conn, schema, table, ikey, where)
+        lo, hi = key_bounds
+        if lo is None:
+            rows = 0
+        elif int(hi) - int(lo) + 1 < SPLIT_MIN_ROWS:
+            span = int(hi) - int(lo) + 1
+            rows = min(estimate, span) if estimate else span  # an estimate of 0 may be stale
+    if rows is None:
+        rows = engine.export_count(conn, schema, table, where)
     per_unit = chunk_rows or DEFAULT_CHUNK_ROWS
     n = math.ceil(rows / per_unit) if rows else 1
     if chunk_rows is None and rows >= SPLIT_MIN_ROWS:
@@ -214,10 +231,9 @@ def _split_table(
     pk = table.primary_key.columns if table.primary_key else ()
     if n <= 1 or not pk:
         return [ExportUnit(schema, table, rows_estimate=rows, where=where, key_columns=tuple(pk), bytes_estimate=sized)]
-    ikey = _integer_key(table)
     bounds: list[tuple[Any, ...]]
     if ikey is not None:
-        lo, hi = engine.export_key_bounds(conn, schema, table, ikey, where)
+        lo, hi = key_bounds or engine.export_key_bounds(conn, schema, table, ikey, where)
         if lo is None:
             return [
                 ExportUnit(schema, table, rows_estimate=rows, where=where, key_columns=tuple(pk), bytes_estimate=sized)

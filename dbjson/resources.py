@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import json
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -33,5 +32,7 @@ def json_schema(name: str) -> dict[str, Any]:
 @functools.cache
 def dialect_table(engine: str) -> dict[str, Any]:
     """The data table of one engine from ``dialects/<engine>.toml``."""
+    import tomllib  # lazy: an export never reads a dialect table (start-up time)
+
     with open(data_dir("dialects") / f"{engine}.toml", "rb") as f:
         return tomllib.load(f)

@@ -688,3 +688,50 @@ def test_c_path_only_with_the_pymysql_internals_it_reads(fresh_db: Any) -> None:
         assert not _pymysql_internals_known(Changed())
     finally:
         conn.close()
+
+
+# REGEXP_REPLACE(text, '("(?:[^"\\]++|\\.)*+")|[ \t\n\r]+', '\1'): the server path's compaction
+_JSON_WS = __import__("re").compile(rb'("(?:[^"\\]++|\\.)*+")|[ \t\n\r]+')
+
+
+def _compact_like_the_server(doc: bytes) -> bytes:
+    return _JSON_WS.sub(lambda mt: mt.group(1) or b"", doc)
+
+
+def test_json_and_string_word_scans_at_every_offset(cm: Any) -> None:
+    """K_JSON's compaction finds a string's end 8 bytes at a time and K_STRING's quoting jumps to
+    the byte that needs an escape: a quote, backslash escape or control byte at every offset of
+    strings up to 40 bytes, near the end of the value too, converts as the server path's REGEXP_REPLACE
+    (JSON) and orjson (strings) do; the ``$json`` wrapping of ``null``, of a single ``$json`` key
+    (MySQL: decided here) and of MariaDB's flag still applies."""
+    specials = [b'\\"', b"\\\\", b"\\n", b"\\u0041", b"\\/", b"\xc3\xa9", b" ", b"\t"]
+    rows, want = [], []
+    for n in range(41):
+        for pos in range(n + 1):
+            for sp in specials:
+                s = b"p" * pos + sp + b"q" * (n - pos)
+                for doc in (b'{"k": "' + s + b'", "n": [1, 2]}', b'["' + s + b'"]', b'"' + s + b'"'):
+                    rows.append(lenenc(doc))
+                    want.append(b'{"a":' + _compact_like_the_server(doc) + b"}\n")
+    rows.append(lenenc(b"null"))
+    want.append(b'{"a":{"$json":null}}\n')
+    rows.append(lenenc(b'{"$json": [1, "x y"]}'))
+    want.append(b'{"a":{"$json":{"$json":[1,"x y"]}}}\n')
+    data, _ = packets([*rows, EOF_PACKET])
+    out, pos, _, status, _, count = cm.rows_to_jsonl(data, 0, 1, (b'{"a":',), (cm.K_JSON,), (0,), False)
+    assert status == 1 and count == len(rows) and pos == len(data)
+    assert out.split(b"\n")[:-1] == [w[:-1] for w in want]
+    # MariaDB: the server's flag in the next column decides the wrapping
+    data, _ = packets([lenenc(b'{"a": 1}') + lenenc(b"1"), lenenc(b'{"a": 1}') + lenenc(b"0"), EOF_PACKET])
+    out = cm.rows_to_jsonl(data, 0, 1, (b'{"a":',), (cm.K_JSON,), (1,), False)[0]
+    assert out == b'{"a":{"$json":{"a":1}}}\n{"a":{"a":1}}\n'
+    # strings: every byte that needs an escape, at every offset
+    texts = [
+        b"p" * pos + sp + b"q" * (n - pos)
+        for n in range(41)
+        for pos in range(n + 1)
+        for sp in (b'"', b"\\", b"\n", b"\x01", b"\x1f", b"\xc3\xa9", b"\x7f")
+    ]
+    data, _ = packets([*(lenenc(t) for t in texts), EOF_PACKET])
+    out = cm.rows_to_jsonl(data, 0, 1, (b'{"a":',), (cm.K_STRING,), (0,), False)[0]
+    assert out.split(b"\n")[:-1] == [b'{"a":' + orjson.dumps(t.decode()) + b"}" for t in texts]

@@ -588,3 +588,26 @@ def test_c_path_is_used(fresh_db: Any, cmod: Any, monkeypatch: pytest.MonkeyPatc
     assert out_c == out_py == b'{"id":1,"jb":{"$json":{"$json":1}}}\n'
     assert b"FORMAT text" in sent[0] and b"jsonb_typeof" not in sent[0]
     assert b"FORMAT csv" in sent[1] and b"jsonb_typeof" in sent[1]
+
+
+def test_json_word_scans_at_every_offset(cmod: Any) -> None:
+    """json(b) compaction, the ``$json`` key scan and COPY's unescaping skip to the next quote or
+    backslash 8 bytes at a time (memchr for COPY's backslashes): a quote, a backslash escape
+    (doubled in COPY text), a ``\\u`` escape, a tab or newline (escaped by COPY) at every offset of
+    strings up to 40 bytes convert as the reference does, for json and jsonb, keys and values."""
+    keys, kinds = (b'{"a":', b',"b":'), (pgx.K_JSON, pgx.K_JSON)
+    specials = [b'\\"', b"\\\\", b"\\n", b"\\u0041", b"\\u0000", b"\\ud83d\\ude00", b"\xc3\xa9", b"\t", b"\n"]
+    answered = 0
+    for n in range(41):
+        for pos in range(n + 1):
+            for sp in specials:
+                s = b"p" * pos + sp + b"q" * (n - pos)
+                for doc in (b'{"' + s + b'": "' + s + b'", "n": [1, {"$json": 2}]}', b'{"$json": "' + s + b'"}'):
+                    field = doc.replace(b"\\", b"\\\\").replace(b"\t", b"\\t").replace(b"\n", b"\\n")
+                    for args in ((0, 1), (1, 0)):
+                        block = field + b"\t" + field + b"\n"
+                        c = cmod.copy_to_jsonl(block, keys, kinds, args)
+                        if c is not None:
+                            assert c == pgx.copy_to_jsonl_py(block, keys, kinds, args), block
+                            answered += 1
+    assert answered > 5000

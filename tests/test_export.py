@@ -487,6 +487,47 @@ def test_big_table_split_into_two_units_per_worker(fresh_db: Any, tmp_path: Path
     check_files(tmp_path / "out")
 
 
+def test_small_table_planned_without_count(fresh_db: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small table with an integer primary key is one unit when its key's MIN/MAX bound its rows
+    below SPLIT_MIN_ROWS: no COUNT(*) before the first row. A sparse key (the bound too wide), a
+    table without such a key, a ``where`` and a ``chunk_rows`` still count."""
+    from dbjson import export as ex
+
+    db = fresh_db("postgresql")
+    db.execute(
+        "CREATE TABLE dense (id INT PRIMARY KEY, v INT);\n"
+        "INSERT INTO dense SELECT g, g FROM generate_series(-5, 494) g;\n"
+        "CREATE TABLE sparse (id BIGINT PRIMARY KEY);\nINSERT INTO sparse VALUES (1), (500000);\n"
+        "CREATE TABLE nokey (v INT);\nINSERT INTO nokey VALUES (1), (2), (3);\n"
+        "CREATE TABLE empty (id INT PRIMARY KEY);"
+    )
+    target = ex.Target(ex.parse_url(db.url))
+    conn = ex.connect_source(target)
+    try:
+        engine = ex.detect_engine(target.family, conn)
+        engine.export_session(conn)
+        counted: list[str] = []
+        real_count = engine.export_count
+        monkeypatch.setattr(engine, "export_count", lambda c, s, t, w: counted.append(t.name) or real_count(c, s, t, w))
+        found = {t.name: t for _s, t in engine.reflect_database(conn, target, ex.ReflectOptions()).tables()}
+
+        def plan(name: str, **kw: Any) -> list[Any]:
+            opts = {"where": None, "chunk_rows": None, **kw}
+            return ex.plan_table(engine, conn, "public", found[name], threads=2, **opts)
+
+        units = {name: plan(name) for name in ("dense", "sparse", "nokey", "empty")}
+        assert counted == ["sparse", "nokey"]
+        assert all(len(u) == 1 and u[0].count == 1 for u in units.values())
+        # never analyzed (no estimate): the key's span; the counted ones exact
+        assert [units[n][0].rows_estimate for n in ("dense", "sparse", "nokey", "empty")] == [500, 2, 3, 0]
+        counted.clear()
+        assert plan("dense", where="v > 10")[0].rows_estimate == 484
+        assert len(plan("dense", chunk_rows=100)) == 5
+        assert counted == ["dense", "dense"]
+    finally:
+        ex.close_quietly([conn])
+
+
 def test_wide_table_split_by_its_size(fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A table of few but wide rows (its size on disk at least SPLIT_MIN_BYTES) is split into key
     ranges like a table of many rows, planned from the catalog without a COUNT(*), and its units
@@ -516,7 +557,7 @@ def test_wide_table_split_by_its_size(fresh_db: Any, tmp_path: Path, monkeypatch
     finally:
         ex.close_quietly([conn])
     assert len(wide) == 2 * ex.UNITS_PER_WORKER and len(narrow) == 1
-    assert counted == ["narrow"]  # the big table from its estimate, the small one counted
+    assert counted == []  # the big table from its estimate, the small one from its key's MIN/MAX
     assert all(u.bytes_estimate >= (1 << 20) // len(wide) for u in wide)
     assert sorted([*narrow, *wide], key=ex.unit_weight, reverse=True)[-1] is narrow[0]
     report = export_database(db.url, tmp_path / "out", threads=2)

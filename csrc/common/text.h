@@ -12,6 +12,8 @@
  *                          escapes, other bytes < 0x20 as \u00xx (lowercase hex), every other
  *                          byte (DEL, non-ASCII, /) unchanged; needs room for 6 * n + 2 bytes at d;
  *                          returns the end of what it wrote
+ *   next_quote_or_backslash(s, j, n)   the index of the first '"' or '\\' of s[j..n), or n
+ *   json_word_hits(w), json_word_plain(w)   the bytes of an 8-byte word that need a JSON escape
  *
  * No memory is allocated and no Python object touched: all of it is usable without the lock.
  */
@@ -49,14 +51,39 @@ static inline char *b64_quad(char *d, uint32_t v, int take)
     return d + 4;
 }
 
-/* Whether none of the 8 bytes of w needs a JSON escape (< 0x20, '"', '\\'): word-at-a-time tests,
- * exact about whether such a byte is there. */
-static inline int json_word_plain(uint64_t w)
+/* The high bit of each byte of w that may need a JSON escape (< 0x20, '"', '\\'): word-at-a-time
+ * tests, exact about whether such a byte is there, and about the lowest flagged byte (a borrow
+ * makes false positives only above a true one; on a little-endian load, the first byte in memory). */
+static inline uint64_t json_word_hits(uint64_t w)
 {
     const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
     uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-    uint64_t hit = ((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b);
-    return (hit & highs) == 0;
+    return (((w - ones * 0x20) & ~w) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
+}
+
+/* Whether none of the 8 bytes of w needs a JSON escape. */
+static inline int json_word_plain(uint64_t w) { return json_word_hits(w) == 0; }
+
+/* The first '"' or '\\' of s[j:n] (n when there is none): 8 bytes at a time where the byte order
+ * is known (the lowest flagged byte of the zero-byte test is exact: its false positives lie only
+ * above a true hit), then byte by byte. */
+static inline Py_ssize_t next_quote_or_backslash(const unsigned char *s, Py_ssize_t j, Py_ssize_t n)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+    while (j + 8 <= n) {
+        uint64_t w;
+        memcpy(&w, s + j, 8);
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        uint64_t hit = (((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
+        if (hit)
+            return j + (Py_ssize_t)(__builtin_ctzll(hit) >> 3);
+        j += 8;
+    }
+#endif
+    while (j < n && s[j] != '"' && s[j] != '\\')
+        j++;
+    return j;
 }
 
 static inline char *json_quote(char *d, const unsigned char *s, Py_ssize_t n)
@@ -67,8 +94,12 @@ static inline char *json_quote(char *d, const unsigned char *s, Py_ssize_t n)
         while (i + 8 <= n) { /* skip 8 plain bytes at a time */
             uint64_t w;
             memcpy(&w, s + i, 8);
-            if (!json_word_plain(w))
+            if (!json_word_plain(w)) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+                i += (Py_ssize_t)(__builtin_ctzll(json_word_hits(w)) >> 3); /* to the byte, not the next word */
+#endif
                 break;
+            }
             i += 8;
         }
         if (i >= n)

@@ -87,16 +87,22 @@ WHERE c.relnamespace = ANY(%(nsp)s::int8[]::oid[]) AND c.relkind IN ('r', 'p', '
 ORDER BY a.attrelid, a.attnum
 """
 
-# Every type except the row types of tables/views (and arrays of them): a few hundred rows.
+# Every type except the row types of tables/views (and arrays of them): a few hundred rows. The
+# base type's and the collation's facts are scalar subqueries (one index lookup per type): as LEFT
+# JOINs, the anti-join's estimate of one row made the planner loop over all of pg_type and
+# pg_collation for every type (a 20-50 ms query, the biggest of an export's reflection).
 Q_TYPES = f"""
 SELECT t.oid, t.typnamespace AS nsp, n.nspname AS schema, t.typname AS name, t.typtype::text AS typtype,
        t.typcategory::text AS category, t.typelem AS elem, t.typbasetype AS basetype,
        t.typtypmod AS basetypmod, t.typnotnull AS notnull, t.typrelid AS relid,
        format_type(t.oid, NULL) AS display,
        CASE WHEN t.typbasetype <> 0 THEN format_type(t.typbasetype, t.typtypmod) END AS base_raw,
-       CASE WHEN t.typcollation <> 0 AND t.typcollation <> bt.typcollation THEN
-            CASE WHEN co.collnamespace IN ('pg_catalog'::regnamespace, t.typnamespace) THEN co.collname
-                 ELSE cn.nspname || '.' || co.collname END
+       CASE WHEN t.typcollation <> 0
+                 AND t.typcollation <> (SELECT bt.typcollation FROM pg_type bt WHERE bt.oid = t.typbasetype) THEN
+            (SELECT CASE WHEN co.collnamespace IN ('pg_catalog'::regnamespace, t.typnamespace) THEN co.collname
+                         ELSE cn.nspname || '.' || co.collname END
+             FROM pg_collation co LEFT JOIN pg_namespace cn ON cn.oid = co.collnamespace
+             WHERE co.oid = t.typcollation)
        END AS collation,
        pg_get_expr(t.typdefaultbin, 0) AS default_expr,
        COALESCE(r.rngsubtype, mr.rngsubtype) AS range_subtype, mr.rngtypid IS NOT NULL AS multi,
@@ -104,9 +110,6 @@ SELECT t.oid, t.typnamespace AS nsp, n.nspname AS schema, t.typname AS name, t.t
        {_NOT_EXTENSION.format(catalog="pg_type", oid="t.oid")} AS not_extension
 FROM pg_type t
 JOIN pg_namespace n ON n.oid = t.typnamespace
-LEFT JOIN pg_type bt ON bt.oid = t.typbasetype
-LEFT JOIN pg_collation co ON co.oid = t.typcollation
-LEFT JOIN pg_namespace cn ON cn.oid = co.collnamespace
 LEFT JOIN pg_range r ON r.rngtypid = t.oid
 LEFT JOIN pg_range mr ON mr.rngmultitypid = t.oid
 WHERE NOT EXISTS (
