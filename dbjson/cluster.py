@@ -518,6 +518,10 @@ class ClusterImporter(Importer):
     def start_encoders(self, todo_bytes: int, *, schema_only: bool = False) -> None:
         """No local worker processes: the tasks convert their own rows."""
 
+    def concurrent_preflight(self) -> bool:
+        """The tasks commit on their own: the whole pre-flight runs before any is sent."""
+        return False
+
     def unit_job(self, unit: LoadUnit) -> Callable[[], None]:
         return lambda: self._load_remote(unit)
 

@@ -165,6 +165,9 @@ class _Source:
         self.kept: dict[str, UnitFile] = {}  # rel → the finished kept file
         self.written: WrittenFiles | None = None  # the kept directory's list of the files written there
         self.lock = threading.Lock()
+        # the pre-flight's own snapshot connections (same units, same snapshot), so that it reads
+        # while the loads hold these (see _MigrateImporter.concurrent_preflight); None: it shares them
+        self.checker: _Source | None = None
 
     def checkout(self) -> Any:
         while True:
@@ -202,6 +205,8 @@ class _Source:
         """Stop every running source query (Ctrl-C, an error elsewhere)."""
         self.stop.set()
         abort_queries(self.engine, self.conns)
+        if self.checker is not None:
+            abort_queries(self.engine, self.checker.conns)
 
     def kept_file(self, rel: str, unit: ExportUnit, f: DataFileWriter) -> None:
         size, digest = f.finish()
@@ -396,11 +401,14 @@ class _MigrateImporter(Importer):
         return self.source.open(f, keep=True)
 
     def scan_file(self, f: DataFile) -> IO[bytes]:
-        """The unit's lines from the source, for verify; for the pre-flight, only the columns it
-        checks and, when the source server can evaluate the checks' conditions, only the rows
-        that may fail them (:func:`dbjson.preflight.source_filter`)."""
-        if self.phase != "pre-flight":
-            return self.source.open(f, keep=False)
+        """The unit's lines from the source, for verify."""
+        return self.source.open(f, keep=False)
+
+    def preflight_file(self, f: DataFile) -> IO[bytes]:
+        """The unit's lines from the source for the pre-flight: only the columns it checks and,
+        when the source server can evaluate the checks' conditions, only the rows that may fail
+        them (:func:`dbjson.preflight.source_filter`); on the pre-flight's own snapshot connections
+        when it has them."""
         tp = self.plans[f.rel]
         if tp.display not in self.filters:
             self.filters[tp.display] = source_filter(
@@ -413,14 +421,35 @@ class _MigrateImporter(Importer):
             )
         columns = preflight_columns(self.engine, tp, self.opts.zero_dates)
         where = self.filters[tp.display]
-        if len(self.source.conns) > 1 and len(tp.files) > 1:
+        source = self.source.checker or self.source
+        if len(source.conns) > 1 and len(tp.files) > 1:
             if self._ahead is None:
-                self._ahead = _PreflightAhead(self.source)
+                self._ahead = _PreflightAhead(source)
             ahead = self._ahead.take(f)
             if ahead is not None:
                 return ahead
             self._ahead.start(tp.display, [o for o in tp.files if o.rel != f.rel], columns, where)
-        return self.source.open(f, keep=False, columns=columns, where=where)
+        return source.open(f, keep=False, columns=columns, where=where)
+
+    def concurrent_preflight(self) -> bool:
+        """With its own snapshot connections (``source.checker``), the pre-flight reads the source
+        while the tables it has cleared load (see :class:`dbjson.importer.run._PreflightGate`)."""
+        return self.source.checker is not None
+
+    def may_start_early(self, tp: TablePlan) -> bool:
+        """Not when the two engines share a native row format: the table's value rules decide
+        whether its rows move in it (:meth:`choose_streams`), and its units must agree."""
+        kind = self.engine.capabilities.native_stream
+        return kind is None or self.source.engine.capabilities.native_stream != kind
+
+    def table_cleared(self, tp: TablePlan) -> None:
+        """How ``tp``'s rows move (its value rules are final now: see :meth:`choose_streams`)."""
+        state = self._state
+        self._choose_stream(tp, state.done if state is not None else None)
+
+    def preflight_finished(self) -> None:
+        """The pre-flight read every unit it reads ahead: the read-ahead stops."""
+        self._end_read_ahead()
 
     def _end_read_ahead(self) -> None:
         if self._ahead is not None:
@@ -454,22 +483,27 @@ class _MigrateImporter(Importer):
         A table an earlier run began as lines (``done``: the journal's finished steps) stays on them,
         so that its units add up to one checksum."""
         self.native, self.row_streams = {}, {}
-        kind = self.engine.capabilities.native_stream
         for tp in tables:
-            if tp.skipped or tp.ddl_only:
-                continue
-            if kind is None or self.source.engine.capabilities.native_stream != kind:
-                reason: str | None = "no native row format shared by the two engines"
-            elif self.source.keep is not None:
-                reason = "--keep writes the canonical lines"
-            elif done is not None and any(
-                rec.get("checksum_kind", "lines") != kind
-                for f in tp.files
-                if (rec := done.get("data:" + f.rel)) is not None and rec.get("checksum") is not None
-            ):
-                reason = "an earlier run loaded some of its units as lines"
-            else:
-                reason = self.engine.load_native_refusal(tp, self.source.engine)
+            self._choose_stream(tp, done)
+
+    def _choose_stream(self, tp: TablePlan, done: dict[str, dict[str, Any]] | None) -> None:
+        """:meth:`choose_streams` for one table (once its pre-flight has cleared it)."""
+        if tp.skipped or tp.ddl_only:
+            return
+        kind = self.engine.capabilities.native_stream
+        if kind is None or self.source.engine.capabilities.native_stream != kind:
+            reason: str | None = "no native row format shared by the two engines"
+        elif self.source.keep is not None:
+            reason = "--keep writes the canonical lines"
+        elif done is not None and any(
+            rec.get("checksum_kind", "lines") != kind
+            for f in tp.files
+            if (rec := done.get("data:" + f.rel)) is not None and rec.get("checksum") is not None
+        ):
+            reason = "an earlier run loaded some of its units as lines"
+        else:
+            reason = self.engine.load_native_refusal(tp, self.source.engine)
+        with self._lock:
             if reason is None and kind is not None:
                 self.native[tp.display] = kind
                 self.row_streams[tp.display] = kind
@@ -550,9 +584,8 @@ class _MigrateImporter(Importer):
         return early
 
     def load_data(self, tables: list[TablePlan], state: Any) -> None:
-        """The import's data phase, then each table's expected rows and checksum (:func:`expected_totals`)."""
-        self._end_read_ahead()  # (the pre-flight read every unit it reads ahead)
-        self.choose_streams(tables, state.done)
+        """The import's data phase (each table's row stream was chosen when the pre-flight cleared it:
+        :meth:`table_cleared`), then each table's expected rows and checksum (:func:`expected_totals`)."""
         super().load_data(tables, state)
         assert self.journal is not None
         expected_totals(tables, self.journal.read().done)
@@ -940,7 +973,10 @@ def migrate(
     try:
         sengine: Any = detect_engine(src.family, coordinator)
         sengine.export_session(coordinator)
-        workers = open_workers(src, sengine, nthreads)
+        # a cross-engine pre-flight reads the source (the rows that may not fit the target): it
+        # gets snapshot connections of its own, to read while the units it has cleared load
+        checkers = nthreads if src.family != target.family or opts.casts else 0
+        workers = open_workers(src, sengine, nthreads + checkers)
 
         def warn(message: str) -> None:
             warnings.append(message)
@@ -956,9 +992,12 @@ def migrate(
         selected = select_tables(db, tables, exclude)
         units, identity = _plan_units(sengine, workers[0], db, selected, nthreads, state, resume, save=not dry_run)
         names = safe_names((s, t.name) for s, t in selected)
-        source = _Source(sengine, workers, stop)
+        source = _Source(sengine, workers[:nthreads], stop)
         for u in units:
             source.units[unit_file_rel(names, u)] = u
+        if checkers and snapshot.consistent and len(workers) > nthreads:
+            source.checker = _Source(sengine, workers[nthreads:], stop)
+            source.checker.units = source.units
         if keep is not None and not dry_run:
             if resume:
                 (state / DATA_DIR).mkdir(parents=True, exist_ok=True)

@@ -1,8 +1,8 @@
 """Cross-engine pre-flight: values of the export that the target cannot hold, found before loading.
 
-Runs after the pre-data DDL (so the target's real column collations are known) and before any row
-is loaded. Only columns whose source and target types *could* disagree are scanned, so a same-engine
-import reads nothing:
+Runs after the pre-data DDL (so the target's real column collations are known), while the units
+load, and before any row is committed (the importer's ``_PreflightGate``). Only columns whose
+source and target types *could* disagree are scanned, so a same-engine import reads nothing:
 
 * integers outside the target integer's range (MySQL ``BIGINT UNSIGNED`` into a signed type...);
 * MySQL elapsed times (negative, or 24 hours and more) for a target whose ``time`` is a time of day;

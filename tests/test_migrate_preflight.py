@@ -129,15 +129,14 @@ def test_preflight_reads_a_tables_other_units_ahead(
     kinds: list[str] = []
 
     def hook(imp: Importer) -> None:
-        scan = imp.scan_file
+        scan = imp.preflight_file
 
         def scanning(f: Any) -> Any:
             fh = scan(f)
-            if imp.phase == "pre-flight":
-                kinds.append(type(fh).__name__)
+            kinds.append(type(fh).__name__)
             return fh
 
-        imp.scan_file = scanning  # type: ignore[method-assign]
+        imp.preflight_file = scanning  # type: ignore[method-assign]
 
     live, live_err = _findings(
         lambda ev: migrate(

@@ -4,6 +4,7 @@ and verified after the same rule (never a false mismatch, never a silent pass)."
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -124,3 +125,50 @@ def test_resume_keeps_the_nul_policy(fresh_db: Any, tmp_path: Path) -> None:
         import_database(out, dst.url, nul="replace", resume=True)
     again = import_database(out, dst.url, nul="strip", resume=True)  # nothing left to load
     assert again.resumed_units == 1 and again.verify.ok
+
+
+@pytest.mark.parametrize("policy", ["strip", "error"])
+def test_a_unit_begun_before_its_preflight_loads_on_the_final_rules(
+    policy: str, fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pre-flight runs while the units load: a unit that starts before its table's pre-flight
+    is done loads on the rules a clean table keeps, and commits only on the final ones. Here the
+    pre-flight is held back, so the unit begins on the wrong rules: under ``--nul strip`` it loads
+    again with them (same rows, same verify as when the pre-flight ran first); under ``--nul
+    error`` nothing is committed and the error is the pre-flight's."""
+    import dbjson.importer.run as run
+
+    out = _export(fresh_db, tmp_path)
+    dst = fresh_db("postgresql")
+    slow = run.preflight
+
+    def held_back(*a: Any, **kw: Any) -> Any:
+        found = slow(*a, **kw)
+        time.sleep(1.0)  # the unit has started by now
+        return found
+
+    monkeypatch.setattr(run, "preflight", held_back)
+    again: list[str] = []
+
+    def hook(imp: Any) -> None:
+        rollback = imp._rollback
+
+        def counting(conn: Any) -> None:
+            again.append(imp.phase)
+            rollback(conn)
+
+        imp._rollback = counting
+
+    if policy == "error":
+        with pytest.raises(DataError, match="pre-flight") as ei:
+            import_database(out, dst.url, threads=2, importer_hook=hook)
+        assert any("column body" in p for p in ei.value.problems)
+        assert dst.query("SELECT count(*) FROM public.notes")[0][0] == 0  # nothing committed
+        return
+    report = import_database(out, dst.url, nul="strip", threads=2, importer_hook=hook)
+    assert again, "the unit did not start before its pre-flight was done"
+    assert report.verify.ok, report.verify.problems
+    assert report.verify.tables[0].rules == {"title": "nul-strip", "body": "nul-strip", "doc": "nul-strip"}
+    rows = _rows(dst)
+    assert rows[0][:3] == (1, "ab", "xy") and '"pq"' in rows[0][3] and len(rows) == 3
+    assert verify(out, dst.url).ok

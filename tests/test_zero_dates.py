@@ -4,6 +4,7 @@ target column is a pre-flight error, never a failure in the middle of the load."
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +101,47 @@ def test_sqlite_keeps_zero_dates(fresh_db: Any, tmp_path: Path) -> None:
     report = import_database(out, dst.url)
     assert report.verify.ok and not report.findings and not report.verify.tables[0].rules
     assert dst.query("SELECT d FROM events WHERE id = 1")[0][0] == "0000-00-00"
+
+
+def test_migrate_unit_begun_before_its_preflight_loads_zero_dates_as_null(
+    fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """dbjson migrate's pre-flight reads the source on connections of its own while the units
+    load: held back here, the unit starts on the rules of a clean table (no zero-null), and loads
+    again once the pre-flight has found the zero dates: they arrive as NULL and the verify passes."""
+    import dbjson.importer.run as run
+    from dbjson.migrate import migrate
+
+    src = fresh_db("mariadb")
+    src.execute(NULLABLE)
+    dst = fresh_db("postgresql")
+    slow = run.preflight
+
+    def held_back(*a: Any, **kw: Any) -> Any:
+        found = slow(*a, **kw)
+        time.sleep(1.0)  # the unit has started by now
+        return found
+
+    monkeypatch.setattr(run, "preflight", held_back)
+    again: list[str] = []
+
+    def hook(imp: Any) -> None:
+        rollback = imp._rollback
+
+        def counting(conn: Any) -> None:
+            again.append(imp.phase)
+            rollback(conn)
+
+        imp._rollback = counting
+
+    report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "state", importer_hook=hook)
+    assert again, "the unit did not start before its pre-flight was done"
+    assert report.load.verify is not None and report.load.verify.ok, report.load.verify.problems
+    assert {(f.column, f.severity) for f in report.load.findings} == {("d", "warning"), ("at", "warning")}
+    rows = dst.query("SELECT id, d::text, at::text FROM public.events ORDER BY id")
+    assert [tuple(r) for r in rows] == [
+        (1, None, None),
+        (2, "2024-02-29", "2024-02-29 12:00:00.5"),
+        (3, None, None),
+        (4, None, None),
+    ]

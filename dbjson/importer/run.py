@@ -61,7 +61,7 @@ from ..format.layout import REJECTS_DIR, rejects_file
 from ..format.manifest import ManifestTable, read_export
 from ..format.paths import open_for_write, refuse_link
 from ..format.storage import Location, ObjectPath, local_state_dir, location
-from ..preflight import preflight
+from ..preflight import Finding, preflight
 from ..ratelimit import RateLimit, parse_rate
 from ..verify import TableCheck, expected_lines, verify_error, verify_tables
 from .encoders import INLINE, c_block_plan
@@ -147,6 +147,7 @@ class Importer(TargetSession):
         self._early: dict[str, list[tuple[str, Any]]] = {}  # table → post-data statements run when it is loaded
         self._early_fks: list[tuple[str, Any, str, str]] = []  # (step, statement, table, referenced table) to run
         self._ready: set[str] = set()  # tables loaded with their early post-data made (their foreign keys may follow)
+        self._gate: _PreflightGate | None = None  # the pre-flight running while units load (see run)
 
     # -- events ---------------------------------------------------------------------------------
     def emit(self, event: Event) -> None:
@@ -269,6 +270,25 @@ class Importer(TargetSession):
         """A binary reader of one data file's lines, for the pre-flight and verify (no side effects)."""
         return open_data(f.path)
 
+    def preflight_file(self, f: DataFile) -> IO[bytes]:
+        """A binary reader of what the pre-flight reads of one data file (``dbjson.migrate``: only
+        the columns and rows it checks, from the source)."""
+        return self.scan_file(f)
+
+    def concurrent_preflight(self) -> bool:
+        """Whether the pre-flight may run while the units load (see :class:`_PreflightGate`): its
+        reads take nothing the loads need (files on disk; ``dbjson.migrate``: its own snapshot
+        connections)."""
+        return not self.streams
+
+    def table_cleared(self, tp: TablePlan) -> None:
+        """``tp``'s pre-flight is done and found nothing that stops the run; its value rules are
+        final (called before any unit of ``tp`` starts). ``dbjson.migrate`` chooses how its rows
+        move here."""
+
+    def preflight_finished(self) -> None:
+        """The pre-flight has read everything it reads (``dbjson.migrate`` stops its read-ahead)."""
+
     def native_blocks(self, unit: LoadUnit) -> tuple[str, Iterable[bytes]] | None:
         """The unit's rows in the engines' native row format (``capabilities.native_stream``: its
         name, then blocks of whole rows, closable), when they come that way instead of as lines;
@@ -291,11 +311,12 @@ class Importer(TargetSession):
             self.journal.reset(export_id)
             state = self.journal.read()
         self._record_policies(state)
-        self.start_encoders(sum(f.bytes or 0 for t in mtables for f in t.files), schema_only=self.opts.schema_only)
         planned = self.plan(db, mtables)
         plan, tables = planned.ddl, planned.tables
         self._tables = tables
         loading = [tp for tp in tables if not tp.ddl_only]
+        if self._python_work(loading):  # (before any connection or thread: see start_worker_pool)
+            self.start_encoders(sum(f.bytes or 0 for t in mtables for f in t.files), schema_only=self.opts.schema_only)
         expected = None if any(tp.rows is None for tp in loading) else sum(tp.rows or 0 for tp in loading)
         self.emit(Started(self.operation, len(loading), 0 if self.opts.schema_only else expected, self.opts.threads))
         if plan is not None:
@@ -311,36 +332,18 @@ class Importer(TargetSession):
             self._run_ddl(self._pre_statements(plan, tables, existing), state, parallel=False)
         if not self.opts.schema_only:
             self.start_phase("pre-flight")
-            findings = preflight(
-                self.engine,
-                conn,
-                tables,
-                zero_dates=self.opts.zero_dates,
-                nul=self.opts.nul or "error",
-                open_file=self.scan_file if self.streams else None,
-            )
-            self.report.findings = findings
-            found = {(f.table, f.column) for f in findings}
-            infinite = {(f.table, f.column) for f in findings if str(f.problem).startswith("infinite date")}
-            for f in findings:
-                self.emit(PreflightFinding(str(f), f.table, f.column, f.severity))
-            for tp in tables:  # a rule no value triggers changes nothing: verify by the manifest's checksum
-                # (offset-drop changes every value: no finding names it)
-                tp.value_rules = {
-                    c: r for c, r in tp.value_rules.items() if (tp.display, c) in found or r == "offset-drop"
-                }
-                for c in tp.columns:  # infinite dates found: they load as NULL (preflight.value_rules)
-                    if (tp.display, c.name) in infinite and c.name not in tp.value_rules:
-                        tp.value_rules[c.name] = "infinity-null"
-            errors = [f for f in findings if f.severity == "error"]
-            if errors:
-                raise DataError(
-                    f"pre-flight: {len(errors)} problem(s) the target cannot hold; first: {errors[0]}",
-                    table=errors[0].table,
-                    column=errors[0].column,
-                    problems=[str(f) for f in errors],
-                )
-            self.load_data(tables, state)
+            self._state = state
+            gate = _PreflightGate(self, tables, concurrent=self.concurrent_preflight())
+            try:
+                gate.start()
+                self.load_data(tables, state)
+            except BaseException as e:
+                if gate.wait_failed(e):  # the loads stopped because the pre-flight found problems: say those
+                    raise gate.error() from None
+                raise
+            gate.join()
+            if gate.failed:
+                raise gate.error()
         if not self.opts.data_only and plan is not None:
             self.start_phase("post-data", "post-data DDL")
             post = self._post_statements(plan, tables)
@@ -391,6 +394,14 @@ class Importer(TargetSession):
         self.report.seconds = time.monotonic() - start  # every phase, verify included
         self.phase = "done"
         return self.report
+
+    def _python_work(self, loading: list[TablePlan]) -> bool:
+        """Whether the worker processes may have work: the verify (its parts), or a table whose
+        lines the C block encoder may not convert (:meth:`_encoder_pool`: the others are encoded in
+        their loading threads). The value rules are the plan's here, a superset of the final ones."""
+        if self.opts.verify or speedups.load("_cimport") is None:
+            return True
+        return any(c_block_plan(self.engine, tp, self.opts.zero_dates) is None for tp in loading if not tp.skipped)
 
     def early_checks(self, checked: list[TablePlan]) -> dict[str, TableCheck]:
         """The checks made during the data phase that still hold (``self.verified``): the verify
@@ -448,7 +459,7 @@ class Importer(TargetSession):
                 tables,
                 zero_dates=self.opts.zero_dates,
                 nul=self.opts.nul or "error",
-                open_file=self.scan_file if self.streams else None,
+                open_file=self.preflight_file if self.streams else None,
             )
             self.report.findings = findings
             for f in findings:
@@ -1043,6 +1054,45 @@ class Importer(TargetSession):
                     self.journal.undo(u.step)
                     del state.done[u.step]
 
+    def _await_preflight(self, tp: TablePlan | None) -> None:
+        """Wait until ``tp``'s pre-flight is done (None: the whole pre-flight); Cancelled when it
+        found problems (the run then raises the pre-flight's error) or the run is cancelled."""
+        gate = self._gate
+        if gate is None:
+            return
+        ev = gate.done if tp is None else gate.cleared.get(tp.display, gate.done)
+        while not ev.wait(0.1):
+            if self.cancel.is_set():
+                raise Cancelled("import cancelled")
+        if gate.failed:
+            raise Cancelled("import cancelled: the pre-flight found problems")
+
+    def _starts_early(self, tp: TablePlan) -> bool:
+        """Whether a unit of ``tp`` starts before its table's pre-flight is done (see
+        :meth:`_load_unit`); when the table may not (:meth:`may_start_early`), wait for it."""
+        gate = self._gate
+        ev = gate.cleared.get(tp.display) if gate is not None else None
+        if ev is None or ev.is_set():
+            if gate is not None and gate.failed:
+                raise Cancelled("import cancelled: the pre-flight found problems")
+            return False
+        if self.may_start_early(tp):
+            return True
+        self._await_preflight(tp)
+        return False
+
+    def _changed_rules(self, tp: TablePlan, rules: dict[str, str]) -> bool:
+        """A unit begun before ``tp``'s pre-flight failed: wait for the table's final value rules;
+        whether they differ from ``rules``, those it loaded on (then it loads again: the failure
+        may be a value they change)."""
+        self._await_preflight(tp)
+        return tp.value_rules != rules
+
+    def may_start_early(self, tp: TablePlan) -> bool:
+        """Whether ``tp``'s units may start before its pre-flight is done (``dbjson.migrate``: not
+        when its rows may move in the native row format, which its value rules decide)."""
+        return True
+
     def unit_job(self, unit: LoadUnit) -> Callable[[], None]:
         """The job that loads ``unit`` on one of the import's threads (the unit-runner seam:
         :class:`dbjson.cluster.ClusterImporter` sends the unit to a task instead)."""
@@ -1055,6 +1105,11 @@ class Importer(TargetSession):
         while True:
             if self.cancel.is_set():
                 raise Cancelled("import cancelled")
+            # Before its table's pre-flight is done, a unit loads on the value rules the pre-flight
+            # leaves when it finds nothing; it commits only if they are the final ones (else it
+            # loads again on those), and a failure waits for them before it counts.
+            early = self._starts_early(tp)
+            rules = tp.value_rules
             conn = self.conn()  # (retries a failing connection within its own budget)
             self.active[threading.get_ident()] = conn
             progress = lambda rows: self.emit(UnitProgress(tp.display, unit.file.rel, rows))  # noqa: E731
@@ -1094,6 +1149,10 @@ class Importer(TargetSession):
                         loaded = self.engine.load_unit(conn, tp, reader.rows())
                     rejected = 0
                 reader.check_complete(loaded + rejected)
+                self._await_preflight(None)  # no unit commits before the whole pre-flight is clean
+                if early and tp.value_rules != rules:  # loaded on rules the pre-flight changed: again
+                    self._rollback(conn)
+                    continue
                 assert self.journal is not None
                 self.journal.begin(unit.step)
                 try:
@@ -1134,6 +1193,8 @@ class Importer(TargetSession):
                 if committed:
                     raise
                 self._rollback(conn)
+                if early and self._changed_rules(tp, rules):
+                    continue
                 if self.opts.max_errors > 0 and not careful and e.line is not None and not e.fatal:
                     careful = True
                     continue
@@ -1144,6 +1205,8 @@ class Importer(TargetSession):
                 self._rollback(conn)
                 if self.cancel.is_set():
                     raise Cancelled("import cancelled") from None
+                if early and self._changed_rules(tp, rules):
+                    continue
                 kind = self.engine.load_error_kind(e)
                 if kind in ("retry", "disconnect"):
                     if kind == "disconnect":
@@ -1429,6 +1492,129 @@ def import_database(
     if on_event is not None:
         on_event(Finished(True, report.rows, report.seconds, report))
     return report
+
+
+class _PreflightGate:
+    """The pre-flight of a run's tables (:func:`dbjson.preflight.preflight`), table by table, and
+    what it decides: the findings (the report's, and their events, in table order), each table's
+    value rules, the error that stops the run.
+
+    Concurrent (:meth:`Importer.concurrent_preflight`): in a thread of its own, in the order the
+    tables start loading (largest unit first), while the units load. A unit starts once its
+    table's pre-flight is done (its value rules are final: ``cleared``) and commits only once the
+    whole pre-flight is done and clean (``done``), so a run whose pre-flight finds a problem
+    commits no row, as when the pre-flight ran first; every table is still read, so the error
+    names the same problems. Otherwise all of it runs first, in the calling thread."""
+
+    def __init__(self, imp: Importer, tables: list[TablePlan], *, concurrent: bool) -> None:
+        self.imp = imp
+        self.tables = [tp for tp in tables if not tp.skipped]
+        self.concurrent = concurrent and bool(self.tables)
+        self.cleared = {tp.display: threading.Event() for tp in self.tables}
+        self.done = threading.Event()
+        self.failed = False
+        self._error: BaseException | None = None
+        self._found: dict[str, list[Finding]] = {}
+        self._planned: dict[str, dict[str, str]] = {}  # table → its value rules before the pre-flight (concurrent)
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Run the pre-flight (concurrent: start it); raise its error when it ran here and failed."""
+        if not self.concurrent:
+            self._run()
+            if self.failed:
+                raise self.error()
+            return
+        # until its pre-flight is done, a table loads on the rules it leaves when it finds nothing
+        for tp in self.tables:
+            self._planned[tp.display] = tp.value_rules
+            tp.value_rules = self._final(tp, [])
+        self.imp._gate = self
+        self._thread = threading.Thread(target=self._run, name="dbjson-preflight", daemon=True)
+        self._thread.start()
+
+    def join(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+
+    def wait_failed(self, raised: BaseException) -> bool:
+        """After the loads raised ``raised``: whether the pre-flight failed (waited for, so that its
+        problems are reported rather than what they caused, as when it ran first; not after an
+        interrupt)."""
+        if self._thread is not None and isinstance(raised, Exception):
+            self._thread.join()  # (``done`` is set at the first error found; the other tables are read on)
+        return self.failed
+
+    def error(self) -> BaseException:
+        """The error the run raises: the pre-flight's own failure, or its findings of severity error."""
+        if self._error is not None:
+            return self._error
+        errors = [f for f in self.imp.report.findings if f.severity == "error"]
+        return DataError(
+            f"pre-flight: {len(errors)} problem(s) the target cannot hold; first: {errors[0]}",
+            table=errors[0].table,
+            column=errors[0].column,
+            problems=[str(f) for f in errors],
+        )
+
+    def _run(self) -> None:
+        imp = self.imp
+        order = self.tables
+        if self.concurrent:  # the order of the units' start (run_parallel: largest first)
+            order = sorted(order, key=lambda tp: -max((f.bytes or 0 for f in tp.files), default=0))
+        try:
+            for tp in order:
+                found = preflight(
+                    imp.engine,
+                    imp.conn(),
+                    [tp],
+                    zero_dates=imp.opts.zero_dates,
+                    nul=imp.opts.nul or "error",
+                    open_file=imp.preflight_file if imp.streams else None,
+                )
+                self._found[tp.display] = found
+                if any(f.severity == "error" for f in found):
+                    if not self.failed:
+                        self.failed = True
+                        self._release()  # the loads stop; the other tables are still read (the error names them all)
+                    continue
+                if not self.failed:
+                    self._rules(tp, found)
+                    imp.table_cleared(tp)
+                    self.cleared[tp.display].set()
+            findings = [f for tp in self.tables for f in self._found.get(tp.display, [])]
+            imp.report.findings = findings
+            for f in findings:
+                imp.emit(PreflightFinding(str(f), f.table, f.column, f.severity))
+        except BaseException as e:  # noqa: BLE001 - raised by the run (see Importer.run)
+            self._error = e
+            self.failed = True
+        finally:
+            try:
+                imp.preflight_finished()
+            finally:
+                self._release()
+
+    def _rules(self, tp: TablePlan, found: list[Finding]) -> None:
+        tp.value_rules = self._final(tp, found)
+
+    def _final(self, tp: TablePlan, found: list[Finding]) -> dict[str, str]:
+        """``tp``'s value rules after its findings ``found``: a rule no value triggers changes
+        nothing (verify by the manifest's checksum; offset-drop changes every value: no finding
+        names it); infinite dates found load as NULL (preflight.value_rules)."""
+        planned = self._planned.get(tp.display, tp.value_rules)
+        cols = {f.column for f in found}
+        infinite = {f.column for f in found if str(f.problem).startswith("infinite date")}
+        rules = {c: r for c, r in planned.items() if c in cols or r == "offset-drop"}
+        for c in tp.columns:
+            if c.name in infinite and c.name not in rules:
+                rules[c.name] = "infinity-null"
+        return rules
+
+    def _release(self) -> None:
+        for ev in self.cleared.values():
+            ev.set()
+        self.done.set()
 
 
 __all__ = ["Importer", "import_database"]
