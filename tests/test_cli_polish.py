@@ -7,6 +7,7 @@ import inspect
 import os
 import pty
 import re
+import shlex
 import subprocess
 import sys
 import uuid
@@ -87,8 +88,17 @@ def test_version() -> None:
 
 
 def test_shell_completion_script_and_completions() -> None:
-    script = cli("--show-completion", "bash")
-    assert script.returncode == 0 and "_DBJSON_COMPLETE=complete_bash" in script.stdout
+    # typer detects the shell from the process's ancestors (it takes no shell argument): run it
+    # under bash, which stays its parent (the "; true" keeps bash from exec'ing it), so the test
+    # does not depend on what started pytest (a detached run has no shell above it)
+    script = subprocess.run(
+        ["bash", "-c", f"{shlex.quote(DBJSON)} --show-completion; true"],
+        env={**os.environ, "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert script.returncode == 0 and "_DBJSON_COMPLETE=complete_bash" in script.stdout, script.stderr
     words = cli(_DBJSON_COMPLETE="complete_bash", COMP_WORDS="dbjson sch", COMP_CWORD="1")
     assert words.stdout.split() == ["schema-dump", "schema-load"]
     opts = cli(_DBJSON_COMPLETE="complete_bash", COMP_WORDS="dbjson import --res", COMP_CWORD="2")
