@@ -35,6 +35,29 @@
  *                in plain notation (numeric::text, ".0" added when it has no point); else the
  *                exponent form without leading exponent zeros (1e-07 -> 1e-7)
  *
+ * copy_binary_to_jsonl(block, keys, kinds, args, decoders) -> bytes | None
+ *
+ *   block     complete tuples of `COPY (SELECT ...) TO STDOUT (FORMAT binary)` WITHOUT the file
+ *             header (the caller strips its 19+ bytes from the first block); the trailer (field
+ *             count -1) may end the block and nothing may follow it
+ *   decoders  per column, one of the D_* codes below: how the column's binary value becomes the
+ *             text its output function writes in dbjson's export session (TimeZone UTC, DateStyle
+ *             ISO, YMD), which then goes through the column's kind as above (so the lines are those
+ *             of the text COPY, byte for byte):
+ *   D_TEXT       text, varchar, bpchar, json, and every ::text expression: the bytes are the text
+ *   D_BOOL       1 byte 0/1 -> t / f
+ *   D_INT2/4/8   big-endian two's complement -> decimal
+ *   D_BYTEA      (with K_BINARY only) raw bytes: base64 straight from the bytes
+ *   D_JSONB      version byte 1, then the jsonb text
+ *   D_NUMERIC    (with K_QUOTED or K_RAW only) int16 ndigits, int16 weight, uint16 sign (0 +, 0x4000 -, 0xC000 NaN, 0xD000
+ *                Infinity, 0xF000 -Infinity), int16 dscale, ndigits base-10000 digits ->
+ *                numeric_out's text (get_str_from_var)
+ *   D_TIMESTAMP  int64 microseconds since 2000-01-01 00:00 (INT64_MIN/MAX: -infinity/infinity) ->
+ *   D_TIMESTAMPTZ  timestamp_out / timestamptz_out with DateStyle ISO and TimeZone UTC:
+ *                "Y-MM-DD HH:MM:SS[.f]" (year zero-padded to 4, fraction without trailing zeros)
+ *                [+ "+00" with time zone] [+ " BC"]
+ *   D_DATE       int32 days since 2000-01-01 (INT32_MIN/MAX: -infinity/infinity) -> "Y-MM-DD[ BC]"
+ *
  * Anything it does not handle exactly (an unknown COPY escape, a malformed row, a timestamp text of
  * another shape, a json value the server would refuse to cast to jsonb) makes it return None: the
  * caller then converts that block with the Python reference. It never reads outside `block`.
@@ -52,6 +75,9 @@
 /* the column kinds (above) */
 #define KINDS(X) X(K_RAW) X(K_NUMBER) X(K_BOOL) X(K_QUOTED) X(K_STRING) X(K_TIMESTAMP) X(K_BINARY) X(K_JSON) X(K_FLOAT)
 enum { KINDS(CONST_ENUM) K_COUNT };
+/* the binary decoders (above) */
+#define DECODERS(X) X(D_TEXT) X(D_BOOL) X(D_INT2) X(D_INT4) X(D_INT8) X(D_BYTEA) X(D_JSONB) X(D_NUMERIC) X(D_TIMESTAMP) X(D_TIMESTAMPTZ) X(D_DATE)
+enum { DECODERS(CONST_ENUM) D_COUNT };
 /* what the converters return */
 enum { ST_OK = 0, ST_UNSUPPORTED = 1, ST_NOMEM = 2 };
 
@@ -629,6 +655,454 @@ static int emit_value(Buf *o, int kind, long arg, const char *s, Py_ssize_t n, c
     }
 }
 
+
+/* -- binary COPY: values to their output function's text ---------------------------------------- */
+static inline uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+static inline uint16_t be16(const unsigned char *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint64_t be64(const unsigned char *p) { return (uint64_t)be32(p) << 32 | be32(p + 4); }
+
+/* decimal of v into d (room for 21 bytes); returns the end */
+static char *put_int(char *d, int64_t v)
+{
+    char tmp[24];
+    int k = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        tmp[k++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *d++ = '-';
+    while (k)
+        *d++ = tmp[--k];
+    return d;
+}
+
+/* v zero-padded to at least `width` digits (v >= 0) */
+static char *put_zeropad(char *d, int64_t v, int width)
+{
+    char tmp[24];
+    int k = 0;
+    do {
+        tmp[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (k < width)
+        tmp[k++] = '0';
+    while (k)
+        *d++ = tmp[--k];
+    return d;
+}
+
+/* 0 <= v < 100 as two digits */
+static inline char *put_2(char *d, int v)
+{
+    d[0] = (char)('0' + v / 10);
+    d[1] = (char)('0' + v % 10);
+    return d + 2;
+}
+
+/* PostgreSQL's j2date() */
+static void j2date(int jd, int *year, int *month, int *day)
+{
+    unsigned int julian, quad, extra;
+    int y;
+    julian = (unsigned int)jd;
+    julian += 32044;
+    quad = julian / 146097;
+    extra = (julian - quad * 146097) * 4 + 3;
+    julian += 60 + quad * 3 + extra / 146097;
+    quad = julian / 1461;
+    julian -= quad * 1461;
+    y = (int)(julian * 4 / 1461);
+    julian = ((y != 0) ? ((julian + 305) % 365) : ((julian + 306) % 366)) + 123;
+    y += (int)(quad * 4);
+    *year = y - 4800;
+    quad = julian * 2141 / 65536;
+    *day = (int)(julian - 7834 * quad / 256);
+    *month = (int)((quad + 10) % 12 + 1);
+}
+
+#define POSTGRES_EPOCH_JDATE 2451545
+#define USECS_PER_DAY INT64_C(86400000000)
+
+/* "Y-MM-DD" (ISO, year of the era zero-padded to 4) for Julian day jd; *bc set for years <= 0 */
+static char *put_date(char *d, int jd, int *bc)
+{
+    int y, mo, dd;
+    j2date(jd, &y, &mo, &dd);
+    *bc = y <= 0;
+    d = put_zeropad(d, y > 0 ? y : -(y - 1), 4);
+    *d++ = '-';
+    d = put_zeropad(d, mo, 2);
+    *d++ = '-';
+    return put_zeropad(d, dd, 2);
+}
+
+/* timestamp(tz)_out in ISO style, UTC; d has room for 64 bytes. Returns the end or NULL. */
+static char *put_timestamp(char *d, int64_t t, int tz)
+{
+    if (t == INT64_MIN) {
+        memcpy(d, "-infinity", 9);
+        return d + 9;
+    }
+    if (t == INT64_MAX) {
+        memcpy(d, "infinity", 8);
+        return d + 8;
+    }
+    int64_t date = t / USECS_PER_DAY, time = t - date * USECS_PER_DAY;
+    if (time < 0) {
+        time += USECS_PER_DAY;
+        date -= 1;
+    }
+    date += POSTGRES_EPOCH_JDATE;
+    if (date < 0 || date > INT32_MAX)
+        return NULL; /* the server says "timestamp out of range" */
+    int bc;
+    d = put_date(d, (int)date, &bc);
+    *d++ = ' ';
+    int64_t hour = time / INT64_C(3600000000);
+    time -= hour * INT64_C(3600000000);
+    int64_t min = time / 60000000;
+    time -= min * 60000000;
+    int64_t sec = time / 1000000, fsec = time - sec * 1000000;
+    d = put_zeropad(d, hour, 2);
+    *d++ = ':';
+    d = put_zeropad(d, min, 2);
+    *d++ = ':';
+    d = put_zeropad(d, sec, 2);
+    if (fsec != 0) { /* six digits, trailing zeros dropped */
+        *d++ = '.';
+        char *f = d;
+        d = put_zeropad(d, fsec, 6);
+        while (d > f && d[-1] == '0')
+            d--;
+    }
+    if (tz) {
+        memcpy(d, "+00", 3);
+        d += 3;
+    }
+    if (bc) {
+        memcpy(d, " BC", 3);
+        d += 3;
+    }
+    return d;
+}
+
+/* emit_timestamp() of the text put_timestamp() writes, without the text: for finite AD values
+ * "Y-MM-DDTHH:MM:SS" + the first fsp digits of the six-digit fraction (the text's fraction has its
+ * trailing zeros dropped; emit_timestamp pads it with zeros again) [+ Z]; infinity and BC values
+ * are quoted text, as emit_timestamp does. ST_UNSUPPORTED: let the text path decide (fsp > 6, out
+ * of range). txt: scratch of 64 bytes. */
+static int emit_binary_timestamp(Buf *o, int64_t t, long arg, int tz, char *txt)
+{
+    int fsp = (int)(arg & 0xff);
+    if (((arg >> 8) & 1) != tz || fsp > 6)
+        return ST_UNSUPPORTED;
+    if (t == INT64_MIN || t == INT64_MAX)
+        return ST_UNSUPPORTED; /* the text path: "infinity" quoted */
+    int64_t date = t / USECS_PER_DAY, time = t - date * USECS_PER_DAY;
+    if (time < 0) {
+        time += USECS_PER_DAY;
+        date -= 1;
+    }
+    date += POSTGRES_EPOCH_JDATE;
+    if (date < 0 || date > INT32_MAX)
+        return ST_UNSUPPORTED;
+    int y, mo, dd;
+    j2date((int)date, &y, &mo, &dd);
+    if (y <= 0)
+        return ST_UNSUPPORTED; /* BC: the text path quotes the text */
+    if (buf_reserve(o, 48))
+        return ST_NOMEM;
+    char *d = o->p + o->len;
+    *d++ = '"';
+    d = put_zeropad(d, y, 4);
+    *d++ = '-';
+    d = put_2(d, mo);
+    *d++ = '-';
+    d = put_2(d, dd);
+    *d++ = 'T';
+    int64_t hour = time / INT64_C(3600000000);
+    time -= hour * INT64_C(3600000000);
+    int64_t min = time / 60000000;
+    time -= min * 60000000;
+    int64_t sec = time / 1000000, fsec = time - sec * 1000000;
+    d = put_2(d, (int)hour);
+    *d++ = ':';
+    d = put_2(d, (int)min);
+    *d++ = ':';
+    d = put_2(d, (int)sec);
+    if (fsp > 0) {
+        char f[6];
+        for (int i = 5; i >= 0; i--) {
+            f[i] = (char)('0' + fsec % 10);
+            fsec /= 10;
+        }
+        *d++ = '.';
+        memcpy(d, f, (size_t)fsp);
+        d += fsp;
+    }
+    if (tz)
+        *d++ = 'Z';
+    *d++ = '"';
+    o->len = d - o->p;
+    (void)txt;
+    return ST_OK;
+}
+
+/* numeric_out of a binary numeric s[0..n) into dst (room: numeric_text_room); *outn the length */
+static int numeric_text(const unsigned char *s, Py_ssize_t n, char *dst, Py_ssize_t *outn)
+{
+    if (n < 8)
+        return ST_UNSUPPORTED;
+    int ndigits = (int16_t)be16(s), weight = (int16_t)be16(s + 2), dscale = (int16_t)be16(s + 6);
+    uint16_t sign = be16(s + 4);
+    if (ndigits < 0 || dscale < 0 || n != 8 + 2 * (Py_ssize_t)ndigits)
+        return ST_UNSUPPORTED;
+    char *d = dst;
+    if (sign == 0xC000 || sign == 0xD000 || sign == 0xF000) {
+        const char *w = sign == 0xC000 ? "NaN" : sign == 0xD000 ? "Infinity" : "-Infinity";
+        size_t k = strlen(w);
+        memcpy(d, w, k);
+        *outn = (Py_ssize_t)k;
+        return ST_OK;
+    }
+    if (sign != 0 && sign != 0x4000)
+        return ST_UNSUPPORTED;
+    const unsigned char *digs = s + 8;
+    for (int k = 0; k < ndigits; k++)
+        if (be16(digs + 2 * k) > 9999)
+            return ST_UNSUPPORTED;
+#define DIGIT(k) ((k) >= 0 && (k) < ndigits ? (int)be16(digs + 2 * (k)) : 0)
+    if (sign == 0x4000)
+        *d++ = '-';
+    int k;
+    if (weight < 0) {
+        k = weight + 1;
+        *d++ = '0';
+    } else {
+        for (k = 0; k <= weight; k++) {
+            int dig = DIGIT(k), putit = k > 0, d1;
+            d1 = dig / 1000;
+            dig -= d1 * 1000;
+            putit |= d1 > 0;
+            if (putit)
+                *d++ = (char)(d1 + '0');
+            d1 = dig / 100;
+            dig -= d1 * 100;
+            putit |= d1 > 0;
+            if (putit)
+                *d++ = (char)(d1 + '0');
+            d1 = dig / 10;
+            dig -= d1 * 10;
+            putit |= d1 > 0;
+            if (putit)
+                *d++ = (char)(d1 + '0');
+            *d++ = (char)(dig + '0');
+        }
+    }
+    if (dscale > 0) {
+        *d++ = '.';
+        char *end = d + dscale;
+        for (int i = 0; i < dscale; k++, i += 4) {
+            int dig = DIGIT(k);
+            d[0] = (char)('0' + dig / 1000);
+            d[1] = (char)('0' + dig / 100 % 10);
+            d[2] = (char)('0' + dig / 10 % 10);
+            d[3] = (char)('0' + dig % 10);
+            d += 4;
+        }
+        d = end;
+    }
+#undef DIGIT
+    *outn = d - dst;
+    return ST_OK;
+}
+
+/* room numeric_text needs for a value of n bytes (weight up to 32767 groups, dscale up to 32767) */
+static Py_ssize_t numeric_text_room(const unsigned char *s, Py_ssize_t n)
+{
+    if (n < 8)
+        return 16;
+    int weight = (int16_t)be16(s + 2), dscale = (int16_t)be16(s + 6);
+    Py_ssize_t intpart = weight < 0 ? 1 : ((Py_ssize_t)weight + 1) * 4;
+    return intpart + (dscale < 0 ? 0 : dscale) + 4 + 16;
+}
+
+/* quoted base64 of raw bytes */
+static int emit_base64(Buf *o, const unsigned char *s, Py_ssize_t n)
+{
+    if (buf_reserve(o, (n + 2) / 3 * 4 + 2))
+        return ST_NOMEM;
+    char *d = o->p + o->len;
+    *d++ = '"';
+    Py_ssize_t i = 0;
+    for (; i + 3 <= n; i += 3)
+        d = b64_quad(d, (uint32_t)s[i] << 16 | (uint32_t)s[i + 1] << 8 | s[i + 2], 3);
+    if (i < n) {
+        uint32_t v = (uint32_t)s[i] << 16 | (i + 1 < n ? (uint32_t)s[i + 1] << 8 : 0);
+        d = b64_quad(d, v, (int)(n - i));
+    }
+    *d++ = '"';
+    o->len = d - o->p;
+    return ST_OK;
+}
+
+typedef struct {
+    Plan pl;
+    int *decoders;
+} BinPlan;
+
+/* One binary value s[0..n) of column c. txt: scratch of at least n + 64 bytes (and the room a
+ * numeric needs); tmp: the json scratch (at least the text's length). */
+static int emit_binary_value(Buf *o, const BinPlan *bp, Py_ssize_t c, const unsigned char *s, Py_ssize_t n,
+                             char *txt, char *tmp)
+{
+    int kind = bp->pl.kinds[c];
+    long arg = bp->pl.args[c];
+    const char *t = (const char *)s;
+    Py_ssize_t tn = n;
+    switch (bp->decoders[c]) {
+    case D_TEXT: break;
+    case D_BOOL:
+        if (n != 1 || s[0] > 1)
+            return ST_UNSUPPORTED;
+        t = s[0] ? "t" : "f";
+        break;
+    case D_INT2:
+        if (n != 2)
+            return ST_UNSUPPORTED;
+        tn = put_int(txt, (int16_t)be16(s)) - txt;
+        t = txt;
+        break;
+    case D_INT4:
+        if (n != 4)
+            return ST_UNSUPPORTED;
+        tn = put_int(txt, (int32_t)be32(s)) - txt;
+        t = txt;
+        break;
+    case D_INT8:
+        if (n != 8)
+            return ST_UNSUPPORTED;
+        tn = put_int(txt, (int64_t)be64(s)) - txt;
+        t = txt;
+        break;
+    case D_BYTEA:
+        if (kind != K_BINARY)
+            return ST_UNSUPPORTED;
+        return emit_base64(o, s, n);
+    case D_JSONB:
+        if (n < 1 || s[0] != 1)
+            return ST_UNSUPPORTED;
+        t++;
+        tn--;
+        break;
+    case D_NUMERIC: { /* K_QUOTED or K_RAW (checked at the call): written in place */
+        int q = kind == K_QUOTED;
+        Py_ssize_t room = numeric_text_room(s, n);
+        if (buf_reserve(o, room + 2))
+            return ST_NOMEM;
+        char *d = o->p + o->len;
+        if (q)
+            *d++ = '"';
+        int st = numeric_text(s, n, d, &tn);
+        if (st)
+            return st;
+        d += tn;
+        if (q)
+            *d++ = '"';
+        o->len = d - o->p;
+        return ST_OK;
+    }
+    case D_TIMESTAMP:
+    case D_TIMESTAMPTZ: {
+        if (n != 8)
+            return ST_UNSUPPORTED;
+        if (kind == K_TIMESTAMP) {
+            int st = emit_binary_timestamp(o, (int64_t)be64(s), arg, bp->decoders[c] == D_TIMESTAMPTZ, txt);
+            if (st != ST_UNSUPPORTED)
+                return st;
+        }
+        char *e = put_timestamp(txt, (int64_t)be64(s), bp->decoders[c] == D_TIMESTAMPTZ);
+        if (e == NULL)
+            return ST_UNSUPPORTED;
+        tn = e - txt;
+        t = txt;
+        break;
+    }
+    case D_DATE: {
+        if (n != 4)
+            return ST_UNSUPPORTED;
+        int32_t v = (int32_t)be32(s);
+        char *e = txt;
+        if (v == INT32_MIN) {
+            memcpy(e, "-infinity", 9);
+            e += 9;
+        } else if (v == INT32_MAX) {
+            memcpy(e, "infinity", 8);
+            e += 8;
+        } else {
+            int64_t jd = (int64_t)v + POSTGRES_EPOCH_JDATE;
+            int bc;
+            if (jd < 0 || jd > INT32_MAX)
+                return ST_UNSUPPORTED;
+            e = put_date(e, (int)jd, &bc);
+            if (bc) {
+                memcpy(e, " BC", 3);
+                e += 3;
+            }
+        }
+        tn = e - txt;
+        t = txt;
+        break;
+    }
+    default: return ST_UNSUPPORTED;
+    }
+    return emit_value(o, kind, arg, t, tn, tmp);
+}
+
+/* txt/tmp: scratch of len + 128 bytes each. */
+static int convert_binary(const unsigned char *blk, Py_ssize_t len, const BinPlan *bp, Buf *o, char *txt, char *tmp)
+{
+    Py_ssize_t i = 0;
+    Py_ssize_t ncols = bp->pl.ncols;
+    while (i < len) {
+        if (len - i < 2)
+            return ST_UNSUPPORTED;
+        int nf = (int16_t)be16(blk + i);
+        i += 2;
+        if (nf == -1)
+            return i == len ? ST_OK : ST_UNSUPPORTED; /* the trailer ends the data */
+        if (nf != ncols)
+            return ST_UNSUPPORTED;
+        for (Py_ssize_t c = 0; c < ncols; c++) {
+            if (len - i < 4)
+                return ST_UNSUPPORTED;
+            int32_t fl = (int32_t)be32(blk + i);
+            i += 4;
+            PUT(o, bp->pl.keys[c], bp->pl.keylens[c]);
+            if (fl == -1) {
+                PUTLIT(o, "null");
+                continue;
+            }
+            if (fl < 0 || fl > len - i)
+                return ST_UNSUPPORTED;
+            const unsigned char *s = blk + i;
+            i += fl;
+            int st;
+            st = emit_binary_value(o, bp, c, s, fl, txt, tmp);
+            if (st)
+                return st;
+        }
+        PUTLIT(o, "}\n");
+    }
+    return ST_OK;
+}
+
 /* scratch1/scratch2: room for len bytes each (unescaped field, compacted json). */
 static int convert(const char *blk, Py_ssize_t len, const Plan *pl, Buf *o, char *scratch1, char *scratch2)
 {
@@ -666,6 +1140,54 @@ static int convert(const char *blk, Py_ssize_t len, const Plan *pl, Buf *o, char
     return ST_OK;
 }
 
+/* Fills pl from the keys, kinds and args tuples (0), or sets an exception (-1). */
+static int parse_plan(PyObject *keys, PyObject *kinds, PyObject *args, Plan *pl)
+{
+    Py_ssize_t ncols = PyTuple_GET_SIZE(keys);
+    if (ncols < 1 || PyTuple_GET_SIZE(kinds) != ncols || PyTuple_GET_SIZE(args) != ncols) {
+        PyErr_SetString(PyExc_ValueError, "keys, kinds and args must be tuples of the same non-zero length");
+        return -1;
+    }
+    pl->ncols = ncols;
+    pl->keys = PyMem_Malloc(sizeof(char *) * (size_t)ncols);
+    pl->keylens = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)ncols);
+    pl->kinds = PyMem_Malloc(sizeof(int) * (size_t)ncols);
+    pl->args = PyMem_Malloc(sizeof(long) * (size_t)ncols);
+    if (!pl->keys || !pl->keylens || !pl->kinds || !pl->args) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t c = 0; c < ncols; c++) {
+        PyObject *k = PyTuple_GET_ITEM(keys, c);
+        if (!PyBytes_Check(k)) {
+            PyErr_SetString(PyExc_TypeError, "keys must be bytes");
+            return -1;
+        }
+        pl->keys[c] = PyBytes_AS_STRING(k);
+        pl->keylens[c] = PyBytes_GET_SIZE(k);
+        long kind = PyLong_AsLong(PyTuple_GET_ITEM(kinds, c));
+        if (kind == -1 && PyErr_Occurred())
+            return -1;
+        if (kind < 0 || kind >= K_COUNT) {
+            PyErr_SetString(PyExc_ValueError, "unknown column kind");
+            return -1;
+        }
+        pl->kinds[c] = (int)kind;
+        pl->args[c] = PyLong_AsLong(PyTuple_GET_ITEM(args, c));
+        if (pl->args[c] == -1 && PyErr_Occurred())
+            return -1;
+    }
+    return 0;
+}
+
+static void free_plan(Plan *pl)
+{
+    PyMem_Free(pl->keys);
+    PyMem_Free(pl->keylens);
+    PyMem_Free(pl->kinds);
+    PyMem_Free(pl->args);
+}
+
 static PyObject *copy_to_jsonl(PyObject *self, PyObject *pyargs)
 {
     (void)self;
@@ -678,40 +1200,8 @@ static PyObject *copy_to_jsonl(PyObject *self, PyObject *pyargs)
     Plan pl = {0, NULL, NULL, NULL, NULL};
     char *scratch = NULL;
     Buf out = {NULL, 0, 0};
-    Py_ssize_t ncols = PyTuple_GET_SIZE(keys);
-    if (ncols < 1 || PyTuple_GET_SIZE(kinds) != ncols || PyTuple_GET_SIZE(args) != ncols) {
-        PyErr_SetString(PyExc_ValueError, "keys, kinds and args must be tuples of the same non-zero length");
+    if (parse_plan(keys, kinds, args, &pl) < 0)
         goto done;
-    }
-    pl.ncols = ncols;
-    pl.keys = PyMem_Malloc(sizeof(char *) * (size_t)ncols);
-    pl.keylens = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)ncols);
-    pl.kinds = PyMem_Malloc(sizeof(int) * (size_t)ncols);
-    pl.args = PyMem_Malloc(sizeof(long) * (size_t)ncols);
-    if (!pl.keys || !pl.keylens || !pl.kinds || !pl.args) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t c = 0; c < ncols; c++) {
-        PyObject *k = PyTuple_GET_ITEM(keys, c);
-        if (!PyBytes_Check(k)) {
-            PyErr_SetString(PyExc_TypeError, "keys must be bytes");
-            goto done;
-        }
-        pl.keys[c] = PyBytes_AS_STRING(k);
-        pl.keylens[c] = PyBytes_GET_SIZE(k);
-        long kind = PyLong_AsLong(PyTuple_GET_ITEM(kinds, c));
-        if (kind == -1 && PyErr_Occurred())
-            goto done;
-        if (kind < 0 || kind >= K_COUNT) {
-            PyErr_SetString(PyExc_ValueError, "unknown column kind");
-            goto done;
-        }
-        pl.kinds[c] = (int)kind;
-        pl.args[c] = PyLong_AsLong(PyTuple_GET_ITEM(args, c));
-        if (pl.args[c] == -1 && PyErr_Occurred())
-            goto done;
-    }
     /* two scratch areas of view.len bytes each: no field is longer than the block */
     if (view.len > (PY_SSIZE_T_MAX - 2) / 2) {
         PyErr_NoMemory();
@@ -737,10 +1227,74 @@ static PyObject *copy_to_jsonl(PyObject *self, PyObject *pyargs)
 done:
     buf_free(&out);
     PyMem_Free(scratch);
-    PyMem_Free(pl.keys);
-    PyMem_Free(pl.keylens);
-    PyMem_Free(pl.kinds);
-    PyMem_Free(pl.args);
+    free_plan(&pl);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+static PyObject *copy_binary_to_jsonl(PyObject *self, PyObject *pyargs)
+{
+    (void)self;
+    Py_buffer view;
+    PyObject *keys, *kinds, *args, *decoders;
+    if (!PyArg_ParseTuple(pyargs, "y*O!O!O!O!:copy_binary_to_jsonl", &view, &PyTuple_Type, &keys, &PyTuple_Type,
+                          &kinds, &PyTuple_Type, &args, &PyTuple_Type, &decoders))
+        return NULL;
+    PyObject *result = NULL;
+    BinPlan bp = {{0, NULL, NULL, NULL, NULL}, NULL};
+    char *scratch = NULL;
+    Buf out = {NULL, 0, 0};
+    if (parse_plan(keys, kinds, args, &bp.pl) < 0)
+        goto done;
+    if (PyTuple_GET_SIZE(decoders) != bp.pl.ncols) {
+        PyErr_SetString(PyExc_ValueError, "decoders must be a tuple as long as keys");
+        goto done;
+    }
+    bp.decoders = PyMem_Malloc(sizeof(int) * (size_t)bp.pl.ncols);
+    if (bp.decoders == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t c = 0; c < bp.pl.ncols; c++) {
+        long d = PyLong_AsLong(PyTuple_GET_ITEM(decoders, c));
+        if (d == -1 && PyErr_Occurred())
+            goto done;
+        int kind = bp.pl.kinds[c];
+        /* the pairs the converter is written for (the json scratch holds a text or jsonb value's bytes) */
+        if (d < 0 || d >= D_COUNT || (d == D_BYTEA && kind != K_BINARY) ||
+            (d == D_NUMERIC && kind != K_QUOTED && kind != K_RAW) ||
+            (kind == K_JSON && d != D_TEXT && d != D_JSONB)) {
+            PyErr_SetString(PyExc_ValueError, "unknown decoder, or a decoder and kind that do not go together");
+            goto done;
+        }
+        bp.decoders[c] = (int)d;
+    }
+    if (view.len > (PY_SSIZE_T_MAX - 256) / 2) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    scratch = PyMem_Malloc((size_t)(2 * view.len + 256));
+    if (scratch == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int st;
+    Py_BEGIN_ALLOW_THREADS
+    st = buf_reserve(&out, 2 * view.len + 64) < 0 ? ST_NOMEM : ST_OK;
+    if (st == ST_OK)
+        st = convert_binary((const unsigned char *)view.buf, view.len, &bp, &out, scratch, scratch + view.len + 128);
+    Py_END_ALLOW_THREADS
+    if (st == ST_NOMEM)
+        PyErr_NoMemory();
+    else if (st == ST_UNSUPPORTED)
+        result = Py_NewRef(Py_None);
+    else
+        result = PyBytes_FromStringAndSize(out.p, out.len);
+done:
+    buf_free(&out);
+    PyMem_Free(scratch);
+    PyMem_Free(bp.decoders);
+    free_plan(&bp.pl);
     PyBuffer_Release(&view);
     return result;
 }
@@ -749,6 +1303,9 @@ static PyMethodDef methods[] = {
     {"copy_to_jsonl", copy_to_jsonl, METH_VARARGS,
      "copy_to_jsonl(block, keys, kinds, args) -> bytes | None: PostgreSQL COPY text rows to canonical "
      "JSON lines (None: a value it does not handle exactly; use the Python path)."},
+    {"copy_binary_to_jsonl", copy_binary_to_jsonl, METH_VARARGS,
+     "copy_binary_to_jsonl(block, keys, kinds, args, decoders) -> bytes | None: PostgreSQL binary COPY "
+     "tuples (header stripped) to canonical JSON lines (None: use the Python path)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -761,7 +1318,7 @@ PyMODINIT_FUNC PyInit__cpgexport(void)
     PyObject *mod = PyModule_Create(&module);
     if (mod == NULL)
         return NULL;
-    static const ModuleConst constants[] = {KINDS(CONST_ENTRY) {NULL, 0}};
+    static const ModuleConst constants[] = {KINDS(CONST_ENTRY) DECODERS(CONST_ENTRY){NULL, 0}};
     if (add_constants(mod, constants) < 0) {
         Py_DECREF(mod);
         return NULL;

@@ -551,8 +551,9 @@ def test_cli_export_same_files_with_and_without_c(fresh_db: Any, cmod: Any, tmp_
 
 
 def test_c_path_is_used(fresh_db: Any, cmod: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With the module the export sends a plain COPY (text format) and converts the rows in C;
-    with DBJSON_NO_SPEEDUPS=1 it sends today's server-built lines."""
+    """With the module the export sends a plain COPY and converts the rows in C (binary format here:
+    every column has a native decoder, see tests/test_cpgbinary.py); with DBJSON_NO_SPEEDUPS=1 it
+    sends today's server-built lines."""
     db = fresh_db("postgresql")
     db.execute("CREATE TABLE t (id int PRIMARY KEY, jb jsonb); INSERT INTO t VALUES (1, '{\"$json\": 1}')")
     monkeypatch.delenv("DBJSON_NO_SPEEDUPS", raising=False)
@@ -586,7 +587,7 @@ def test_c_path_is_used(fresh_db: Any, cmod: Any, monkeypatch: pytest.MonkeyPatc
     finally:
         srv.close()
     assert out_c == out_py == b'{"id":1,"jb":{"$json":{"$json":1}}}\n'
-    assert b"FORMAT text" in sent[0] and b"jsonb_typeof" not in sent[0]
+    assert b"FORMAT binary" in sent[0] and b"jsonb_typeof" not in sent[0]
     assert b"FORMAT csv" in sent[1] and b"jsonb_typeof" in sent[1]
 
 

@@ -23,6 +23,7 @@ import base64
 import itertools
 import re
 import select
+import struct
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -407,28 +408,251 @@ def copy_to_jsonl_py(block: bytes, keys: Sequence[bytes], kinds: Sequence[int], 
                 continue
             if b"\\" in f:
                 f = _copy_unescape(f)
-            if kind in (K_RAW, K_NUMBER):
-                out.append(f)
-            elif kind == K_BOOL:
-                if f not in (b"t", b"f"):
-                    raise DataError(f"unexpected boolean text in COPY output: {f!r}")
-                out.append(b"true" if f == b"t" else b"false")
-            elif kind == K_QUOTED:
-                out.append(b'"' + f + b'"')
-            elif kind == K_STRING:
-                out.append(_to_json_string(f))
-            elif kind == K_TIMESTAMP:
-                out.append(_timestamp(f, arg))
-            elif kind == K_BINARY:
-                out.append(_bytea(f))
-            elif kind == K_JSON:
-                out.append(_json(f, arg))
-            elif kind == K_FLOAT:
-                out.append(_float(f))
-            else:
-                raise ValueError(f"unknown column kind {kind}")
+            out.append(_text_value(kind, arg, f))
         out.append(b"}\n")
     return b"".join(out)
+
+
+def _text_value(kind: int, arg: int, f: bytes) -> bytes:
+    """The JSON text of one value from its output function's text (``f``, unescaped)."""
+    if kind in (K_RAW, K_NUMBER):
+        return f
+    if kind == K_BOOL:
+        if f not in (b"t", b"f"):
+            raise DataError(f"unexpected boolean text in COPY output: {f!r}")
+        return b"true" if f == b"t" else b"false"
+    if kind == K_QUOTED:
+        return b'"' + f + b'"'
+    if kind == K_STRING:
+        return _to_json_string(f)
+    if kind == K_TIMESTAMP:
+        return _timestamp(f, arg)
+    if kind == K_BINARY:
+        return _bytea(f)
+    if kind == K_JSON:
+        return _json(f, arg)
+    if kind == K_FLOAT:
+        return _float(f)
+    raise ValueError(f"unknown column kind {kind}")
+
+
+# -- binary COPY: values decoded to their output function's text (C twin: copy_binary_to_jsonl) ----
+D_TEXT, D_BOOL, D_INT2, D_INT4, D_INT8, D_BYTEA, D_JSONB, D_NUMERIC, D_TIMESTAMP, D_TIMESTAMPTZ, D_DATE = (
+    speedups.constants("_cpgexport")[k]
+    for k in "D_TEXT D_BOOL D_INT2 D_INT4 D_INT8 D_BYTEA D_JSONB D_NUMERIC D_TIMESTAMP D_TIMESTAMPTZ D_DATE".split()
+)
+BINARY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
+_POSTGRES_EPOCH_JDATE = 2451545
+_USECS_PER_DAY = 86_400_000_000
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+_NUMERIC_SPECIAL = {0xC000: b"NaN", 0xD000: b"Infinity", 0xF000: b"-Infinity"}
+
+
+def _j2date(jd: int) -> tuple[int, int, int]:
+    """PostgreSQL's ``j2date`` (Julian day → proleptic Gregorian year, month, day; year 0 is 1 BC)."""
+    julian = jd + 32044
+    quad = julian // 146097
+    extra = (julian - quad * 146097) * 4 + 3
+    julian += 60 + quad * 3 + extra // 146097
+    quad = julian // 1461
+    julian -= quad * 1461
+    y = julian * 4 // 1461
+    julian = ((julian + 305) % 365 if y != 0 else (julian + 306) % 366) + 123
+    y += quad * 4
+    quad = julian * 2141 // 65536
+    return y - 4800, (quad + 10) % 12 + 1, julian - 7834 * quad // 256
+
+
+def _date_text(jd: int) -> tuple[bytes, bool]:
+    """ISO ``Y-MM-DD`` of a Julian day (the year of its era, zero-padded to 4) and whether it is BC."""
+    y, mo, d = _j2date(jd)
+    return b"%04d-%02d-%02d" % (y if y > 0 else 1 - y, mo, d), y <= 0
+
+
+def _binary_timestamp(us: int, tz: bool) -> bytes:
+    """``timestamp_out`` / ``timestamptz_out`` (DateStyle ISO, TimeZone UTC) of microseconds since 2000-01-01."""
+    if us == _INT64_MIN:
+        return b"-infinity"
+    if us == _INT64_MAX:
+        return b"infinity"
+    date, time = divmod(us, _USECS_PER_DAY)  # floor: time >= 0, as timestamp2tm adjusts it
+    jd = date + _POSTGRES_EPOCH_JDATE
+    if not 0 <= jd <= _INT32_MAX:
+        raise DataError("timestamp out of range in binary COPY output")
+    day, bc = _date_text(jd)
+    hour, time = divmod(time, 3_600_000_000)
+    minute, time = divmod(time, 60_000_000)
+    sec, fsec = divmod(time, 1_000_000)
+    text = day + b" %02d:%02d:%02d" % (hour, minute, sec)
+    if fsec:
+        text += b"." + (b"%06d" % fsec).rstrip(b"0")
+    return text + (b"+00" if tz else b"") + (b" BC" if bc else b"")
+
+
+def _binary_date(days: int) -> bytes:
+    """``date_out`` (DateStyle ISO) of days since 2000-01-01."""
+    if days == _INT32_MIN:
+        return b"-infinity"
+    if days == _INT32_MAX:
+        return b"infinity"
+    jd = days + _POSTGRES_EPOCH_JDATE
+    if not 0 <= jd <= _INT32_MAX:
+        raise DataError("date out of range in binary COPY output")
+    text, bc = _date_text(jd)
+    return text + b" BC" if bc else text
+
+
+def _binary_numeric(v: bytes) -> bytes:
+    """``numeric_out`` of numeric_send's form (PostgreSQL's get_str_from_var, digit by digit)."""
+    if len(v) < 8:
+        raise DataError("unexpected numeric in binary COPY output")
+    ndigits, weight, sign, dscale = struct.unpack_from(">hhHh", v)
+    if sign in _NUMERIC_SPECIAL:
+        return _NUMERIC_SPECIAL[sign]
+    if ndigits < 0 or dscale < 0 or len(v) != 8 + 2 * ndigits or sign not in (0, 0x4000):
+        raise DataError("unexpected numeric in binary COPY output")
+    digits = struct.unpack_from(f">{ndigits}H", v, 8)
+    if any(d > 9999 for d in digits):
+        raise DataError("unexpected numeric in binary COPY output")
+
+    def digit(k: int) -> int:
+        return digits[k] if 0 <= k < ndigits else 0
+
+    out = [b"-"] if sign == 0x4000 else []
+    if weight < 0:
+        k = weight + 1
+        out.append(b"0")
+    else:
+        out.append(b"%d" % digit(0))  # the first group without leading zeros
+        out += [b"%04d" % digit(k) for k in range(1, weight + 1)]
+        k = weight + 1
+    if dscale > 0:
+        groups = (dscale + 3) // 4
+        out.append(b"." + b"".join(b"%04d" % digit(k + g) for g in range(groups))[:dscale])
+    return b"".join(out)
+
+
+def _binary_text(decoder: int, v: bytes) -> bytes:
+    """The output function's text of one binary value (D_BYTEA is not text: see the caller)."""
+    n = len(v)
+    if decoder == D_TEXT:
+        return v
+    if decoder == D_BOOL and n == 1 and v[0] <= 1:
+        return b"t" if v[0] else b"f"
+    if decoder in (D_INT2, D_INT4, D_INT8) and n == {D_INT2: 2, D_INT4: 4, D_INT8: 8}[decoder]:
+        return b"%d" % int.from_bytes(v, "big", signed=True)
+    if decoder == D_JSONB and n >= 1 and v[0] == 1:
+        return v[1:]
+    if decoder == D_NUMERIC:
+        return _binary_numeric(v)
+    if decoder in (D_TIMESTAMP, D_TIMESTAMPTZ) and n == 8:
+        return _binary_timestamp(int.from_bytes(v, "big", signed=True), decoder == D_TIMESTAMPTZ)
+    if decoder == D_DATE and n == 4:
+        return _binary_date(int.from_bytes(v, "big", signed=True))
+    raise DataError(f"unexpected value in binary COPY output (decoder {decoder}, {n} bytes)")
+
+
+def copy_binary_to_jsonl_py(
+    block: bytes, keys: Sequence[bytes], kinds: Sequence[int], args: Sequence[int], decoders: Sequence[int]
+) -> bytes:
+    """Complete tuples of ``COPY (SELECT ...) TO STDOUT (FORMAT binary)`` (header stripped, the
+    trailer allowed at the end) → the same canonical lines as :func:`copy_to_jsonl_py` makes from
+    the text COPY of the same rows: each value is decoded to its output function's text in the
+    export session (:meth:`PostgreSQLExport.export_session`), then converted as its kind says. The
+    reference of ``dbjson._cpgexport.copy_binary_to_jsonl`` (same bytes)."""
+    out: list[bytes] = []
+    ncols, i, n = len(keys), 0, len(block)
+    while i < n:
+        if n - i < 2:
+            raise DataError("incomplete tuple in binary COPY output")
+        (nf,) = struct.unpack_from(">h", block, i)
+        i += 2
+        if nf == -1:
+            if i != n:
+                raise DataError("data after the binary COPY trailer")
+            break
+        if nf != ncols:
+            raise DataError(f"binary COPY tuple with {nf} fields, expected {ncols}")
+        for key, kind, arg, decoder in zip(keys, kinds, args, decoders):
+            if n - i < 4:
+                raise DataError("incomplete tuple in binary COPY output")
+            (fl,) = struct.unpack_from(">i", block, i)
+            i += 4
+            out.append(key)
+            if fl == -1:
+                out.append(b"null")
+                continue
+            if fl < 0 or fl > n - i:
+                raise DataError("incomplete tuple in binary COPY output")
+            v = block[i : i + fl]
+            i += fl
+            if decoder == D_BYTEA:
+                if kind != K_BINARY:
+                    raise ValueError("D_BYTEA goes with K_BINARY only")
+                out.append(b'"' + base64.b64encode(v) + b'"')
+            else:
+                out.append(_text_value(kind, arg, _binary_text(decoder, v)))
+        out.append(b"}\n")
+    return b"".join(out)
+
+
+def copy_binary_to_jsonl(
+    block: bytes, keys: tuple[bytes, ...], kinds: tuple[int, ...], args: tuple[int, ...], decoders: tuple[int, ...]
+) -> bytes:
+    """The C conversion of binary COPY tuples when built (and not disabled), else the Python reference."""
+    mod = speedups.load("_cpgexport")
+    if mod is not None:
+        out = mod.copy_binary_to_jsonl(block, keys, kinds, args, decoders)
+        if out is not None:
+            return out  # type: ignore[no-any-return]
+    return copy_binary_to_jsonl_py(block, keys, kinds, args, decoders)
+
+
+def binary_header_length(block: bytes) -> int:
+    """Length of the binary COPY header at the start of ``block`` (signature, flags, extension)."""
+    if len(block) < 19 or not block.startswith(BINARY_SIGNATURE):
+        raise DataError("binary COPY output without its header")
+    flags, ext = struct.unpack_from(">II", block, 11)
+    if flags & 0x1FFFF or len(block) < 19 + ext:  # bits 0-15: critical; 16: row OIDs included
+        raise DataError("unexpected binary COPY header")
+    return 19 + int(ext)
+
+
+# The binary decoder of each result type (pg_type OID) that decodes natively, and the kinds of
+# copy_kind each may feed: a column whose expression has another type keeps the text COPY.
+_BINARY_DECODERS: dict[int, tuple[int, frozenset[int]]] = {
+    16: (D_BOOL, frozenset({K_BOOL})),
+    21: (D_INT2, frozenset({K_NUMBER})),
+    23: (D_INT4, frozenset({K_NUMBER})),
+    20: (D_INT8, frozenset({K_QUOTED})),
+    25: (D_TEXT, frozenset({K_RAW, K_STRING})),  # text, and every ::text expression
+    1043: (D_TEXT, frozenset({K_STRING})),  # varchar
+    1042: (D_TEXT, frozenset({K_STRING})),  # bpchar (sent padded, as its output function writes it)
+    114: (D_TEXT, frozenset({K_JSON, K_STRING})),  # json
+    3802: (D_JSONB, frozenset({K_JSON, K_STRING})),  # jsonb
+    17: (D_BYTEA, frozenset({K_BINARY})),
+    1700: (D_NUMERIC, frozenset({K_QUOTED})),
+    1114: (D_TIMESTAMP, frozenset({K_TIMESTAMP})),
+    1184: (D_TIMESTAMPTZ, frozenset({K_TIMESTAMP})),
+    1082: (D_DATE, frozenset({K_QUOTED})),
+}
+
+
+def binary_decoders(kinds: Sequence[int], args: Sequence[int], oids: Sequence[int]) -> tuple[int, ...] | None:
+    """The decoders of a copy plan's columns from their result types, or None when one column has
+    no native decoder for its kind (the table then keeps the text COPY)."""
+    out: list[int] = []
+    for kind, arg, oid in zip(kinds, args, oids, strict=True):
+        entry = _BINARY_DECODERS.get(oid)
+        if entry is None or kind not in entry[1]:
+            return None
+        if kind == K_TIMESTAMP and bool(arg >> 8 & 1) != (entry[0] == D_TIMESTAMPTZ):
+            return None
+        if kind == K_JSON and bool(arg) != (entry[0] == D_JSONB):
+            return None
+        out.append(entry[0])
+    return tuple(out)
 
 
 def copy_to_jsonl(block: bytes, keys: tuple[bytes, ...], kinds: tuple[int, ...], args: tuple[int, ...]) -> bytes:
@@ -440,6 +664,23 @@ def copy_to_jsonl(block: bytes, keys: tuple[bytes, ...], kinds: tuple[int, ...],
         if out is not None:
             return out  # type: ignore[no-any-return]
     return copy_to_jsonl_py(block, keys, kinds, args)
+
+
+def _binary_converter(
+    keys: tuple[bytes, ...], kinds: tuple[int, ...], args: tuple[int, ...], decoders: tuple[int, ...]
+) -> Callable[[bytes], bytes]:
+    """Blocks of a binary COPY → lines: the first block starts with the header, which is checked
+    and skipped."""
+    first = True
+
+    def convert(blk: bytes) -> bytes:
+        nonlocal first
+        if first:
+            first = False
+            blk = blk[binary_header_length(blk) :]
+        return copy_binary_to_jsonl(blk, keys, kinds, args, decoders)
+
+    return convert
 
 
 class PostgreSQLExport(SQLExportBase):
@@ -737,9 +978,28 @@ class PostgreSQLExport(SQLExportBase):
             yield from self._stream_copy(conn, unit, line, opts, stop, None)
         else:
             select_list, keys, kinds, args = plan
+            decoders = binary_decoders(kinds, args, self._result_types(conn, unit, select_list))
+            if decoders is not None:
+                convert = _binary_converter(keys, kinds, args, decoders)
+                yield from self._stream_copy(conn, unit, select_list, "FORMAT binary", stop, convert)
+                return
             yield from self._stream_copy(
                 conn, unit, select_list, "FORMAT text", stop, lambda blk: copy_to_jsonl(blk, keys, kinds, args)
             )
+
+    def _result_types(self, conn: Any, unit: Unit, select_list: str) -> tuple[int, ...]:
+        """The type OIDs of ``SELECT select_list FROM`` the unit's table (a ``LIMIT 0`` query, once per
+        table and select list): what the binary COPY would send, so each column's decoder is chosen
+        from the server's own types (a domain or an unknown type keeps the text COPY)."""
+        src = self.export_qualify(unit.schema, unit.table)
+        cache: dict[tuple[str, str], tuple[int, ...]] = self.__dict__.setdefault("_result_oids", {})
+        oids = cache.get((src, select_list))
+        if oids is None:
+            with conn.cursor() as cur:
+                cur.execute(f"SELECT {select_list} FROM {src} LIMIT 0")
+                oids = tuple(int(d.type_code) for d in cur.description or ())
+            cache[(src, select_list)] = oids
+        return oids
 
     def _stream_copy(
         self,
