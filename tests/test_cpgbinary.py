@@ -292,3 +292,25 @@ def test_bad_arguments_raise(cmod: Any) -> None:
         cmod.copy_binary_to_jsonl(b"", (b"{",), (pgx.K_RAW,), (0,), ())
     with pytest.raises(DataError):
         pgx.binary_header_length(b"PGCOPY\n\xff\r\n\x00" + struct.pack(">II", 0x10000, 0))
+
+
+def test_no_binary_without_integer_datetimes(srv: Any) -> None:
+    """A server whose timestamps are floats (integer_datetimes off, before PostgreSQL 10) never
+    gets the binary COPY: its timestamps would not be the int64 the decoders read."""
+
+    class Info:
+        def parameter_status(self, name: str) -> str | None:
+            return "off" if name == "integer_datetimes" else srv.conn.info.parameter_status(name)
+
+    class Conn:
+        info = Info()
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(srv.conn, name)
+
+    t = next(t for _s, t in srv.tables() if t.name == "allk")
+    unit = ExportUnit(schema="public", table=t)
+    plan = srv.eng.copy_plan(t.columns)
+    assert plan is not None
+    assert srv.eng._result_types(Conn(), unit, plan[0]) is None
+    assert srv.eng._result_types(srv.conn, unit, plan[0]) is not None

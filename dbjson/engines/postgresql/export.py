@@ -15,6 +15,11 @@ With the C speedup ``dbjson._cpgexport`` the server does less: a plain ``COPY (S
 TO STDOUT`` in text format (only the kinds without a client-side conversion still get their
 ``json_expression``), and :func:`copy_to_jsonl_py` — or its C twin, byte for byte the same — turns
 blocks of those rows into the same canonical lines (see :meth:`PostgreSQLExport.copy_plan`).
+When every column's result type has a native binary decoder (:func:`binary_decoders`: boolean,
+integers, numeric, date, timestamp(tz), text types, json/jsonb, bytea), the COPY is ``FORMAT
+binary`` instead (no output function or COPY escaping on the server: 14-19 % less server CPU on the
+benchmark tables) and :func:`copy_binary_to_jsonl_py` — or its C twin — decodes each value to the
+text its output function writes in this session, so the lines are the same bytes.
 """
 
 from __future__ import annotations
@@ -642,6 +647,8 @@ _BINARY_DECODERS: dict[int, tuple[int, frozenset[int]]] = {
 def binary_decoders(kinds: Sequence[int], args: Sequence[int], oids: Sequence[int]) -> tuple[int, ...] | None:
     """The decoders of a copy plan's columns from their result types, or None when one column has
     no native decoder for its kind (the table then keeps the text COPY)."""
+    if len(oids) != len(kinds):
+        return None
     out: list[int] = []
     for kind, arg, oid in zip(kinds, args, oids, strict=True):
         entry = _BINARY_DECODERS.get(oid)
@@ -978,7 +985,8 @@ class PostgreSQLExport(SQLExportBase):
             yield from self._stream_copy(conn, unit, line, opts, stop, None)
         else:
             select_list, keys, kinds, args = plan
-            decoders = binary_decoders(kinds, args, self._result_types(conn, unit, select_list))
+            oids = self._result_types(conn, unit, select_list)
+            decoders = binary_decoders(kinds, args, oids) if oids is not None else None
             if decoders is not None:
                 convert = _binary_converter(keys, kinds, args, decoders)
                 yield from self._stream_copy(conn, unit, select_list, "FORMAT binary", stop, convert)
@@ -987,10 +995,14 @@ class PostgreSQLExport(SQLExportBase):
                 conn, unit, select_list, "FORMAT text", stop, lambda blk: copy_to_jsonl(blk, keys, kinds, args)
             )
 
-    def _result_types(self, conn: Any, unit: Unit, select_list: str) -> tuple[int, ...]:
+    def _result_types(self, conn: Any, unit: Unit, select_list: str) -> tuple[int, ...] | None:
         """The type OIDs of ``SELECT select_list FROM`` the unit's table (a ``LIMIT 0`` query, once per
         table and select list): what the binary COPY would send, so each column's decoder is chosen
-        from the server's own types (a domain or an unknown type keeps the text COPY)."""
+        from the server's own types (a domain or an unknown type keeps the text COPY). None when
+        the server's timestamps are not 64-bit integers (``integer_datetimes``, always on since
+        PostgreSQL 10): no binary COPY then."""
+        if conn.info.parameter_status("integer_datetimes") != "on":
+            return None
         src = self.export_qualify(unit.schema, unit.table)
         cache: dict[tuple[str, str], tuple[int, ...]] = self.__dict__.setdefault("_result_oids", {})
         oids = cache.get((src, select_list))
