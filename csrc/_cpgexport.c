@@ -974,23 +974,28 @@ static int emit_binary_value(Buf *o, const BinPlan *bp, Py_ssize_t c, const unsi
         t = s[0] ? "t" : "f";
         break;
     case D_INT2:
-        if (n != 2)
-            return ST_UNSUPPORTED;
-        tn = put_int(txt, (int16_t)be16(s)) - txt;
-        t = txt;
-        break;
     case D_INT4:
-        if (n != 4)
+    case D_INT8: {
+        int dec = bp->decoders[c];
+        if (n != (dec == D_INT2 ? 2 : dec == D_INT4 ? 4 : 8))
             return ST_UNSUPPORTED;
-        tn = put_int(txt, (int32_t)be32(s)) - txt;
+        int64_t v = dec == D_INT2 ? (int16_t)be16(s) : dec == D_INT4 ? (int32_t)be32(s) : (int64_t)be64(s);
+        if (kind == K_NUMBER || kind == K_QUOTED || kind == K_RAW) { /* written in place */
+            if (buf_reserve(o, 24))
+                return ST_NOMEM;
+            char *d = o->p + o->len;
+            if (kind == K_QUOTED)
+                *d++ = '"';
+            d = put_int(d, v);
+            if (kind == K_QUOTED)
+                *d++ = '"';
+            o->len = d - o->p;
+            return ST_OK;
+        }
+        tn = put_int(txt, v) - txt;
         t = txt;
         break;
-    case D_INT8:
-        if (n != 8)
-            return ST_UNSUPPORTED;
-        tn = put_int(txt, (int64_t)be64(s)) - txt;
-        t = txt;
-        break;
+    }
     case D_BYTEA:
         if (kind != K_BINARY)
             return ST_UNSUPPORTED;

@@ -996,22 +996,17 @@ class PostgreSQLExport(SQLExportBase):
             )
 
     def _result_types(self, conn: Any, unit: Unit, select_list: str) -> tuple[int, ...] | None:
-        """The type OIDs of ``SELECT select_list FROM`` the unit's table (a ``LIMIT 0`` query, once per
-        table and select list): what the binary COPY would send, so each column's decoder is chosen
-        from the server's own types (a domain or an unknown type keeps the text COPY). None when
-        the server's timestamps are not 64-bit integers (``integer_datetimes``, always on since
-        PostgreSQL 10): no binary COPY then."""
+        """The type OIDs of ``SELECT select_list FROM`` the unit's table (a ``LIMIT 0`` query in the
+        unit's own transaction, just before its COPY; about 1 ms): what the binary COPY will send,
+        so each column's decoder is chosen from the server's own types (a domain or an unknown type
+        keeps the text COPY). None when the server's timestamps are not 64-bit integers
+        (``integer_datetimes``, always on since PostgreSQL 10): no binary COPY then."""
         if conn.info.parameter_status("integer_datetimes") != "on":
             return None
         src = self.export_qualify(unit.schema, unit.table)
-        cache: dict[tuple[str, str], tuple[int, ...]] = self.__dict__.setdefault("_result_oids", {})
-        oids = cache.get((src, select_list))
-        if oids is None:
-            with conn.cursor() as cur:
-                cur.execute(f"SELECT {select_list} FROM {src} LIMIT 0")
-                oids = tuple(int(d.type_code) for d in cur.description or ())
-            cache[(src, select_list)] = oids
-        return oids
+        with conn.cursor() as cur:
+            cur.execute(f"SELECT {select_list} FROM {src} LIMIT 0")
+            return tuple(int(d.type_code) for d in cur.description or ())
 
     def _stream_copy(
         self,
