@@ -25,7 +25,7 @@ import pytest
 from dbjson.engines.interface import ExportUnit
 from dbjson.engines.postgresql import export as pgx
 from dbjson.errors import DataError
-from tests.test_cpgexport import EDGE_SQL, Server
+from tests.test_cpgexport import EDGE_SQL, KINDS_SQL, TORTURE_SQL, Server
 
 GEN_SQL = r"""
 SELECT setseed(0.4242);
@@ -314,3 +314,56 @@ def test_no_binary_without_integer_datetimes(srv: Any) -> None:
     assert plan is not None
     assert srv.eng._result_types(Conn(), unit, plan[0]) is None
     assert srv.eng._result_types(srv.conn, unit, plan[0]) is not None
+
+
+def _binary_parity(url: str, cmod: Any) -> tuple[int, int]:
+    """Every table, on its columns that decode natively (the binary COPY's subset): binary lines
+    (C, Python) == the text COPY's lines == the server-built lines. (tables, columns checked)"""
+    s = Server(url)
+    tables = columns = 0
+    try:
+        for schema, table in s.tables():
+            src = s.eng.export_qualify(schema, table)
+            cols = []
+            for c in s.exportable(table):
+                plan = s.eng.copy_plan([c])
+                if plan is None:
+                    continue
+                with s.conn.cursor() as cur:
+                    cur.execute(f"SELECT {plan[0]} FROM {src} LIMIT 0")
+                    oid = cur.description[0].type_code
+                if pgx.binary_decoders(plan[2], plan[3], [oid]) is not None:
+                    cols.append(c)
+            if not cols:
+                continue
+            plan = s.eng.copy_plan(cols)
+            assert plan is not None
+            select_list, *spec = plan
+            with s.conn.cursor() as cur:
+                cur.execute(f"SELECT {select_list} FROM {src} LIMIT 0")
+                oids = [d.type_code for d in cur.description]
+            decoders = pgx.binary_decoders(spec[1], spec[2], oids)
+            assert decoders is not None
+            order = s.eng.quote(table.columns[0].name)
+            text, binary = _both(s.conn, f"SELECT {select_list} FROM {src} ORDER BY {order}")
+            want = s.server_lines(schema, table, cols)
+            assert cmod.copy_to_jsonl(text, *spec) == want, table.name
+            assert cmod.copy_binary_to_jsonl(binary, *spec, decoders) == want, table.name
+            assert pgx.copy_binary_to_jsonl_py(binary, *spec, decoders) == want, table.name
+            tables += 1
+            columns += len(cols)
+    finally:
+        s.close()
+    return tables, columns
+
+
+def test_export_kinds_and_torture_binary_parity(fresh_db: Any, cmod: Any) -> None:
+    """The per-kind data (tests/export_kinds) and the torture schema, on every column the binary
+    COPY decodes natively (money as numeric, large objects as bytea included): the text path's lines."""
+    db = fresh_db("postgresql")
+    db.execute(KINDS_SQL.read_text(encoding="utf-8"))
+    tables, columns = _binary_parity(db.url, cmod)
+    db2 = fresh_db("postgresql")
+    db2.execute(TORTURE_SQL.read_text(encoding="utf-8"))
+    tables2, columns2 = _binary_parity(db2.url, cmod)
+    assert tables >= 2 and columns >= 25 and tables2 >= 10 and columns2 >= 60  # 2/29, 14/75 today
