@@ -223,12 +223,16 @@ def test_export_stream_takes_binary_only_where_covered(srv: Any, monkeypatch: py
         return orig(self, conn, unit, select_list, options, *rest)
 
     monkeypatch.setattr(pgx.PostgreSQLExport, "_stream_copy", spy)
-    for name in ("allk", "fl"):
+    outs = []
+    for name, size in (("allk", 0), ("fl", 0), ("allk", 1 << 20), ("allk", 100_000)):
         t = next(t for _s, t in srv.tables() if t.name == name)
-        unit = ExportUnit(schema="public", table=t)
+        unit = ExportUnit(schema="public", table=t, bytes_estimate=size)
         lines = b"".join(srv.eng.export_stream(srv.conn, unit, threading.Event()))
         assert lines.count(b"\n") == srv.conn.execute(f"SELECT count(*) FROM {name}").fetchone()[0]
-    assert seen == ["FORMAT binary", "FORMAT text"]
+        outs.append(lines)
+    # unknown or >= 1 MiB: binary; a float column, or a unit known to be small: text
+    assert seen == ["FORMAT binary", "FORMAT text", "FORMAT binary", "FORMAT text"]
+    assert outs[0] == outs[2] == outs[3]
 
 
 def _tuple(fields: list[bytes | None]) -> bytes:
