@@ -257,3 +257,34 @@ def engine(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(params=SERVER_ENGINES)
 def server_engine(request: pytest.FixtureRequest) -> str:
     return str(request.param)
+
+
+def hold_back_preflight(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], Callable[[object], None]]:
+    """Make every table's pre-flight take 1 s longer, so that a unit starts before its table's is
+    done; return the phases in which a unit was rolled back (to load again) and the importer hook
+    that records them."""
+    import time
+    from typing import Any
+
+    import dbjson.importer.run as run
+
+    slow = run.preflight
+
+    def held_back(*a: Any, **kw: Any) -> Any:
+        found = slow(*a, **kw)
+        time.sleep(1.0)  # the unit has started by now
+        return found
+
+    monkeypatch.setattr(run, "preflight", held_back)
+    again: list[str] = []
+
+    def hook(imp: Any) -> None:
+        rollback = imp._rollback
+
+        def counting(conn: Any) -> None:
+            again.append(imp.phase)
+            rollback(conn)
+
+        imp._rollback = counting
+
+    return again, hook

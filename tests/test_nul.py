@@ -4,11 +4,11 @@ and verified after the same rule (never a false mismatch, never a silent pass)."
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import hold_back_preflight
 
 from dbjson.errors import DataError
 from dbjson.export import export_database
@@ -136,28 +136,9 @@ def test_a_unit_begun_before_its_preflight_loads_on_the_final_rules(
     pre-flight is held back, so the unit begins on the wrong rules: under ``--nul strip`` it loads
     again with them (same rows, same verify as when the pre-flight ran first); under ``--nul
     error`` nothing is committed and the error is the pre-flight's."""
-    import dbjson.importer.run as run
-
     out = _export(fresh_db, tmp_path)
     dst = fresh_db("postgresql")
-    slow = run.preflight
-
-    def held_back(*a: Any, **kw: Any) -> Any:
-        found = slow(*a, **kw)
-        time.sleep(1.0)  # the unit has started by now
-        return found
-
-    monkeypatch.setattr(run, "preflight", held_back)
-    again: list[str] = []
-
-    def hook(imp: Any) -> None:
-        rollback = imp._rollback
-
-        def counting(conn: Any) -> None:
-            again.append(imp.phase)
-            rollback(conn)
-
-        imp._rollback = counting
+    again, hook = hold_back_preflight(monkeypatch)
 
     if policy == "error":
         with pytest.raises(DataError, match="pre-flight") as ei:

@@ -4,11 +4,11 @@ target column is a pre-flight error, never a failure in the middle of the load."
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import hold_back_preflight
 
 from dbjson.errors import DataError
 from dbjson.export import export_database
@@ -21,6 +21,8 @@ CREATE TABLE events (id int PRIMARY KEY, d date NULL, at datetime(3) NULL, note 
 INSERT INTO events VALUES (1, '0000-00-00', '0000-00-00 00:00:00.000', 'zero'),
   (2, '2024-02-29', '2024-02-29 12:00:00.500', 'real'), (3, '2024-00-10', NULL, 'month0'), (4, NULL, NULL, NULL);
 """
+# NULLABLE's rows on the target under zero-null: the zero date and the month-0 date arrive as NULL
+ZERO_NULL_ROWS = [(1, None, None), (2, "2024-02-29", "2024-02-29 12:00:00.5"), (3, None, None), (4, None, None)]
 
 
 def _export(fresh_db: Any, tmp_path: Path, script: str, source: str = "mysql") -> Path:
@@ -41,12 +43,7 @@ def test_zero_dates_as_null_verify_by_content(source: str, fresh_db: Any, tmp_pa
     assert check.rules == {"d": "zero-null", "at": "zero-null"}
     assert {(f.column, f.severity) for f in report.findings} == {("d", "warning"), ("at", "warning")}
     rows = dst.query("SELECT id, d::text, at::text FROM public.events ORDER BY id")
-    assert [tuple(r) for r in rows] == [
-        (1, None, None),
-        (2, "2024-02-29", "2024-02-29 12:00:00.5"),
-        (3, None, None),
-        (4, None, None),
-    ]
+    assert [tuple(r) for r in rows] == ZERO_NULL_ROWS
     alone = verify(out, dst.url)  # standalone verify: the same rule, content compared
     assert alone.ok and alone.tables[0].mode == "checksum" and alone.tables[0].checksum, alone.problems
     assert alone.tables[0].path == "export"  # proved by the target's export, the rules' lines from the manifest's sum
@@ -109,39 +106,16 @@ def test_migrate_unit_begun_before_its_preflight_loads_zero_dates_as_null(
     """dbjson migrate's pre-flight reads the source on connections of its own while the units
     load: held back here, the unit starts on the rules of a clean table (no zero-null), and loads
     again once the pre-flight has found the zero dates: they arrive as NULL and the verify passes."""
-    import dbjson.importer.run as run
     from dbjson.migrate import migrate
 
     src = fresh_db("mariadb")
     src.execute(NULLABLE)
     dst = fresh_db("postgresql")
-    slow = run.preflight
-
-    def held_back(*a: Any, **kw: Any) -> Any:
-        found = slow(*a, **kw)
-        time.sleep(1.0)  # the unit has started by now
-        return found
-
-    monkeypatch.setattr(run, "preflight", held_back)
-    again: list[str] = []
-
-    def hook(imp: Any) -> None:
-        rollback = imp._rollback
-
-        def counting(conn: Any) -> None:
-            again.append(imp.phase)
-            rollback(conn)
-
-        imp._rollback = counting
+    again, hook = hold_back_preflight(monkeypatch)
 
     report = migrate(src.url, dst.url, threads=2, state_dir=tmp_path / "state", importer_hook=hook)
     assert again, "the unit did not start before its pre-flight was done"
     assert report.load.verify is not None and report.load.verify.ok, report.load.verify.problems
     assert {(f.column, f.severity) for f in report.load.findings} == {("d", "warning"), ("at", "warning")}
     rows = dst.query("SELECT id, d::text, at::text FROM public.events ORDER BY id")
-    assert [tuple(r) for r in rows] == [
-        (1, None, None),
-        (2, "2024-02-29", "2024-02-29 12:00:00.5"),
-        (3, None, None),
-        (4, None, None),
-    ]
+    assert [tuple(r) for r in rows] == ZERO_NULL_ROWS
