@@ -15,6 +15,7 @@ import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy.engine import make_url
@@ -264,7 +265,6 @@ def hold_back_preflight(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], Cal
     done; return the phases in which a unit was rolled back (to load again) and the importer hook
     that records them."""
     import time
-    from typing import Any
 
     import dbjson.importer.run as run
 
@@ -288,3 +288,17 @@ def hold_back_preflight(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], Cal
         imp._rollback = counting
 
     return again, hook
+
+
+def compiled_module(name: str) -> Any:
+    """``dbjson.<name>``, a compiled C speedup imported directly (``DBJSON_NO_SPEEDUPS`` plays no
+    part): a missing one skips the test locally and fails it under ``CI=true``, where the C path
+    must be tested."""
+    import importlib
+
+    try:
+        return importlib.import_module(f"dbjson.{name}")
+    except ImportError:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"dbjson.{name} is not built (python hatch_build.py); CI must test the C path")
+        pytest.skip(f"dbjson.{name} is not built (python hatch_build.py)")

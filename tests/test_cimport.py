@@ -28,6 +28,7 @@ from typing import Any
 
 import orjson
 import pytest
+from conftest import compiled_module
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -57,17 +58,7 @@ SETTINGS = settings(
 def cmod() -> Any:
     """The compiled module (even under DBJSON_NO_SPEEDUPS=1: the tests call it directly): a
     missing build skips locally and fails under CI=true."""
-    import importlib
-
-    try:
-        mod = importlib.import_module("dbjson._cimport")
-    except ImportError:
-        mod = None
-    if mod is None:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("dbjson._cimport is not built (python hatch_build.py)")
-        pytest.skip("dbjson._cimport is not built (python hatch_build.py)")
-    return mod
+    return compiled_module("_cimport")
 
 
 @pytest.fixture

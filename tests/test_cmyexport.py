@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib
 import json
 import os
 import random
@@ -24,6 +23,7 @@ from typing import Any
 import orjson
 import pymysql
 import pytest
+from conftest import compiled_module
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_export_perf import flags_with_a_2
@@ -42,12 +42,7 @@ ENGINES = ["mysql", "mariadb"]
 
 
 def _module() -> Any:
-    try:
-        return importlib.import_module("dbjson._cmyexport")
-    except ImportError:
-        if os.environ.get("CI") == "true":
-            pytest.fail("dbjson._cmyexport is not built (CI must compile the C speedups)")
-        pytest.skip("dbjson._cmyexport is not built (python hatch_build.py)")
+    return compiled_module("_cmyexport")
 
 
 @pytest.fixture

@@ -13,14 +13,13 @@ answers it agrees with Python); and which tables take the binary COPY.
 
 from __future__ import annotations
 
-import importlib
-import os
 import random
 import struct
 import threading
 from typing import Any
 
 import pytest
+from conftest import compiled_module
 
 from dbjson.engines.interface import ExportUnit
 from dbjson.engines.postgresql import export as pgx
@@ -93,12 +92,7 @@ INSERT INTO fl SELECT g, g / 3.0 FROM generate_series(1, 100) AS g;
 
 @pytest.fixture(scope="module")
 def cmod() -> Any:
-    try:
-        return importlib.import_module("dbjson._cpgexport")
-    except ImportError:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("dbjson._cpgexport is not built (python hatch_build.py)")
-        pytest.skip("dbjson._cpgexport is not built (python hatch_build.py)")
+    return compiled_module("_cpgexport")
 
 
 @pytest.fixture(scope="module")

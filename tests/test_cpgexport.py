@@ -13,7 +13,6 @@ files and manifests.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import random
@@ -25,6 +24,7 @@ from typing import Any
 
 import orjson
 import pytest
+from conftest import compiled_module
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -98,12 +98,7 @@ INSERT INTO edge (id, big, flag) VALUES (300, -9223372036854775808, true), (301,
 def cmod() -> Any:
     """The compiled module, imported directly (DBJSON_NO_SPEEDUPS plays no part here): a missing
     one skips locally and fails under CI=true."""
-    try:
-        return importlib.import_module("dbjson._cpgexport")
-    except ImportError:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("dbjson._cpgexport is not built (python hatch_build.py)")
-        pytest.skip("dbjson._cpgexport is not built (python hatch_build.py)")
+    return compiled_module("_cpgexport")
 
 
 class Server:
