@@ -170,3 +170,117 @@ def test_mysql9_caching_sha2_full_authentication_without_tls_loads_cryptography_
         with conn.cursor() as cur:
             cur.execute(f"DROP USER IF EXISTS '{user}'@'%'")
         conn.close()
+
+
+# -- rich only where it has something to do (dbjson.cli.common.Output) ---------------------------
+_LINES = [
+    "exported 1,000 rows of 3 tables to out in 0.3s, 3,000 rows/s (snapshot: exported-snapshot)",
+    "ok       public.t: 100 rows, checksum 0fa9d91b8da72d19",
+    "s3://bucket/prefix and gs://b/p",
+    "a:smile: b",  # an emoji code: rich replaces it
+    ":thumbs_up: and :not_an_emoji: and a::b and :: and ::: end:",
+    "[bold]markup[/] and [not markup",
+    "tab\there",
+    "carriage\rreturn, bell\x07, backspace\x08, vt\x0b, ff\x0c",
+    "two\nlines\n",
+    "\x1b[31mescape\x1b[0m kept",
+    "wide 中文字符 and combining e\u0301 " * 12,
+    "x" * 120 + "   trailing spaces past the width   ",
+    "",
+    " ",
+]
+
+
+@pytest.mark.parametrize("markup", [None, True, False])
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_output_writes_what_rich_writes_on_a_stream_that_is_not_a_terminal(
+    capsys: pytest.CaptureFixture[str], stream: str, markup: bool | None
+) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
+    from dbjson.cli.common import Output
+
+    out = Output(stream)  # type: ignore[arg-type]
+    reference = Console(stderr=stream == "stderr", highlight=False, soft_wrap=True)
+    assert out.is_terminal is False
+    captured = []
+    for line in _LINES:
+        out.print(line, markup=markup)
+        ours = capsys.readouterr()
+        reference.print(line, markup=markup)
+        theirs = capsys.readouterr()
+        assert ours == theirs, line
+        captured.append(ours.err if stream == "stderr" else ours.out)
+    for label, style, message in [
+        ("warning: ", "yellow", "disk: full:now"),
+        ("", "", "plain\tline"),
+        ("x", "", "a\rb"),
+    ]:
+        out.print_styled(label, style, message)
+        ours = capsys.readouterr()
+        reference.print(Text.assemble((label, style), message))
+        assert ours == capsys.readouterr(), (label, message)
+    assert captured[0] == _LINES[0] + "\n"
+    plain = Output(stream)  # type: ignore[arg-type]
+    plain.print(_LINES[0], markup=False)
+    plain.print_styled("warning: ", "yellow", "a message")
+    assert "rich" not in plain.__dict__, "rich was asked to print plain text on a plain stream"
+    capsys.readouterr()
+
+
+def test_output_leaves_a_forced_terminal_to_rich(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dbjson.cli.common import Output
+
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    out = Output("stderr")
+    assert out.is_terminal is True and "rich" in out.__dict__
+
+
+def _sqlite_db(path: Path) -> Path:
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+        conn.executemany("INSERT INTO t VALUES (?, ?)", [(i, f"v{i}") for i in range(100)])
+    return path
+
+
+def test_commands_writing_to_files_do_not_import_rich_nor_the_ddl_kit_for_export(tmp_path: Path) -> None:
+    """export, import and verify with their messages on (no --quiet) on stderr that is a pipe:
+    the lines are written without rich; the export imports no jsonschema or sqlglot."""
+    db = _sqlite_db(tmp_path / "s.db")
+    out = tmp_path / "out"
+    runs = {
+        "export": ["export", f"sqlite:///{db}", "-o", str(out)],
+        "import": ["import", str(out), f"sqlite:///{tmp_path / 'copy.db'}"],
+        "verify": ["verify", str(out), f"sqlite:///{tmp_path / 'copy.db'}"],
+    }
+    for command, args in runs.items():
+        p = subprocess.run(
+            [sys.executable, "-c", _RUN_LISTING_MODULES, *args],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE")},
+        )
+        assert p.returncode == 0, p.stderr[-3000:]
+        lines = p.stderr.splitlines()
+        loaded = set(next(ln for ln in lines if ln.startswith("MODULES ")).split()[1:])
+        roots = {m.split(".")[0] for m in loaded}
+        assert "rich" not in roots, f"{command} imported rich to write plain lines"
+        if command == "export":
+            assert lines[0].startswith("exported 100 rows of 1 tables to "), lines
+            assert not roots & {"jsonschema", "sqlglot"}, f"export imported {roots & {'jsonschema', 'sqlglot'}}"
+        elif command == "verify":
+            assert p.stdout.startswith("ok       t: 100 rows") or p.stdout.startswith("ok       main.t: 100 rows"), (
+                p.stdout
+            )
+
+
+def test_a_postgresql_import_reads_psycopgs_version_without_importlib_metadata(fresh_db: Any, tmp_path: Path) -> None:
+    db = _sqlite_db(tmp_path / "s.db")
+    out = tmp_path / "out"
+    modules_of("export", f"sqlite:///{db}", "-o", str(out), "--quiet")
+    target = fresh_db("postgresql")
+    loaded = modules_of("import", str(out), target.url, "--quiet")
+    assert "psycopg" in loaded
+    assert "importlib.metadata" not in loaded, "psycopg read its version through importlib.metadata"

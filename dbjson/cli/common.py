@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import sys
@@ -104,28 +105,108 @@ def apply_color_policy() -> None:
     typer.rich_utils.COLOR_SYSTEM = want
 
 
-def stderr_console(*, always: bool = False) -> Console:
+# Characters rich would not print as they are (``rich.control.strip_control_codes`` drops BEL, BS,
+# VT, FF and CR; a tab is expanded; a newline starts a line rich renders on its own): a line holding
+# one of them is printed by rich itself.
+_NOT_PLAIN = frozenset("\x07\x08\x0b\x0c\r\t\n")
+
+
+def _maybe_emoji(text: str) -> bool:
+    """Whether rich's emoji codes (``:name:``, the pattern ``:\\S*?:``) may occur in ``text``."""
+    parts = text.split(":")
+    return any(not any(ch.isspace() for ch in part) for part in parts[1:-1])
+
+
+class Output:
+    """A console on stdout or stderr that imports rich (about 45 ms) only when rich has something to
+    do: printing on a terminal, markup, styles. On a stream that is not a terminal, a line of plain
+    text is written as rich writes it there (the text and a newline, no colours: ``soft_wrap``
+    never wraps); anything else, and any doubt about what rich would make of the stream
+    (``FORCE_COLOR``, ``TTY_COMPATIBLE``, Jupyter, IDLE), goes to :attr:`rich`. ``stream`` None:
+    the output goes nowhere (``--progress json``)."""
+
+    def __init__(self, stream: Literal["stdout", "stderr"] | None) -> None:
+        self.stream = stream
+
+    @functools.cached_property
+    def rich(self) -> Console:
+        """The rich console (rich imported on first use)."""
+        from rich.console import Console
+
+        if self.stream is None:
+            return Console(file=open(os.devnull, "w"), color_system=None)  # noqa: SIM115 - process lifetime
+        stderr = self.stream == "stderr"
+        if no_color():
+            return Console(stderr=stderr, color_system=None, highlight=False, soft_wrap=True)
+        return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+    def _file(self) -> Any:
+        """The stream plain text may be written to (rich's ``Console.file``), or None: ask rich."""
+        if "IPython" in sys.modules:
+            return None
+        if any(v in os.environ for v in ("FORCE_COLOR", "TTY_COMPATIBLE", "JUPYTER_COLUMNS", "JUPYTER_LINES")):
+            return None
+        if getattr(sys.stdin, "__module__", "").startswith("idlelib"):
+            return None
+        file = sys.stderr if self.stream == "stderr" else sys.stdout
+        file = getattr(file, "rich_proxied_file", file)
+        try:
+            return None if file is None or file.isatty() else file
+        except Exception:
+            return None
+
+    @property
+    def is_terminal(self) -> bool:
+        """Whether the output goes to a terminal (rich's ``Console.is_terminal``)."""
+        if self.stream is None:
+            return False
+        return self._file() is None and self.rich.is_terminal
+
+    def _write(self, text: str) -> bool:
+        """Write ``text`` and a newline as rich would, if it is plain text on a plain stream."""
+        if self.stream is None:
+            return True
+        if not _NOT_PLAIN.isdisjoint(text):
+            return False
+        file = self._file()
+        if file is None:
+            return False
+        try:
+            file.write(text + "\n")
+        except UnicodeEncodeError as error:  # as rich says it
+            error.reason = f"{error.reason}\n*** You may need to add PYTHONIOENCODING=utf-8 to your environment ***"
+            raise
+        file.flush()
+        return True
+
+    def print(self, text: str, *, markup: bool | None = None, highlight: bool | None = None) -> None:
+        """``Console.print(text, markup=..., highlight=...)``."""
+        if self.stream is None:
+            return
+        if highlight or (markup is not False and "[" in text) or _maybe_emoji(text) or not self._write(text):
+            self.rich.print(text, markup=markup, highlight=highlight)
+
+    def print_styled(self, label: str, style: str, message: str) -> None:
+        """``label`` in ``style``, then ``message`` (``Console.print(Text.assemble((label, style), message))``)."""
+        if not self._write(label + message):
+            from rich.text import Text
+
+            self.rich.print(Text.assemble((label, style), message))
+
+
+def stderr_console(*, always: bool = False) -> Output:
     """The console for messages, progress and errors (stderr). Under ``--progress json`` stderr
     holds only JSON lines: this console then writes nowhere, unless ``always`` (errors)."""
-    from rich.console import Console
-
     from .eventlog import OUTPUT
 
     if OUTPUT.progress == "json" and not always:
-        return Console(file=open(os.devnull, "w"), color_system=None)  # noqa: SIM115 - process lifetime
-
-    if no_color():
-        return Console(stderr=True, color_system=None, highlight=False, soft_wrap=True)
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+        return Output(None)
+    return Output("stderr")
 
 
-def stdout_console() -> Console:
+def stdout_console() -> Output:
     """The console for results (stdout)."""
-    from rich.console import Console
-
-    if no_color():
-        return Console(color_system=None, highlight=False, soft_wrap=True)
-    return Console(highlight=False, soft_wrap=True)
+    return Output("stdout")
 
 
 def fail(err: DbjsonError) -> None:

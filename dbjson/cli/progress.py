@@ -39,11 +39,10 @@ from ..events import (
     Warning,
     install_status_signal,
 )
-from .common import stderr_console
+from .common import Output, stderr_console
 from .eventlog import OUTPUT, json_line, log_line, record, verbose_line
 
 if TYPE_CHECKING:  # rich is imported when something is drawn (see common.stderr_console)
-    from rich.console import Console
     from rich.progress import Progress, TaskID
 
 Bars = Literal["tables", "load"]
@@ -97,8 +96,8 @@ class Renderer:
         self._restore: Callable[[], None] = lambda: None
 
     @functools.cached_property
-    def con(self) -> Console:
-        """The stderr console, made (and rich imported) on first use."""
+    def con(self) -> Output:
+        """The stderr console (rich is imported when something needs it: see common.Output)."""
         return stderr_console()
 
     @functools.cached_property
@@ -167,7 +166,7 @@ class Renderer:
                 TextColumn("{task.fields[rate]}", markup=False),
                 TimeElapsedColumn(),
                 TimeRemainingColumn(),
-                console=self.con,
+                console=self.con.rich,
                 transient=False,
             )
             self.progress.start()
@@ -208,7 +207,7 @@ class Renderer:
             TextColumn("{task.fields[rate]}", markup=False),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
-            console=self.con,
+            console=self.con.rich,
             transient=transient,
         )
 
@@ -284,9 +283,7 @@ class Renderer:
             self._say("verify: ", event.problem)
 
     def _say(self, label: str, message: str, *, hint: bool = False, style: str = "") -> None:
-        from rich.text import Text
-
-        self.con.print(Text.assemble((label, style), message))
+        self.con.print_styled(label, style, message)
         known = hint_for(message) if hint and self.hints else None
         if known and known not in self.hints_shown:  # e.g. LOCAL INFILE disabled: once, not per unit
             self.hints_shown.add(known)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ...connect import connection_error, postgresql_connect_args
+from ...drivers import import_psycopg
 from ...errors import ConnectionFailed, DataError, UsageError, first_line
 from ...format.decoders import is_date_text, is_zero_date_text, opaque_text
 from ..shared.batches import byte_batches
@@ -97,7 +98,7 @@ class PostgreSQLLoad:
     # -- connections ----------------------------------------------------------------------------
     def load_connect(self, target: Target, *, data_only: bool = False, lock_timeout: float = 10.0) -> Any:
         """A psycopg connection set up for bulk loading (transactions managed by the importer)."""
-        import psycopg
+        psycopg = import_psycopg()  # not `import psycopg`: its version without importlib.metadata
 
         u = target.url
         args = postgresql_connect_args(u)  # the URL's arguments as for every other connection
@@ -460,7 +461,7 @@ class PostgreSQLLoad:
     # -- errors ---------------------------------------------------------------------------------
     def load_error_kind(self, exc: BaseException) -> LoadErrorKind:
         """retry | disconnect | exists | data | other."""
-        import psycopg
+        psycopg = import_psycopg()
 
         state = getattr(getattr(exc, "diag", None), "sqlstate", None) or getattr(exc, "sqlstate", None)
         if state in _RETRY_STATES:
