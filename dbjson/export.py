@@ -555,19 +555,93 @@ def connect_source(target: Target) -> Any:
     return get_engine(target.family).export_connect(target)
 
 
-def open_workers(target: Target, engine: Engine, n: int) -> list[Any]:
+class PendingConnections:
+    """``n`` export connections being made on threads while the caller goes on (engines whose
+    ``export_connect_concurrently`` is set: PostgreSQL forks a backend per connection, 5-10 ms that
+    the coordinator's own connection and engine detection no longer wait for one after another).
+
+    :meth:`result` hands them over; :meth:`abandon` closes those made (and those still being made
+    when they are): nothing is left open when the caller fails or is interrupted."""
+
+    def __init__(self, connect: Callable[[], Any], n: int) -> None:
+        self._connect = connect
+        self._lock = threading.Lock()
+        self._conns: list[Any] = []
+        self._errors: list[BaseException] = []
+        self._abandoned = False
+        self._threads = [threading.Thread(target=self._run, name=f"dbjson-connect-{i}", daemon=True) for i in range(n)]
+        for t in self._threads:
+            t.start()
+
+    def _run(self) -> None:
+        try:
+            conn = self._connect()
+        except BaseException as e:  # noqa: BLE001 - raised by result()
+            with self._lock:
+                self._errors.append(e)
+            return
+        with self._lock:
+            if not self._abandoned:
+                self._conns.append(conn)
+                return
+        close_quietly([conn])
+
+    def result(self) -> list[Any]:
+        """The connections, once all are made; the first error (the others closed) if one failed."""
+        try:
+            for t in self._threads:
+                t.join()
+        except BaseException:
+            self.abandon()
+            raise
+        if self._errors:
+            self.abandon()
+            raise self._errors[0]
+        with self._lock:
+            self._abandoned = True  # handed over: abandon() closes nothing more
+            conns, self._conns = self._conns, []
+        return conns
+
+    def abandon(self) -> None:
+        """Close the connections made, and any still being made when it is."""
+        with self._lock:
+            self._abandoned = True
+            conns, self._conns = self._conns, []
+        close_quietly(conns)
+
+
+def open_workers(target: Target, engine: Engine, n: int, *, started: PendingConnections | None = None) -> list[Any]:
     """``n`` export connections to ``target``, each with the engine's export session settings (none
-    is left open when one fails). :func:`dbjson.connect.close_quietly` closes them."""
-    conns = []
+    is left open when one fails). :func:`dbjson.connect.close_quietly` closes them. ``started``:
+    the ``n`` connections already being made (:func:`start_workers`); else they are made here, at
+    the same time where the engine's ``export_connect_concurrently`` says so."""
+    if started is None and n > 1 and engine.export_connect_concurrently:
+        started = PendingConnections(lambda: engine.export_connect(target), n)
+    conns: list[Any] = []
     try:
-        for _ in range(n):
-            c = engine.export_connect(target)
-            engine.export_session(c)
-            conns.append(c)
+        if started is not None:
+            conns = started.result()
+            for c in conns:
+                engine.export_session(c)
+        else:
+            for _ in range(n):
+                c = engine.export_connect(target)
+                engine.export_session(c)
+                conns.append(c)
     except BaseException:
         close_quietly(conns)
         raise
     return conns
+
+
+def start_workers(target: Target, n: int) -> PendingConnections | None:
+    """Start making the ``n`` worker connections while the coordinator connects and the engine is
+    detected, where the engine family connects concurrently (None: :func:`open_workers` makes them).
+    Pass the result to :func:`open_workers`, and :meth:`PendingConnections.abandon` it on failure."""
+    family = get_engine(target.family)
+    if not family.export_connect_concurrently:
+        return None
+    return PendingConnections(lambda: family.export_connect(target), n)
 
 
 def abort_queries(engine: Exporter, conns: Iterable[Any]) -> None:
@@ -590,13 +664,21 @@ def reflect_source(
     where: Iterable[str] = (),
     all_databases: bool = False,
     grants: bool = False,
+    helpers: Sequence[Any] = (),
 ) -> m.Database:
     """The source's schema document, reflected on ``conn`` (inside the snapshot): the tables
     ``tables``/``exclude`` select (globs over ``table`` or ``schema.table``). A glob that matches
     no table, or a ``where`` table that names none of the selected ones, is a UsageError
     (:func:`dbjson.filters.check_filters`). The document records the tables' object privileges,
-    and with ``grants`` the users and roles."""
-    options = ReflectOptions(tables=tuple(tables), exclude=tuple(exclude), all_databases=all_databases, grants=grants)
+    and with ``grants`` the users and roles. ``helpers``: other connections in ``conn``'s snapshot,
+    idle meanwhile, that the engine may run catalog queries on at the same time."""
+    options = ReflectOptions(
+        tables=tuple(tables),
+        exclude=tuple(exclude),
+        all_databases=all_databases,
+        grants=grants,
+        helpers=tuple(helpers),
+    )
     db = engine.reflect_database(conn, target, options)
     check_filters(options.seen, tables=tables, exclude=exclude, where=where, source=target.display())
     return db
@@ -692,18 +774,32 @@ def export_database(
         emit(ev.Warning(message))
 
     check_export_dir(out, overwrite=overwrite)  # refused before any work; emptied once the plan is made
-    coordinator = connect_source(target)
+    pending = start_workers(target, nthreads)  # at the same time as the coordinator (PostgreSQL)
+    try:
+        coordinator = connect_source(target)
+    except BaseException:
+        if pending is not None:
+            pending.abandon()
+        raise
     workers: list[Any] = []
     written: WrittenFiles | None = None
     try:
         engine = detect_engine(target.family, coordinator)
         engine.export_session(coordinator)
-        workers = open_workers(target, engine, nthreads)
+        workers = open_workers(target, engine, nthreads, started=pending)
         snapshot = engine.export_snapshot(coordinator, workers, warn)
         wmap = where or {}
         if database is None:
             db = reflect_source(
-                engine, workers[0], target, tables, exclude, where=wmap, all_databases=all_databases, grants=grants
+                engine,
+                workers[0],
+                target,
+                tables,
+                exclude,
+                where=wmap,
+                all_databases=all_databases,
+                grants=grants,
+                helpers=workers[1:],
             )
         else:
             db = database
@@ -778,6 +874,8 @@ def export_database(
         raise_if_connection_error(e, target.url)
         raise
     finally:
+        if pending is not None:
+            pending.abandon()  # the workers' connections when open_workers was not reached
         close_quietly([coordinator, *workers])
         if written is not None:
             written.close()
@@ -904,6 +1002,8 @@ __all__ = [
     "table_entries",
     "connect_source",
     "open_workers",
+    "start_workers",
+    "PendingConnections",
     "abort_queries",
     "reflect_source",
     "select_tables",

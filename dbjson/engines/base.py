@@ -42,6 +42,9 @@ class Engine(Reflector, DdlDialect, Exporter, Loader, VerifyReader):
     family: str = "base"  # mysql | postgresql | sqlite
     default_version: str = "0"
     capabilities: Capabilities  # set by each engine class
+    # export connections are opened at the same time on threads (the driver waits for the server
+    # without the GIL); False where a connection is mostly Python work (PyMySQL's handshake)
+    export_connect_concurrently: bool = False
 
     def __init__(self, server_version: str | None = None) -> None:
         self.server_version = server_version or self.default_version

@@ -698,6 +698,9 @@ def _binary_converter(
 
 class PostgreSQLExport(SQLExportBase):
     mark = "%s"
+    # libpq waits for the server (a backend is forked per connection: 5-10 ms) without the GIL:
+    # the coordinator and the workers connect at once
+    export_connect_concurrently = True
     _snapshot_id: str | None = None  # the exported snapshot workers return to (export_refresh)
 
     # -- connections and snapshot -------------------------------------------------------------
