@@ -265,6 +265,81 @@ def _split_table(
     return units
 
 
+def plan_tables(
+    engine: Exporter,
+    conns: Sequence[Any],
+    plan: Sequence[tuple[str, m.Table, str | None]],
+    *,
+    chunk_rows: int | None,
+    threads: int,
+) -> list[list[ExportUnit]]:
+    """:func:`plan_table` for each ``(schema, table, where)`` of ``plan``, in order: the tables are
+    shared out to the connections ``conns`` (all in the export's snapshot), which plan at the same
+    time (each query of a plan is a round trip: two per table). Each connection's snapshot
+    transaction is refreshed every :data:`REFRESH_UNITS` tables it planned (their table locks are
+    released). An error is the one planning alone would raise: that of the first failing table."""
+    results: list[list[ExportUnit] | None] = [None] * len(plan)
+    if len(conns) < 2 or len(plan) < 2:
+        for i, (s, t, w) in enumerate(plan):
+            if i and i % REFRESH_UNITS == 0:
+                engine.export_refresh(conns[0])  # planning reads tables too (bounds, counts)
+            results[i] = plan_table(engine, conns[0], s, t, where=w, chunk_rows=chunk_rows, threads=threads)
+        return [r for r in results if r is not None]
+    lock = threading.Lock()
+    taken = iter(range(len(plan)))
+    errors: dict[int, BaseException] = {}
+    stop = threading.Event()
+
+    def run(conn: Any) -> None:
+        done = 0
+        while not stop.is_set():
+            with lock:
+                i = next(taken, None)
+            if i is None:
+                return
+            try:
+                if done and done % REFRESH_UNITS == 0:
+                    engine.export_refresh(conn)
+                done += 1
+                s, t, w = plan[i]
+                results[i] = plan_table(engine, conn, s, t, where=w, chunk_rows=chunk_rows, threads=threads)
+            except BaseException as e:  # noqa: BLE001 - raised by the caller, in plan order
+                with lock:
+                    errors[i] = e
+                stop.set()  # the tables taken before this one are finished: the first error stays the first
+                return
+
+    used = list(conns[: len(plan)])
+    finished = [threading.Event() for _ in used]
+
+    def planner(k: int) -> None:
+        try:
+            run(used[k])
+        finally:
+            finished[k].set()
+
+    workers = [
+        threading.Thread(target=planner, args=(k,), name=f"dbjson-plan-{k}", daemon=True) for k in range(len(used))
+    ]
+    try:
+        for th in workers:
+            th.start()
+        for done_ev in finished:
+            while not done_ev.wait(0.2):
+                pass
+    except BaseException:
+        stop.set()
+        abort_queries(engine, used)  # a COUNT(*) under a --where may run long
+        deadline = time.monotonic() + 5
+        for th, done_ev in zip(workers, finished):
+            if th.ident is not None:
+                done_ev.wait(max(0.0, deadline - time.monotonic()))
+        raise
+    if errors:
+        raise errors[min(errors)]
+    return [r for r in results if r is not None]
+
+
 # ---------------------------------------------------------------------------------------------
 # Running
 # ---------------------------------------------------------------------------------------------
@@ -813,10 +888,7 @@ def export_database(
         selected = select_tables(db, tables, exclude)
         plan: list[tuple[str, m.Table, str | None]] = [(s, t, where_for(wmap, s, t.name)) for s, t in selected]
         units: list[ExportUnit] = []
-        for i, (s, t, w) in enumerate(plan):
-            if i and i % REFRESH_UNITS == 0:
-                engine.export_refresh(workers[0])  # planning reads tables too (bounds, counts)
-            tu = plan_table(engine, workers[0], s, t, where=w, chunk_rows=chunk_rows, threads=nthreads)
+        for (s, t, _w), tu in zip(plan, plan_tables(engine, workers, plan, chunk_rows=chunk_rows, threads=nthreads)):
             emit(ev.TableStarted(f"{s}.{t.name}", len(tu), sum(u.rows_estimate for u in tu)))
             units.extend(tu)
         written = prepare_export_dir(out, overwrite=overwrite)  # nothing is created before this point
@@ -997,6 +1069,7 @@ __all__ = [
     "ExportReport",
     "UnitFile",
     "plan_table",
+    "plan_tables",
     "run_unit",
     "unit_file_rel",
     "table_entries",
