@@ -692,14 +692,14 @@ def test_tables_are_planned_at_the_same_time_and_the_first_error_is_raised(fresh
     connection, and a failing plan is reported as planning alone would: the first failing table."""
     from dbjson.connect import Target, close_quietly, parse_url
     from dbjson.engines import detect_engine
-    from dbjson.export import connect_source, open_workers, plan_tables, select_tables
+    from dbjson.export import PLAN_TOGETHER_MIN_TABLES, connect_source, open_workers, plan_tables, select_tables
 
     db = fresh_db("postgresql")
     db.execute(
         "".join(
             f"CREATE TABLE t{i} (id integer PRIMARY KEY, v text); "
             f"INSERT INTO t{i} SELECT g, 'v' || g FROM generate_series(1, {10 * (i + 1)}) g; "
-            for i in range(7)
+            for i in range(9)
         )
     )
     target = Target(parse_url(db.url))
@@ -713,11 +713,12 @@ def test_tables_are_planned_at_the_same_time_and_the_first_error_is_raised(fresh
 
         doc = reflect_source(engine, workers[0], target, (), ())
         plan = [(s, t, None) for s, t in select_tables(doc, (), ())]
+        assert len(plan) >= PLAN_TOGETHER_MIN_TABLES  # planned on every worker
         alone = plan_tables(engine, workers[:1], plan, chunk_rows=20, threads=3)
         together = plan_tables(engine, workers, plan, chunk_rows=20, threads=3)
-        assert together == alone and [u[0].table.name for u in together] == [f"t{i}" for i in range(7)]
-        assert sum(len(u) for u in together) > 7  # split by --chunk-size: MIN/MAX on every connection
-        bad = [(s, t, "nope_a = 1" if t.name in ("t3", "t5", "t6") else None) for s, t, _ in plan]
+        assert together == alone and [u[0].table.name for u in together] == [f"t{i}" for i in range(9)]
+        assert sum(len(u) for u in together) > 9  # split by --chunk-size: MIN/MAX on every connection
+        bad = [(s, t, "nope_a = 1" if t.name in ("t3", "t5", "t8") else None) for s, t, _ in plan]
         for conns in (workers[:1], workers):
             with pytest.raises(UsageError, match="--where condition failed") as err:
                 plan_tables(engine, conns, bad, chunk_rows=None, threads=3)
