@@ -267,7 +267,8 @@ def _split_table(
 
 # Tables from which plan_tables uses every connection: planning a table is two round trips (1.5-2 ms);
 # starting the threads costs about as much as two tables (4 tables: +2 ms with two connections;
-# 200 tables: 161 -> 108 ms on PostgreSQL, 399 -> 193 ms on MySQL 9)
+# 200 tables: 161 -> 108 ms on PostgreSQL; engines whose plans depend on the session do not:
+# ``export_plan_concurrently``)
 PLAN_TOGETHER_MIN_TABLES = 8
 
 
@@ -282,11 +283,11 @@ def plan_tables(
     """:func:`plan_table` for each ``(schema, table, where)`` of ``plan``, in order: the tables are
     shared out to the connections ``conns`` (all in the export's snapshot), which plan at the same
     time (each query of a plan is a round trip: two per table) when there are at least
-    :data:`PLAN_TOGETHER_MIN_TABLES`. Each connection's snapshot
+    :data:`PLAN_TOGETHER_MIN_TABLES` and the engine's ``export_plan_concurrently`` says so. Each connection's snapshot
     transaction is refreshed every :data:`REFRESH_UNITS` tables it planned (their table locks are
     released). An error is the one planning alone would raise: that of the first failing table."""
     results: list[list[ExportUnit] | None] = [None] * len(plan)
-    if len(conns) < 2 or len(plan) < PLAN_TOGETHER_MIN_TABLES:
+    if len(conns) < 2 or len(plan) < PLAN_TOGETHER_MIN_TABLES or not engine.export_plan_concurrently:
         for i, (s, t, w) in enumerate(plan):
             if i and i % REFRESH_UNITS == 0:
                 engine.export_refresh(conns[0])  # planning reads tables too (bounds, counts)

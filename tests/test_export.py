@@ -667,6 +667,8 @@ def test_postgresql_export_connects_concurrently(fresh_db: Any, tmp_path: Path) 
 
     assert get_engine("postgresql").export_connect_concurrently
     assert not get_engine("mysql").export_connect_concurrently  # PyMySQL's handshake is Python work
+    # MySQL's TABLE_ROWS depends on the session's statistics cache: planned on one connection
+    assert get_engine("postgresql").export_plan_concurrently and not get_engine("mysql").export_plan_concurrently
     db = fresh_db("postgresql")
     db.execute(
         "CREATE TABLE a (id integer PRIMARY KEY, v text); INSERT INTO a SELECT g, 'a' || g FROM generate_series(1, 50) g;"

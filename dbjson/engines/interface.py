@@ -349,6 +349,7 @@ class Exporter(Protocol):
     """Snapshot and row export, the source side of export and migrate (``engines/<family>/export.py``)."""
 
     export_connect_concurrently: bool  # open the export connections on threads, at the same time
+    export_plan_concurrently: bool  # plan the tables on every worker at the same time (export.plan_tables)
 
     def export_connect(self, target: Target) -> Any:
         """A new raw connection for one worker."""
