@@ -988,7 +988,9 @@ def migrate(
                 "snapshot", f"source snapshot: {snapshot.mode}" + ("" if snapshot.consistent else " (not consistent)")
             )
         )
-        db = reflect_source(sengine, workers[0], src, tables, exclude, all_databases=all_databases, grants=grants)
+        db = reflect_source(
+            sengine, workers[0], src, tables, exclude, all_databases=all_databases, grants=grants, helpers=workers[1:]
+        )
         selected = select_tables(db, tables, exclude)
         units, identity = _plan_units(sengine, workers[0], db, selected, nthreads, state, resume, save=not dry_run)
         names = safe_names((s, t.name) for s, t in selected)

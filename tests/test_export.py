@@ -600,3 +600,133 @@ def test_fsync_failure_stops_the_export_cleanly(fresh_db: Any, tmp_path: Path, m
     names = [p.name for p in (out / "data").iterdir()]
     assert not [n for n in names if n.endswith(".partial")]
     assert len(names) <= len(synced) == 1  # only the file whose fsync succeeded has its final name
+
+
+# -- connections made at the same time (PostgreSQL: export_connect_concurrently) -------------------
+
+
+class _FakeConn:
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_pending_connections_hand_over_or_close_everything() -> None:
+    from dbjson.export import PendingConnections
+
+    made: list[_FakeConn] = []
+    lock = threading.Lock()
+
+    def connect() -> _FakeConn:
+        with lock:
+            c = _FakeConn(len(made))
+            made.append(c)
+        return c
+
+    conns = PendingConnections(connect, 3).result()
+    assert sorted(c.n for c in conns) == [0, 1, 2] and not any(c.closed for c in conns)
+
+    # one connection fails: its error is raised and the others are closed
+    made.clear()
+    calls = iter(range(3))
+
+    def flaky() -> _FakeConn:
+        with lock:
+            i = next(calls)
+        if i == 1:
+            raise ConnectionError("refused")
+        return connect()
+
+    with pytest.raises(ConnectionError, match="refused"):
+        PendingConnections(flaky, 3).result()
+    assert len(made) == 2 and all(c.closed for c in made)
+
+    # abandoned while a connection is still being made: it is closed once made
+    made.clear()
+    gate = threading.Event()
+
+    def slow() -> _FakeConn:
+        gate.wait(5)
+        return connect()
+
+    pending = PendingConnections(slow, 2)
+    pending.abandon()
+    gate.set()
+    for t in pending._threads:
+        t.join(5)
+    assert len(made) == 2 and all(c.closed for c in made)
+
+
+def test_postgresql_export_connects_concurrently(fresh_db: Any, tmp_path: Path) -> None:
+    """The workers' connections are made while the coordinator connects; the export is the same
+    as with one worker (every connection in one snapshot)."""
+    from dbjson.engines import get_engine
+
+    assert get_engine("postgresql").export_connect_concurrently
+    assert not get_engine("mysql").export_connect_concurrently  # PyMySQL's handshake is Python work
+    # MySQL's TABLE_ROWS depends on the session's statistics cache: planned on one connection
+    assert get_engine("postgresql").export_plan_concurrently and not get_engine("mysql").export_plan_concurrently
+    db = fresh_db("postgresql")
+    db.execute(
+        "CREATE TABLE a (id integer PRIMARY KEY, v text); INSERT INTO a SELECT g, 'a' || g FROM generate_series(1, 50) g;"
+        "CREATE TABLE b (id integer PRIMARY KEY, v text); INSERT INTO b SELECT g, 'b' || g FROM generate_series(1, 70) g;"
+    )
+    one = export_database(db.url, tmp_path / "one", threads=1)
+    three = export_database(db.url, tmp_path / "three", threads=3)
+    assert three.manifest.snapshot.mode == "exported-snapshot" and three.manifest.snapshot.consistent
+    assert [(t.name, t.rows, t.checksum) for t in three.manifest.tables] == [
+        (t.name, t.rows, t.checksum) for t in one.manifest.tables
+    ]
+
+    def schema(out: str) -> Any:
+        doc = orjson.loads((tmp_path / out / "schema.json").read_bytes())
+        doc["source"].pop("dumped_at")
+        return doc
+
+    assert schema("one") == schema("three")
+
+
+def test_tables_are_planned_at_the_same_time_and_the_first_error_is_raised(fresh_db: Any, tmp_path: Path) -> None:
+    """plan_tables shares the tables out to the workers; the units are those planned on one
+    connection, and a failing plan is reported as planning alone would: the first failing table."""
+    from dbjson.connect import Target, close_quietly, parse_url
+    from dbjson.engines import detect_engine
+    from dbjson.export import PLAN_TOGETHER_MIN_TABLES, connect_source, open_workers, plan_tables, select_tables
+
+    db = fresh_db("postgresql")
+    db.execute(
+        "".join(
+            f"CREATE TABLE t{i} (id integer PRIMARY KEY, v text); "
+            f"INSERT INTO t{i} SELECT g, 'v' || g FROM generate_series(1, {10 * (i + 1)}) g; "
+            for i in range(9)
+        )
+    )
+    target = Target(parse_url(db.url))
+    coordinator = connect_source(target)
+    engine = detect_engine(target.family, coordinator)
+    engine.export_session(coordinator)
+    workers = open_workers(target, engine, 3)
+    try:
+        engine.export_snapshot(coordinator, workers, lambda _m: None)
+        from dbjson.export import reflect_source
+
+        doc = reflect_source(engine, workers[0], target, (), ())
+        plan = [(s, t, None) for s, t in select_tables(doc, (), ())]
+        assert len(plan) >= PLAN_TOGETHER_MIN_TABLES  # planned on every worker
+        alone = plan_tables(engine, workers[:1], plan, chunk_rows=20, threads=3)
+        together = plan_tables(engine, workers, plan, chunk_rows=20, threads=3)
+        assert together == alone and [u[0].table.name for u in together] == [f"t{i}" for i in range(9)]
+        assert sum(len(u) for u in together) > 9  # split by --chunk-size: MIN/MAX on every connection
+        bad = [(s, t, "nope_a = 1" if t.name in ("t3", "t5", "t8") else None) for s, t, _ in plan]
+        for conns in (workers[:1], workers):
+            with pytest.raises(UsageError, match="--where condition failed") as err:
+                plan_tables(engine, conns, bad, chunk_rows=None, threads=3)
+            assert err.value.table == "public.t3"
+            for w in workers:  # the failed statement ended the transactions: start them again
+                w.rollback() if not w.autocommit else w.execute("ROLLBACK")
+            engine.export_snapshot(coordinator, workers, lambda _m: None)
+    finally:
+        close_quietly([coordinator, *workers])

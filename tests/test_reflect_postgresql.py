@@ -718,6 +718,43 @@ def test_deterministic(torture: tuple[FreshDatabase, m.Database]) -> None:
     assert _stable(dbjson.reflect(db.url)).to_json() == _stable(doc).to_json()
 
 
+def test_helper_connection_reads_the_same_document(torture: tuple[FreshDatabase, m.Database]) -> None:
+    """ReflectOptions.helpers: part of the catalog is read on a second connection of the same
+    snapshot at the same time (an export's other worker); the document is the one read on one
+    connection, and the helper's session (search path, transaction) is left as it was."""
+    import psycopg
+
+    from dbjson.connect import Target, parse_url
+    from dbjson.engines import get_engine
+    from dbjson.engines.interface import ReflectOptions
+
+    db, doc = torture
+    conn, helper = db.connect(), db.connect()
+    try:
+        conn.autocommit = helper.autocommit = True
+        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        snap = conn.execute("SELECT pg_export_snapshot()").fetchone()[0]
+        helper.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        helper.execute(f"SET TRANSACTION SNAPSHOT '{snap}'")
+        helper.execute("SET LOCAL search_path = inventory")
+        engine: Any = get_engine("postgresql")
+        options = ReflectOptions(helpers=(helper,))
+        got = engine.reflect_database(conn, Target(parse_url(db.url)), options)
+        assert _stable(got).to_json() == _stable(doc).to_json()
+        assert helper.info.transaction_status == psycopg.pq.TransactionStatus.INTRANS
+        assert helper.execute("SHOW search_path").fetchone()[0] == "inventory"
+        # a failing query on the helper is the reflection's error (and the helper is waited for)
+        helper.execute("ROLLBACK")
+        helper.execute("BEGIN")
+        with pytest.raises(psycopg.Error):
+            helper.execute("SELECT 1/0")
+        with pytest.raises(psycopg.Error):
+            engine.reflect_database(conn, Target(parse_url(db.url)), options)
+    finally:
+        conn.close()
+        helper.close()
+
+
 def test_table_globs_and_schemas(torture: tuple[FreshDatabase, m.Database]) -> None:
     db, _ = torture
     doc = dbjson.reflect(db.url, tables=["measurement*", "inventory.*"], exclude=["*_other"])

@@ -140,6 +140,9 @@ class ReflectOptions:
     # Every (schema, relation) an engine asked ``wants`` about: what the filters chose from
     # (dbjson.filters.check_filters tells a glob that matches nothing from one that was excluded).
     seen: set[tuple[str, str]] = field(default_factory=set, compare=False, repr=False)
+    # Connections in the same snapshot as the reflecting one and idle meanwhile (an export's other
+    # workers): an engine may run some catalog queries on them at the same time (PostgreSQL)
+    helpers: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
     def wants(self, schema: str, table: str) -> bool:
         self.seen.add((schema, table))
@@ -344,6 +347,9 @@ class DdlDialect(Protocol):
 
 class Exporter(Protocol):
     """Snapshot and row export, the source side of export and migrate (``engines/<family>/export.py``)."""
+
+    export_connect_concurrently: bool  # open the export connections on threads, at the same time
+    export_plan_concurrently: bool  # plan the tables on every worker at the same time (export.plan_tables)
 
     def export_connect(self, target: Target) -> Any:
         """A new raw connection for one worker."""

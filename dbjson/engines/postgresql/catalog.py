@@ -7,6 +7,7 @@ read-only REPEATABLE READ transaction with an empty ``search_path`` that every q
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -424,44 +425,106 @@ def _select_schemas(conn: Any, options: Any) -> list[Row]:
     return [r for r in rows if r["name"] in options.schemas]
 
 
+# The catalog queries run on a helper connection (``ReflectOptions.helpers``) while the others run
+# on the reflecting one: the types (the longest, 15-30 ms: every type of the database) and the
+# objects read after the tables (name → query, whether it takes ``%(nsp)s``).
+_ASIDE: dict[str, tuple[str, bool]] = {
+    "types": (Q_TYPES, False),
+    "labels": (Q_ENUM_LABELS, False),
+    "routines": (Q_ROUTINES, True),
+    "triggers": (Q_TRIGGERS, True),
+    "collations": (Q_COLLATIONS, True),
+    "range_types": (Q_RANGE_TYPES, True),
+}
+
+
+def _fetch_named(conn: Any, queries: dict[str, tuple[str, bool]], params: dict[str, Any]) -> dict[str, list[Row]]:
+    return {name: fetch(conn, sql, params if takes else None) for name, (sql, takes) in queries.items()}
+
+
+class _Aside:
+    """:data:`_ASIDE` read on a thread on ``helper`` (inside :func:`snapshot`), or at once on the
+    reflecting connection without one. :meth:`rows` waits for them (and raises their error)."""
+
+    def __init__(self, conn: Any, helper: Any, params: dict[str, Any]) -> None:
+        self._rows: dict[str, list[Row]] = {}
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+        if helper is None:
+            self._rows = _fetch_named(conn, _ASIDE, params)
+            return
+
+        def run() -> None:
+            try:
+                with snapshot(helper):
+                    self._rows = _fetch_named(helper, _ASIDE, params)
+            except BaseException as e:  # noqa: BLE001 - raised by rows()
+                self._error = e
+
+        self._thread = threading.Thread(target=run, name="dbjson-reflect-aside", daemon=True)
+        self._thread.start()
+
+    def wait(self) -> None:
+        """The helper is done with its connection (called on every way out of :func:`read_catalog`)."""
+        if self._thread is not None:
+            self._thread.join()
+
+    def rows(self) -> dict[str, list[Row]]:
+        self.wait()
+        if self._error is not None:
+            raise self._error
+        return self._rows
+
+
 def read_catalog(conn: Any, options: Any) -> Catalog:
-    """Run every catalog query for the selected schemas (inside :func:`snapshot`)."""
+    """Run every catalog query for the selected schemas (inside :func:`snapshot`). With
+    ``options.helpers`` (connections in the same snapshot, idle meanwhile), the queries of
+    :data:`_ASIDE` run on the first of them at the same time."""
     schemas = _select_schemas(conn, options)
     params = {"nsp": [r["oid"] for r in schemas]}
-    types = {r["oid"]: r for r in fetch(conn, Q_TYPES)}
+    helpers = getattr(options, "helpers", ())
+    aside = _Aside(conn, helpers[0] if helpers else None, params)
+    try:
+        columns: dict[int, list[Row]] = defaultdict(list)
+        for r in fetch(conn, Q_COLUMNS, params):
+            columns[r["rel"]].append(r)
+        indexes: dict[int, list[Row]] = defaultdict(list)
+        for r in fetch(conn, Q_INDEXES, params):
+            indexes[r["rel"]].append(r)
+        sequences = {r["oid"]: r for r in fetch(conn, Q_SEQUENCES, params)}
+        policies: dict[int, list[Row]] = defaultdict(list)
+        for r in fetch(conn, Q_POLICIES, params):
+            policies[r["rel"]].append(r)
+        rules: dict[int, list[Row]] = defaultdict(list)
+        for r in fetch(conn, Q_RULES, params):
+            rules[r["rel"]].append(r)
+        relations = {r["oid"]: r for r in fetch(conn, Q_RELATIONS, params)}
+        constraints = fetch(conn, Q_CONSTRAINTS, params)
+        seq_state = _sequence_state(conn, sequences.values())
+        side = aside.rows()
+    finally:
+        aside.wait()
+    types = {r["oid"]: r for r in side["types"]}
     labels: dict[int, list[str]] = defaultdict(list)
-    for r in fetch(conn, Q_ENUM_LABELS):
+    for r in side["labels"]:
         labels[r["typ"]].append(r["label"])
     mapper = TypeMapper({oid: _type_info(r) for oid, r in types.items()}, {k: tuple(v) for k, v in labels.items()})
-    columns: dict[int, list[Row]] = defaultdict(list)
-    for r in fetch(conn, Q_COLUMNS, params):
-        columns[r["rel"]].append(r)
-    indexes: dict[int, list[Row]] = defaultdict(list)
-    for r in fetch(conn, Q_INDEXES, params):
-        indexes[r["rel"]].append(r)
-    sequences = {r["oid"]: r for r in fetch(conn, Q_SEQUENCES, params)}
-    policies: dict[int, list[Row]] = defaultdict(list)
-    for r in fetch(conn, Q_POLICIES, params):
-        policies[r["rel"]].append(r)
-    rules: dict[int, list[Row]] = defaultdict(list)
-    for r in fetch(conn, Q_RULES, params):
-        rules[r["rel"]].append(r)
     return Catalog(
         schemas=schemas,
-        relations={r["oid"]: r for r in fetch(conn, Q_RELATIONS, params)},
+        relations=relations,
         columns=columns,
         types=types,
         mapper=mapper,
-        constraints=fetch(conn, Q_CONSTRAINTS, params),
+        constraints=constraints,
         indexes=indexes,
         sequences=sequences,
-        seq_state=_sequence_state(conn, sequences.values()),
-        routines=fetch(conn, Q_ROUTINES, params),
-        triggers=fetch(conn, Q_TRIGGERS, params),
+        seq_state=seq_state,
+        routines=side["routines"],
+        triggers=side["triggers"],
         policies=policies,
         rules=rules,
-        collations=fetch(conn, Q_COLLATIONS, params),
-        range_types=fetch(conn, Q_RANGE_TYPES, params),
+        collations=side["collations"],
+        range_types=side["range_types"],
     )
 
 
