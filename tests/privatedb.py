@@ -59,10 +59,12 @@ class PrivateMySQL:
             self.chroot: Path | None = None
             self.dir = Path(tempfile.mkdtemp(prefix="dbjson-maria-", dir="/tmp"))
             self.data = self.dir / "data"
-            shutil.chown(self.dir, "mysql", "mysql")
+            (self.dir / "tmp").mkdir()
+            for path in (self.dir, self.dir / "tmp"):
+                shutil.chown(path, "mysql", "mysql")
             subprocess.run(
                 [str(INSTALL_DB), "--no-defaults", f"--datadir={self.data}", "--user=mysql",
-                 "--auth-root-authentication-method=normal", "--skip-test-db"],
+                 "--auth-root-authentication-method=normal", "--skip-test-db", f"--tmpdir={self.dir / 'tmp'}"],
                 check=True, capture_output=True, timeout=120,
             )  # fmt: skip
         else:
@@ -71,6 +73,7 @@ class PrivateMySQL:
             self.chroot = MYSQL_ROOT
             self.dir = Path(tempfile.mkdtemp(prefix="dbjson-my-", dir=MYSQL_ROOT / "tmp"))
             self.data = self.dir / "data"
+            (self.dir / "tmp").mkdir()
             template = MYSQL_ROOT / "var/lib/mysql-dbjson-template"
             if not (template / "mysql").is_dir():
                 tmp = template.with_name(template.name + ".tmp")
@@ -104,7 +107,9 @@ class PrivateMySQL:
             "--no-defaults", "--user=mysql", f"--datadir={self._inside(self.data)}", f"--port={self.port}",
             "--bind-address=127.0.0.1", f"--socket={self._inside(self.dir)}/mysqld.sock", "--local-infile=1",
             f"--log-error={self._inside(self.dir)}/error.log", f"--pid-file={self._inside(self.dir)}/mysqld.pid",
-            "--innodb-buffer-pool-size=64M", *self.settings,
+            # its own tmpdir: a starting server deletes every "#sql*" file in its tmpdir
+            # (mysql_rm_tmp_tables), which in the shared /tmp are the shared servers' live temp tables
+            f"--tmpdir={self._inside(self.dir)}/tmp", "--innodb-buffer-pool-size=64M", *self.settings,
         ]  # fmt: skip
         if self.flavour == "mysql":
             cmd = ["chroot", str(self.chroot), "/usr/sbin/mysqld", *args, "--mysqlx=OFF", "--secure-file-priv="]
