@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -97,10 +98,12 @@ def test_mysql_and_mariadb_agree_on_chinook(fresh_db: Any, tmp_path: Path) -> No
 ACCOUNTS = 400
 
 
-def _writer(db: Any, stop: threading.Event, done: list[int]) -> None:
+def _writer(db: Any, stop: threading.Event, done: list[int], errors: list[BaseException]) -> None:
     """Transfers between accounts, each in one transaction that also writes two ledger rows.
     Invariant: balance(a) == 100 + sum(ledger.amount of a)."""
     conn = db.connect()
+    if db.engine == "sqlite":  # in rollback-journal mode a COMMIT waits until the export ends (by design)
+        conn.execute("PRAGMA busy_timeout = 300000")
     rnd = random.Random(7)
     begin = {"sqlite": "BEGIN IMMEDIATE", "postgresql": "BEGIN"}.get(db.engine, "START TRANSACTION")
 
@@ -122,12 +125,76 @@ def _writer(db: Any, stop: threading.Event, done: list[int]) -> None:
             run(f"INSERT INTO ledger (account_id, amount) VALUES ({b}, {x})")
             run("COMMIT")
             done[0] += 1
+    except BaseException as e:  # noqa: BLE001 - the test reports it
+        errors.append(e)
     finally:
         conn.close()
 
 
 def test_snapshot_consistency_under_concurrent_writes(fresh_db: Any, engine: str, tmp_path: Path) -> None:
-    db = fresh_db(engine)
+    _consistency_under_concurrent_writes(fresh_db(engine), engine, tmp_path)
+
+
+def test_sqlite_snapshot_consistency_in_wal_mode(fresh_db: Any, tmp_path: Path) -> None:
+    """In WAL mode writers do not wait for readers: only the write lock keeps the workers' snapshots equal."""
+    db = fresh_db("sqlite")
+    conn = db.connect()
+    assert conn.execute("PRAGMA journal_mode = wal").fetchone()[0] == "wal"
+    conn.close()
+    _consistency_under_concurrent_writes(db, "sqlite", tmp_path)
+
+
+@pytest.mark.parametrize("journal", ["delete", "wal"])
+def test_sqlite_write_lock_holds_off_writers_while_workers_start(fresh_db: Any, journal: str) -> None:
+    """The export's connections are read-only, yet while its workers fix their snapshots no other
+    connection may commit, in either journal mode (a write lock taken on a read-only connection is
+    no lock at all). After the snapshot is fixed, a writer commits (WAL) and the workers still read
+    the earlier state."""
+    from dbjson.connect import Target, close_quietly, parse_url
+    from dbjson.engines import detect_engine
+    from dbjson.export import connect_source, open_workers
+
+    db = fresh_db("sqlite")
+    setup = db.connect()
+    assert setup.execute(f"PRAGMA journal_mode = {journal}").fetchone()[0] == journal
+    setup.execute("CREATE TABLE t (id INTEGER PRIMARY KEY)")
+    setup.close()
+    writer = db.connect()
+    writer.execute("PRAGMA busy_timeout = 0")
+    outcomes: list[str] = []
+
+    class Starting:
+        """A worker connection that tries an outside commit as it starts its read transaction."""
+
+        def __init__(self, conn: Any) -> None:
+            self.conn = conn
+
+        def execute(self, sql: str, *args: Any) -> Any:
+            if sql == "BEGIN":
+                try:
+                    writer.execute("INSERT INTO t VALUES (NULL)")
+                    outcomes.append("committed")
+                except sqlite3.OperationalError as e:
+                    outcomes.append(str(e))
+            return self.conn.execute(sql, *args)
+
+    target = Target(parse_url(db.url))
+    coordinator = connect_source(target)
+    engine = detect_engine(target.family, coordinator)
+    workers = open_workers(target, engine, 2)
+    try:
+        snap = engine.export_snapshot(coordinator, [Starting(w) for w in workers], lambda _m: None)
+        assert snap.mode == "sqlite-write-lock" and snap.consistent
+        assert outcomes == ["database is locked"] * 2
+        if journal == "wal":  # readers do not hold writers off: the snapshot does
+            writer.execute("INSERT INTO t VALUES (NULL)")
+        assert [w.execute("SELECT COUNT(*) FROM t").fetchone()[0] for w in workers] == [0, 0]
+    finally:
+        close_quietly([coordinator, *workers])
+        writer.close()
+
+
+def _consistency_under_concurrent_writes(db: Any, engine: str, tmp_path: Path) -> None:
     serial = {
         "postgresql": "id serial PRIMARY KEY",
         "sqlite": "id INTEGER PRIMARY KEY AUTOINCREMENT",
@@ -139,10 +206,11 @@ def test_snapshot_consistency_under_concurrent_writes(fresh_db: Any, engine: str
         f"INSERT INTO accounts VALUES {rows};\n"
     )
     stop, done = threading.Event(), [0]
-    writer = threading.Thread(target=_writer, args=(db, stop, done))
+    errors: list[BaseException] = []
+    writer = threading.Thread(target=_writer, args=(db, stop, done, errors))
     writer.start()
     try:
-        while done[0] < 20:
+        while done[0] < 20 and not errors:
             time.sleep(0.01)
         before = done[0]
         for i in range(3):
@@ -151,6 +219,7 @@ def test_snapshot_consistency_under_concurrent_writes(fresh_db: Any, engine: str
     finally:
         stop.set()
         writer.join()
+    assert not errors, f"the writer failed: {errors[0]!r}"
     assert during > 0, "the writer must run while exporting"
     for i in range(3):
         doc = check_files(tmp_path / f"out{i}")

@@ -3,8 +3,13 @@
 Snapshot: the coordinator takes the write lock (``BEGIN IMMEDIATE``: no other connection can
 commit), every worker then starts a read transaction and reads once (which fixes its snapshot: a
 WAL read mark, or a SHARED lock in rollback-journal mode), and the coordinator releases the write
-lock. All workers therefore see the same committed state. If the write lock cannot be taken (a
-read-only file, a long writer) each worker takes its own snapshot (mode ``per-worker``).
+lock. All workers therefore see the same committed state. The lock is taken on a read-write
+connection of its own (``mode=rw``: never creates the file, writes nothing): on the read-only
+connections the workers read with, ``BEGIN IMMEDIATE`` takes no write lock at all, so in WAL mode
+a writer could commit between two workers' snapshots, and in rollback-journal mode a writer's
+COMMIT (its PENDING lock) could keep the workers from starting while it waits for the
+coordinator. If the write lock cannot be taken (a read-only file or directory, a long writer) each
+worker takes its own snapshot (mode ``per-worker``).
 
 SQLite values are dynamically typed, so rows always go through :class:`dbjson.format.codec.RowEncoder`,
 which checks each value against the column's declared kind.
@@ -15,6 +20,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -53,9 +59,13 @@ class SQLiteExport(SQLExportBase):
         if coordinator is None:
             start(workers[0])
             return SnapshotInfo(mode="single-connection")
+        locker: Any = None
         try:
-            self._write_lock(coordinator)
+            locker = self._lock_connection(coordinator)
+            self._write_lock(locker)
         except sqlite3.Error as e:
+            if locker not in (None, coordinator):
+                locker.close()
             warn(f"cannot take the SQLite write lock ({e}); each worker uses its own snapshot")
             for w in workers:
                 start(w)
@@ -64,8 +74,25 @@ class SQLiteExport(SQLExportBase):
             for w in workers:
                 start(w)
         finally:
-            coordinator.execute("ROLLBACK")
+            locker.execute("ROLLBACK")
+            if locker is not coordinator:
+                locker.close()
         return SnapshotInfo(mode="sqlite-write-lock")
+
+    @staticmethod
+    def _lock_connection(conn: Any) -> Any:
+        """A read-write connection to the file ``conn`` reads (``mode=rw``: fails rather than
+        create it), for the write lock only. An in-memory or temporary database has no other
+        writer: its own connection serves."""
+        path = next((r[2] for r in conn.execute("PRAGMA database_list").fetchall() if r[1] == "main"), "")
+        if not path:
+            return conn
+        return sqlite3.connect(
+            "file:" + urllib.parse.quote(path) + "?mode=rw",
+            uri=True,
+            isolation_level=None,
+            check_same_thread=False,
+        )
 
     @staticmethod
     def _write_lock(conn: Any, wait: float = 30.0) -> None:
