@@ -386,6 +386,8 @@ class _UnitStream(BlockReader):
 class _MigrateImporter(Importer):
     """An :class:`Importer` whose data files are the source's units, streamed."""
 
+    verify_while_loading = False  # each table is verified by the thread that loads its last unit (_unit_finished)
+
     streams = True
     operation = "migrate"
     source: _Source

@@ -322,6 +322,29 @@ def key_ranges(
     return list(zip(edges[:-1], edges[1:]))
 
 
+def range_sum(
+    engine: Engine, target: Target, tp: TablePlan, bounds: tuple[tuple[Any, ...] | None, tuple[Any, ...] | None]
+) -> Checksum | None:
+    """The checksum of the target's rows of ``tp`` in one of its :func:`key_ranges` (None: that
+    read failed; the whole-table check then decides and reports)."""
+    return _target_sum(engine, target, tp, _target_table(tp, engine), None, bounds)
+
+
+def ranged_check(tp: TablePlan, sums: Sequence[Checksum | None], want: str | None) -> TableCheck | None:
+    """The check of a table read back in :func:`key_ranges` (``sums``, one per range): proven when
+    every range was read and together they hold the expected rows and checksum ``want``; None
+    otherwise (the whole-table check then decides, and reports a difference)."""
+    total = Checksum(algorithm=tp.checksum_algorithm)
+    for part in sums:
+        if part is None:
+            return None
+        total.merge(part)
+    if want is None or total.rows != tp.rows or total.hexdigest() != want:
+        return None
+    name = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
+    return TableCheck(tp.display, name, total.rows, total.rows, want, want, rules=dict(tp.value_rules))
+
+
 def _expected_side(
     tp: TablePlan,
     expected_line: Callable[[bytes], bytes] | None,
@@ -960,20 +983,12 @@ def verify_tables(
         sums = ranged.get(tp.display, [])
         if not sums:
             continue
-        total = Checksum(algorithm=tp.checksum_algorithm)
-        for part in sums:
-            if part is None:
-                break
-            total.merge(part)
-        else:
-            want = rules_sums.get(tp.display) if tp.value_rules else tp.checksum
-            if want is not None and total.rows == tp.rows and total.hexdigest() == want:
-                name = f"{tp.tschema}.{tp.tname}" if tp.tschema else tp.tname
-                check = TableCheck(tp.display, name, total.rows, total.rows, want, want, rules=dict(tp.value_rules))
-                results[tp.display] = check
-                if on_event is not None:
-                    on_event(TableVerified(tp.display, check.rows, None))
-                continue
+        ranged_ok = ranged_check(tp, sums, rules_sums.get(tp.display) if tp.value_rules else tp.checksum)
+        if ranged_ok is not None:
+            results[tp.display] = ranged_ok
+            if on_event is not None:
+                on_event(TableVerified(tp.display, ranged_ok.rows, None))
+            continue
         again.append((size(tp), job(tp)))  # the whole-table check decides and reports
     if again:
         run_parallel(again)

@@ -179,6 +179,9 @@ class Capabilities:
     parallel_writers: bool  # units load on several connections at once (SQLite: one writer)
     checks_foreign_keys: bool  # a kept table's foreign keys are checked during the load: order the units
     defers_primary_key: bool  # tables the import creates get their primary key after the data
+    # a table's CREATE INDEX statements may run at once, on several connections (PostgreSQL: each
+    # takes a SHARE lock, which does not conflict with another's); else one after another
+    parallel_index_builds: bool
     holds_zero_dates: bool  # zero dates load as they are (else NULL or an error: --zero-dates)
     # The engine's own row format that it both exports (``export_native_stream``) and loads
     # (``load_native_unit``) and whose text it can read back for verify (``verify_native_checksum``),

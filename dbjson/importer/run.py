@@ -25,6 +25,7 @@ import logging
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import IO, Any
 
@@ -63,7 +64,15 @@ from ..format.paths import open_for_write, refuse_link
 from ..format.storage import Location, ObjectPath, local_state_dir, location
 from ..preflight import Finding, preflight
 from ..ratelimit import RateLimit, parse_rate
-from ..verify import TableCheck, expected_lines, verify_error, verify_tables
+from ..verify import (
+    TableCheck,
+    expected_lines,
+    key_ranges,
+    range_sum,
+    ranged_check,
+    verify_error,
+    verify_tables,
+)
 from .encoders import INLINE, c_block_plan
 from .options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads, int_option, parse_assignments
 from .plan import (
@@ -108,6 +117,9 @@ class Importer(TargetSession):
     """
 
     operation = "import"  # the command its events announce (dbjson.events.Started)
+    # a loading thread with no unit left to start verifies a table whose rows and keys are in
+    # (:meth:`_idle_job`), instead of waiting for the others (dbjson migrate verifies its own way)
+    verify_while_loading = True
 
     def __init__(
         self,
@@ -148,6 +160,8 @@ class Importer(TargetSession):
         self._early_fks: list[tuple[str, Any, str, str]] = []  # (step, statement, table, referenced table) to run
         self._ready: set[str] = set()  # tables loaded with their early post-data made (their foreign keys may follow)
         self._gate: _PreflightGate | None = None  # the pre-flight running while units load (see run)
+        self._verifiable: list[TablePlan] = []  # tables keyed and clean, to verify while others load
+        self._verify_pieces: deque[Callable[[], None]] = deque()  # their key ranges still to read
 
     # -- events ---------------------------------------------------------------------------------
     def emit(self, event: Event) -> None:
@@ -613,22 +627,61 @@ class Importer(TargetSession):
         return out
 
     def _post_data_now(self, tp: TablePlan) -> None:
-        """Run ``tp``'s early post-data statements in this loading thread, now that its rows are all
-        committed, journaled as the post-data phase journals them (that phase then skips them). A
-        statement that fails is left to the post-data phase, which runs it again and reports it."""
+        """Run ``tp``'s early post-data statements now that its rows are all committed, journaled as
+        the post-data phase journals them (that phase then skips them). A statement that fails is
+        left to the post-data phase, which runs it again and reports it, with those after it.
+
+        Where the engine builds a table's indexes at once (``capabilities.parallel_index_builds``)
+        the primary key comes first (it locks the table), then its index builds go to every free
+        loading thread (:meth:`~.session.TargetSession.push_jobs`, ahead of the units still queued,
+        as ``pg_restore -j`` spreads them), and the last build to finish makes the rest (unique and
+        check constraints) and the foreign keys that were waiting; elsewhere this thread makes them
+        all, one after another."""
         with self._lock:
             mine = self._early.pop(tp.display, [])
-        for step, st in mine:
+        builds = [x for x in mine if x[1].kind == "index"] if self.engine.capabilities.parallel_index_builds else []
+        if len(builds) < 2:
+            self._run_early_all(tp, mine)
+            return
+        first = [x for x in mine if x[1].kind == "primary_key"]
+        rest = [x for x in mine if x not in first and x not in builds]
+        if not self._run_early_all(None, first):
+            return
+        left = [len(builds)]
+        failed = [False]
+
+        def build(step: str, st: Any) -> Callable[[], None]:
+            def go() -> None:
+                ok = self._run_early(step, st)
+                with self._lock:
+                    failed[0] = failed[0] or not ok
+                    left[0] -= 1
+                    last = left[0] == 0 and not failed[0]
+                if last:
+                    self._run_early_all(tp, rest)
+
+            return go
+
+        self.push_jobs([build(step, st) for step, st in builds])
+
+    def _run_early_all(self, tp: TablePlan | None, statements: list[tuple[str, Any]]) -> bool:
+        """``statements`` run in order (:meth:`_run_early`), up to the first that fails (False);
+        then, with ``tp``, the table is keyed: its foreign keys, and those that reference it, whose
+        other table is keyed too, are made."""
+        for step, st in statements:
             if not self._run_early(step, st):
-                return
-        # the table's keys are made: its foreign keys, and those that reference it, whose other
-        # table is ready too
+                return False
+        if tp is None:
+            return True
         with self._lock:
+            if self.verify_while_loading and self.opts.verify:
+                self._verifiable.append(tp)
             self._ready.add(tp.display)
             now = [fk for fk in self._early_fks if fk[2] in self._ready and fk[3] in self._ready]
             self._early_fks = [fk for fk in self._early_fks if fk not in now]
         for step, st, _child, _parent in now:
             self._run_early(step, st)
+        return True
 
     def _run_early(self, step: str, st: Any) -> bool:
         """One post-data statement run now, journaled as the post-data phase would; False when it
@@ -933,16 +986,82 @@ class Importer(TargetSession):
         self._early_fks, self._ready = [], set()
         self._early = self._early_post_data(tables)
         threads = self.opts.threads if self.engine.capabilities.parallel_writers else 1
+        idle = self._idle_job if self.verify_while_loading and self.opts.verify and threads > 1 else None
+        self._verifiable, self._verify_pieces = [], deque()
         for wave in foreign_key_waves(self.engine, todo):
-            self.run_parallel([(u.size, self.unit_job(u)) for u in wave], threads)
+            self.run_parallel([(u.size, self.unit_job(u)) for u in wave], threads, idle)
         for _round in range(MAX_ATTEMPTS):
             if not self._in_doubt:
                 break
-            self.run_parallel([(u.size, self.unit_job(u)) for u in self._settle_in_doubt(units)], threads)
+            self.run_parallel([(u.size, self.unit_job(u)) for u in self._settle_in_doubt(units)], threads, idle)
+        self.run_parallel([], threads, idle)  # index builds handed over by a table settled above (push_jobs)
         if self._in_doubt:
             raise DataError(
                 "the connection kept failing while units were committing", hint="run the import again with --resume"
             )
+
+    def _idle_job(self) -> Callable[[], None] | None:
+        """For a loading thread that has no unit left to start: a key range of a table being
+        verified, else the largest table keyed and not yet verified (its rows are final: what is
+        left of the post-data adds objects, not rows), else nothing. The verify phase reports these
+        checks and checks the other tables (:meth:`early_checks`)."""
+        with self._lock:
+            if self._verify_pieces:
+                return self._verify_pieces.popleft()
+            if not self._verifiable:
+                return None
+            tp = max(self._verifiable, key=lambda t: sum(f.bytes or 0 for f in t.files))
+            self._verifiable.remove(tp)
+
+        def plan() -> None:
+            try:
+                ranges = key_ranges(self.engine, self.conn(), tp, self.opts.threads)
+            except Exception:  # noqa: BLE001 - the verify phase checks the table and reports
+                log.debug("import: %s left to the verify phase", tp.display, exc_info=True)
+                return
+            if ranges is None or tp.value_rules:
+                self._verify_whole(tp)
+                return
+            sums: list[Any] = [None] * len(ranges)
+            left = [len(ranges)]
+
+            def piece(i: int, bounds: Any) -> Callable[[], None]:
+                def go() -> None:
+                    sums[i] = range_sum(self.engine, self.target, tp, bounds)
+                    with self._lock:
+                        left[0] -= 1
+                        if left[0]:
+                            return
+                    check = ranged_check(tp, sums, tp.checksum)
+                    if check is not None:
+                        with self._lock:
+                            self.verified[tp.display] = check
+
+                return go
+
+            with self._lock:
+                self._verify_pieces.extend(piece(i, b) for i, b in enumerate(ranges))
+
+        return plan
+
+    def _verify_whole(self, tp: TablePlan) -> None:
+        """``tp`` verified as the verify phase would on one thread; kept when it holds."""
+        try:
+            report = verify_tables(
+                self.engine,
+                self.conn,
+                [tp],
+                _run_in_order,
+                target=self.target,
+                threads=1,
+            )
+        except Exception:  # noqa: BLE001 - the verify phase checks the table again and reports
+            log.debug("import: %s left to the verify phase", tp.display, exc_info=True)
+            return
+        check = report.tables[0]
+        if check.ok:
+            with self._lock:
+                self.verified[tp.display] = check
 
     def _settle_in_doubt(self, units: list[LoadUnit]) -> list[LoadUnit]:
         """Units whose COMMIT failed (a dropped connection: the server may have committed): decide
@@ -1626,3 +1745,9 @@ def _in_order(fns: list[Callable[[], None]]) -> Callable[[], None]:
             fn()
 
     return go
+
+
+def _run_in_order(jobs: Sequence[tuple[int, Callable[[], None]]]) -> None:
+    """``run_parallel`` on this thread alone: every job, one after another."""
+    for _size, fn in jobs:
+        fn()

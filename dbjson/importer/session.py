@@ -11,6 +11,7 @@ import os
 import random
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
@@ -41,6 +42,9 @@ class TargetSession:
         self._conn_lock = threading.Lock()
         self._local = threading.local()
         self._conns: list[Any] = []
+        # jobs that running jobs hand to the next free thread (:meth:`push_jobs`), before any queued one
+        self._urgent: deque[Callable[[], None]] = deque()
+        self._wake: Future[None] | None = None  # set when urgent jobs arrive: run_parallel's wait ends
 
     # -- connections ----------------------------------------------------------------------------
     def conn(self) -> Any:
@@ -98,23 +102,41 @@ class TargetSession:
         self.procs = start_worker_pool(self.engine, self.threads, todo_bytes, schema_only=schema_only)
 
     # -- running work in the pool ---------------------------------------------------------------
-    def run_parallel(self, jobs: Sequence[tuple[int, Callable[[], None]]], threads: int) -> None:
-        """Run jobs (size, fn) largest first on a pool of up to ``threads``; first error wins."""
-        ordered = [fn for _size, fn in sorted(jobs, key=lambda j: -j[0])]
-        if not ordered:
+    def run_parallel(
+        self,
+        jobs: Sequence[tuple[int, Callable[[], None]]],
+        threads: int,
+        idle: Callable[[], Callable[[], None] | None] | None = None,
+    ) -> None:
+        """Run jobs (size, fn) largest first on a pool of up to ``threads``; first error wins. Jobs
+        that the running ones hand over (:meth:`push_jobs`) go to the next free thread before any
+        job still queued, and the call returns once they are done too. ``idle``: asked for a job
+        for a thread that would otherwise wait for the others (None: there is none)."""
+        queue = [fn for _size, fn in sorted(jobs, key=lambda j: -j[0])][::-1]  # popped from the end: largest first
+        if not queue and not self._urgent and idle is None:
             return
-        pool = ThreadPoolExecutor(max_workers=max(1, min(threads, len(ordered))), thread_name_prefix="dbjson-load")
+        pool = ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="dbjson-load")
         pending: set[Future[None]] = set()
-        queue = list(reversed(ordered))
         error: BaseException | None = None
         try:
-            while queue or pending:
-                while queue and len(pending) < threads and error is None and not self.cancel.is_set():
-                    pending.add(pool.submit(self._guard, queue.pop()))
+            while True:
+                while len(pending) < threads and error is None and not self.cancel.is_set():
+                    fn = self._next_job(queue)
+                    if fn is None and idle is not None and error is None:
+                        fn = idle()
+                    if fn is None:
+                        break
+                    pending.add(pool.submit(self._guard, fn))
                 if not pending:
                     break
-                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                for fut in done:
+                wake: Future[None] = Future()
+                with self._conn_lock:
+                    self._wake = wake
+                    if self._urgent:
+                        wake.set_result(None)
+                done, _ = wait({*pending, wake}, timeout=0.2, return_when=FIRST_COMPLETED)
+                for fut in done - {wake}:
+                    pending.discard(fut)
                     exc = fut.exception()
                     if exc is not None and (
                         error is None or isinstance(error, Cancelled) and not isinstance(exc, Cancelled)
@@ -123,17 +145,36 @@ class TargetSession:
                         self.cancel.set()
                 if error is not None:
                     queue.clear()
+                    with self._conn_lock:
+                        self._urgent.clear()
         except BaseException:
             self.cancel.set()
             self.interrupt_all()
             _wait_quietly(pending, 10.0)
             pool.shutdown(wait=False, cancel_futures=True)
             raise
+        finally:
+            with self._conn_lock:
+                self._wake = None
         pool.shutdown(wait=True)
         if error is not None:
             raise error
-        if queue:  # cancelled with jobs never started (the last running job ended normally)
+        if queue or self._urgent:  # cancelled with jobs never started (the last running job ended normally)
             raise Cancelled("import cancelled")
+
+    def push_jobs(self, fns: Sequence[Callable[[], None]]) -> None:
+        """From a running job: ``fns`` go to the next free threads of this :meth:`run_parallel`,
+        before its queued jobs (a table's index builds, once its rows are in)."""
+        with self._conn_lock:
+            self._urgent.extend(fns)
+            if self._wake is not None and not self._wake.done():
+                self._wake.set_result(None)
+
+    def _next_job(self, queue: list[Callable[[], None]]) -> Callable[[], None] | None:
+        with self._conn_lock:
+            if self._urgent:
+                return self._urgent.popleft()
+        return queue.pop() if queue else None
 
     def _guard(self, fn: Callable[[], None]) -> None:
         if self.cancel.is_set():

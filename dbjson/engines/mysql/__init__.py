@@ -28,6 +28,7 @@ class MySQL(MySQLReflector, MySQLDDL, MySQLExport, MySQLLoad, MySQLPreflight, En
         parallel_writers=True,
         checks_foreign_keys=False,  # the load session sets foreign_key_checks = 0
         defers_primary_key=False,  # InnoDB clusters rows by the primary key: it comes with the table
+        parallel_index_builds=False,  # its ALTER TABLEs wait for each other (metadata lock)
         holds_zero_dates=True,
         native_stream=None,  # see dbjson.engines.interface.Capabilities
         elapsed_time=True,  # TIME: -838:59:59..838:59:59

@@ -27,6 +27,7 @@ class PostgreSQL(PostgreSQLReflector, PostgreSQLDDL, PostgreSQLExport, PostgreSQ
         # Tables the import creates get their primary key after the data (as pg_restore does): COPY
         # into an unindexed heap, then one ALTER TABLE ... ADD PRIMARY KEY (bench/analysis.md).
         defers_primary_key=True,
+        parallel_index_builds=True,
         holds_zero_dates=False,  # zero dates load as NULL (--zero-dates null) or stop the import
         native_stream="postgresql-copy-text",  # see dbjson.engines.interface.Capabilities
         elapsed_time=False,  # time: a time of day

@@ -23,6 +23,7 @@ class SQLite(SQLiteReflector, SQLiteDDL, SQLiteExport, SQLiteLoad, Engine):
         parallel_writers=False,  # SQLite serializes writers
         checks_foreign_keys=False,  # foreign keys stay off during the load
         defers_primary_key=False,  # SQLite cannot add a primary key to an existing table
+        parallel_index_builds=False,  # one writer
         holds_zero_dates=True,  # as text
         native_stream=None,  # see dbjson.engines.interface.Capabilities
         elapsed_time=False,
