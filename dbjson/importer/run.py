@@ -674,8 +674,7 @@ class Importer(TargetSession):
         if tp is None:
             return True
         with self._lock:
-            if self.verify_while_loading and self.opts.verify:
-                self._verifiable.append(tp)
+            self._verifiable.append(tp)  # (verified while others load when load_data gives an idle job)
             self._ready.add(tp.display)
             now = [fk for fk in self._early_fks if fk[2] in self._ready and fk[3] in self._ready]
             self._early_fks = [fk for fk in self._early_fks if fk not in now]
