@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
@@ -42,9 +42,10 @@ import orjson
 
 from . import model as m
 from . import speedups
-from .format.datafiles import DataFile, iter_lines, open_data
+from .format.datafiles import DataFile, block_lines, file_blocks, iter_lines, open_data
 from .format.decoders import is_date_text, is_zero_date_text
 from .format.encoders import DOUBLE_DIGITS, significant_digits
+from .format.linefilter import LineFilter, spelled_one_way
 
 if TYPE_CHECKING:
     from .engines import Engine
@@ -470,14 +471,18 @@ def preflight(
         if tp.skipped:
             continue
         checks: dict[str, list[tuple[str, Check]]] = {}
+        conditions: list[tuple[str, Condition]] = []
         not_null = _not_null_columns(engine, conn, tp)
         for c, t, tname in zip(tp.columns, tp.target_types, tp.target_names):
-            cs = _column_checks(engine, c, t, zero_dates, nul, tname in not_null)
-            if cs:
-                checks[c.name] = cs
+            rules = column_rules(engine, c, t, zero_dates, nul, tname in not_null)
+            if rules:
+                checks[c.name] = [(sev, check) for sev, check, _cond in rules]
+                conditions += [(c.name, cond) for _sev, _check, cond in rules]
         uniques = _collision_keys(engine, conn, tp)
         if not checks and not uniques:
             continue
+        # the lines worth parsing: those a byte test cannot clear (every line for unique keys)
+        sieve = None if uniques else line_filter(conditions)
         seen_cols: set[str] = set()  # unique keys already reported
         seen_checks: set[tuple[str, int]] = set()  # (column, check) already reported
         seen_keys: dict[str, dict[tuple[Any, ...], Any]] = {name: {} for name, _cols, _fold in uniques}
@@ -493,7 +498,7 @@ def preflight(
             with open_file(f) if open_file is not None else open_data(f.path) as fh:
                 # a stream the source filtered (source_filter) holds only some lines: no line numbers
                 numbered = not getattr(fh, "filtered", False)
-                for number, raw in iter_lines(fh, f.rel):
+                for number, raw in _lines(fh, f.rel, sieve):
                     try:
                         obj = orjson.loads(raw)
                     except orjson.JSONDecodeError:
@@ -539,6 +544,40 @@ def preflight(
                                 )
                             )
     return findings
+
+
+def line_filter(rules: Iterable[tuple[str, Condition]]) -> LineFilter | None:
+    """The byte pre-test of lines (:class:`~dbjson.format.linefilter.LineFilter`) for these
+    ``(column, condition)`` rules: a line it clears holds no value their checks report. None when
+    some condition has no such test (integer ranges, significant digits, dates kept as text,
+    elapsed times): every line is then parsed."""
+    dates: list[str] = []
+    nul = False
+    longer: int | None = None
+    for name, cond in rules:
+        kind = cond[0]
+        if kind in ("zero_date", "infinite_date") and spelled_one_way(name):
+            dates.append(name)
+        elif kind == "nul":
+            nul = True
+        elif kind in ("chars_over", "bytes_over", "binary_over"):
+            longer = cond[1] if longer is None else min(longer, cond[1])
+        else:
+            return None
+    return LineFilter(dates, nul, longer)
+
+
+def _lines(fh: IO[bytes], rel: str, sieve: LineFilter | None) -> Iterator[tuple[int, bytes]]:
+    """``(line number, line)`` of a data file that the pre-flight parses: every line, or with
+    ``sieve`` only those it cannot clear (a block at a time: a block it clears is not split)."""
+    if sieve is None:
+        yield from iter_lines(fh, rel)
+        return
+    for before, block in file_blocks(fh, rel):
+        if sieve.block_may(block):
+            for number, line in block_lines(before, block):
+                if sieve.may(line):
+                    yield number, line
 
 
 def preflight_columns(engine: Engine, tp: TablePlan, zero_dates: str) -> set[str]:
@@ -643,6 +682,7 @@ def _collision_keys(
 
 __all__ = [
     "preflight",
+    "line_filter",
     "source_filter",
     "preflight_columns",
     "column_rules",

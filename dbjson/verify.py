@@ -28,7 +28,7 @@ import pickle
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import IO, Any
@@ -36,7 +36,6 @@ from typing import IO, Any
 import orjson
 
 from . import model as m
-from . import speedups
 from .connect import Target, close_quietly, parse_url
 from .engines import Engine, get_engine
 from .engines.interface import ExportUnit, TablePlan
@@ -45,9 +44,10 @@ from .errors import DataError, UsageError, VerifyError
 from .events import EventHandler, Finished, Started, TableVerified, Warning
 from .format.checksum import Checksum, SemanticLines, format_checksum, line_hash
 from .format.codec import RowEncoder
-from .format.datafiles import DataFile, iter_lines, line_too_long, max_line_bytes, open_data
+from .format.datafiles import DataFile, file_blocks, iter_lines, open_data
 from .format.encoders import round_significant
 from .format.journal import Journal, journal_path
+from .format.linefilter import ESCAPE, date_values
 from .format.manifest import read_export
 from .format.storage import ObjectPath, local_state_dir, location
 from .importer.options import ImportOptions, default_load_threads, parse_assignments
@@ -685,32 +685,6 @@ def rules_line_transform(
 
 # the offset of a time with time zone's text (10:00:00+02, 10:00:00.5-05:30, 10:00:00Z)
 _TIME_OFFSET = re.compile(r"(?:[+-][0-9]{2}(?::?[0-9]{2}){0,2}|Z)$")
-# The value of a date/timestamp that a zero-null or infinity-null rule may change, as a JSON string
-# right after its member's name: every text preflight.is_zero_date (year 0000, month or day 00)
-# or is_infinite_date sees (more matches only cost a parse).
-_ZERO_DATE_VALUE = rb'\s*:\s*"(?:0000-|[^"\\]{4}-00-|[^"\\]{7}-00|-?infinity")'
-
-
-def _zero_date_search(name: str) -> Callable[[bytes], Any]:
-    """A search for a value of member ``name`` that is a zero or infinite date: anchored on the
-    member's name (a literal the regular expression engine finds fast, against every quote of
-    a JSON document for an unanchored pattern), for a line or a block of lines. The twin of
-    ``_cchecksum.date_values`` (:func:`_date_values`)."""
-    return re.compile(re.escape(orjson.dumps(name)) + _ZERO_DATE_VALUE).search
-
-
-def _date_values(names: Sequence[str]) -> Callable[[bytes], bool]:
-    """``text -> whether a member named in names holds a zero or infinite date`` (line or block):
-    one C call without the interpreter lock (``_cchecksum.date_values``), else the regular
-    expressions of :func:`_zero_date_search`."""
-    if not names:
-        return lambda _text: False
-    fast = speedups.load("_cchecksum")
-    if fast is not None:
-        keys = tuple(orjson.dumps(n) for n in names)
-        return lambda text: bool(fast.date_values(text, keys))
-    searches = [_zero_date_search(n) for n in names]
-    return lambda text: any(search(text) for search in searches)
 
 
 def _rules_functions(
@@ -726,7 +700,10 @@ def _rules_functions(
     doubles = [n for n, r in rules.items() if r == "decimal-double"]
     nuls = {n: r[4:] for n, r in rules.items() if r.startswith("nul-")}
     unknown = "unknown" in nuls.values()
-    dates = _date_values(infinite)  # (every zero-null column is one: zero ⊆ infinite)
+    # (every zero-null column is one: zero ⊆ infinite); a name or a value spelled with \u escapes
+    # is not found by the search, so such a line is parsed (linefilter's rule)
+    found = date_values(infinite)
+    dates = (lambda text: ESCAPE in text or found(text)) if infinite else found
     fffd = "\ufffd".encode()
 
     def touched(line: bytes) -> bool:
@@ -802,7 +779,7 @@ def _rules_checksum(
     touched, transform = rules
     for f in tp.files:
         with open_file(f) if open_file is not None else open_data(f.path) as fh:
-            for block in _file_blocks(fh, f.rel):
+            for _before, block in file_blocks(fh, f.rel):
                 if not touched(block):
                     continue
                 for _number, raw in iter_lines(io.BytesIO(block), f.rel):
@@ -812,26 +789,6 @@ def _rules_checksum(
     return format_checksum(value)
 
 
-_READ_BYTES = 1 << 20
-
-
-def _file_blocks(fh: IO[bytes], rel: str) -> Iterator[bytes]:
-    """A data file's content in blocks of whole lines (each ending in a newline), with the errors
-    :func:`iter_lines` gives for a truncated file or a line over :func:`max_line_bytes`."""
-    limit = max_line_bytes()
-    rest = b""
-    while chunk := fh.read(_READ_BYTES):
-        data = rest + chunk if rest else chunk
-        cut = data.rfind(b"\n") + 1
-        block, rest = data[:cut], data[cut:]
-        if len(rest) > limit:
-            raise line_too_long(rel, 0, limit)
-        if block:
-            yield block
-    if rest:
-        raise DataError("truncated file: the last line has no newline", file=rel)
-
-
 def _add_file_blocks(fh: IO[bytes], rel: str, normalize: _Expected | SemanticLines, total: Checksum) -> None:
     """Add a data file's lines through ``normalize`` a block of whole lines at a time (one
     ``add_block`` call each: no Python object per line): the same lines as :func:`iter_lines`
@@ -839,7 +796,7 @@ def _add_file_blocks(fh: IO[bytes], rel: str, normalize: _Expected | SemanticLin
     with a carriage return or an empty line (which :func:`iter_lines` drops) goes line by line:
     an empty line is not a JSON object, so ``add_block`` refuses such a block without adding
     anything (a byte search for two newlines would cost more than the by-meaning form's C pass)."""
-    for block in _file_blocks(fh, rel):
+    for _before, block in file_blocks(fh, rel):
         if block[0] != 0x0A and b"\r" not in block:
             try:
                 normalize.add_block(total, block)

@@ -18,7 +18,8 @@ import test_csemantic
 from dbjson import speedups
 from dbjson.format.checksum import Checksum, SemanticLines
 from dbjson.preflight import is_infinite_date, is_zero_date
-from dbjson.verify import _add_file_blocks, _files_checksum, _rules_functions, _zero_date_search  # noqa: PLC2701
+from dbjson.format.linefilter import zero_date_search as _zero_date_search
+from dbjson.verify import _add_file_blocks, _files_checksum, _rules_functions  # noqa: PLC2701
 
 rules_functions: Any = _rules_functions
 fast = test_csemantic.fast  # the _cchecksum fixture (fails under CI when the module is not built)

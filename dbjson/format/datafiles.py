@@ -273,6 +273,57 @@ class _ZstdFrames(BlockReader):
         super().close()
 
 
+BLOCK_READ_BYTES = 1 << 20  # what file_blocks reads at a time
+
+
+def file_blocks(fh: IO[bytes], file: str) -> Iterator[tuple[int, bytes]]:
+    """``(lines before the block, block)``: a data file's content in blocks of whole lines (each
+    ending in a newline; about :data:`BLOCK_READ_BYTES`), with the errors :func:`iter_lines`
+    gives for a truncated file and a line over :func:`max_line_bytes` (the limit is checked on
+    the bytes not yet split, so a line is never held whole past it). :func:`block_lines` gives
+    the lines of a block as :func:`iter_lines` would."""
+    limit = max_line_bytes()
+    before = 0
+    rest = b""
+    try:
+        while chunk := fh.read(BLOCK_READ_BYTES):
+            data = rest + chunk if rest else chunk
+            cut = data.rfind(b"\n") + 1
+            block, rest = data[:cut], data[cut:]
+            if block:
+                if len(block) > limit + 1:
+                    for i, line in enumerate(block.split(b"\n")):
+                        if len(line) > limit:
+                            raise line_too_long(file, before + i + 1, limit)
+                lines = block.count(b"\n")
+                yield before, block
+                before += lines
+            if len(rest) > limit:
+                raise line_too_long(file, before + 1, limit)
+    except (EOFError, OSError) as e:
+        raise DataError(f"truncated or corrupt file: {e}", file=file, line=before + 1) from None
+    except DbjsonError:
+        raise
+    except Exception as e:  # zstandard.ZstdError and friends
+        if type(e).__name__ == "ZstdError":
+            raise DataError(f"truncated or corrupt file: {e}", file=file, line=before + 1) from None
+        raise
+    if rest:
+        raise DataError("truncated file: the last line has no newline", file=file, line=before + 1)
+
+
+def block_lines(before: int, block: bytes) -> Iterator[tuple[int, bytes]]:
+    """``(line number, line)`` of a block of :func:`file_blocks` (``before`` lines precede it), as
+    :func:`iter_lines` gives them: without newline and carriage return, blank lines skipped."""
+    number = before
+    for line in block.split(b"\n")[:-1]:
+        number += 1
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if line:
+            yield number, line
+
+
 def iter_lines(fh: IO[bytes], file: str) -> Iterator[tuple[int, bytes]]:
     """``(line number, line without newline)``; a last line without newline means a truncated file;
     a line longer than :func:`max_line_bytes` is an error (read no further than the limit)."""

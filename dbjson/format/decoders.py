@@ -144,8 +144,16 @@ def is_date_text(v: str) -> bool:
 
 def is_zero_date_text(v: str) -> bool:
     """Whether the text of a date or timestamp (as :func:`is_date_text` accepts) has a zero year,
-    month or day (MySQL's zero dates)."""
-    return v.startswith("0000-") or v[4:8] == "-00-" or v[7:10] == "-00"
+    month or day (MySQL's zero dates): year ``0000-``, or month or day ``00`` after ASCII digits
+    (``2024-00-10``, ``2024-01-00``). Text whose date part is not digits is not a zero date (the
+    target refuses it as not a date); the pre-tests of :mod:`dbjson.format.linefilter` rely on it."""
+    if v.startswith("0000-"):
+        return True
+    if v[4:8] == "-00-":
+        return v[:4].isascii() and v[:4].isdigit()
+    if v[7:10] == "-00":
+        return v[:7].isascii() and v[:4].isdigit() and v[4] == "-" and v[5:7].isdigit()
+    return False
 
 
 def dec_date(v: Any) -> dt.date | str:
