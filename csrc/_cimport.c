@@ -620,7 +620,8 @@ static int is_date_text(const unsigned char *s, Py_ssize_t n)
     return i == n;
 }
 
-/* mysql/load.py and postgresql/load.py _is_zero_date (ASCII). */
+/* A superset of dbjson.format.decoders.is_zero_date_text (which also wants digits before the
+ * zero part): a value this accepts is refused here and decided by the Python converter. */
 static int is_zero_date(const unsigned char *s, Py_ssize_t n)
 {
     if (n >= 5 && memcmp(s, "0000-", 5) == 0) return 1;
