@@ -17,8 +17,8 @@ import test_csemantic
 
 from dbjson import speedups
 from dbjson.format.checksum import Checksum, SemanticLines
-from dbjson.preflight import is_infinite_date, is_zero_date
 from dbjson.format.linefilter import zero_date_search as _zero_date_search
+from dbjson.preflight import is_infinite_date, is_zero_date
 from dbjson.verify import _add_file_blocks, _files_checksum, _rules_functions  # noqa: PLC2701
 
 rules_functions: Any = _rules_functions
