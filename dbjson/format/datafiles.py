@@ -14,6 +14,7 @@ from typing import IO, Any
 
 import xxhash
 
+from .. import speedups
 from ..errors import DataError, DbjsonError
 from .checksum import DEFAULT_CHECKSUM, Checksum
 from .storage import Location, ObjectPath, open_sink
@@ -276,6 +277,13 @@ class _ZstdFrames(BlockReader):
 BLOCK_READ_BYTES = 1 << 20  # what file_blocks reads at a time
 
 
+def count_lines(block: bytes) -> int:
+    """``block.count(b"\\n")``; by ``_cimport.count_lines`` when built (memchr, without the
+    interpreter lock, which ``bytes.count`` holds: about 8x faster)."""
+    cmod = speedups.load("_cimport")
+    return int(cmod.count_lines(block)) if cmod is not None else block.count(b"\n")
+
+
 def file_blocks(fh: IO[bytes], file: str) -> Iterator[tuple[int, bytes]]:
     """``(lines before the block, block)``: a data file's content in blocks of whole lines (each
     ending in a newline; about :data:`BLOCK_READ_BYTES`), with the errors :func:`iter_lines`
@@ -295,7 +303,7 @@ def file_blocks(fh: IO[bytes], file: str) -> Iterator[tuple[int, bytes]]:
                     for i, line in enumerate(block.split(b"\n")):
                         if len(line) > limit:
                             raise line_too_long(file, before + i + 1, limit)
-                lines = block.count(b"\n")
+                lines = count_lines(block)
                 yield before, block
                 before += lines
             if len(rest) > limit:

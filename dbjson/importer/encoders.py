@@ -25,6 +25,7 @@ from ..engines import Engine, get_engine
 from ..engines.interface import TablePlan
 from ..errors import DataError
 from ..format.checksum import DEFAULT_CHECKSUM, sum_lines
+from ..format.datafiles import count_lines
 from .convert import build_row_converter, load_converters, raw_json_columns
 
 PROCESS_MIN_BYTES = 4 << 20  # below this, starting worker processes costs more than it saves
@@ -194,13 +195,6 @@ def encode_file_range(
     return encode_block(
         engine_name, server_version, plan, zero_dates, rel, first_line, block, algorithm if expect is None else None
     )
-
-
-def count_lines(block: bytes) -> int:
-    """``block.count(b"\\n")``; by ``_cimport.count_lines`` when built (memchr, without the
-    interpreter lock, which ``bytes.count`` holds)."""
-    cmod = speedups.load("_cimport")
-    return int(cmod.count_lines(block)) if cmod is not None else block.count(b"\n")
 
 
 class _Slow(Exception):

@@ -22,10 +22,10 @@ from ..engines import Engine
 from ..engines.interface import TablePlan
 from ..errors import Cancelled, DataError
 from ..format.checksum import Checksum
-from ..format.datafiles import DataFile, iter_lines, line_too_long, max_line_bytes
+from ..format.datafiles import DataFile, count_lines, iter_lines, line_too_long, max_line_bytes
 from ..ratelimit import RateLimit
 from .convert import build_row_converter
-from .encoders import INLINE, count_lines, encode_block, encode_file_range
+from .encoders import INLINE, encode_block, encode_file_range
 
 CANCEL_CHECK_EVERY = 2000
 PROGRESS_EVERY = 0.25  # seconds between a unit's UnitProgress events
