@@ -108,7 +108,10 @@ def _cli(s3: S3, *args: str) -> subprocess.Popen[bytes]:
 def test_a_killed_export_leaves_only_an_invisible_upload_and_runs_again(s3: S3, tmp_path: Path) -> None:
     src = make_source(tmp_path / "src.db", rows=BIG_ROWS * 2)
     url = f"s3://{s3.bucket}/killed"
-    proc = _cli(s3, "export", src, "-o", url, "--threads", "1", "--quiet")
+    # --max-rate holds the 20 MB export to about 5 s, so that its multipart upload (begun after the
+    # first 8 MiB) is still under way when the loop below looks: unthrottled, the whole upload
+    # could begin and end between two looks, and the test failed by timing
+    proc = _cli(s3, "export", src, "-o", url, "--threads", "1", "--quiet", "--max-rate", "4MB")
     deadline = time.monotonic() + 60
     while not s3.uploads():
         assert proc.poll() is None, (proc.stderr.read() if proc.stderr else b"").decode()
