@@ -22,7 +22,6 @@ by count only (expected = manifest rows − rejected rows + rows that were there
 from __future__ import annotations
 
 import dataclasses
-import io
 import os
 import pickle
 import re
@@ -44,10 +43,10 @@ from .errors import DataError, UsageError, VerifyError
 from .events import EventHandler, Finished, Started, TableVerified, Warning
 from .format.checksum import Checksum, SemanticLines, format_checksum, line_hash
 from .format.codec import RowEncoder
-from .format.datafiles import DataFile, file_blocks, iter_lines, open_data
+from .format.datafiles import DataFile, block_lines, file_blocks, iter_lines, open_data
 from .format.encoders import round_significant
 from .format.journal import Journal, journal_path
-from .format.linefilter import ESCAPE, date_values
+from .format.linefilter import date_values, has_escape
 from .format.manifest import read_export
 from .format.storage import ObjectPath, local_state_dir, location
 from .importer.options import ImportOptions, default_load_threads, parse_assignments
@@ -703,7 +702,7 @@ def _rules_functions(
     # (every zero-null column is one: zero ⊆ infinite); a name or a value spelled with \u escapes
     # is not found by the search, so such a line is parsed (linefilter's rule)
     found = date_values(infinite)
-    dates = (lambda text: ESCAPE in text or found(text)) if infinite else found
+    dates = (lambda text: has_escape(text) or found(text)) if infinite else found
     fffd = "\ufffd".encode()
 
     def touched(line: bytes) -> bool:
@@ -779,10 +778,10 @@ def _rules_checksum(
     touched, transform = rules
     for f in tp.files:
         with open_file(f) if open_file is not None else open_data(f.path) as fh:
-            for _before, block in file_blocks(fh, f.rel):
+            for before, block in file_blocks(fh, f.rel):
                 if not touched(block):
                     continue
-                for _number, raw in iter_lines(io.BytesIO(block), f.rel):
+                for _number, raw in block_lines(before, block):
                     new = transform(raw)
                     if new != raw:
                         value += line_hash(new, algorithm) - line_hash(raw, algorithm)
@@ -796,14 +795,14 @@ def _add_file_blocks(fh: IO[bytes], rel: str, normalize: _Expected | SemanticLin
     with a carriage return or an empty line (which :func:`iter_lines` drops) goes line by line:
     an empty line is not a JSON object, so ``add_block`` refuses such a block without adding
     anything (a byte search for two newlines would cost more than the by-meaning form's C pass)."""
-    for _before, block in file_blocks(fh, rel):
+    for before, block in file_blocks(fh, rel):
         if block[0] != 0x0A and b"\r" not in block:
             try:
                 normalize.add_block(total, block)
                 continue
             except (ValueError, DataError):
                 pass  # an empty line, or a line to report: line by line below
-        lines = [raw for _number, raw in iter_lines(io.BytesIO(block), rel)]
+        lines = [raw for _number, raw in block_lines(before, block)]
         if lines:
             normalize.add_lines(total, lines)
 

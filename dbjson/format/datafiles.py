@@ -284,6 +284,14 @@ def count_lines(block: bytes) -> int:
     return int(cmod.count_lines(block)) if cmod is not None else block.count(b"\n")
 
 
+def _read_error(e: Exception, file: str, line: int) -> DataError | None:
+    """The DataError (naming the file and the line) for ``e`` raised while reading a data file
+    that is truncated or corrupt (EOFError, OSError, zstandard.ZstdError); None for others."""
+    if isinstance(e, (EOFError, OSError)) or type(e).__name__ == "ZstdError":
+        return DataError(f"truncated or corrupt file: {e}", file=file, line=line)
+    return None
+
+
 def file_blocks(fh: IO[bytes], file: str) -> Iterator[tuple[int, bytes]]:
     """``(lines before the block, block)``: a data file's content in blocks of whole lines (each
     ending in a newline; about :data:`BLOCK_READ_BYTES`), with the errors :func:`iter_lines`
@@ -308,14 +316,12 @@ def file_blocks(fh: IO[bytes], file: str) -> Iterator[tuple[int, bytes]]:
                 before += lines
             if len(rest) > limit:
                 raise line_too_long(file, before + 1, limit)
-    except (EOFError, OSError) as e:
-        raise DataError(f"truncated or corrupt file: {e}", file=file, line=before + 1) from None
     except DbjsonError:
         raise
-    except Exception as e:  # zstandard.ZstdError and friends
-        if type(e).__name__ == "ZstdError":
-            raise DataError(f"truncated or corrupt file: {e}", file=file, line=before + 1) from None
-        raise
+    except Exception as e:
+        if (error := _read_error(e, file, before + 1)) is None:
+            raise
+        raise error from None
     if rest:
         raise DataError("truncated file: the last line has no newline", file=file, line=before + 1)
 
@@ -354,11 +360,9 @@ def iter_lines(fh: IO[bytes], file: str) -> Iterator[tuple[int, bytes]]:
                 raise DataError("truncated file: the last line has no newline", file=file, line=number)
             if line:
                 yield number, line
-    except (EOFError, OSError) as e:
-        raise DataError(f"truncated or corrupt file: {e}", file=file, line=number + 1) from None
     except DbjsonError:
         raise
-    except Exception as e:  # zstandard.ZstdError and friends
-        if type(e).__name__ == "ZstdError":
-            raise DataError(f"truncated or corrupt file: {e}", file=file, line=number + 1) from None
-        raise
+    except Exception as e:
+        if (error := _read_error(e, file, number + 1)) is None:
+            raise
+        raise error from None

@@ -28,7 +28,6 @@ from .. import speedups
 ZERO_DATE_VALUE = rb'\s*:\s*"(?:0000-|[^"\\]{4}-00-|[^"\\]{7}-00|-?infinity")'
 
 ESCAPE = b"\\u"  # the escape that can spell any character of a JSON string
-# (a regular expression finds it 1.7-3x faster than ``in``, which the frequent "u" slows down)
 _escape_search = re.compile(re.escape(ESCAPE)).search
 NUL_ESCAPE = b"\\u0000"  # JSON's only spelling of U+0000 in a string
 
@@ -54,6 +53,12 @@ def date_values(names: Sequence[str]) -> Callable[[bytes], bool]:
         return lambda text: bool(fast.date_values(text, keys))
     searches = [zero_date_search(n) for n in names]
     return lambda text: any(search(text) for search in searches)
+
+
+def has_escape(text: bytes) -> bool:
+    """``b"\\\\u" in text``, by a regular expression (1.7-3x faster than ``in``, which the
+    frequent "u" slows down)."""
+    return _escape_search(text) is not None
 
 
 def spelled_one_way(name: str) -> bool:
@@ -98,7 +103,7 @@ class LineFilter:
 
     def _bytes_may(self, text: bytes) -> bool:
         if self.dates:
-            if _escape_search(text):  # a name, a digit or a letter of infinity may be spelled \uXXXX
+            if has_escape(text):  # a name, a digit or a letter of infinity may be spelled \uXXXX
                 return True
             if self._date_values(text):
                 return True
@@ -113,6 +118,7 @@ __all__ = [
     "ZERO_DATE_VALUE",
     "LineFilter",
     "date_values",
+    "has_escape",
     "has_nul_escape",
     "spelled_one_way",
     "zero_date_search",
