@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import model as m
+from ..interface import Capabilities
 
 
 def _q(name: str) -> str:
@@ -19,6 +20,8 @@ def _q(name: str) -> str:
 
 class MySQLPreflight:
     """``preflight_condition``: a pre-flight :data:`dbjson.preflight.Condition` as SQL on one column."""
+
+    capabilities: Capabilities  # (the engine's)
 
     def preflight_condition(self, column: m.Column, cond: tuple[Any, ...]) -> str | None:
         """SQL true for every value of ``column`` that fails the check behind ``cond`` (more rows are
@@ -36,7 +39,9 @@ class MySQLPreflight:
             return f"LEFT({text}, 1) = '-' OR HOUR({q}) > 23"
         if kind == "nul":  # compared as bytes: MySQL's _0900_ collations ignore U+0000 (it would match anywhere)
             if column.type.kind == "json":  # the JSON text spells U+0000 as an escape (MariaDB may keep it raw)
-                raw = f"CAST({text} AS BINARY)"
+                # MariaDB's JSON is LONGTEXT: its bytes are the text (the cast to CHAR first would
+                # double the cost of the scan); MySQL's is binary, written out as text by the cast
+                raw = f"CAST({q if self.capabilities.mariadb else text} AS BINARY)"
                 return f"INSTR({raw}, CHAR(0)) > 0 OR INSTR({raw}, CONCAT(CHAR(92), 'u0000')) > 0"
             return f"INSTR(CAST({q} AS BINARY), CHAR(0)) > 0"
         if kind == "chars_over":
