@@ -11,7 +11,8 @@
  * PostgreSQL target reads: JSON spells U+0000 only so): each backslash found by memchr, then the
  * five bytes after it compared, without the interpreter lock.
  *
- * `block` is whole lines, each ending in "\n" (no blank lines, no CR: the caller checks).
+ * `block` is whole lines, each ending in "\n". A blank line or a CR refuses the block (None), so a
+ * block it converts is exactly its rows (the importer sums their lines over the block in one call).
  * Each line must be one JSON object whose keys are exactly `keys` (each given as its JSON text,
  * quotes included, as orjson.dumps writes it), in that order, with no whitespace outside
  * strings. Each value is converted by its column's op (OP_* below) and written as bulk text:

@@ -83,6 +83,14 @@ def sum_lines(lines: list[bytes], algorithm: str = DEFAULT_CHECKSUM) -> int:
     return sum(map(_LINE_HASH[algorithm], lines)) & MASK64
 
 
+def sum_block(block: bytes, algorithm: str = DEFAULT_CHECKSUM) -> tuple[int, int]:
+    """The content checksum value and the line count of ``block`` (lines each ending in a newline):
+    :meth:`Checksum.add_block`'s sums, one C call without the interpreter lock when built."""
+    total = Checksum(algorithm=algorithm)
+    total.add_block(block)
+    return total.value, total.rows
+
+
 class Checksum:
     """An order-independent content checksum: the sum of the line hashes modulo 2^64.
 
