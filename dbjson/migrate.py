@@ -272,7 +272,7 @@ class _PreflightAhead:
         from concurrent.futures import ThreadPoolExecutor
 
         self.source = source
-        self.pool = ThreadPoolExecutor(max_workers=max(1, len(source.conns) - 1), thread_name_prefix="dbjson-preflight")
+        self.pool = ThreadPoolExecutor(max_workers=max(1, len(source.conns)), thread_name_prefix="dbjson-preflight")
         self.futures: dict[str, Any] = {}  # data file rel → Future of its lines (None: read it again)
         self.tables: set[str] = set()
         self.left = PREFLIGHT_AHEAD_BYTES
@@ -357,25 +357,38 @@ class _UnitStream(BlockReader):
             if self.kept is not None:
                 self.source.kept_file(self.rel, self.unit, self.kept)
                 self.kept = None
+            self._give_back()  # every row read: another unit may use the connection while this one commits
             return None
         if self.kept is not None:
             self.kept.write_block(block)
         return block
 
-    def close(self) -> None:
-        if self.closed:
+    def _give_back(self) -> None:
+        """The connection back to the source's idle ones, once: the reader thread stopped first (it
+        ends the unit's query) so that the connection is lent again with no query running."""
+        if self.conn is None:
             return
         try:
             close = getattr(self.blocks, "close", None)
             if close is not None:
-                close()  # stops the reader thread (it ends the unit's query)...
+                close()
             for t in self.helpers:
-                t.join(5 if self.source.stop.is_set() else None)  # ...before the connection is lent again
+                t.join(5 if self.source.stop.is_set() else None)
+        finally:
+            conn, self.conn = self.conn, None
+            self.source.idle.put(conn)
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        try:
             if self.kept is not None:
                 self.kept.discard()
         finally:
-            self.source.idle.put(self.conn)
-            super().close()
+            try:
+                self._give_back()
+            finally:
+                super().close()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -61,8 +61,11 @@ def test_a_finished_tables_index_builds_run_on_every_free_thread(fresh_db: Any, 
     assert report.verify is not None and report.verify.ok
     builds = sorted((s for s in spans if s[0] == "index"), key=lambda s: s[3])
     assert [s[1] for s in builds] and len(builds) == 3, spans
-    assert len({s[2] for s in builds}) == 2  # on both loading threads
+    # on two threads at once (which two: the pool's threads are also those that loaded units while
+    # others waited for the pre-flight), never three: the third waits for a free thread
+    assert len({s[2] for s in builds}) >= 2
     assert builds[1][3] < builds[0][4]  # the second build started before the first ended
+    assert builds[2][3] >= min(builds[0][4], builds[1][4]) - 0.05
     pk = next(s for s in spans if s[0] == "primary_key" and "wide" in s[1])
     assert pk[4] <= builds[0][3]  # the key (an exclusive lock) before the builds
     fk = next(s for s in spans if s[0] == "foreign_key")

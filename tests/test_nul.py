@@ -153,3 +153,40 @@ def test_a_unit_begun_before_its_preflight_loads_on_the_final_rules(
     rows = _rows(dst)
     assert rows[0][:3] == (1, "ab", "xy") and '"pq"' in rows[0][3] and len(rows) == 3
     assert verify(out, dst.url).ok
+
+
+def test_units_that_load_while_the_preflight_runs_commit_nothing_when_it_fails(
+    fresh_db: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the pre-flight runs, a loaded unit waits to commit and another loads meanwhile on a
+    connection of its own (``TargetSession.parked``); when the pre-flight then fails, none of them
+    commits: every table of the target stays empty."""
+    src = fresh_db("mariadb")
+    src.execute(SOURCE)
+    src.execute(
+        "CREATE TABLE clean_a (id int PRIMARY KEY, v varchar(20));\n"
+        "CREATE TABLE clean_b (id int PRIMARY KEY, v varchar(20));\n"
+        "INSERT INTO clean_a SELECT seq, CONCAT('a', seq) FROM seq_1_to_3000;\n"
+        "INSERT INTO clean_b SELECT seq, CONCAT('b', seq) FROM seq_1_to_2000;\n"
+    )
+    out = tmp_path / "export"
+    export_database(src.url, out)
+    dst = fresh_db("postgresql")
+    _again, hold = hold_back_preflight(monkeypatch)
+    parked: list[int] = []
+
+    def hook(imp: Any) -> None:
+        hold(imp)
+        real = imp.parked
+
+        def counting() -> Any:
+            parked.append(1)
+            return real()
+
+        imp.parked = counting
+
+    with pytest.raises(DataError, match="pre-flight"):
+        import_database(out, dst.url, threads=2, importer_hook=hook)
+    assert parked, "no unit waited for the pre-flight to commit"
+    for table in ("notes", "clean_a", "clean_b"):
+        assert dst.query(f"SELECT count(*) FROM public.{table}")[0][0] == 0, table

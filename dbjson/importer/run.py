@@ -19,6 +19,7 @@ The plan comes from :mod:`.plan`, the rows from :mod:`.reader` (converted by :mo
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import logging
@@ -987,8 +988,17 @@ class Importer(TargetSession):
         threads = self.opts.threads if self.engine.capabilities.parallel_writers else 1
         idle = self._idle_job if self.verify_while_loading and self.opts.verify and threads > 1 else None
         self._verifiable, self._verify_pieces = [], deque()
-        for wave in foreign_key_waves(self.engine, todo):
-            self.run_parallel([(u.size, self.unit_job(u)) for u in wave], threads, idle)
+        # while units wait for a concurrent pre-flight to allow their commit, more may load, each on
+        # a connection of its own (``parked``): up to three per thread, at most 8 more connections
+        gate = self._gate
+        self.extra_threads = (
+            min(3 * threads, 8) if gate is not None and self.engine.capabilities.parallel_writers else 0
+        )
+        try:
+            for wave in foreign_key_waves(self.engine, todo):
+                self.run_parallel([(u.size, self.unit_job(u)) for u in wave], threads, idle)
+        finally:
+            self.extra_threads = 0
         for _round in range(MAX_ATTEMPTS):
             if not self._in_doubt:
                 break
@@ -1179,9 +1189,12 @@ class Importer(TargetSession):
         if gate is None:
             return
         ev = gate.done if tp is None else gate.cleared.get(tp.display, gate.done)
-        while not ev.wait(0.1):
-            if self.cancel.is_set():
-                raise Cancelled("import cancelled")
+        # a unit loaded and waiting to commit uses no CPU: meanwhile another thread loads the next
+        # unit (``parked``; its own connection), up to ``extra_threads`` more (see load_data)
+        with self.parked() if tp is None and not ev.is_set() else contextlib.nullcontext():
+            while not ev.wait(0.1):
+                if self.cancel.is_set():
+                    raise Cancelled("import cancelled")
         if gate.failed:
             raise Cancelled("import cancelled: the pre-flight found problems")
 

@@ -7,12 +7,13 @@ An import (:class:`dbjson.importer.run.Importer`) is one :class:`TargetSession`;
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
@@ -45,6 +46,10 @@ class TargetSession:
         # jobs that running jobs hand to the next free thread (:meth:`push_jobs`), before any queued one
         self._urgent: deque[Callable[[], None]] = deque()
         self._wake: Future[None] | None = None  # set when urgent jobs arrive: run_parallel's wait ends
+        # jobs blocked where they use no CPU (a loaded unit waiting to commit: see :meth:`parked`),
+        # and how many more threads run_parallel may start for them (0: none)
+        self._parked = 0
+        self.extra_threads = 0
 
     # -- connections ----------------------------------------------------------------------------
     def conn(self) -> Any:
@@ -102,6 +107,27 @@ class TargetSession:
         self.procs = start_worker_pool(self.engine, self.threads, todo_bytes, schema_only=schema_only)
 
     # -- running work in the pool ---------------------------------------------------------------
+    @contextlib.contextmanager
+    def parked(self) -> Iterator[None]:
+        """Around a wait of a running job that uses no CPU (a unit loaded, waiting to be allowed to
+        commit): meanwhile :meth:`run_parallel` may run up to ``extra_threads`` more jobs, each on
+        a connection of its own, so that the cores are not idle while the job waits."""
+        with self._conn_lock:
+            self._parked += 1
+            if self._wake is not None and not self._wake.done():
+                self._wake.set_result(None)
+        try:
+            yield
+        finally:
+            with self._conn_lock:
+                self._parked -= 1
+
+    def _width(self, threads: int) -> int:
+        """How many jobs :meth:`run_parallel` runs at once now: ``threads``, and one more for each
+        parked job (at most ``extra_threads`` more)."""
+        with self._conn_lock:
+            return threads + min(self._parked, self.extra_threads)
+
     def run_parallel(
         self,
         jobs: Sequence[tuple[int, Callable[[], None]]],
@@ -115,12 +141,12 @@ class TargetSession:
         queue = [fn for _size, fn in sorted(jobs, key=lambda j: -j[0])][::-1]  # popped from the end: largest first
         if not queue and not self._urgent and idle is None:
             return
-        pool = ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="dbjson-load")
+        pool = ThreadPoolExecutor(max_workers=max(1, threads + self.extra_threads), thread_name_prefix="dbjson-load")
         pending: set[Future[None]] = set()
         error: BaseException | None = None
         try:
             while True:
-                while len(pending) < threads and error is None and not self.cancel.is_set():
+                while len(pending) < self._width(threads) and error is None and not self.cancel.is_set():
                     fn = self._next_job(queue)
                     if fn is None and idle is not None and error is None:
                         fn = idle()
@@ -132,7 +158,8 @@ class TargetSession:
                 wake: Future[None] = Future()
                 with self._conn_lock:
                     self._wake = wake
-                    if self._urgent:
+                    more = queue and error is None and not self.cancel.is_set()  # (a job for a parked one's place)
+                    if self._urgent or (more and len(pending) < threads + min(self._parked, self.extra_threads)):
                         wake.set_result(None)
                 done, _ = wait({*pending, wake}, timeout=0.2, return_when=FIRST_COMPLETED)
                 for fut in done - {wake}:
