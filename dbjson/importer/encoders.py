@@ -252,7 +252,6 @@ def build_block_encoder(
         return engine.load_encode_columns(cols)
 
     def encode(block: bytes, first_line: int, algorithm: str | None = DEFAULT_CHECKSUM) -> tuple[bytes, int, int]:
-        tried_c = False
         if cplan is not None:
             # The C encoder takes the block as it is, without splitting it into a million line
             # objects first (and the line sums, when wanted, are one C call on the block too:
@@ -261,7 +260,6 @@ def build_block_encoder(
             # below, those go by rows), so its lines are the block's rows.
             cmod = speedups.load("_cimport")  # checked per block: DBJSON_NO_SPEEDUPS=1 turns it off
             if cmod is not None:
-                tried_c = True
                 done = cmod.jsonl_to_bulk(block, *cplan)  # None: a line or value for the Python path
                 if done is not None:
                     if algorithm is None:
@@ -276,12 +274,8 @@ def build_block_encoder(
         total = sum_lines(rows, algorithm) if algorithm is not None else 0
         if not rows:
             return b"", 0, total
-        encoded = None
-        if cplan is not None and rows is lines and not tried_c:
-            cmod = speedups.load("_cimport")
-            if cmod is not None:
-                encoded = cmod.jsonl_to_bulk(block, *cplan)
-        if encoded is None and columnar and rows is lines:
+        encoded = None  # (the C encoder, when there is one, refused the block above)
+        if columnar and rows is lines:
             try:
                 encoded = by_columns(lines)
             except Exception:  # noqa: BLE001 - the row path finds and names the problem

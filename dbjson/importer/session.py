@@ -126,7 +126,10 @@ class TargetSession:
         """How many jobs :meth:`run_parallel` runs at once now: ``threads``, and one more for each
         parked job (at most ``extra_threads`` more)."""
         with self._conn_lock:
-            return threads + min(self._parked, self.extra_threads)
+            return self._width_locked(threads)
+
+    def _width_locked(self, threads: int) -> int:
+        return threads + min(self._parked, self.extra_threads)
 
     def run_parallel(
         self,
@@ -159,7 +162,7 @@ class TargetSession:
                 with self._conn_lock:
                     self._wake = wake
                     more = queue and error is None and not self.cancel.is_set()  # (a job for a parked one's place)
-                    if self._urgent or (more and len(pending) < threads + min(self._parked, self.extra_threads)):
+                    if self._urgent or (more and len(pending) < self._width_locked(threads)):
                         wake.set_result(None)
                 done, _ = wait({*pending, wake}, timeout=0.2, return_when=FIRST_COMPLETED)
                 for fut in done - {wake}:
