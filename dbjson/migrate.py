@@ -67,18 +67,19 @@ from .format.checksum import Checksum
 from .format.datafiles import BlockReader, DataFile, DataFileWriter, line_too_long, max_line_bytes
 from .format.journal import Journal, journal_path
 from .format.layout import DATA_DIR, WrittenFiles, prepare_export_dir, safe_names
+from .format.linefilter import LineFilter
 from .format.manifest import Manifest, ManifestTable, SnapshotInfo, write_manifest, write_schema
 from .format.paths import inside
 from .format.savedstate import Unencodable, decode_values, encode_values, read_state, write_state
 from .importer.encoders import INLINE, c_block_plan
 from .importer.options import DEFAULT_RETRY_BUDGET, ImportOptions, default_load_threads
-from .importer.plan import ImportPlan
+from .importer.plan import ImportPlan, foreign_key_waves
 from .importer.reader import LoadUnit
 from .importer.report import ImportReport
 from .importer.run import Importer
 from .importer.session import connect_target, target_identity
 from .model import now_utc
-from .preflight import preflight_columns, source_filter
+from .preflight import preflight_columns, source_filter, stream_sieve
 from .ratelimit import parse_rate
 from .verify import TableCheck, exact_check, expected_lines, native_check, verify_error
 
@@ -178,10 +179,18 @@ class _Source:
             except queue.Empty:
                 continue
 
-    def open(self, f: DataFile, keep: bool, columns: set[str] | None = None, where: str | None = None) -> IO[bytes]:
+    def open(
+        self,
+        f: DataFile,
+        keep: bool,
+        columns: set[str] | None = None,
+        where: str | None = None,
+        capture: _Capture | None = None,
+    ) -> IO[bytes]:
         """The canonical lines of the unit behind ``f`` (and, with ``keep``, its kept file); with
         ``columns``, lines of only those columns (what the pre-flight reads); with ``where`` (SQL on
-        the source table), only the rows it selects, in the order of the full read."""
+        the source table), only the rows it selects, in the order of the full read; with
+        ``capture``, the lines its byte test keeps are also captured for the pre-flight."""
         unit = self.units[f.rel]
         if columns is not None and len(columns) < len(unit.table.columns):
             unit = dataclasses.replace(
@@ -195,7 +204,7 @@ class _Source:
             if self.written is not None:
                 self.written.add(self.keep / f.rel)  # before the file exists: a later export may replace it
             kept = DataFileWriter(self.keep / f.rel, "none")
-        return io.BufferedReader(_UnitStream(self, unit, f.rel, kept), 1 << 20)
+        return io.BufferedReader(_UnitStream(self, unit, f.rel, kept, capture), 1 << 20)
 
     def native(self, f: DataFile, columns: Sequence[str]) -> _NativeStream:
         """The rows of the unit behind ``f`` (its ``columns``) in the engine's native row format."""
@@ -325,10 +334,133 @@ class _PreflightAhead:
         self.futures.clear()
 
 
-class _UnitStream(BlockReader):
-    """A readable stream of one unit's lines, straight from a snapshot connection."""
+CAPTURE_BYTES = 64 << 20  # the units' lines held for the pre-flight at once (see _Capture)
+CAPTURE_MIN_BYTES = 8 << 20  # a smaller table's pre-flight reads it again (its catalog queries cost more than its read)
+CAPTURE_IDLE_SECONDS = 0.5  # every load waiting this long for the pre-flight: it stops waiting for a unit not begun
 
-    def __init__(self, source: _Source, unit: ExportUnit, rel: str, kept: DataFileWriter | None) -> None:
+
+class _CaptureBudget:
+    """The bytes the captures of one run may hold at once (:data:`CAPTURE_BYTES`)."""
+
+    def __init__(self, total: int) -> None:
+        self.left = total
+        self.lock = threading.Lock()
+
+    def take(self, n: int) -> bool:
+        with self.lock:
+            if n > self.left:
+                return False
+            self.left -= n
+            return True
+
+    def give(self, n: int) -> None:
+        with self.lock:
+            self.left += n
+
+
+class _Capture:
+    """The lines of one unit that the pre-flight would parse, taken from the load's own stream of
+    the unit, so that the source is not read a second time for the pre-flight.
+
+    A concurrent pre-flight lets units load but not commit until it is done (see
+    ``dbjson.importer.run._PreflightGate``). When a table's checks all have a byte test
+    (:func:`dbjson.preflight.stream_sieve`), the lines of a unit the test cannot clear are all the
+    pre-flight parses; the load's stream keeps those (:meth:`feed`) as it reads the unit, and
+    the pre-flight takes them (:meth:`take`) once the stream has read every row. The lines are
+    those a read of the source would give (the same snapshot, the unit's rows in the same order).
+
+    The pre-flight reads the unit from the source as before when the capture cannot stand in: the
+    stream failed or stopped before its end, the kept lines outgrew the run's budget, or the unit
+    has not begun while every load in flight waits for the pre-flight (it may never begin before
+    the pre-flight is done: :meth:`take` does not wait for it then)."""
+
+    def __init__(self, sieve: LineFilter, budget: _CaptureBudget) -> None:
+        self.sieve = sieve
+        self.budget = budget
+        self.cond = threading.Condition()
+        self.state = "new"  # new → streaming → done | lost; taken once the pre-flight decided
+        self.parts: list[bytes] = []
+        self.held = 0
+
+    def begin(self) -> None:
+        """The unit's stream begins (again, after a failed attempt: what it kept is dropped)."""
+        with self.cond:
+            if self.state in ("done", "taken"):
+                return  # a later read of the same rows (a retry): the pre-flight has (or will take) them
+            self._drop()
+            self.state = "streaming"
+            self.cond.notify_all()
+
+    def feed(self, block: bytes) -> None:
+        """A block of the unit's lines (whole lines, in order), as the stream reads it."""
+        if self.state != "streaming" or not self.sieve.block_may(block):
+            return
+        kept = [line for line in block.split(b"\n")[:-1] if line and self.sieve.may(line.rstrip(b"\r"))]
+        if not kept:
+            return
+        data = b"\n".join(kept) + b"\n"
+        with self.cond:
+            if self.state != "streaming":
+                return
+            if not self.budget.take(len(data)):
+                self._drop()
+                self.state = "lost"  # the pre-flight reads the unit from the source
+                self.cond.notify_all()
+                return
+            self.parts.append(data)
+            self.held += len(data)
+
+    def end(self, complete: bool) -> None:
+        """The stream ended: after its last row (``complete``), or not (an error, a stop)."""
+        with self.cond:
+            if self.state != "streaming":
+                return
+            if complete:
+                self.state = "done"
+            else:
+                self._drop()
+                self.state = "lost"
+            self.cond.notify_all()
+
+    def take(self, parked_for: Callable[[], float], stop: Callable[[], bool]) -> bytes | None:
+        """The unit's kept lines once its stream has read them all; None when the pre-flight must
+        read the unit itself (see the class). ``parked_for``: for how long every load in flight
+        has waited for the pre-flight (a unit not begun then may not begin before it is done);
+        ``stop``: the run is stopping."""
+        with self.cond:
+            while True:
+                if self.state == "done":
+                    data = b"".join(self.parts)
+                    self._drop()
+                    self.state = "taken"
+                    return data
+                if self.state in ("lost", "taken") or stop():
+                    break
+                if parked_for() >= CAPTURE_IDLE_SECONDS:
+                    break  # (not begun, or stopped by its load waiting for the pre-flight: no progress)
+                self.cond.wait(0.05)
+            self._drop()
+            self.state = "taken"
+            return None
+
+    def _drop(self) -> None:
+        if self.held:
+            self.budget.give(self.held)
+        self.parts, self.held = [], 0
+
+
+class _UnitStream(BlockReader):
+    """A readable stream of one unit's lines, straight from a snapshot connection (and, with a
+    :class:`_Capture`, the lines its pre-flight byte test keeps, kept for the pre-flight)."""
+
+    def __init__(
+        self,
+        source: _Source,
+        unit: ExportUnit,
+        rel: str,
+        kept: DataFileWriter | None,
+        capture: _Capture | None = None,
+    ) -> None:
         super().__init__()
         self.source = source
         self.unit = unit
@@ -340,6 +472,9 @@ class _UnitStream(BlockReader):
             source.engine.export_stream(self.conn, unit, source.stop), source.stop, helpers=self.helpers
         )
         self.ended = False
+        self.capture = capture
+        if capture is not None:
+            capture.begin()
 
     def next_block(self) -> bytes | None:
         """The unit's next block of lines (also written to the kept file, with ``keep``)."""
@@ -357,10 +492,14 @@ class _UnitStream(BlockReader):
             if self.kept is not None:
                 self.source.kept_file(self.rel, self.unit, self.kept)
                 self.kept = None
+            if self.capture is not None:
+                self.capture.end(complete=True)
             self._give_back()  # every row read: another unit may use the connection while this one commits
             return None
         if self.kept is not None:
             self.kept.write_block(block)
+        if self.capture is not None:
+            self.capture.feed(block)
         return block
 
     def _give_back(self) -> None:
@@ -384,6 +523,8 @@ class _UnitStream(BlockReader):
         try:
             if self.kept is not None:
                 self.kept.discard()
+            if self.capture is not None:
+                self.capture.end(complete=False)  # (after its last row: already done)
         finally:
             try:
                 self._give_back()
@@ -411,9 +552,14 @@ class _MigrateImporter(Importer):
     _ahead: _PreflightAhead | None  # the pre-flight's reads ahead (see scan_file)
     _seals: dict[str, dict[str, int]]  # table → its rows per xmin at its early read-back (early_checks)
 
+    _captures: dict[str, _Capture]  # data file rel → its lines kept for the pre-flight (see _Capture)
+    _captured: set[str]  # the tables whose every unit has one
+    _loads_over: threading.Event  # the data phase ended (its units will not stream any more)
+
     def open_file(self, f: DataFile) -> IO[bytes]:
-        """The unit's lines from the source (and its kept file, with ``keep``)."""
-        return self.source.open(f, keep=True)
+        """The unit's lines from the source (and its kept file, with ``keep``; and for a concurrent
+        pre-flight, the lines it would parse: :class:`_Capture`)."""
+        return self.source.open(f, keep=True, capture=self._captures.get(f.rel))
 
     def scan_file(self, f: DataFile) -> IO[bytes]:
         """The unit's lines from the source, for verify."""
@@ -424,6 +570,9 @@ class _MigrateImporter(Importer):
         when the source server can evaluate the checks' conditions, only the rows that may fail
         them (:func:`dbjson.preflight.source_filter`); on the pre-flight's own snapshot connections
         when it has them."""
+        capture = self._preflight_capture(f)
+        if capture is not None:
+            return capture
         tp = self.plans[f.rel]
         if tp.display not in self.filters:
             self.filters[tp.display] = source_filter(
@@ -443,8 +592,59 @@ class _MigrateImporter(Importer):
             ahead = self._ahead.take(f)
             if ahead is not None:
                 return ahead
-            self._ahead.start(tp.display, [o for o in tp.files if o.rel != f.rel], columns, where)
+            # the table's later units (read ahead once per table, from its first unit the pre-flight
+            # reads here), not those whose loads keep their lines for it
+            at = next((i for i, o in enumerate(tp.files) if o.rel == f.rel), len(tp.files))
+            later = [o for o in tp.files[at + 1 :] if o.rel not in self._captures]
+            self._ahead.start(tp.display, later, columns, where)
         return source.open(f, keep=False, columns=columns, where=where)
+
+    def _preflight_capture(self, f: DataFile) -> IO[bytes] | None:
+        """The unit's lines the pre-flight would parse, as its load streamed them (:class:`_Capture`),
+        or None: the pre-flight reads them from the source."""
+        capture = self._captures.get(f.rel) if self._gate is not None else None
+        if capture is None:
+            return None
+        stop = self.source.stop.is_set
+        over = self._loads_over.is_set
+        data = capture.take(self.all_parked_for, lambda: stop() or over() or self.cancel.is_set())
+        return None if data is None else _FilteredRead(data)
+
+    def preflight_starting(self, tables: list[TablePlan]) -> None:
+        """A :class:`_Capture` for each unit of each table whose pre-flight the loads' streams can
+        answer (:func:`dbjson.preflight.stream_sieve`) and will: every unit of the table is among
+        the first to load (no unit commits before the pre-flight is done, so the units after the
+        first ``threads`` + parked ones do not begin before it; and the units of a later wave of
+        foreign keys wait for the earlier waves). The pre-flight checks these tables last, after
+        reading the others from the source while the units load."""
+        self._captures, self._captured = {}, set()
+        state = self._state
+        done = state.done if state is not None else {}
+        todo = [LoadUnit(tp, f, 0) for tp in tables if not tp.skipped for f in tp.files]
+        todo = [u for u in todo if u.step not in done]
+        if not todo or len(foreign_key_waves(self.engine, todo)) > 1:
+            return
+        threads, extra = self.load_widths()
+        first = {u.file.rel for u in sorted(todo, key=lambda u: -u.size)[: threads + extra]}  # run_parallel's order
+        budget = _CaptureBudget(CAPTURE_BYTES)
+        for tp in tables:
+            mine = [u.file for u in todo if u.table is tp]
+            if not mine or any(f.rel not in first for f in mine) or not self.may_start_early(tp):
+                continue  # (a unit not among the first, or waiting for its table's pre-flight, cannot stream for it)
+            if sum(f.bytes or 0 for f in mine) < CAPTURE_MIN_BYTES:
+                continue
+            sieve = stream_sieve(
+                self.engine, self.conn(), tp, zero_dates=self.opts.zero_dates, nul=self.opts.nul or "error"
+            )
+            if sieve is None:
+                continue
+            self._captured.add(tp.display)
+            for f in mine:
+                self._captures[f.rel] = _Capture(sieve, budget)
+
+    def preflight_late(self, tp: TablePlan) -> bool:
+        """The tables whose lines the loads keep for the pre-flight come last (it waits for them)."""
+        return tp.display in self._captured
 
     def concurrent_preflight(self) -> bool:
         """With its own snapshot connections (``source.checker``), the pre-flight reads the source
@@ -601,7 +801,10 @@ class _MigrateImporter(Importer):
     def load_data(self, tables: list[TablePlan], state: Any) -> None:
         """The import's data phase (each table's row stream was chosen when the pre-flight cleared it:
         :meth:`table_cleared`), then each table's expected rows and checksum (:func:`expected_totals`)."""
-        super().load_data(tables, state)
+        try:
+            super().load_data(tables, state)
+        finally:
+            self._loads_over.set()
         assert self.journal is not None
         expected_totals(tables, self.journal.read().done)
 
@@ -1100,6 +1303,7 @@ def _load(
     imp.filters = {}
     imp.native, imp.row_streams, imp._seals = {}, {}, {}
     imp._ahead = None
+    imp._captures, imp._captured, imp._loads_over = {}, set(), threading.Event()
     if importer_hook is not None:
         importer_hook(imp)
     try:

@@ -470,15 +470,7 @@ def preflight(
     for tp in tables:
         if tp.skipped:
             continue
-        checks: dict[str, list[tuple[str, Check]]] = {}
-        conditions: list[tuple[str, Condition]] = []
-        not_null = _not_null_columns(engine, conn, tp)
-        for c, t, tname in zip(tp.columns, tp.target_types, tp.target_names):
-            rules = column_rules(engine, c, t, zero_dates, nul, tname in not_null)
-            if rules:
-                checks[c.name] = [(sev, check) for sev, check, _cond in rules]
-                conditions += [(c.name, cond) for _sev, _check, cond in rules]
-        uniques = _collision_keys(engine, conn, tp)
+        checks, conditions, uniques = _table_checks(engine, conn, tp, zero_dates, nul)
         if not checks and not uniques:
             continue
         # the lines worth parsing: those a byte test cannot clear (every line for unique keys)
@@ -544,6 +536,40 @@ def preflight(
                                 )
                             )
     return findings
+
+
+def _table_checks(
+    engine: Engine, conn: Any, tp: TablePlan, zero_dates: str, nul: str
+) -> tuple[
+    dict[str, list[tuple[str, Check]]],
+    list[tuple[str, Condition]],
+    list[tuple[str, tuple[str, ...], list[Callable[[str], str] | None]]],
+]:
+    """What :func:`preflight` checks in ``tp``'s lines: the (severity, check) pairs of each column,
+    their ``(column, condition)`` rules, and the unique keys that may collide on the target."""
+    checks: dict[str, list[tuple[str, Check]]] = {}
+    conditions: list[tuple[str, Condition]] = []
+    not_null = _not_null_columns(engine, conn, tp)
+    for c, t, tname in zip(tp.columns, tp.target_types, tp.target_names):
+        rules = column_rules(engine, c, t, zero_dates, nul, tname in not_null)
+        if rules:
+            checks[c.name] = [(sev, check) for sev, check, _cond in rules]
+            conditions += [(c.name, cond) for _sev, _check, cond in rules]
+    return checks, conditions, _collision_keys(engine, conn, tp)
+
+
+def stream_sieve(
+    engine: Engine, conn: Any, tp: TablePlan, *, zero_dates: str = "null", nul: str = "error"
+) -> LineFilter | None:
+    """The byte test of :func:`preflight` for ``tp``, when the lines it cannot clear are all the
+    pre-flight parses of the table (every check has a byte test and no unique key may collide
+    under the target's collation): the lines of the table's units as a load streams them, sieved
+    by it, then stand in for reading the table again (``dbjson migrate``). None when the
+    pre-flight must read the table itself, or has nothing to check in it."""
+    checks, conditions, uniques = _table_checks(engine, conn, tp, zero_dates, nul)
+    if not checks or uniques:
+        return None
+    return line_filter(conditions)
 
 
 def line_filter(rules: Iterable[tuple[str, Condition]]) -> LineFilter | None:
@@ -684,6 +710,7 @@ __all__ = [
     "preflight",
     "line_filter",
     "source_filter",
+    "stream_sieve",
     "preflight_columns",
     "column_rules",
     "Condition",

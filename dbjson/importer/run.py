@@ -985,15 +985,9 @@ class Importer(TargetSession):
         self._state = state
         self._early_fks, self._ready = [], set()
         self._early = self._early_post_data(tables)
-        threads = self.opts.threads if self.engine.capabilities.parallel_writers else 1
+        threads, self.extra_threads = self.load_widths()
         idle = self._idle_job if self.verify_while_loading and self.opts.verify and threads > 1 else None
         self._verifiable, self._verify_pieces = [], deque()
-        # while units wait for a concurrent pre-flight to allow their commit, more may load, each on
-        # a connection of its own (``parked``): up to three per thread, at most 8 more connections
-        gate = self._gate
-        self.extra_threads = (
-            min(3 * threads, 8) if gate is not None and self.engine.capabilities.parallel_writers else 0
-        )
         try:
             for wave in foreign_key_waves(self.engine, todo):
                 self.run_parallel([(u.size, self.unit_job(u)) for u in wave], threads, idle)
@@ -1008,6 +1002,15 @@ class Importer(TargetSession):
             raise DataError(
                 "the connection kept failing while units were committing", hint="run the import again with --resume"
             )
+
+    def load_widths(self) -> tuple[int, int]:
+        """The data phase's threads, and how many more units may load while others are parked.
+
+        While units wait for a concurrent pre-flight to allow their commit, more may load, each on
+        a connection of its own (``parked``): up to three per thread, at most 8 more connections."""
+        parallel = self.engine.capabilities.parallel_writers
+        threads = self.opts.threads if parallel else 1
+        return threads, (min(3 * threads, 8) if self._gate is not None and parallel else 0)
 
     def _idle_job(self) -> Callable[[], None] | None:
         """For a loading thread that has no unit left to start: a key range of a table being
@@ -1191,7 +1194,9 @@ class Importer(TargetSession):
         ev = gate.done if tp is None else gate.cleared.get(tp.display, gate.done)
         # a unit loaded and waiting to commit uses no CPU: meanwhile another thread loads the next
         # unit (``parked``; its own connection), up to ``extra_threads`` more (see load_data)
-        with self.parked() if tp is None and not ev.is_set() else contextlib.nullcontext():
+        # (a unit waiting for its table's pre-flight keeps its place: waiting_for_gate)
+        waiting = self.waiting_for_gate() if not ev.is_set() else contextlib.nullcontext()
+        with self.parked() if tp is None and not ev.is_set() else waiting:
             while not ev.wait(0.1):
                 if self.cancel.is_set():
                     raise Cancelled("import cancelled")
@@ -1223,6 +1228,15 @@ class Importer(TargetSession):
         """Whether ``tp``'s units may start before its pre-flight is done (``dbjson.migrate``: not
         when its rows may move in the native row format, which its value rules decide)."""
         return True
+
+    def preflight_starting(self, tables: list[TablePlan]) -> None:
+        """A concurrent pre-flight of ``tables`` is about to start (``_gate`` is set; ``dbjson.migrate``
+        prepares the units' streams to stand in for its reads)."""
+
+    def preflight_late(self, tp: TablePlan) -> bool:
+        """Whether a concurrent pre-flight checks ``tp`` after the tables it reads itself (``dbjson.migrate``:
+        a table whose lines the loads' streams keep for it, which it can only wait for)."""
+        return False
 
     def unit_job(self, unit: LoadUnit) -> Callable[[], None]:
         """The job that loads ``unit`` on one of the import's threads (the unit-runner seam:
@@ -1661,6 +1675,7 @@ class _PreflightGate:
             self._planned[tp.display] = tp.value_rules
             tp.value_rules = self._final(tp, [])
         self.imp._gate = self
+        self.imp.preflight_starting(self.tables)
         self._thread = threading.Thread(target=self._run, name="dbjson-preflight", daemon=True)
         self._thread.start()
 
@@ -1692,7 +1707,10 @@ class _PreflightGate:
         imp = self.imp
         order = self.tables
         if self.concurrent:  # the order of the units' start (run_parallel: largest first)
-            order = sorted(order, key=lambda tp: -max((f.bytes or 0 for f in tp.files), default=0))
+            order = sorted(
+                order,
+                key=lambda tp: (imp.preflight_late(tp), -max((f.bytes or 0 for f in tp.files), default=0)),
+            )
         try:
             for tp in order:
                 found = preflight(

@@ -50,6 +50,10 @@ class TargetSession:
         # and how many more threads run_parallel may start for them (0: none)
         self._parked = 0
         self.extra_threads = 0
+        self._in_flight = 0  # jobs run_parallel has started and that have not ended
+        self._gate_waits = 0  # jobs waiting for the pre-flight without being parked (see waiting_for_gate)
+        self._started_any = False
+        self._all_parked_since: float | None = None  # since when every job in flight waits for the pre-flight
 
     # -- connections ----------------------------------------------------------------------------
     def conn(self) -> Any:
@@ -114,6 +118,7 @@ class TargetSession:
         a connection of its own, so that the cores are not idle while the job waits."""
         with self._conn_lock:
             self._parked += 1
+            self._note_parked_locked()
             if self._wake is not None and not self._wake.done():
                 self._wake.set_result(None)
         try:
@@ -121,6 +126,36 @@ class TargetSession:
         finally:
             with self._conn_lock:
                 self._parked -= 1
+                self._note_parked_locked()
+
+    @contextlib.contextmanager
+    def waiting_for_gate(self) -> Iterator[None]:
+        """Around a wait of a running job for the pre-flight that keeps its place in the pool (its
+        table's pre-flight, before it starts or after it failed): counted by :meth:`all_parked_for`."""
+        with self._conn_lock:
+            self._gate_waits += 1
+            self._note_parked_locked()
+        try:
+            yield
+        finally:
+            with self._conn_lock:
+                self._gate_waits -= 1
+                self._note_parked_locked()
+
+    def all_parked_for(self) -> float:
+        """For how many seconds every job in flight has been waiting for the pre-flight, parked or
+        not, or none has been in flight once jobs started (0: some job runs, or none started yet).
+        Until the pre-flight is done no job makes progress then, and :meth:`run_parallel` starts
+        another only if its width has room."""
+        with self._conn_lock:
+            since = self._all_parked_since
+        return 0.0 if since is None else time.monotonic() - since
+
+    def _note_parked_locked(self) -> None:
+        if not self._started_any or self._in_flight != self._parked + self._gate_waits:
+            self._all_parked_since = None
+        elif self._all_parked_since is None:
+            self._all_parked_since = time.monotonic()
 
     def _width(self, threads: int) -> int:
         """How many jobs :meth:`run_parallel` runs at once now: ``threads``, and one more for each
@@ -155,14 +190,22 @@ class TargetSession:
                         fn = idle()
                     if fn is None:
                         break
-                    pending.add(pool.submit(self._guard, fn))
+                    with self._conn_lock:
+                        self._in_flight += 1
+                        self._started_any = True
+                        self._note_parked_locked()
+                    fut = pool.submit(self._guard, fn)
+                    fut.add_done_callback(self._ended)
+                    pending.add(fut)
                 if not pending:
                     break
                 wake: Future[None] = Future()
                 with self._conn_lock:
                     self._wake = wake
                     more = queue and error is None and not self.cancel.is_set()  # (a job for a parked one's place)
-                    if self._urgent or (more and len(pending) < self._width_locked(threads)):
+                    # a job to start and a thread free for it (not without one: the loop would spin,
+                    # holding the interpreter lock, until a job ends; that end ends the wait below)
+                    if (self._urgent or more) and len(pending) < self._width_locked(threads):
                         wake.set_result(None)
                 done, _ = wait({*pending, wake}, timeout=0.2, return_when=FIRST_COMPLETED)
                 for fut in done - {wake}:
@@ -205,6 +248,11 @@ class TargetSession:
             if self._urgent:
                 return self._urgent.popleft()
         return queue.pop() if queue else None
+
+    def _ended(self, _fut: Future[None]) -> None:
+        with self._conn_lock:
+            self._in_flight -= 1
+            self._note_parked_locked()
 
     def _guard(self, fn: Callable[[], None]) -> None:
         if self.cancel.is_set():
