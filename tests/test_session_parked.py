@@ -81,3 +81,42 @@ def test_parked_jobs_are_bounded_by_extra_threads() -> None:
     s.run_parallel([(1, parked_job) for _ in range(6)], 1)
     assert time.monotonic() - t0 < 5
     assert most[0] == 3
+
+
+def test_handed_over_jobs_wait_for_a_free_thread_without_spinning() -> None:
+    """A running job hands over jobs (a table's index builds) while no thread is free: the pool
+    waits for one without using the CPU (the loop once spun until the job ended)."""
+    s = _session(1, 0)
+    ran: list[str] = []
+
+    def busy() -> None:
+        s.push_jobs([lambda: ran.append("handed over")])
+        time.sleep(1.0)  # holds the only thread, using no CPU
+        ran.append("first")
+
+    cpu0, t0 = time.process_time(), time.monotonic()
+    s.run_parallel([(1, busy)], 1)
+    assert ran == ["first", "handed over"]
+    assert time.monotonic() - t0 >= 1.0
+    assert time.process_time() - cpu0 < 0.3, "run_parallel used the CPU while waiting for a free thread"
+
+
+def test_all_parked_for_counts_parked_jobs_and_waits_for_the_gate() -> None:
+    s = _session(2, 2)
+    assert s.all_parked_for() == 0.0  # no job started yet
+    seen: list[float] = []
+    step = threading.Event()
+
+    def parked_job() -> None:
+        with s.parked():
+            step.wait(10)
+
+    def gate_job() -> None:
+        with s.waiting_for_gate():
+            time.sleep(0.3)
+            seen.append(s.all_parked_for())  # both jobs wait: the clock runs
+            step.set()
+        seen.append(s.all_parked_for())  # this one runs again: 0
+
+    s.run_parallel([(2, parked_job), (1, gate_job)], 2)
+    assert seen[0] >= 0.2 and seen[1] == 0.0, seen
