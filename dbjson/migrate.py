@@ -336,6 +336,9 @@ class _PreflightAhead:
 
 CAPTURE_BYTES = 64 << 20  # the units' lines held for the pre-flight at once (see _Capture)
 CAPTURE_MIN_BYTES = 8 << 20  # a smaller table's pre-flight reads it again (its catalog queries cost more than its read)
+CAPTURE_STALL_SECONDS = (
+    2.0  # a stream that reads no block for this long (a lock wait?): the pre-flight stops waiting for it
+)
 CAPTURE_IDLE_SECONDS = 0.5  # every load waiting this long for the pre-flight: it stops waiting for a unit not begun
 
 
@@ -370,9 +373,10 @@ class _Capture:
     those a read of the source would give (the same snapshot, the unit's rows in the same order).
 
     The pre-flight reads the unit from the source as before when the capture cannot stand in: the
-    stream failed or stopped before its end, the kept lines outgrew the run's budget, or the unit
-    has not begun while every load in flight waits for the pre-flight (it may never begin before
-    the pre-flight is done: :meth:`take` does not wait for it then)."""
+    stream failed or stopped before its end, the kept lines outgrew the run's budget, every load in
+    flight waits for the pre-flight (the unit may never begin or go on before it is done), or the
+    stream read nothing for :data:`CAPTURE_STALL_SECONDS` (its load may wait for a lock that a unit
+    waiting for the pre-flight holds)."""
 
     def __init__(self, sieve: LineFilter, budget: _CaptureBudget) -> None:
         self.sieve = sieve
@@ -381,6 +385,7 @@ class _Capture:
         self.state = "new"  # new → streaming → done | lost; taken once the pre-flight decided
         self.parts: list[bytes] = []
         self.held = 0
+        self.read_at = 0.0  # when the stream last read a block
 
     def begin(self) -> None:
         """The unit's stream begins (again, after a failed attempt: what it kept is dropped)."""
@@ -389,10 +394,12 @@ class _Capture:
                 return  # a later read of the same rows (a retry): the pre-flight has (or will take) them
             self._drop()
             self.state = "streaming"
+            self.read_at = time.monotonic()
             self.cond.notify_all()
 
     def feed(self, block: bytes) -> None:
         """A block of the unit's lines (whole lines, in order), as the stream reads it."""
+        self.read_at = time.monotonic()
         if self.state != "streaming" or not self.sieve.block_may(block):
             return
         kept = [line for line in block.split(b"\n")[:-1] if line and self.sieve.may(line.rstrip(b"\r"))]
@@ -438,6 +445,8 @@ class _Capture:
                     break
                 if parked_for() >= CAPTURE_IDLE_SECONDS:
                     break  # (not begun, or stopped by its load waiting for the pre-flight: no progress)
+                if self.state == "streaming" and time.monotonic() - self.read_at >= CAPTURE_STALL_SECONDS:
+                    break  # its load waits for something, maybe for a unit that waits for the pre-flight
                 self.cond.wait(0.05)
             self._drop()
             self.state = "taken"
@@ -627,10 +636,13 @@ class _MigrateImporter(Importer):
         threads, extra = self.load_widths()
         first = {u.file.rel for u in sorted(todo, key=lambda u: -u.size)[: threads + extra]}  # run_parallel's order
         budget = _CaptureBudget(CAPTURE_BYTES)
+        serial = self.engine.capabilities.unit_locks_table
         for tp in tables:
             mine = [u.file for u in todo if u.table is tp]
             if not mine or any(f.rel not in first for f in mine) or not self.may_start_early(tp):
                 continue  # (a unit not among the first, or waiting for its table's pre-flight, cannot stream for it)
+            if serial and len(mine) > 1:
+                continue  # (its second unit waits for the first one's commit, after the pre-flight)
             if sum(f.bytes or 0 for f in mine) < CAPTURE_MIN_BYTES:
                 continue
             sieve = stream_sieve(

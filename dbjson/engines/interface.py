@@ -177,6 +177,9 @@ class Capabilities:
     filters_preflight: bool  # ``preflight_condition`` turns pre-flight checks into SQL (migrate reads fewer rows)
     # -- load (Loader)
     parallel_writers: bool  # units load on several connections at once (SQLite: one writer)
+    # a unit's uncommitted rows lock its whole table (MariaDB: a bulk insert into an empty InnoDB
+    # table locks it), so another unit of the table waits for that unit's commit
+    unit_locks_table: bool
     checks_foreign_keys: bool  # a kept table's foreign keys are checked during the load: order the units
     defers_primary_key: bool  # tables the import creates get their primary key after the data
     # a table's CREATE INDEX statements may run at once, on several connections (PostgreSQL: each

@@ -26,6 +26,7 @@ class MySQL(MySQLReflector, MySQLDDL, MySQLExport, MySQLLoad, MySQLPreflight, En
         server_side_json=True,
         filters_preflight=True,  # MySQLPreflight
         parallel_writers=True,
+        unit_locks_table=False,  # MySQL: units of one table insert side by side
         checks_foreign_keys=False,  # the load session sets foreign_key_checks = 0
         defers_primary_key=False,  # InnoDB clusters rows by the primary key: it comes with the table
         parallel_index_builds=False,  # its ALTER TABLEs wait for each other (metadata lock)
@@ -53,4 +54,5 @@ class MySQL(MySQLReflector, MySQLDDL, MySQLExport, MySQLLoad, MySQLPreflight, En
 class MariaDB(MySQL):
     name = "mariadb"
     default_version = "10.11.0-MariaDB"
-    capabilities = dataclasses.replace(MySQL.capabilities, mariadb=True)
+    # a bulk insert into an empty table locks the table until it commits (MariaDB 10.6+)
+    capabilities = dataclasses.replace(MySQL.capabilities, mariadb=True, unit_locks_table=True)

@@ -23,6 +23,7 @@ class PostgreSQL(PostgreSQLReflector, PostgreSQLDDL, PostgreSQLExport, PostgreSQ
         server_side_json=True,
         filters_preflight=True,  # PostgreSQLPreflight
         parallel_writers=True,
+        unit_locks_table=False,
         checks_foreign_keys=True,  # no session switch turns a kept table's foreign keys off
         # Tables the import creates get their primary key after the data (as pg_restore does): COPY
         # into an unindexed heap, then one ALTER TABLE ... ADD PRIMARY KEY (bench/analysis.md).

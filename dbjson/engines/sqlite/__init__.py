@@ -21,6 +21,7 @@ class SQLite(SQLiteReflector, SQLiteDDL, SQLiteExport, SQLiteLoad, Engine):
         server_side_json=False,  # no server-side lines: every row goes through the Python codec
         filters_preflight=False,
         parallel_writers=False,  # SQLite serializes writers
+        unit_locks_table=False,  # (one writer anyway)
         checks_foreign_keys=False,  # foreign keys stay off during the load
         defers_primary_key=False,  # SQLite cannot add a primary key to an existing table
         parallel_index_builds=False,  # one writer
