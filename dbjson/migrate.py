@@ -64,7 +64,7 @@ from .export import (
     unit_file_rel,
 )
 from .format.checksum import Checksum
-from .format.datafiles import BlockReader, DataFile, DataFileWriter, line_too_long, max_line_bytes
+from .format.datafiles import BlockReader, DataFile, DataFileWriter, block_lines, line_too_long, max_line_bytes
 from .format.journal import Journal, journal_path
 from .format.layout import DATA_DIR, WrittenFiles, prepare_export_dir, safe_names
 from .format.linefilter import LineFilter
@@ -270,80 +270,8 @@ class _FilteredRead(io.BytesIO):
 PREFLIGHT_AHEAD_BYTES = 64 << 20  # filtered pre-flight lines held in memory at once, read ahead
 
 
-class _PreflightAhead:
-    """The pre-flight's reads of a table's other units, on the source's other snapshot connections,
-    while the pre-flight reads its first: the source server evaluates the filter over each unit's
-    key range (a scan), and the pre-flight itself goes one unit after the other. What a read-ahead
-    keeps is bounded (``PREFLIGHT_AHEAD_BYTES`` in all): a unit whose filtered lines do not fit is
-    read again, as it would have been, when the pre-flight comes to it."""
-
-    def __init__(self, source: _Source) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        self.source = source
-        self.pool = ThreadPoolExecutor(max_workers=max(1, len(source.conns)), thread_name_prefix="dbjson-preflight")
-        self.futures: dict[str, Any] = {}  # data file rel → Future of its lines (None: read it again)
-        self.tables: set[str] = set()
-        self.left = PREFLIGHT_AHEAD_BYTES
-        self.lock = threading.Lock()
-
-    def start(self, table: str, files: Sequence[DataFile], columns: set[str], where: str | None) -> None:
-        """Read ``files`` (a table's units after the one being read) ahead, once per table."""
-        if table in self.tables:
-            return
-        self.tables.add(table)
-        for f in files:
-            self.futures[f.rel] = self.pool.submit(self._read, f, columns, where)
-
-    def _read(self, f: DataFile, columns: set[str], where: str | None) -> bytes | None:
-        parts: list[bytes] = []
-        taken = 0
-        try:
-            with self.source.open(f, keep=False, columns=columns, where=where) as fh:
-                for chunk in iter(lambda: fh.read(1 << 20), b""):
-                    with self.lock:
-                        if len(chunk) > self.left:
-                            return None
-                        self.left -= len(chunk)
-                    taken += len(chunk)
-                    parts.append(chunk)
-            data = b"".join(parts)
-            taken = 0  # kept until taken by the pre-flight
-            return data
-        finally:
-            if taken:
-                with self.lock:
-                    self.left += taken
-
-    def take(self, f: DataFile) -> IO[bytes] | None:
-        """The unit's filtered lines if they were read ahead (None: read them now)."""
-        fut = self.futures.pop(f.rel, None)
-        if fut is None:
-            return None
-        data = fut.result()  # (its error, as the read would have raised it)
-        if data is None:
-            return None
-        with self.lock:
-            self.left += len(data)
-        return _FilteredRead(data)
-
-    def close(self) -> None:
-        for fut in self.futures.values():
-            fut.cancel()
-        self.pool.shutdown(wait=True, cancel_futures=True)
-        self.futures.clear()
-
-
-CAPTURE_BYTES = 64 << 20  # the units' lines held for the pre-flight at once (see _Capture)
-CAPTURE_MIN_BYTES = 8 << 20  # a smaller table's pre-flight reads it again (its catalog queries cost more than its read)
-CAPTURE_STALL_SECONDS = (
-    2.0  # a stream that reads no block for this long (a lock wait?): the pre-flight stops waiting for it
-)
-CAPTURE_IDLE_SECONDS = 0.5  # every load waiting this long for the pre-flight: it stops waiting for a unit not begun
-
-
-class _CaptureBudget:
-    """The bytes the captures of one run may hold at once (:data:`CAPTURE_BYTES`)."""
+class _Budget:
+    """Bytes held in memory at once, in all, by the pre-flight's reads ahead or the units' captures."""
 
     def __init__(self, total: int) -> None:
         self.left = total
@@ -359,6 +287,72 @@ class _CaptureBudget:
     def give(self, n: int) -> None:
         with self.lock:
             self.left += n
+
+
+class _PreflightAhead:
+    """The pre-flight's reads of a table's other units, on the source's other snapshot connections,
+    while the pre-flight reads its first: the source server evaluates the filter over each unit's
+    key range (a scan), and the pre-flight itself goes one unit after the other. What a read-ahead
+    keeps is bounded (``PREFLIGHT_AHEAD_BYTES`` in all): a unit whose filtered lines do not fit is
+    read again, as it would have been, when the pre-flight comes to it."""
+
+    def __init__(self, source: _Source) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.source = source
+        self.pool = ThreadPoolExecutor(max_workers=max(1, len(source.conns)), thread_name_prefix="dbjson-preflight")
+        self.futures: dict[str, Any] = {}  # data file rel → Future of its lines (None: read it again)
+        self.tables: set[str] = set()
+        self.budget = _Budget(PREFLIGHT_AHEAD_BYTES)
+
+    def start(self, table: str, files: Sequence[DataFile], columns: set[str], where: str | None) -> None:
+        """Read ``files`` (a table's units after the one being read) ahead, once per table."""
+        if table in self.tables:
+            return
+        self.tables.add(table)
+        for f in files:
+            self.futures[f.rel] = self.pool.submit(self._read, f, columns, where)
+
+    def _read(self, f: DataFile, columns: set[str], where: str | None) -> bytes | None:
+        parts: list[bytes] = []
+        taken = 0
+        try:
+            with self.source.open(f, keep=False, columns=columns, where=where) as fh:
+                for chunk in iter(lambda: fh.read(1 << 20), b""):
+                    if not self.budget.take(len(chunk)):
+                        return None
+                    taken += len(chunk)
+                    parts.append(chunk)
+            data = b"".join(parts)
+            taken = 0  # kept until taken by the pre-flight
+            return data
+        finally:
+            if taken:
+                self.budget.give(taken)
+
+    def take(self, f: DataFile) -> IO[bytes] | None:
+        """The unit's filtered lines if they were read ahead (None: read them now)."""
+        fut = self.futures.pop(f.rel, None)
+        if fut is None:
+            return None
+        data = fut.result()  # (its error, as the read would have raised it)
+        if data is None:
+            return None
+        self.budget.give(len(data))
+        return _FilteredRead(data)
+
+    def close(self) -> None:
+        for fut in self.futures.values():
+            fut.cancel()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.futures.clear()
+
+
+CAPTURE_BYTES = 64 << 20  # the units' lines held for the pre-flight at once (see _Capture)
+CAPTURE_MIN_BYTES = 8 << 20  # a smaller table's pre-flight reads it again (its catalog queries cost more than its read)
+# a stream that reads no block for this long (a lock wait?): the pre-flight stops waiting for it
+CAPTURE_STALL_SECONDS = 2.0
+CAPTURE_IDLE_SECONDS = 0.5  # every load waiting this long for the pre-flight: it stops waiting for a unit not begun
 
 
 class _Capture:
@@ -378,7 +372,7 @@ class _Capture:
     stream read nothing for :data:`CAPTURE_STALL_SECONDS` (its load may wait for a lock that a unit
     waiting for the pre-flight holds)."""
 
-    def __init__(self, sieve: LineFilter, budget: _CaptureBudget) -> None:
+    def __init__(self, sieve: LineFilter, budget: _Budget) -> None:
         self.sieve = sieve
         self.budget = budget
         self.cond = threading.Condition()
@@ -402,7 +396,7 @@ class _Capture:
         self.read_at = time.monotonic()
         if self.state != "streaming" or not self.sieve.block_may(block):
             return
-        kept = [line for line in block.split(b"\n")[:-1] if line and self.sieve.may(line.rstrip(b"\r"))]
+        kept = [line for _number, line in block_lines(0, block) if self.sieve.may(line)]
         if not kept:
             return
         data = b"\n".join(kept) + b"\n"
@@ -635,7 +629,7 @@ class _MigrateImporter(Importer):
             return
         threads, extra = self.load_widths()
         first = {u.file.rel for u in sorted(todo, key=lambda u: -u.size)[: threads + extra]}  # run_parallel's order
-        budget = _CaptureBudget(CAPTURE_BYTES)
+        budget = _Budget(CAPTURE_BYTES)
         serial = self.engine.capabilities.unit_locks_table
         for tp in tables:
             mine = [u.file for u in todo if u.table is tp]

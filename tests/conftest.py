@@ -10,6 +10,7 @@ Each test that asks for ``fresh_url(engine)`` gets a new, empty database that is
 from __future__ import annotations
 
 import os
+import re
 import socket
 import sqlite3
 import uuid
@@ -302,3 +303,52 @@ def compiled_module(name: str) -> Any:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"dbjson.{name} is not built (python hatch_build.py); CI must test the C path")
         pytest.skip(f"dbjson.{name} is not built (python hatch_build.py)")
+
+
+_FINDING_WHERE = re.compile(r" \(data/[^)]*\)$")
+
+
+def preflight_findings(run: Callable[[Any], object]) -> tuple[list[str], Exception | None]:
+    """The pre-flight findings (events) of ``run(on_event)`` (their text without the file/line
+    suffix) and the DataError it raised (None if it raised none)."""
+    from dbjson.errors import DataError
+    from dbjson.events import PreflightFinding
+
+    seen: list[str] = []
+
+    def on_event(e: Any) -> None:
+        if isinstance(e, PreflightFinding):
+            seen.append(_FINDING_WHERE.sub("", e.message))
+
+    try:
+        run(on_event)
+    except DataError as e:
+        return seen, e
+    return seen, None
+
+
+def migrate_and_files_findings(
+    fresh_db: Any, src: Any, tmp_path: Path, importer_hook: Any, target_url: str | None = None
+) -> tuple[list[str], Exception | None, list[str], Exception | None, Path]:
+    """The pre-flight findings and error of ``dbjson migrate`` from ``src`` into PostgreSQL
+    (``target_url``, else a fresh database), and those of an export of ``src`` (``tmp_path/export``,
+    also returned) imported into another fresh PostgreSQL database: the line-based pre-flight."""
+    import dbjson
+    from dbjson.migrate import migrate
+
+    live, live_err = preflight_findings(
+        lambda ev: migrate(
+            src.url,
+            target_url or fresh_db("postgresql").url,
+            threads=2,
+            state_dir=tmp_path / "state",
+            on_event=ev,
+            importer_hook=importer_hook,
+        )
+    )
+    out = tmp_path / "export"
+    dbjson.export_database(src.url, out, threads=2)
+    files, files_err = preflight_findings(
+        lambda ev: dbjson.import_database(out, fresh_db("postgresql").url, threads=2, on_event=ev)
+    )
+    return live, live_err, files, files_err, out

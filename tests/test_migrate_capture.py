@@ -12,17 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-import re
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import migrate_and_files_findings, preflight_findings
 
-import dbjson
-from dbjson.errors import DataError
-from dbjson.events import Event, PreflightFinding
 from dbjson.format.linefilter import LineFilter
 from dbjson.importer import Importer
 from dbjson.migrate import migrate
@@ -48,7 +45,6 @@ CREATE TABLE events (id INT PRIMARY KEY, title VARCHAR(40), body TEXT, at DATETI
 INSERT INTO events SELECT seq, CONCAT('t', seq), REPEAT('body ', seq % 7), '2024-01-02 03:04:05', '2024-05-06'
   FROM seq_1_to_400;
 """
-WHERE = re.compile(r" \(data/[^)]*\)$")
 
 
 @pytest.fixture
@@ -84,20 +80,6 @@ def _spy(monkeypatch: pytest.MonkeyPatch, reads: list[str], taken: list[tuple[st
     return hook
 
 
-def _findings(run: Any) -> tuple[list[str], Exception | None]:
-    seen: list[str] = []
-
-    def on_event(e: Event) -> None:
-        if isinstance(e, PreflightFinding):
-            seen.append(WHERE.sub("", e.message))
-
-    try:
-        run(on_event)
-    except DataError as e:
-        return seen, e
-    return seen, None
-
-
 @pytest.mark.parametrize("source_engine", ["mariadb", "mysql"])
 def test_the_loads_stream_stands_in_for_the_preflights_read(
     fresh_db: Any, tmp_path: Path, source_engine: str, captures_on: None, monkeypatch: pytest.MonkeyPatch
@@ -107,21 +89,8 @@ def test_the_loads_stream_stands_in_for_the_preflights_read(
     dst = fresh_db("postgresql")
     reads: list[str] = []
     taken: list[tuple[str, bool]] = []
-    live, live_err = _findings(
-        lambda ev: migrate(
-            src.url,
-            dst.url,
-            threads=2,
-            state_dir=tmp_path / "state",
-            on_event=ev,
-            importer_hook=_spy(monkeypatch, reads, taken),
-        )
-    )
-    out = tmp_path / "export"
-    dbjson.export_database(src.url, out, threads=2)
-    files, files_err = _findings(
-        lambda ev: dbjson.import_database(out, fresh_db("postgresql").url, threads=2, on_event=ev)
-    )
+    hook = _spy(monkeypatch, reads, taken)
+    live, live_err, files, files_err, _out = migrate_and_files_findings(fresh_db, src, tmp_path, hook, dst.url)
     assert live_err is not None and files_err is not None
     assert live == files and len(live) >= 4, (live, files)
     assert str(live_err).split(";")[0] == str(files_err).split(";")[0]
@@ -164,7 +133,7 @@ def test_a_capture_over_budget_reads_the_source(
     src.execute(SOURCE)
     reads: list[str] = []
     taken: list[tuple[str, bool]] = []
-    live, live_err = _findings(
+    live, live_err = preflight_findings(
         lambda ev: migrate(
             src.url,
             fresh_db("postgresql").url,
@@ -186,7 +155,7 @@ BLOCK = b'{"id":1,"t":"x"}\n' + NUL_LINE + b'\n{"id":3,"t":"y"}\n'
 
 
 def _capture(budget: int = 1 << 20) -> Any:
-    return mig._Capture(LineFilter(nul=True), mig._CaptureBudget(budget))
+    return mig._Capture(LineFilter(nul=True), mig._Budget(budget))
 
 
 def test_a_capture_keeps_the_lines_its_test_cannot_clear() -> None:

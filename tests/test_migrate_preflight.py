@@ -8,19 +8,15 @@ columns and example values, in the same order; only the line numbers are the fil
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import migrate_and_files_findings
 
-import dbjson
 from dbjson import model as m
 from dbjson.engines import get_engine
-from dbjson.errors import DataError
-from dbjson.events import Event, PreflightFinding
 from dbjson.importer import Importer
-from dbjson.migrate import migrate
 
 # Values the PostgreSQL target cannot hold, none of them in the first rows, some twice (the
 # example must be the first one in the table's order).
@@ -41,22 +37,6 @@ INSERT INTO zeros VALUES (10, '2024-01-01'), (20, '2024-02-00'), (30, '0000-00-0
 """
 
 NUL = "CONVERT(CHAR(0) USING utf8mb4)"
-WHERE = re.compile(r" \(data/[^)]*\)$")
-
-
-def _findings(run: Any) -> tuple[list[str], Exception | None]:
-    """The pre-flight findings (events) of a run (their text without the file/line suffix) and its error."""
-    seen: list[str] = []
-
-    def on_event(e: Event) -> None:
-        if isinstance(e, PreflightFinding):
-            seen.append(WHERE.sub("", e.message))
-
-    try:
-        run(on_event)
-    except DataError as e:
-        return seen, e
-    return seen, None
 
 
 @pytest.mark.parametrize("source_engine", ["mariadb", "mysql"])
@@ -70,21 +50,7 @@ def test_source_filtered_preflight_finds_what_the_line_based_one_finds(
     def hook(imp: Importer) -> None:
         filtered["imp"] = imp
 
-    live, live_err = _findings(
-        lambda ev: migrate(
-            src.url,
-            fresh_db("postgresql").url,
-            threads=2,
-            state_dir=tmp_path / "state",
-            on_event=ev,
-            importer_hook=hook,
-        )
-    )
-    out = tmp_path / "export"
-    dbjson.export_database(src.url, out, threads=2)
-    files, files_err = _findings(
-        lambda ev: dbjson.import_database(out, fresh_db("postgresql").url, threads=2, on_event=ev)
-    )
+    live, live_err, files, files_err, out = migrate_and_files_findings(fresh_db, src, tmp_path, hook)
     assert live_err is not None and files_err is not None
     assert live == files
     assert str(live_err).split(";")[0] == str(files_err).split(";")[0]
@@ -138,21 +104,7 @@ def test_preflight_reads_a_tables_other_units_ahead(
 
         imp.preflight_file = scanning  # type: ignore[method-assign]
 
-    live, live_err = _findings(
-        lambda ev: migrate(
-            src.url,
-            fresh_db("postgresql").url,
-            threads=2,
-            state_dir=tmp_path / "state",
-            on_event=ev,
-            importer_hook=hook,
-        )
-    )
-    out = tmp_path / "export"
-    dbjson.export_database(src.url, out, threads=2)
-    files, files_err = _findings(
-        lambda ev: dbjson.import_database(out, fresh_db("postgresql").url, threads=2, on_event=ev)
-    )
+    live, live_err, files, files_err, out = migrate_and_files_findings(fresh_db, src, tmp_path, hook)
     assert live_err is not None and files_err is not None
     assert live == files and len(live) >= 7
     assert str(live_err).split(";")[0] == str(files_err).split(";")[0]

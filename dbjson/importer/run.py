@@ -1195,8 +1195,11 @@ class Importer(TargetSession):
         # a unit loaded and waiting to commit uses no CPU: meanwhile another thread loads the next
         # unit (``parked``; its own connection), up to ``extra_threads`` more (see load_data)
         # (a unit waiting for its table's pre-flight keeps its place: waiting_for_gate)
-        waiting = self.waiting_for_gate() if not ev.is_set() else contextlib.nullcontext()
-        with self.parked() if tp is None and not ev.is_set() else waiting:
+        if ev.is_set():
+            waiting: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
+        else:
+            waiting = self.parked() if tp is None else self.waiting_for_gate()
+        with waiting:
             while not ev.wait(0.1):
                 if self.cancel.is_set():
                     raise Cancelled("import cancelled")
