@@ -90,7 +90,7 @@ from .plan import (
 )
 from .reader import LoadUnit, NativeReader, UnitReader
 from .report import DryRun, ImportReport, TableResult
-from .session import RetryBudget, TargetSession, connect_target, target_identity
+from .session import Job, RetryBudget, TargetSession, connect_target, target_identity
 
 MAX_ATTEMPTS = 6  # rounds of deciding units whose COMMIT lost its connection (see load_data)
 # DDL statements whose objects --resume checks for (by applying them again: "already exists" is the
@@ -990,13 +990,13 @@ class Importer(TargetSession):
         self._verifiable, self._verify_pieces = [], deque()
         try:
             for wave in foreign_key_waves(self.engine, todo):
-                self.run_parallel([(u.size, self.unit_job(u)) for u in wave], threads, idle)
+                self.run_parallel([self._unit_job(u) for u in wave], threads, idle)
         finally:
             self.extra_threads = 0
         for _round in range(MAX_ATTEMPTS):
             if not self._in_doubt:
                 break
-            self.run_parallel([(u.size, self.unit_job(u)) for u in self._settle_in_doubt(units)], threads, idle)
+            self.run_parallel([self._unit_job(u) for u in self._settle_in_doubt(units)], threads, idle)
         self.run_parallel([], threads, idle)  # index builds handed over by a table settled above (push_jobs)
         if self._in_doubt:
             raise DataError(
@@ -1241,6 +1241,17 @@ class Importer(TargetSession):
         a table whose lines the loads' streams keep for it, which it can only wait for)."""
         return False
 
+    def _unit_job(self, unit: LoadUnit) -> Job:
+        """``unit``'s job for the pool. Where a unit's uncommitted rows lock its table
+        (``unit_locks_table``: MariaDB's bulk insert into an empty table), the table's other units
+        wait until one has committed (then the table is not empty and they load side by side): a
+        second one would hold a thread and a connection waiting for the lock, and fail once the
+        wait outlasted the lock timeout (a long first unit, or one waiting for the pre-flight
+        before it commits). Meanwhile the thread loads another table's unit."""
+        tp = unit.table
+        key = tp.display if self.engine.capabilities.unit_locks_table and not tp.base_rows else None
+        return Job(unit.size, self.unit_job(unit), key)
+
     def unit_job(self, unit: LoadUnit) -> Callable[[], None]:
         """The job that loads ``unit`` on one of the import's threads (the unit-runner seam:
         :class:`dbjson.cluster.ClusterImporter` sends the unit to a task instead)."""
@@ -1322,6 +1333,7 @@ class Importer(TargetSession):
                     )
                     return
                 committed = True
+                self.release_key(tp.display)  # (the table holds rows now: its other units may load at once)
                 extra: dict[str, Any] = {}
                 if isinstance(reader, NativeReader):
                     extra["checksum_kind"] = reader.kind

@@ -8,6 +8,7 @@ An import (:class:`dbjson.importer.run.Importer`) is one :class:`TargetSession`;
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import random
 import threading
@@ -15,12 +16,23 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..connect import Target, close_quietly, parse_url
 from ..engines import Engine, detect_engine, get_engine
 from ..errors import Cancelled
 from .encoders import start_worker_pool
+
+
+class Job(NamedTuple):
+    """A job for :meth:`TargetSession.run_parallel`: its size (largest first) and what it runs;
+    jobs with the same ``key`` do not run at once until one of them calls
+    :meth:`TargetSession.release_key` (a MariaDB table's units until the first one committed: see
+    :attr:`dbjson.engines.interface.Capabilities.unit_locks_table`)."""
+
+    size: int
+    run: Callable[[], None]
+    key: str | None = None
 
 
 class TargetSession:
@@ -54,6 +66,8 @@ class TargetSession:
         self._gate_waits = 0  # jobs waiting for the pre-flight without being parked (see waiting_for_gate)
         self._started_any = False
         self._all_parked_since: float | None = None  # since when every job in flight waits for the pre-flight
+        self._busy: set[str] = set()  # the keys of the jobs in flight (see Job.key)
+        self._released: set[str] = set()  # keys whose jobs may run at once from now on (release_key)
 
     # -- connections ----------------------------------------------------------------------------
     def conn(self) -> Any:
@@ -168,15 +182,17 @@ class TargetSession:
 
     def run_parallel(
         self,
-        jobs: Sequence[tuple[int, Callable[[], None]]],
+        jobs: Sequence[tuple[int, Callable[[], None]] | Job],
         threads: int,
         idle: Callable[[], Callable[[], None] | None] | None = None,
     ) -> None:
-        """Run jobs (size, fn) largest first on a pool of up to ``threads``; first error wins. Jobs
-        that the running ones hand over (:meth:`push_jobs`) go to the next free thread before any
-        job still queued, and the call returns once they are done too. ``idle``: asked for a job
-        for a thread that would otherwise wait for the others (None: there is none)."""
-        queue = [fn for _size, fn in sorted(jobs, key=lambda j: -j[0])][::-1]  # popped from the end: largest first
+        """Run jobs (size, fn[, key]) largest first on a pool of up to ``threads``; first error wins.
+        A job whose ``key`` a running job has waits, and the next job in size order goes first.
+        Jobs that the running ones hand over (:meth:`push_jobs`) go to the next free thread before
+        any job still queued, and the call returns once they are done too. ``idle``: asked for a
+        job for a thread that would otherwise wait for the others (None: there is none)."""
+        # popped from the end: largest first
+        queue = [Job(*j) for j in sorted(jobs, key=lambda j: -j[0])][::-1]
         if not queue and not self._urgent and idle is None:
             return
         pool = ThreadPoolExecutor(max_workers=max(1, threads + self.extra_threads), thread_name_prefix="dbjson-load")
@@ -185,7 +201,7 @@ class TargetSession:
         try:
             while True:
                 while len(pending) < self._width(threads) and error is None and not self.cancel.is_set():
-                    fn = self._next_job(queue)
+                    fn, key = self._next_job(queue)
                     if fn is None and idle is not None and error is None:
                         fn = idle()
                     if fn is None:
@@ -195,14 +211,15 @@ class TargetSession:
                         self._started_any = True
                         self._note_parked_locked()
                     fut = pool.submit(self._guard, fn)
-                    fut.add_done_callback(self._ended)
+                    fut.add_done_callback(functools.partial(self._ended, key=key))
                     pending.add(fut)
                 if not pending:
                     break
                 wake: Future[None] = Future()
                 with self._conn_lock:
                     self._wake = wake
-                    more = queue and error is None and not self.cancel.is_set()  # (a job for a parked one's place)
+                    # (a job for a parked one's place: not one whose key a running job has)
+                    more = self._startable_locked(queue) is not None and error is None and not self.cancel.is_set()
                     # a job to start and a thread free for it (not without one: the loop would spin,
                     # holding the interpreter lock, until a job ends; that end ends the wait below)
                     if (self._urgent or more) and len(pending) < self._width_locked(threads):
@@ -243,15 +260,45 @@ class TargetSession:
             if self._wake is not None and not self._wake.done():
                 self._wake.set_result(None)
 
-    def _next_job(self, queue: list[Callable[[], None]]) -> Callable[[], None] | None:
+    def _next_job(self, queue: list[Job]) -> tuple[Callable[[], None] | None, str | None]:
+        """The next job to start and its key (taken until it ends): a handed-over one, else the
+        largest queued one whose key no running job has."""
         with self._conn_lock:
             if self._urgent:
-                return self._urgent.popleft()
-        return queue.pop() if queue else None
+                return self._urgent.popleft(), None
+            i = self._startable_locked(queue)
+            if i is None:
+                return None, None
+            job = queue.pop(i)
+            if job.key is None or job.key in self._released:
+                return job.run, None
+            self._busy.add(job.key)
+            return job.run, job.key
 
-    def _ended(self, _fut: Future[None]) -> None:
+    def _startable_locked(self, queue: list[Job]) -> int | None:
+        for i in range(len(queue) - 1, -1, -1):
+            key = queue[i].key
+            if key is None or key not in self._busy:
+                return i
+        return None
+
+    def release_key(self, key: str) -> None:
+        """From a running job: the jobs with ``key`` (:class:`Job`) may run at once from now on."""
+        with self._conn_lock:
+            self._released.add(key)
+            self._release_locked(key)
+
+    def _release_locked(self, key: str) -> None:
+        if key in self._busy:
+            self._busy.discard(key)
+            if self._wake is not None and not self._wake.done():  # (run_parallel may wait for it)
+                self._wake.set_result(None)
+
+    def _ended(self, _fut: Future[None], *, key: str | None) -> None:
         with self._conn_lock:
             self._in_flight -= 1
+            if key is not None:
+                self._release_locked(key)
             self._note_parked_locked()
 
     def _guard(self, fn: Callable[[], None]) -> None:
