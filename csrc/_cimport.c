@@ -173,23 +173,168 @@ static Py_ssize_t put_utf8(unsigned char *o, unsigned cp)
     return 4;
 }
 
-/* Whether orjson.dumps writes the control character c as the escape `e` (after the backslash). */
-static int canonical_escape(const unsigned char *e, const unsigned char *end)
+/* `cp` (from a \u escape) written at o as UTF-8; with `bulk`, a code point that the bulk text
+ * escapes (backslash, TAB, LF, CR; NUL for MySQL) as put_bulk_escaped escapes its byte. */
+static inline unsigned char *put_cp(unsigned char *o, unsigned cp, int bulk, int flavor)
 {
-    switch (e[0]) {
-    case '"': case '\\': case 'b': case 'f': case 'n': case 'r': case 't':
-        return 1;
-    case 'u': {
-        unsigned v;
-        if (hex4(e + 1, end, &v) < 0 || v >= 0x20 || v == 8 || v == 9 || v == 10 || v == 12 || v == 13)
-            return 0;
-        for (int i = 1; i <= 4; i++)
-            if (e[i] >= 'A' && e[i] <= 'F')
-                return 0;
-        return 1;
+    if (bulk && cp < 0x80) {
+        switch (cp) {
+        case '\\': *o++ = '\\'; *o++ = '\\'; return o;
+        case '\t': *o++ = '\\'; *o++ = 't'; return o;
+        case '\n': *o++ = '\\'; *o++ = 'n'; return o;
+        case '\r': *o++ = '\\'; *o++ = 'r'; return o;
+        case 0:
+            if (flavor == FLAVOR_MY) { *o++ = '\\'; *o++ = '0'; return o; }
+            break;
+        default:
+            break;
+        }
     }
-    default:
-        return 0;
+    return o + put_utf8(o, cp);
+}
+
+/*
+ * The JSON string at *pp (which points at its opening quote): with `write`, its value written at
+ * `o` -- decoded, and with `bulk` also escaped as bulk text of `flavor` (as put_bulk_escaped would
+ * escape the decoded bytes) -- else only validated. Neither form is ever longer than the string's
+ * source text (an escape is at least as long as what it stands for, even bulk-escaped), so room
+ * for `end - *pp` bytes at o is enough. *pp is moved past the closing quote and *flags set.
+ * Returns the end of what was written (o itself without `write`), or NULL: refuse.
+ *
+ * One pass, no per-piece bounds checks: a run of plain ASCII is copied 8 bytes at a time, the
+ * JSON payloads of text columns (a backslash every few bytes) take the escape switch inline.
+ * Called with constant write/bulk, so each caller gets its own specialised loop.
+ */
+static inline unsigned char *json_string_to(const unsigned char **pp, const unsigned char *end, unsigned char *o,
+                                            int write, int bulk, int flavor, int *flags)
+{
+    const unsigned char *p = *pp + 1;
+    int fl = 0;
+    for (;;) {
+        /* 8 bytes at a time while none needs a look (json_word_hits, or >= 0x80); a word that holds
+         * one is copied too, and the bytes before the first such byte are kept (no byte loop) */
+        while (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            uint64_t hits = (w & UINT64_C(0x8080808080808080)) | json_word_hits(w);
+            if (write)
+                memcpy(o, &w, 8); /* (room: what is written never outruns what is read) */
+            if (hits == 0) {
+                o += write ? 8 : 0;
+                p += 8;
+                continue;
+            }
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            /* the lowest flagged byte is exact (json_word_hits), the first in memory */
+            Py_ssize_t k = (Py_ssize_t)(__builtin_ctzll(hits) >> 3);
+            o += write ? k : 0;
+            p += k;
+#endif
+            break;
+        }
+        if (p >= end)
+            return NULL;
+        unsigned char c = *p;
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            if (write)
+                *o++ = c;
+            p++;
+            continue;
+        }
+        if (c == '"') {
+            *pp = p + 1;
+            *flags = fl;
+            return o;
+        }
+        if (c < 0x20)
+            return NULL; /* orjson: unexpected control character */
+        if (c >= 0x80) {
+            Py_ssize_t n = utf8_len(p, end);
+            if (n == 0)
+                return NULL;
+            fl |= STR_NONASCII;
+            if (write) {
+                o[0] = p[0];
+                o[1] = p[1];
+                if (n > 2) {
+                    o[2] = p[2];
+                    if (n > 3)
+                        o[3] = p[3];
+                }
+                o += n;
+            }
+            p += n;
+            continue;
+        }
+        /* backslash: orjson.dumps writes \" \\ \b \f \n \r \t and \u00XX (lower-case hex) for the
+         * other control characters; any other escape is STR_NONCANON */
+        fl |= STR_ESCAPED;
+        if (end - p < 2)
+            return NULL;
+        unsigned char e = p[1];
+        p += 2;
+        switch (e) {
+        case '"':
+            if (write) *o++ = '"';
+            continue;
+        case '\\':
+            if (write) {
+                *o++ = '\\';
+                if (bulk) *o++ = '\\';
+            }
+            continue;
+        case '/':
+            fl |= STR_NONCANON;
+            if (write) *o++ = '/';
+            continue;
+        case 'b':
+            if (write) *o++ = 8;
+            continue;
+        case 'f':
+            if (write) *o++ = 12;
+            continue;
+        case 'n':
+        case 'r':
+        case 't':
+            if (write) {
+                if (bulk) {
+                    *o++ = '\\';
+                    *o++ = e;
+                } else {
+                    *o++ = e == 'n' ? 10 : e == 'r' ? 13 : 9;
+                }
+            }
+            continue;
+        case 'u': {
+            unsigned cp;
+            if (hex4(p, end, &cp) < 0)
+                return NULL;
+            if (cp >= 0x20 || cp == 8 || cp == 9 || cp == 10 || cp == 12 || cp == 13)
+                fl |= STR_NONCANON;
+            else
+                for (int i = 0; i < 4; i++)
+                    if (p[i] >= 'A' && p[i] <= 'F')
+                        fl |= STR_NONCANON;
+            p += 4;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                unsigned lo;
+                if (end - p < 6 || p[0] != '\\' || p[1] != 'u' || hex4(p + 2, end, &lo) < 0
+                        || lo < 0xDC00 || lo > 0xDFFF)
+                    return NULL; /* orjson: no low surrogate */
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                p += 6;
+            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                return NULL; /* a lone low surrogate */
+            }
+            if (cp >= 0x80)
+                fl |= STR_NONASCII;
+            if (write)
+                o = put_cp(o, cp, bulk, flavor);
+            continue;
+        }
+        default:
+            return NULL;
+        }
     }
 }
 
@@ -199,84 +344,30 @@ static int canonical_escape(const unsigned char *e, const unsigned char *end)
  */
 static int json_string(const unsigned char **pp, const unsigned char *end, Buf *out, int *flags)
 {
-    const unsigned char *p = *pp + 1;
-    int fl = 0;
-    for (;;) {
-        /* a run of plain bytes: 8 at a time while none needs a look (json_word_plain, ASCII) */
-        const unsigned char *run = p;
-        while (end - p >= 8) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            if ((w & UINT64_C(0x8080808080808080)) || !json_word_plain(w))
-                break;
-            p += 8;
-        }
-        while (p < end && *p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x80)
-            p++;
-        if (out && p > run && buf_put(out, (const char *)run, p - run) < 0)
-            return -1;
-        if (p >= end)
-            return -1;
-        unsigned char c = *p;
-        if (c == '"') {
-            *pp = p + 1;
-            *flags = fl;
-            return 0;
-        }
-        if (c < 0x20)
-            return -1; /* orjson: unexpected control character */
-        if (c >= 0x80) {
-            Py_ssize_t n = utf8_len(p, end);
-            if (n == 0)
-                return -1;
-            fl |= STR_NONASCII;
-            if (out && buf_put(out, (const char *)p, n) < 0)
-                return -1;
-            p += n;
-            continue;
-        }
-        /* backslash */
-        fl |= STR_ESCAPED;
-        if (end - p < 2)
-            return -1;
-        if (!canonical_escape(p + 1, end))
-            fl |= STR_NONCANON;
-        unsigned cp;
-        switch (p[1]) {
-        case '"': cp = '"'; p += 2; break;
-        case '\\': cp = '\\'; p += 2; break;
-        case '/': cp = '/'; p += 2; break;
-        case 'b': cp = 8; p += 2; break;
-        case 'f': cp = 12; p += 2; break;
-        case 'n': cp = 10; p += 2; break;
-        case 'r': cp = 13; p += 2; break;
-        case 't': cp = 9; p += 2; break;
-        case 'u':
-            if (hex4(p + 2, end, &cp) < 0)
-                return -1;
-            p += 6;
-            if (cp >= 0xD800 && cp <= 0xDBFF) {
-                unsigned lo;
-                if (end - p < 6 || p[0] != '\\' || p[1] != 'u' || hex4(p + 2, end, &lo) < 0
-                        || lo < 0xDC00 || lo > 0xDFFF)
-                    return -1; /* orjson: no low surrogate */
-                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                p += 6;
-            } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                return -1; /* a lone low surrogate */
-            }
-            break;
-        default:
-            return -1;
-        }
-        if (cp >= 0x80)
-            fl |= STR_NONASCII;
-        if (out) {
-            if (buf_reserve(out, 4) < 0)
-                return -1;
-            out->len += put_utf8((unsigned char *)out->p + out->len, cp);
-        }
+    if (out == NULL) {
+        unsigned char none;
+        return json_string_to(pp, end, &none, 0, 0, 0, flags) == NULL ? -1 : 0;
     }
+    if (buf_reserve(out, end - *pp) < 0)
+        return -1;
+    unsigned char *o = json_string_to(pp, end, (unsigned char *)out->p + out->len, 1, 0, 0, flags);
+    if (o == NULL)
+        return -1;
+    out->len = (char *)o - out->p;
+    return 0;
+}
+
+/* The JSON string at *pp decoded and bulk-escaped straight into `out` (put_bulk_escaped of
+ * what json_string decodes, in one pass). -1: refuse. */
+static int json_string_bulk(const unsigned char **pp, const unsigned char *end, Buf *out, int flavor, int *flags)
+{
+    if (buf_reserve(out, end - *pp) < 0)
+        return -1;
+    unsigned char *o = json_string_to(pp, end, (unsigned char *)out->p + out->len, 1, 1, flavor, flags);
+    if (o == NULL)
+        return -1;
+    out->len = (char *)o - out->p;
+    return 0;
 }
 
 /* ---- JSON numbers --------------------------------------------------------------------- */
@@ -795,6 +886,8 @@ static int convert_value(Job *job, int op, const unsigned char **pp, const unsig
         return convert_json(job, op, pp, end);
     if (c == '"') {
         int flags;
+        if (op == OP_PASS || op == OP_FLOATPASS) /* (convert_string: the string bulk-escaped) */
+            return json_string_bulk(pp, end, out, job->flavor, &flags);
         job->tmp.len = 0;
         if (json_string(pp, end, &job->tmp, &flags) < 0)
             return -1;

@@ -901,6 +901,46 @@ def test_special_characters_at_every_position_of_long_strings(cmod: Any, python_
     assert answered >= len(lines) // 2
 
 
+# escapes as a line may spell them (orjson writes only some): each decodes to one character,
+# which the bulk text may escape again (a backslash, TAB, LF, CR; NUL for MySQL)
+RAW_ESCAPES = [
+    r"\/",
+    r"\u00e9",
+    r"\u00E9",
+    r"\u005c",
+    r"\u005C",
+    r"\u0009",
+    r"\u000a",
+    r"\u000D",
+    r"\u0000",
+    r"\u001f",
+    r"\u0041",
+    r"\ud834\udd1e",
+    r"\b",
+    r"\f",
+    r"\\",
+    r"\"",
+    r"\u2028",
+    "\u00e9".encode().decode(),
+]
+
+
+@pytest.mark.parametrize("engine_name", FLAVORS)
+def test_escapes_as_written_at_every_position_of_long_strings(cmod: Any, python_path: None, engine_name: str) -> None:
+    """A string is decoded and bulk-escaped in one pass, 8 bytes at a time where it can: every
+    escape a line may hold (canonical or not), at every offset of strings up to 24 bytes, alone,
+    doubled, and between non-ASCII characters, converts as the Python path does."""
+    tp = plan_for(engine_name, ["i32", "txt"])
+    lines = []
+    for n in range(0, 25):
+        for esc in RAW_ESCAPES:
+            for at in range(0, n + 1):
+                for body in ("a" * at + esc + "b" * (n - at), "é" * at + esc + esc + "ж" * (n - at)):
+                    lines.append(f'{{"i32":{n},"txt":"{body}"}}'.encode())
+    answered = check_lines(cmod, engine_name, tp, lines)
+    assert answered >= len(lines) // 2
+
+
 @pytest.mark.parametrize("engine_name", FLAVORS)
 def test_blocks_without_line_sums_agree(monkeypatch: pytest.MonkeyPatch, engine_name: str) -> None:
     """``encode(block, first, None)`` (a file checked by its bytes: no line sums) hands the whole
