@@ -107,18 +107,45 @@ def _install_hook() -> None:
                 original(filename, conn)
                 return
             raise err.OperationalError(1148, f"dbjson refuses the server's request for local file {name!r}")
-        size = max(16 * 1024, min(conn.max_allowed_packet - 1024, _PACKET))
-        buf = bytearray()
-        for chunk in src:
-            buf += chunk
-            while len(buf) >= size:
-                conn.write_packet(bytes(buf[:size]))
-                del buf[:size]
-        if buf:
-            conn.write_packet(bytes(buf))
+        _send_packets(conn, src, max(16 * 1024, min(conn.max_allowed_packet - 1024, _PACKET)))
 
     pc._send_local_file = send_stream
     _hooked = True
+
+
+def _send_packets(conn: Any, src: Iterator[bytes], size: int) -> None:
+    """``src``'s bytes as LOCAL INFILE data packets of at most ``size`` bytes, in order. A chunk is
+    sent in place (its slices, through a memoryview); chunks under a quarter of ``size`` (the row
+    path's) are joined first. Each packet is PyMySQL's ``write_packet`` without its copy of the
+    payload into the header's bytes: the header and the payload are two writes (measured on the
+    wide MariaDB import: the client's copies of each block, joined, sliced, copied again, took
+    more CPU than the sends)."""
+    small: list[bytes] = []
+    pending = 0
+    for chunk in src:
+        if len(chunk) < size // 4:
+            small.append(chunk)
+            pending += len(chunk)
+            if pending < size:
+                continue
+            chunk = b"".join(small)
+        elif small:
+            _write_packet(conn, b"".join(small))
+        small, pending = [], 0
+        view = memoryview(chunk)
+        for at in range(0, len(view), size):
+            _write_packet(conn, view[at : at + size])
+    if small:
+        _write_packet(conn, b"".join(small))
+
+
+def _write_packet(conn: Any, payload: bytes | memoryview) -> None:
+    """PyMySQL's ``Connection.write_packet`` (the 3-byte length and the sequence number, then the
+    payload), the payload not copied."""
+    n = len(payload)
+    conn._write_bytes(bytes((n & 0xFF, (n >> 8) & 0xFF, n >> 16, conn._next_seq_id)))
+    conn._write_bytes(payload)
+    conn._next_seq_id = (conn._next_seq_id + 1) % 256
 
 
 def _register(stream: Iterator[bytes]) -> str:
