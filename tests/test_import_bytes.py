@@ -14,6 +14,8 @@ from typing import Any
 import orjson
 import pytest
 import xxhash
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_import import ITEMS, ITEMS_DDL, database, item_rows, make_export, target_with
 
 from dbjson.errors import DataError
@@ -169,3 +171,18 @@ def test_unknown_checksum_algorithm_is_refused(fresh_db: Any, tmp_path: Path) ->
     with pytest.raises(DocumentError, match="unknown checksum algorithm 'sha3-64-sum'"):
         import_database(export, target.url, data_only=True, threads=1)
     assert target.query("SELECT COUNT(*) FROM items")[0][0] == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\x00", b"\n")), max_size=12))
+def test_whole_lines_of_chunks_give_the_file_back(chunks: list[bytes]) -> None:
+    """The readers' split of each chunk into whole lines (one copy at most): the blocks end with a
+    newline, the rest holds none, and together they are the file, in order."""
+    from dbjson.format.datafiles import whole_lines
+
+    rest, blocks = b"", []
+    for chunk in [*(c for c in chunks if c), b""]:
+        block, rest = whole_lines(rest, chunk)
+        assert b"\n" not in rest and (not block or block.endswith(b"\n") or not chunk)
+        blocks.append(bytes(block))
+    assert b"".join(blocks) + rest == b"".join(chunks) and rest == b""

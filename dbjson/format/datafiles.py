@@ -292,6 +292,21 @@ def _read_error(e: Exception, file: str, line: int) -> DataError | None:
     return None
 
 
+def whole_lines(rest: bytes, chunk: bytes) -> tuple[bytes, bytes]:
+    """``(block, rest)``: the whole lines of ``rest + chunk`` (``rest`` holds no newline: what
+    followed the last one) and what follows their last newline; ``chunk`` empty (the end of the
+    file): all of ``rest``. Joined with one copy at most (a chunk of whole lines after no rest,
+    none): the readers' blocks are about 1 MB each."""
+    if not chunk:
+        return rest, b""
+    cut = chunk.rfind(b"\n") + 1
+    if not cut:
+        return b"", rest + chunk
+    if not rest:
+        return (chunk if cut == len(chunk) else chunk[:cut]), chunk[cut:]
+    return b"".join((rest, memoryview(chunk)[:cut])), chunk[cut:]
+
+
 def file_blocks(fh: IO[bytes], file: str) -> Iterator[tuple[int, bytes]]:
     """``(lines before the block, block)``: a data file's content in blocks of whole lines (each
     ending in a newline; about :data:`BLOCK_READ_BYTES`), with the errors :func:`iter_lines`
@@ -303,9 +318,7 @@ def file_blocks(fh: IO[bytes], file: str) -> Iterator[tuple[int, bytes]]:
     rest = b""
     try:
         while chunk := fh.read(BLOCK_READ_BYTES):
-            data = rest + chunk if rest else chunk
-            cut = data.rfind(b"\n") + 1
-            block, rest = data[:cut], data[cut:]
+            block, rest = whole_lines(rest, chunk)
             if block:
                 if len(block) > limit + 1:
                     for i, line in enumerate(block.split(b"\n")):

@@ -22,7 +22,7 @@ from ..engines import Engine
 from ..engines.interface import TablePlan
 from ..errors import Cancelled, DataError
 from ..format.checksum import Checksum
-from ..format.datafiles import DataFile, count_lines, iter_lines, line_too_long, max_line_bytes
+from ..format.datafiles import DataFile, count_lines, iter_lines, line_too_long, max_line_bytes, whole_lines
 from ..ratelimit import RateLimit
 from .convert import build_row_converter
 from .encoders import INLINE, encode_block, encode_file_range
@@ -255,9 +255,7 @@ class UnitReader:
                         table=self.tp.display,
                         fatal=True,
                     )
-            data = rest + chunk if rest else chunk
-            cut = data.rfind(b"\n") + 1 if chunk else len(data)
-            block, rest = data[:cut], data[cut:]
+            block, rest = whole_lines(rest, chunk)
             if len(rest) > limit:  # a line longer than the limit: read no further
                 raise line_too_long(rel, first_line + block.count(b"\n"), limit, table=self.tp.display)
             if block:
