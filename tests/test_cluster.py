@@ -186,7 +186,7 @@ def test_a_killed_worker_s_units_complete_elsewhere(client: Any, fresh_db: Any, 
     client.wait_for_workers(2, timeout=60)  # the nanny restarted it for the next test
 
 
-@pytest.mark.parametrize("engine", ["postgresql", "mysql"])
+@pytest.mark.parametrize("engine", ["postgresql", "mysql", "mariadb"])
 def test_an_import_through_the_cluster_loads_every_unit_once(
     client: Any, fresh_db: Any, tmp_path: Path, engine: str
 ) -> None:
