@@ -976,6 +976,25 @@ def test_nul_escape_scan_is_a_substring_test(cmod: Any) -> None:
         assert cmod.has_nul_escape(memoryview(data)) is (needle in data)
 
 
+def test_escape_scan_is_a_substring_test(cmod: Any) -> None:
+    """has_escape (8 bytes at a time): ``b"\\\\u" in data`` at every offset, across word
+    boundaries, among dense backslashes (a JSON document stored as a string)."""
+    rnd = random.Random(9)
+    needle = b"\\u"
+    cases = [b"", b"\\", b"u", needle, b"\\\\u", b'{\\"a\\": \\"b\\"}' * 9]
+    for n in range(0, 20):
+        for at in range(0, n + 1):
+            cases.append(b"x" * at + needle + b"y" * (n - at))
+            cases.append(b"\\" * at + b"u" + b"\\" * (n - at))
+            cases.append(b"\\x" * at + b"u")
+    for _ in range(5000):
+        cases.append(bytes(rnd.choice(b"\\u\\au") for _ in range(rnd.randrange(0, 40))))
+    for data in cases:
+        assert cmod.has_escape(data) is (needle in data), data
+        assert cmod.has_escape(memoryview(data)) is (needle in data)
+        assert cmod.has_nul_escape(data + b"0000") is (b"\\u0000" in data + b"0000"), data
+
+
 def test_count_lines_is_bytes_count(cmod: Any) -> None:
     rnd = random.Random(8)
     for _ in range(2000):
