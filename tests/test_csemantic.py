@@ -265,3 +265,20 @@ def test_lines_of_a_block_with_changing_keys(fast) -> None:  # type: ignore[no-u
     want.add_lines([semantic_line_py(ln, J, D) for ln in lines])
     SemanticLines(("doc", "other"), ("amount",)).add_block(by_block, b"\n".join(lines) + b"\n")
     assert (by_block.value, by_block.rows) == (want.value, want.rows)
+
+
+ESCAPES = ["\\/", "\\u00e9", "\\u00E9", "\\u005c", "\\n", "\\t", "\\u0000", "\\ud834\\udd1e", '\\"', "\\\\", "é", "ж"]
+
+
+def test_strings_with_an_escape_at_every_offset(fast) -> None:  # type: ignore[no-untyped-def]
+    """Strings are decoded 8 bytes at a time up to their first escape: an escape (or a non-ASCII
+    character) at every offset of keys and values up to 24 bytes long, in a JSON document and
+    in a document stored as a string, gives the twin's bytes."""
+    for n in range(0, 25):
+        for esc in ESCAPES:
+            for at in range(0, n + 1):
+                text = "a" * at + esc + "b" * (n - at)
+                doc = f'{{"{text}":"{text}","k":["{text}",{n}]}}'
+                line = f'{{"doc":{doc},"other":"{doc.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34))}","id":{n}}}'
+                data = line.encode()
+                assert fast.semantic_line(data, J, D) == semantic_line_py(data, J, D), data
