@@ -850,6 +850,7 @@ def test_import_end_to_end_c_on_and_off(
     class Counting:
         count_lines = staticmethod(cmod.count_lines)  # (the module's other functions, as they are)
         has_nul_escape = staticmethod(cmod.has_nul_escape)
+        has_escape = staticmethod(cmod.has_escape)
 
         @staticmethod
         def jsonl_to_bulk(*args: Any) -> Any:
