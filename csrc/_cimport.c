@@ -339,36 +339,29 @@ static inline unsigned char *json_string_to(const unsigned char **pp, const unsi
     }
 }
 
-/*
- * The JSON string at *pp (which points at its opening quote), decoded into `out` when out is
- * not NULL (validated only otherwise); *pp is moved past the closing quote. -1: refuse.
- */
-static int json_string(const unsigned char **pp, const unsigned char *end, Buf *out, int *flags)
+/* The JSON string at *pp decoded (with `bulk`, also bulk-escaped) and appended to `out`. -1: refuse. */
+static inline int json_string_buf(const unsigned char **pp, const unsigned char *end, Buf *out, int bulk, int flavor,
+                                  int *flags)
 {
-    if (out == NULL) {
-        unsigned char none;
-        return json_string_to(pp, end, &none, 0, 0, 0, flags) == NULL ? -1 : 0;
-    }
     if (buf_reserve(out, end - *pp) < 0)
         return -1;
-    unsigned char *o = json_string_to(pp, end, (unsigned char *)out->p + out->len, 1, 0, 0, flags);
+    unsigned char *o = json_string_to(pp, end, (unsigned char *)out->p + out->len, 1, bulk, flavor, flags);
     if (o == NULL)
         return -1;
     out->len = (char *)o - out->p;
     return 0;
 }
 
-/* The JSON string at *pp decoded and bulk-escaped straight into `out` (put_bulk_escaped of
- * what json_string decodes, in one pass). -1: refuse. */
-static int json_string_bulk(const unsigned char **pp, const unsigned char *end, Buf *out, int flavor, int *flags)
+/*
+ * The JSON string at *pp (which points at its opening quote), decoded into `out` when out is
+ * not NULL (validated only otherwise); *pp is moved past the closing quote. -1: refuse.
+ */
+static int json_string(const unsigned char **pp, const unsigned char *end, Buf *out, int *flags)
 {
-    if (buf_reserve(out, end - *pp) < 0)
-        return -1;
-    unsigned char *o = json_string_to(pp, end, (unsigned char *)out->p + out->len, 1, 1, flavor, flags);
-    if (o == NULL)
-        return -1;
-    out->len = (char *)o - out->p;
-    return 0;
+    if (out != NULL)
+        return json_string_buf(pp, end, out, 0, 0, flags);
+    unsigned char none;
+    return json_string_to(pp, end, &none, 0, 0, 0, flags) == NULL ? -1 : 0;
 }
 
 /* ---- JSON numbers --------------------------------------------------------------------- */
@@ -888,7 +881,7 @@ static int convert_value(Job *job, int op, const unsigned char **pp, const unsig
     if (c == '"') {
         int flags;
         if (op == OP_PASS || op == OP_FLOATPASS) /* (convert_string: the string bulk-escaped) */
-            return json_string_bulk(pp, end, out, job->flavor, &flags);
+            return json_string_buf(pp, end, out, 1, job->flavor, &flags);
         job->tmp.len = 0;
         if (json_string(pp, end, &job->tmp, &flags) < 0)
             return -1;

@@ -561,7 +561,6 @@ class ClusterImporter(Importer):
                 ev.Retry(f"{unit.file.rel}: its worker was lost; decided from the row counts", unit.table.display)
             )
             return
-        self.release_key(unit.table.display)  # (committed: the table's other units may load side by side)
         self.journal.done(unit.step, rows=loaded, rejected=0, checksum=checksum)
         self._unit_finished(unit, loaded, 0)
 

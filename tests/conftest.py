@@ -261,8 +261,10 @@ def server_engine(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def hold_back_preflight(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], Callable[[object], None]]:
-    """Make every table's pre-flight take 1 s longer, so that a unit starts before its table's is
+def hold_back_preflight(
+    monkeypatch: pytest.MonkeyPatch, seconds: float = 1.0
+) -> tuple[list[str], Callable[[object], None]]:
+    """Make every table's pre-flight take ``seconds`` longer, so that a unit starts before its table's is
     done; return the phases in which a unit was rolled back (to load again) and the importer hook
     that records them."""
     import time
@@ -273,7 +275,7 @@ def hold_back_preflight(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], Cal
 
     def held_back(*a: Any, **kw: Any) -> Any:
         found = slow(*a, **kw)
-        time.sleep(1.0)  # the unit has started by now
+        time.sleep(seconds)  # the unit has started by now
         return found
 
     monkeypatch.setattr(run, "preflight", held_back)

@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+from conftest import hold_back_preflight
 
-import dbjson.importer.run as run
 from dbjson import migrate
+from dbjson.events import Retry
 from dbjson.importer.session import Job, TargetSession
 
 
@@ -96,14 +97,7 @@ def test_a_long_preflight_does_not_time_out_a_tables_second_unit(
     a 3 s retry budget), retried, and failed once the wait outlasted the budget. Now they start
     after its commit, and the move completes without a retry."""
     monkeypatch.setattr(importlib.import_module("dbjson.export"), "SPLIT_MIN_ROWS", 2)
-    slow = run.preflight
-
-    def held_back(*a: Any, **kw: Any) -> Any:
-        found = slow(*a, **kw)
-        time.sleep(3.0)  # each of the two tables
-        return found
-
-    monkeypatch.setattr(run, "preflight", held_back)
+    hold_back_preflight(monkeypatch, 3.0)  # each of the two tables
     src = fresh_db("postgresql")
     src.execute(PG_SOURCE)
     dst = fresh_db("mariadb")
@@ -114,7 +108,7 @@ def test_a_long_preflight_does_not_time_out_a_tables_second_unit(
         threads=2,
         state_dir=tmp_path / "state",
         retry_budget=3,
-        on_event=lambda e: retries.append(str(e)) if type(e).__name__ == "Retry" else None,
+        on_event=lambda e: retries.append(str(e)) if isinstance(e, Retry) else None,
     )
     assert report.load.verify is not None and report.load.verify.ok
     assert dst.query("SELECT count(*) FROM visits")[0][0] == 300

@@ -1333,7 +1333,6 @@ class Importer(TargetSession):
                     )
                     return
                 committed = True
-                self.release_key(tp.display)  # (the table holds rows now: its other units may load at once)
                 extra: dict[str, Any] = {}
                 if isinstance(reader, NativeReader):
                     extra["checksum_kind"] = reader.kind
@@ -1504,6 +1503,7 @@ class Importer(TargetSession):
         self.emit(RowRejected(str(error), tp.display))
 
     def _unit_finished(self, unit: LoadUnit, loaded: int, rejected: int) -> None:
+        self.release_key(unit.table.display)  # (committed: the table's other units may load side by side)
         with self._lock:
             res = self.report.tables[unit.table.display]
             res.rows += loaded
