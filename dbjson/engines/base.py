@@ -194,3 +194,11 @@ class Engine(Reflector, DdlDialect, Exporter, Loader, VerifyReader):
     def load_lock_holders(self, conn: Any, schema: str | None, table: str) -> list[str]:
         """No lock information."""
         return []
+
+    def load_session(self, conn: Any) -> str | None:
+        """No session ids (an embedded engine: a killed import's transaction dies with it)."""
+        return None
+
+    def load_sessions_busy(self, conn: Any, sessions: Sequence[str]) -> list[str]:
+        """No session ids: none busy."""
+        return []

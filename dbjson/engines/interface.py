@@ -529,6 +529,15 @@ class Loader(Protocol):
         """Who holds or waits for locks on the table (other sessions: id, user, state, statement),
         to name them when a lock wait timed out (by default none known)."""
 
+    def load_session(self, conn: Any) -> str | None:
+        """The server's id of ``conn``'s session, journalled with a unit about to commit (read from
+        the connection, no round trip), or None (by default: none known)."""
+
+    def load_sessions_busy(self, conn: Any, sessions: Sequence[str]) -> list[str]:
+        """Those of ``sessions`` (``load_session`` ids read back from a journal: hostile text) that
+        still run a statement (a COMMIT sent by an import that died: the server may still be
+        committing it). By default none."""
+
 
 class VerifyReader(Protocol):
     """Reading a loaded table back for ``verify`` (``engines/<family>/load.py``)."""

@@ -45,6 +45,7 @@ class JournalState:
     export_id: str | None = None
     done: dict[str, dict[str, Any]] = field(default_factory=dict)
     begun: set[str] = field(default_factory=set)
+    sessions: dict[str, str] = field(default_factory=dict)  # step -> the server session that committed it
 
     @property
     def ambiguous(self) -> set[str]:
@@ -74,6 +75,9 @@ def _check_record(rec: Any, file: str, line: int) -> None:
                 problem = f"{k!r} is not a count"
         if not isinstance(rec.get("checksum", ""), (str, type(None))):
             problem = "'checksum' is not a string"
+        session = rec.get("session", "")
+        if not isinstance(session, str) or len(session) > 64:
+            problem = "'session' is not a session id"
     if problem is not None:
         raise DataError(f"corrupt import journal line: {problem}", file=file, line=line)
 
@@ -110,6 +114,8 @@ class Journal:
                 state.export_id = rec.get("export")
             elif op == "begin":
                 state.begun.add(rec["step"])
+                if rec.get("session"):
+                    state.sessions[rec["step"]] = rec["session"]
             elif op == "done":
                 state.done[rec["step"]] = rec
             elif op == "undo":
@@ -136,9 +142,12 @@ class Journal:
             self._fh.flush()
             os.fsync(self._fh.fileno())
 
-    def begin(self, step: str) -> None:
-        """Record that ``step`` is about to commit."""
-        self._write({"op": "begin", "step": step})
+    def begin(self, step: str, session: str | None = None) -> None:
+        """Record that ``step`` is about to commit (``session``: the server session committing it,
+        which a resume waits for before it counts rows)."""
+        self._write(
+            {"op": "begin", "step": step} if session is None else {"op": "begin", "step": step, "session": session}
+        )
 
     def done(self, step: str, **payload: Any) -> None:
         """Record that ``step`` committed (``payload``: rows, checksum...)."""

@@ -92,6 +92,7 @@ from .reader import LoadUnit, NativeReader, UnitReader
 from .report import DryRun, ImportReport, TableResult
 from .session import Job, RetryBudget, TargetSession, connect_target, target_identity
 
+SESSION_WAIT = 120.0  # seconds a resume waits for an interrupted run's committing sessions to end
 MAX_ATTEMPTS = 6  # rounds of deciding units whose COMMIT lost its connection (see load_data)
 # DDL statements whose objects --resume checks for (by applying them again: "already exists" is the
 # answer when they are there); the others are not idempotent or not worth it.
@@ -140,6 +141,7 @@ class Importer(TargetSession):
         self.report = ImportReport(target=target.display(), threads=opts.threads)
         self._lock = threading.Lock()
         self._in_doubt: set[str] = set()  # units whose COMMIT failed: committed or not, decided later
+        self._commit_lock = threading.Lock()  # held from a unit's journal 'begin' to its 'done'
         self._exists_ok: set[Any] = set()  # DDL statements whose object may already exist (see _pre_statements)
         self._rejects: dict[str, IO[bytes]] = {}
         self._rejected_by_table: dict[str, int] = {}
@@ -1152,6 +1154,28 @@ class Importer(TargetSession):
                 self.journal.undo(u.step)
                 del state.done[u.step]
 
+    def _await_sessions(self, sessions: list[str], timeout: float = SESSION_WAIT) -> None:
+        """Wait until the server sessions that were committing units in doubt are done: a COMMIT
+        sent just before the import died may still be running, and counting rows before it ends
+        would decide wrongly that the unit rolled back (its rows would then be loaded twice)."""
+        if not sessions:
+            return
+        deadline = time.monotonic() + timeout
+        while True:
+            busy = self.retrying(
+                "waiting for the interrupted run's commits", lambda c: self.engine.load_sessions_busy(c, sessions), None
+            )
+            if not busy:
+                return
+            if time.monotonic() > deadline:
+                raise DataError(
+                    f"--resume: the server session(s) {', '.join(busy)} of the interrupted run are still "
+                    f"busy after {timeout:.0f} s; whether their units committed cannot be decided yet",
+                    hint="wait until those sessions end (or end them on the server), then resume again",
+                )
+            if self.cancel.wait(0.05):
+                raise Cancelled("import cancelled")
+
     def _resolve_ambiguous(self, units: list[LoadUnit], state: Any) -> None:
         """Decide, from the target's row counts, whether begun-but-unrecorded units committed."""
         assert self.journal is not None
@@ -1159,6 +1183,8 @@ class Importer(TargetSession):
         by_table: dict[str, list[LoadUnit]] = {}
         for u in amb:
             by_table.setdefault(u.table.display, []).append(u)
+        if by_table:
+            self._await_sessions([state.sessions[u.step] for u in amb if u.step in state.sessions])
         for _name, us in by_table.items():
             tp = us[0].table
             mine = [u for u in units if u.table is tp]
@@ -1167,9 +1193,11 @@ class Importer(TargetSession):
             actual = self._count(tp)
             if actual == done_rows:
                 continue  # every ambiguous unit was rolled back
-            if len(us) == 1 and us[0].file.rows is not None and actual == done_rows + us[0].file.rows:
-                self.journal.done(us[0].step, rows=us[0].file.rows, rejected=0, resolved=True)
-                state.done[us[0].step] = {"rows": us[0].file.rows}
+            committed = _committed_subset(us, actual - done_rows)
+            if committed is not None:
+                for u in committed:
+                    self.journal.done(u.step, rows=u.file.rows, rejected=0, resolved=True)
+                    state.done[u.step] = {"rows": u.file.rows}
                 continue
             if base:
                 raise DataError(
@@ -1313,34 +1341,37 @@ class Importer(TargetSession):
                     self._rollback(conn)
                     continue
                 assert self.journal is not None
-                self.journal.begin(unit.step)
-                try:
-                    self.engine.load_commit(conn)
-                except Exception as e:  # noqa: BLE001 - the server may have committed: never load it twice
-                    if self.cancel.is_set():
-                        raise Cancelled("import cancelled") from None
-                    if self.engine.load_error_kind(e) != "disconnect":
-                        raise  # refused (disk full...): not committed, handled below
-                    self.drop_conn()
-                    with self._lock:
-                        self._in_doubt.add(unit.step)
-                    self.emit(
-                        Retry(
-                            f"{unit.file.rel}: {first_line(e)} while committing; "
-                            "decided from the row counts after the other units",
-                            tp.display,
-                        )
-                    )
-                    return
-                committed = True
                 extra: dict[str, Any] = {}
                 if isinstance(reader, NativeReader):
                     extra["checksum_kind"] = reader.kind
                 elif reader.expected_sum is not None:  # under the value rules it was summed with
                     extra = {"expected": reader.expected_sum.hexdigest(), "expected_rules": dict(tp.value_rules)}
-                self.journal.done(
-                    unit.step, rows=loaded, rejected=rejected, checksum=reader.checksum.hexdigest(), **extra
-                )
+                # One unit at a time between 'begin' and 'done': a crash leaves at most one unit in
+                # doubt, which the row counts decide (two in doubt could not be told apart).
+                with self._commit_lock:
+                    self.journal.begin(unit.step, self.engine.load_session(conn))
+                    try:
+                        self.engine.load_commit(conn)
+                    except Exception as e:  # noqa: BLE001 - the server may have committed: never load it twice
+                        if self.cancel.is_set():
+                            raise Cancelled("import cancelled") from None
+                        if self.engine.load_error_kind(e) != "disconnect":
+                            raise  # refused (disk full...): not committed, handled below
+                        self.drop_conn()
+                        with self._lock:
+                            self._in_doubt.add(unit.step)
+                        self.emit(
+                            Retry(
+                                f"{unit.file.rel}: {first_line(e)} while committing; "
+                                "decided from the row counts after the other units",
+                                tp.display,
+                            )
+                        )
+                        return
+                    committed = True
+                    self.journal.done(
+                        unit.step, rows=loaded, rejected=rejected, checksum=reader.checksum.hexdigest(), **extra
+                    )
                 for number, raw, error in pending:
                     self._reject(tp, unit, number, raw, error)
                 self._unit_finished(unit, loaded, rejected)
@@ -1796,3 +1827,19 @@ def _run_in_order(jobs: Sequence[tuple[int, Callable[[], None]]]) -> None:
     """``run_parallel`` on this thread alone: every job, one after another."""
     for _size, fn in jobs:
         fn()
+
+
+def _committed_subset(units: list[LoadUnit], rows: int) -> list[LoadUnit] | None:
+    """The units in doubt whose rows add up to ``rows`` (the rows the target has beyond those of the
+    finished units), when exactly one set of them does; None when none does or several do (units of
+    equal size, some of which committed, cannot be told apart by counting)."""
+    if len(units) > 12 or any(u.file.rows is None for u in units):
+        return None
+    found: list[LoadUnit] | None = None
+    for mask in range(1, 1 << len(units)):
+        pick = [u for i, u in enumerate(units) if mask >> i & 1]
+        if sum(u.file.rows or 0 for u in pick) == rows:
+            if found is not None:
+                return None
+            found = pick
+    return found

@@ -24,6 +24,7 @@ import base64
 import itertools
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -601,6 +602,39 @@ class MySQLLoad:
                 f"binary log is not synced at every commit (sync_binlog = {sync_binlog}): a crash can leave replicas without units"
             )
         return "; its ".join(out) or None
+
+    def load_session(self, conn: Any) -> str | None:
+        """The connection id (``CONNECTION_ID()``, from the handshake)."""
+        return str(conn.thread_id())
+
+    def load_sessions_busy(self, conn: Any, sessions: Sequence[str]) -> list[str]:
+        """Connections of ``sessions`` that still have a transaction (InnoDB) or run a statement."""
+        import pymysql
+
+        ids = [int(s) for s in sessions if s.isdigit() and len(s) < 20]
+        if not ids:
+            return []
+        marks = ", ".join(["%s"] * len(ids))
+        busy: set[int] = set()
+        with conn.cursor() as cur:
+            # innodb_trx is a copy InnoDB refreshes only when no one read it for 0.1 s: a poller
+            # reading faster (this one included) would see the same transactions forever
+            time.sleep(0.11)
+            try:
+                cur.execute(
+                    f"SELECT trx_mysql_thread_id FROM information_schema.innodb_trx "
+                    f"WHERE trx_mysql_thread_id IN ({marks})",
+                    ids,
+                )
+                busy |= {int(r[0]) for r in cur.fetchall()}
+            except pymysql.MySQLError:  # no PROCESS privilege: the process list (one's own sessions)
+                pass
+            cur.execute(
+                f"SELECT id FROM information_schema.processlist WHERE id IN ({marks}) AND command <> 'Sleep'",
+                ids,
+            )
+            busy |= {int(r[0]) for r in cur.fetchall()}
+        return [str(i) for i in sorted(busy - {int(conn.thread_id())})]
 
     def load_lock_holders(self, conn: Any, schema: str | None, table: str) -> list[str]:
         """Sessions holding a metadata lock on the table (performance_schema, MySQL), else the

@@ -485,6 +485,23 @@ class PostgreSQLLoad:
             return "server runs with fsync = off: a crash of its machine can lose committed units"
         return None
 
+    def load_session(self, conn: Any) -> str | None:
+        """The backend's process id."""
+        return str(conn.info.backend_pid)
+
+    def load_sessions_busy(self, conn: Any, sessions: Sequence[str]) -> list[str]:
+        """Backends of ``sessions`` still in a transaction or a statement (not ``idle``): one whose
+        client died after sending COMMIT reads and runs it first."""
+        pids = [int(s) for s in sessions if s.isdigit() and len(s) < 10]
+        if not pids:
+            return []
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE pid = ANY(%s) AND pid <> pg_backend_pid() "
+            "AND state IS DISTINCT FROM 'idle'",
+            (pids,),
+        ).fetchall()
+        return [str(r[0]) for r in rows]
+
     def load_lock_holders(self, conn: Any, schema: str | None, table: str) -> list[str]:
         """Other sessions holding a lock on the table (pg_locks, pg_stat_activity), or blocking a
         session that waits for one."""
